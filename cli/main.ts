@@ -1,0 +1,63 @@
+// The swapsim command line. `serve` runs the fake; later issues add scenario, verify, replay, report.
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { serve } from '../fake-provider/server.ts';
+
+const int = (name: string) => (v: string): number => {
+  if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
+  return Number(v);
+};
+const positive = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('speed must be a positive number');
+  return n;
+};
+const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+export function buildCli(): Command {
+  const program = new Command('swapsim').description('A deterministic fake of the Crypto Swap Routing Service API v1').showHelpAfterError();
+  program
+    .command('serve')
+    .description('serve the fake API (/v1) and its control plane (/_sim)')
+    .option('--port <port>', 'port to listen on', int('port'), 4010)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--seed <seed>', 'seed for every random draw', '1')
+    .addOption(new Option('--clock <mode>', 'virtual: moves only via /_sim/clock; realtime: follows wall time').choices(['virtual', 'realtime']).default('realtime'))
+    .option('--speed <factor>', 'realtime clock speed factor', positive, 1)
+    .option('--api-key <key>', 'API key of the demo organization (repeatable)', collect, [])
+    .option('--control-token <token>', 'require this bearer token on /_sim (and allow non-loopback clients)')
+    .option('--journal <file>', 'append every input as JSON lines to this file')
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; controlToken?: string; journal?: string }) => {
+      const api_keys = opts.apiKey.length > 0 ? opts.apiKey : ['sk_sim_demo'];
+      const running = await serve({
+        port: opts.port,
+        host: opts.host,
+        seed: opts.seed,
+        clock: opts.clock,
+        speed: opts.speed,
+        control_token: opts.controlToken,
+        journal_path: opts.journal ?? null,
+        seed_orgs: [{ api_keys }],
+      });
+      const org = [...running.runtime.world.orgs.values()][0];
+      console.log(`swapsim serving (seed ${opts.seed}, ${opts.clock} clock${opts.clock === 'realtime' ? `, speed ${opts.speed}` : ''})`);
+      console.log(`  base URL:     ${running.base_url}`);
+      console.log(`  control URL:  ${running.control_url}`);
+      console.log(`  organization: ${org.organization_id}`);
+      console.log(`  API key:      ${api_keys.join(', ')}`);
+      console.log(`  try:          curl -H 'Authorization: Bearer ${api_keys[0]}' ${running.base_url}/assets`);
+      let closing = false;
+      const shutdown = (signal: string): void => {
+        if (closing) return;
+        closing = true;
+        console.log(`swapsim: ${signal}, closing`);
+        running.close().then(() => process.exit(0));
+      };
+      process.on('SIGINT', () => shutdown('SIGINT'));
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+    });
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  await buildCli().parseAsync(argv);
+}

@@ -1,0 +1,146 @@
+// The runtime and the express app: one runtime holds the current world (reset swaps it), the /v1 API
+// built from every resource's declared routes, the control plane under /_sim, and the OpenAPI document.
+import express, { type Request, type Response, type NextFunction } from 'express';
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { createSim, type SimOptions } from '../sim/index.ts';
+import { DEFAULT_PROFILE, type Profile } from './profile.ts';
+import { createWorld, type World } from './world.ts';
+import { ApiError } from './http/errors.ts';
+import { errorMiddleware, handlerFor, jsonBody, openapiPath, renderError, type AnyRoute, type Locals } from './http/api.ts';
+import { createRateLimiter, type RateLimiter } from './http/rate-limits.ts';
+import { RESOURCES } from './resources/index.ts';
+import { controlRoutes } from './control/routes.ts';
+import { controlGate } from './control/gate.ts';
+import { createOrganization, type OrganizationInput } from './organizations.ts';
+
+export interface RuntimeOptions extends SimOptions {
+  profile?: Profile;
+  /** Organizations created in every fresh world (the demo org of `npm start`, the keys given by --api-key). */
+  seed_orgs?: OrganizationInput[];
+  control_token?: string;
+  /** Allow control calls from any address without a token (tests of the gate itself turn this off). */
+  control_open?: boolean;
+}
+
+export interface Runtime {
+  world: World;
+  readonly options: RuntimeOptions;
+  readonly limiter: RateLimiter;
+  /** Unexpected errors (each one is a swapsim bug); reported by /_sim/invariants. */
+  readonly bugs: Array<{ request_id: string; message: string }>;
+  reset(): World;
+  stopRealtime: () => void;
+}
+
+export function newWorld(options: RuntimeOptions): World {
+  const sim = createSim(options);
+  const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE });
+  for (const r of RESOURCES) r.install?.(world);
+  for (const org of options.seed_orgs ?? []) createOrganization(world, org);
+  return world;
+}
+
+export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  const runtime: Runtime = {
+    world: newWorld(options),
+    options,
+    limiter: createRateLimiter({ retry_after: () => runtime.world.profile.rate_limit_retry_after }),
+    bugs: [],
+    stopRealtime: () => undefined,
+    reset() {
+      runtime.stopRealtime();
+      runtime.world = newWorld(options);
+      if (runtime.world.sim.clock.mode === 'realtime') runtime.stopRealtime = runtime.world.sim.scheduler.startRealtime();
+      return runtime.world;
+    },
+  };
+  if (runtime.world.sim.clock.mode === 'realtime') runtime.stopRealtime = runtime.world.sim.scheduler.startRealtime();
+  return runtime;
+}
+
+export function apiRoutes(): AnyRoute[] {
+  return RESOURCES.flatMap((r) => r.routes ?? []);
+}
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
+export function openapiDocument(): unknown {
+  const registry = new OpenAPIRegistry();
+  for (const route of apiRoutes()) {
+    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
+      [String(route.status ?? 200)]: route.response
+        ? { description: route.summary, content: { 'application/json': { schema: route.response } } }
+        : { description: route.summary },
+    };
+    registry.registerPath({
+      method: route.method,
+      path: openapiPath(route.path),
+      summary: route.summary,
+      tags: [route.tag],
+      security: route.auth === 'public' ? [] : [{ bearer: [] }],
+      request: {
+        ...(route.params ? { params: route.params as z.ZodObject } : {}),
+        ...(route.query ? { query: route.query as z.ZodObject } : {}),
+        ...(route.body ? { body: { content: { 'application/json': { schema: route.body } } } } : {}),
+        ...(route.idempotent ? { headers: z.object({ 'Idempotency-Key': z.string() }) } : {}),
+      },
+      responses,
+    });
+  }
+  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: { title: 'Crypto Swap Routing Service API v1 (swapsim)', version: '1' },
+    servers: [{ url: '/v1' }],
+  });
+}
+
+function mount(router: express.Router, routes: AnyRoute[], limiter: RateLimiter): void {
+  for (const route of routes) router[route.method](route.path, handlerFor(route, limiter));
+}
+
+export function createApp(runtime: Runtime): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  // One small middleware gives every request its world and request id (ids come from the sim, so a
+  // replayed run produces the same ids).
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    const world = runtime.world;
+    (res.locals as Locals).world = world;
+    (res.locals as Locals).request_id = world.newId('req');
+    next();
+  });
+
+  const onBug = (err: unknown, request_id: string): void => {
+    runtime.bugs.push({ request_id, message: err instanceof Error ? err.message : String(err) });
+    console.error(`[swapsim] internal error on ${request_id}:`, err instanceof Error ? err.stack : err);
+  };
+
+  const v1 = express.Router();
+  v1.use(jsonBody);
+  let openapi: unknown;
+  v1.get('/openapi.json', (_req, res) => {
+    openapi ??= openapiDocument();
+    res.json(openapi);
+  });
+  mount(v1, apiRoutes(), runtime.limiter);
+  v1.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('route_not_found', `no route ${req.method} /v1${req.path}`)));
+  app.use('/v1', v1);
+
+  const control = express.Router();
+  control.use(controlGate(runtime));
+  control.use(jsonBody);
+  mount(control, [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? [])], runtime.limiter);
+  control.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('route_not_found', `no control route ${req.method} /_sim${req.path}`)));
+  app.use('/_sim', control);
+
+  app.use((req: Request, res: Response) => {
+    const { world, request_id } = res.locals as Locals;
+    renderError(res, new ApiError('route_not_found', `no route ${req.method} ${req.path}; the API lives under /v1`), world, request_id);
+  });
+  app.use(errorMiddleware(onBug));
+  return app;
+}

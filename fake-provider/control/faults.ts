@@ -1,0 +1,70 @@
+// Fault rules as the control plane accepts them: which effects each target takes, which failure codes
+// each resource can fail with, and which (target, effect) pairs this version actually applies. A rule
+// that would be accepted but do nothing is refused with `not_implemented` instead.
+import { z } from 'zod';
+import { ApiError } from '../http/errors.ts';
+import { FAULT_TARGETS, type FaultEffect, type FaultTarget } from '../../sim/faults.ts';
+
+export const FAIL_CODES: Partial<Record<FaultTarget, readonly string[]>> = {
+  trade: ['execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned', 'deposit_insufficient_confirmations'],
+  zap: [
+    'min_amount_out_not_met', 'execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned',
+    'deposit_insufficient_confirmations', 'deposit_flagged', 'from_asset_mismatch', 'zap_expired',
+  ],
+  cancel: ['broadcast_failed', 'confirmation_timeout'],
+  // A deposit "fails" by being dropped before finality: no credit, and a waiting zap fails with this code.
+  deposit: ['deposit_insufficient_confirmations'],
+};
+
+export const FLAG_REASONS = ['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged'] as const;
+
+/** (target → effect kinds) applied by this version. Extend as lifecycles land. */
+export const IMPLEMENTED_EFFECTS: Record<FaultTarget, readonly string[]> = {
+  deposit: ['fail', 'flag', 'delay_ms'],
+  webhook: ['webhook', 'delay_ms'],
+  trade: [],
+  zap: [],
+  cancel: [],
+  recovery: [],
+  http: [],
+};
+
+export const faultBody = z.object({
+  target: z.enum(FAULT_TARGETS),
+  effect: z.union([
+    z.object({ fail: z.string().min(1) }).strict(),
+    z.object({ reorg: z.enum(['out', 'in']) }).strict(),
+    z.object({ delay_ms: z.number().int().min(0).max(7 * 24 * 3_600_000) }).strict(),
+    z.object({ webhook: z.enum(['drop', 'duplicate', 'reorder', 'bad_signature']) }).strict(),
+    z.object({ http_status: z.union([z.literal(429), z.literal(500), z.literal(503)]), retry_after: z.boolean().optional() }).strict(),
+    z.object({ lose_response: z.literal(true) }).strict(),
+    z.object({ flag: z.enum(FLAG_REASONS) }).strict(),
+  ]),
+  match: z
+    .object({
+      ids: z.array(z.string().min(1)).max(100).optional(),
+      account_id: z.string().min(1).optional(),
+      asset_key: z.string().min(1).optional(),
+      event_type: z.string().min(1).optional(),
+      method: z.string().min(1).optional(),
+      path: z.string().min(1).optional(),
+    })
+    .strict()
+    .optional(),
+  probability: z.number().min(0).max(1).optional(),
+  times: z.number().int().min(1).optional(),
+});
+
+/** Semantic checks the schema cannot express. */
+export function checkFault(target: FaultTarget, effect: FaultEffect): void {
+  const kind = Object.keys(effect)[0];
+  if (!IMPLEMENTED_EFFECTS[target].includes(kind)) {
+    throw new ApiError('not_implemented', `fault effect ${kind} on target ${target} is not implemented in this swapsim version (see README, LIMITATIONS)`, { param: 'effect' });
+  }
+  if ('fail' in effect) {
+    const codes = FAIL_CODES[target] ?? [];
+    if (!codes.includes(effect.fail)) {
+      throw new ApiError('invalid_enum', `${target} can fail with: ${codes.join(', ')}`, { param: 'effect.fail' });
+    }
+  }
+}

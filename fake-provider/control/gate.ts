@@ -1,0 +1,35 @@
+// The control plane's gate: loopback clients only, unless the runtime has a control token, in which
+// case every caller must present it as a bearer token (compared in constant time).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Runtime } from '../app.ts';
+import { ApiError } from '../http/errors.ts';
+import { bearerToken } from '../http/auth.ts';
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+
+export function controlAllowed(runtime: Pick<Runtime, 'options'>, remoteAddress: string | undefined, authorization: string | undefined): ApiError | null {
+  const token = runtime.options.control_token;
+  if (token) {
+    const given = bearerToken(authorization);
+    if (given === undefined || !timingSafeEqual(digest(given), digest(token))) {
+      return new ApiError('unauthorized', 'the control plane requires its bearer token', { param: 'Authorization' });
+    }
+    return null;
+  }
+  if (runtime.options.control_open || isLoopback(remoteAddress)) return null;
+  return new ApiError('forbidden', 'the control plane answers loopback clients only (start with --control-token to open it)');
+}
+
+export function controlGate(runtime: Runtime) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const refusal = controlAllowed(runtime, req.socket.remoteAddress, req.get('authorization'));
+    next(refusal ?? undefined);
+  };
+}

@@ -1,0 +1,45 @@
+// Invariants over a whole world (design.md, Invariants): the core ones here (event ids unique and
+// events frozen; every entity's transitions chain into a path of its machine; terminal states absorb),
+// plus whatever each resource checks about its own state (credits, balances, …).
+import type { World } from '../world.ts';
+import type { Violation } from '../resource.ts';
+import { RESOURCES } from '../resources/index.ts';
+import { machineEdges, MACHINES } from '../engine/machines.ts';
+
+export function checkInvariants(world: World): { checked: string[]; violations: Violation[] } {
+  const violations: Violation[] = [];
+  const checked = ['event_ids_unique', 'events_immutable', 'lifecycle_paths', 'terminal_states_absorb'];
+
+  const seen = new Set<string>();
+  for (const e of world.events.all) {
+    if (seen.has(e.envelope.event_id)) violations.push({ invariant: 'event_ids_unique', entity_id: e.envelope.event_id, message: 'duplicate event id' });
+    seen.add(e.envelope.event_id);
+    if (!Object.isFrozen(e.envelope) || !Object.isFrozen(e.envelope.data)) {
+      violations.push({ invariant: 'events_immutable', entity_id: e.envelope.event_id, message: 'event is not frozen' });
+    }
+  }
+
+  const last = new Map<string, string>();
+  for (const r of world.transitions.records) {
+    const machine = MACHINES[r.kind];
+    const key = `${r.kind}:${r.entity_id}`;
+    const prev = last.get(key) ?? null;
+    if (prev !== r.from) violations.push({ invariant: 'lifecycle_paths', entity_id: r.entity_id, message: `${r.kind} went ${r.from}→${r.to} but was in ${prev}` });
+    if (machine) {
+      if (r.from !== null && machine.finals.has(r.from)) {
+        violations.push({ invariant: 'terminal_states_absorb', entity_id: r.entity_id, message: `${r.kind} left terminal state ${r.from}` });
+      }
+      if (r.from !== null && r.from !== r.to && !machineEdges(r.kind).has(`${r.from}|${r.event}|${r.to}`)) {
+        violations.push({ invariant: 'lifecycle_paths', entity_id: r.entity_id, message: `${r.kind} ${r.from} --${r.event}--> ${r.to} is not an edge of the machine` });
+      }
+    }
+    last.set(key, r.to);
+  }
+
+  for (const resource of RESOURCES) {
+    if (!resource.invariants) continue;
+    checked.push(`${resource.name}.*`);
+    violations.push(...resource.invariants(world));
+  }
+  return { checked, violations };
+}

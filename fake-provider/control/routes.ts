@@ -1,0 +1,114 @@
+// The control plane's own routes (organizations, clock, faults, invariants, emails, reset). Resource-
+// specific control routes live with their resource. Handlers call model operations, never edit state.
+import { z } from 'zod';
+import type { Runtime } from '../app.ts';
+import { defineRoute, type AnyRoute } from '../http/api.ts';
+import { ApiError } from '../http/errors.ts';
+import { bpsString } from '../http/validate.ts';
+import { createOrganization, serializeOrganization } from '../organizations.ts';
+import { checkFault, faultBody } from './faults.ts';
+import { checkInvariants } from './invariants.ts';
+import { emailsFor } from '../emails.ts';
+
+const tag = 'Control';
+const HOUR = 3_600_000;
+
+const orgBody = z.object({
+  api_key: z.string().min(8).max(256).optional(),
+  platform_fee_bps: bpsString.optional(),
+  integrator_fee_bps: bpsString.optional(),
+  recovery_enabled: z.boolean().optional(),
+  partner_screening: z.boolean().optional(),
+  rate_limits: z
+    .object({
+      reads: z.number().int().min(1).max(1_000_000).optional(),
+      writes: z.number().int().min(1).max(1_000_000).optional(),
+      indicative_rfqs: z.number().int().min(1).max(1_000_000).optional(),
+      firm_rfqs: z.number().int().min(1).max(1_000_000).optional(),
+    })
+    .optional(),
+});
+
+export function controlRoutes(runtime: Runtime): AnyRoute[] {
+  const clock = () => ({ now_ms: runtime.world.sim.now_ms(), mode: runtime.world.sim.clock.mode });
+  return [
+    defineRoute({
+      auth: 'public', method: 'post', path: '/organizations', tag, summary: 'Create an organization', body: orgBody,
+      handler: ({ body }, { world }) => {
+        if (body.api_key !== undefined && [...world.orgs.values()].some((o) => o.api_keys.includes(body.api_key!))) {
+          throw new ApiError('invalid_parameter', 'that api_key already belongs to an organization', { param: 'api_key' });
+        }
+        const org = createOrganization(world, { ...body, api_keys: body.api_key ? [body.api_key] : undefined });
+        return { body: { organization: serializeOrganization(org) } };
+      },
+    }),
+    defineRoute({
+      auth: 'public', method: 'get', path: '/organizations', tag, summary: 'List organizations',
+      handler: (_i, { world }) => ({ body: { organizations: [...world.orgs.values()].map(serializeOrganization) } }),
+    }),
+    defineRoute({ auth: 'public', method: 'get', path: '/clock', tag, summary: 'Read the sim clock', handler: () => ({ body: { clock: clock() } }) }),
+    defineRoute({
+      auth: 'public', method: 'post', path: '/clock/advance', tag, summary: 'Advance the sim clock, running what falls due',
+      body: z.object({ ms: z.number().int().min(0).max(365 * 24 * HOUR) }),
+      handler: async ({ body }, { world }) => {
+        world.sim.journal.write({ kind: 'clock', sim_ms: world.sim.now_ms(), op: 'advance', ms: body.ms });
+        const ran = await world.sim.scheduler.advance(body.ms);
+        return { body: { clock: clock(), ran } };
+      },
+    }),
+    defineRoute({
+      auth: 'public', method: 'post', path: '/clock/settle', tag, summary: 'Advance until no scheduled work remains (default bound 80 h)',
+      body: z.object({ max_ms: z.number().int().min(0).max(365 * 24 * HOUR).optional() }),
+      handler: async ({ body }, { world }) => {
+        const max_ms = body.max_ms ?? 80 * HOUR;
+        world.sim.journal.write({ kind: 'clock', sim_ms: world.sim.now_ms(), op: 'settle', max_ms });
+        const ran = await world.sim.scheduler.settle(max_ms);
+        return { body: { clock: clock(), ran, pending: world.sim.scheduler.pending() } };
+      },
+    }),
+    defineRoute({
+      auth: 'public', method: 'post', path: '/faults', tag, summary: 'Add a fault rule', body: faultBody,
+      handler: ({ body }, { world }) => {
+        checkFault(body.target, body.effect);
+        const rule = world.sim.faults.add(
+          { target: body.target, effect: body.effect, match: body.match ?? {}, probability: body.probability ?? 1, times: body.times ?? null },
+          world.newId('fault'),
+          world.sim.now_ms(),
+        );
+        return { body: { fault: rule } };
+      },
+    }),
+    defineRoute({
+      auth: 'public', method: 'get', path: '/faults', tag, summary: 'Fault rules and what fired',
+      handler: (_i, { world }) => ({ body: { faults: world.sim.faults.list(), fired: world.sim.faults.firings() } }),
+    }),
+    defineRoute({
+      auth: 'public', method: 'delete', path: '/faults/:fault_id', tag, summary: 'Remove a fault rule',
+      params: z.object({ fault_id: z.string().min(1) }),
+      handler: ({ params }, { world }) => {
+        if (!world.sim.faults.remove(params.fault_id)) throw new ApiError('not_found', `no fault ${params.fault_id}`, { param: 'fault_id' });
+        return { body: { deleted: true, fault_id: params.fault_id } };
+      },
+    }),
+    defineRoute({
+      auth: 'public', method: 'get', path: '/invariants', tag, summary: 'Check every invariant over the whole state',
+      handler: (_i, { world }) => {
+        const result = checkInvariants(world);
+        for (const bug of runtime.bugs) result.violations.push({ invariant: 'no_internal_errors', message: `${bug.request_id}: ${bug.message}` });
+        return { body: { ok: result.violations.length === 0, checked: result.checked, violations: result.violations } };
+      },
+    }),
+    defineRoute({
+      auth: 'public', method: 'get', path: '/emails', tag, summary: 'The OTP inbox',
+      query: z.object({ account_id: z.string().min(1).optional() }),
+      handler: ({ query }, { world }) => ({ body: { emails: emailsFor(world, query.account_id) } }),
+    }),
+    defineRoute({
+      auth: 'public', method: 'post', path: '/reset', tag, summary: 'Empty world, same settings',
+      handler: () => {
+        const world = runtime.reset();
+        return { body: { reset: true, clock: { now_ms: world.sim.now_ms(), mode: world.sim.clock.mode } } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,183 @@
+// The one place HTTP conventions live: route declarations (zod schemas once, for validation, types and
+// OpenAPI), the /v1 gate (request id, bearer auth, body parsing), rate limits, idempotency, the list
+// shape and the error envelope. Resource routes declare `defineRoute(...)` and never touch express.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { Organization, World } from '../world.ts';
+import { authenticate } from './auth.ts';
+import { ApiError, envelope } from './errors.ts';
+import { fingerprint, requireKey, withIdempotency, type StoredReply } from './idempotency.ts';
+import type { Page } from './pagination.ts';
+import { classesFor, type RateLimiter } from './rate-limits.ts';
+import { parseWith } from './validate.ts';
+
+export interface ApiContext {
+  world: World;
+  org: Organization;
+  api_key: string;
+  request_id: string;
+}
+
+export interface PublicContext {
+  world: World;
+  request_id: string;
+  ip: string;
+}
+
+export interface Reply {
+  status?: number;
+  /** Omitted for 204. `request_id` is added by the route wrapper. */
+  body?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+interface RouteBase<B, Q, P> {
+  method: Method;
+  /** Express path under /v1, e.g. `/accounts/:account_id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** Marked IDEM in the spec: requires Idempotency-Key. */
+  idempotent?: boolean;
+  /** Response schema, for the OpenAPI document. */
+  response?: Schema;
+  /** Documented success status (default 200). */
+  status?: number;
+}
+
+export interface BearerRoute<B, Q, P> extends RouteBase<B, Q, P> {
+  auth?: 'bearer';
+  handler: (input: { body: Out<B>; query: Out<Q>; params: Out<P> }, ctx: ApiContext) => Reply | Promise<Reply>;
+}
+
+export interface PublicRoute<B, Q, P> extends RouteBase<B, Q, P> {
+  auth: 'public';
+  handler: (input: { body: Out<B>; query: Out<Q>; params: Out<P> }, ctx: PublicContext) => Reply | Promise<Reply>;
+}
+
+// The registry is erased to `any` inputs once declared; each route's own handler stays fully typed.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = BearerRoute<any, any, any> | PublicRoute<any, any, any>;
+
+export function defineRoute<B extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, P extends Schema | undefined = undefined>(
+  route: BearerRoute<B, Q, P> | PublicRoute<B, Q, P>,
+): AnyRoute {
+  return route as AnyRoute;
+}
+
+/** The spec's list shape: a typed array plus has_more and next_cursor. */
+export function listBody<T, U>(key: string, page: Page<T>, serialize: (t: T) => U): Record<string, unknown> {
+  return { [key]: page.items.map(serialize), has_more: page.has_more, next_cursor: page.next_cursor };
+}
+
+/** A zod schema for the list shape, for OpenAPI. */
+export function listSchema(key: string, item: Schema): Schema {
+  return z.object({ request_id: z.string(), [key]: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
+}
+
+export interface Locals {
+  world: World;
+  request_id: string;
+}
+
+const asRecord = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+
+function send(res: Response, reply: StoredReply): void {
+  if (reply.headers) res.set(reply.headers);
+  if (reply.status === 204) res.status(204).end();
+  else res.status(reply.status).json(reply.body);
+}
+
+export function renderError(res: Response, err: ApiError, world: World, request_id: string): void {
+  const { status, body } = envelope(err, request_id, world.profile);
+  if (err.headers) res.set(err.headers);
+  res.status(status).json(body);
+}
+
+/** Builds the express handler for one declared route. */
+export function handlerFor(route: AnyRoute, limiter: RateLimiter): (req: Request, res: Response, next: NextFunction) => Promise<void> {
+  return async (req, res, next) => {
+    const { world, request_id } = res.locals as Locals;
+    try {
+      let ctx: ApiContext | PublicContext;
+      if (route.auth === 'public') {
+        ctx = { world, request_id, ip: req.socket.remoteAddress ?? 'unknown' };
+      } else {
+        const who = authenticate(world, req.get('authorization'));
+        await limiter.consume(who.org, who.api_key, classesFor(req.method, route.path, req.body));
+        ctx = { world, org: who.org, api_key: who.api_key, request_id };
+      }
+      if (route.body !== undefined && req.body !== undefined && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
+        throw new ApiError('invalid_parameter', 'the request body must be a JSON object');
+      }
+      const input = {
+        params: route.params ? parseWith(route.params, req.params, 'path') : undefined,
+        query: route.query ? parseWith(route.query, asRecord(req.query), 'query') : undefined,
+        body: route.body ? parseWith(route.body, req.body ?? {}, 'body') : undefined,
+      };
+      const execute = async (): Promise<StoredReply> => {
+        try {
+          const reply = await (route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>)(input, ctx);
+          const status = reply.status ?? route.status ?? 200;
+          return { status, body: status === 204 ? undefined : { request_id, ...reply.body }, headers: reply.headers };
+        } catch (e) {
+          if (!(e instanceof ApiError)) throw e;
+          const { status, body } = envelope(e, request_id, world.profile);
+          return { status, body, headers: e.headers };
+        }
+      };
+      if (route.idempotent && 'org' in ctx) {
+        const key = requireKey(req.get('idempotency-key'));
+        const { reply } = await withIdempotency(world, ctx.org.organization_id, key, fingerprint(req.method, req.path, req.body), execute);
+        send(res, reply);
+      } else {
+        send(res, await execute());
+      }
+    } catch (e) {
+      next(e);
+    }
+  };
+}
+
+/** Maps body-parser failures, ApiErrors and anything unexpected to the envelope. Unexpected = a bug. */
+export function errorMiddleware(onBug: (err: unknown, request_id: string) => void) {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
+    const locals = res.locals as Partial<Locals>;
+    const world = locals.world;
+    const request_id = locals.request_id ?? 'req_unknown';
+    if (!world) {
+      res.status(500).json({ request_id, error: { type: 'api_error', code: 'internal_error', message: 'internal error', request_id } });
+      return;
+    }
+    let api: ApiError;
+    if (err instanceof ApiError) api = err;
+    else {
+      const type = (err as { type?: string }).type;
+      if (type === 'entity.parse.failed') api = new ApiError('invalid_parameter', 'the request body is not valid JSON');
+      else if (type === 'entity.too.large') api = new ApiError('payload_too_large', 'the request body is larger than 1 MiB');
+      else if (type === 'encoding.unsupported' || type === 'charset.unsupported') api = new ApiError('unsupported_media_type', 'unsupported body encoding or charset');
+      else if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') api = new ApiError('invalid_parameter', 'the request body could not be read');
+      else {
+        onBug(err, request_id);
+        api = new ApiError('internal_error', 'internal error; this is a swapsim bug, please report it with the request_id');
+      }
+    }
+    if (res.headersSent) return;
+    renderError(res, api, world, request_id);
+  };
+}
+
+/** JSON body parsing for every request with a body, whatever its Content-Type says (1 MiB limit). */
+export const jsonBody = express.json({ limit: '1mb', type: () => true, strict: false });
+
+/** Express path `/a/:id` → OpenAPI `/a/{id}`. */
+export function openapiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}

@@ -1,0 +1,28 @@
+// Bearer auth: resolves an API key to its organization. Keys are compared as SHA-256 digests with
+// timingSafeEqual against every key of every org, so the time taken says nothing about near misses.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Organization, World } from '../world.ts';
+import { ApiError } from './errors.ts';
+
+const digest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : undefined;
+}
+
+export function authenticate(world: World, header: string | undefined): { org: Organization; api_key: string } {
+  const key = bearerToken(header);
+  if (key === undefined) throw new ApiError('unauthorized', 'missing bearer API key', { param: 'Authorization' });
+  const wanted = digest(key);
+  let found: Organization | undefined;
+  for (const org of world.orgs.values()) {
+    for (const k of org.api_keys) {
+      // No early exit: every comparison runs whatever matched.
+      if (timingSafeEqual(wanted, digest(k)) && found === undefined) found = org;
+    }
+  }
+  if (!found) throw new ApiError('unauthorized', 'invalid API key', { param: 'Authorization' });
+  return { org: found, api_key: key };
+}

@@ -1,0 +1,58 @@
+// Turns zod parse failures into the spec's error codes: a missing field is `parameter_missing`, a value
+// outside an enum is `invalid_enum`, a refinement may name its own code, anything else `invalid_parameter`.
+import { z } from 'zod';
+import { ApiError, type ErrorCode } from './errors.ts';
+
+/** Attach to a refinement to choose the error code: `.refine(fn, { params: { api_code: 'invalid_asset_key' } })`. */
+export interface IssueParams {
+  api_code?: ErrorCode;
+}
+
+export function toApiError(error: z.ZodError, where: 'body' | 'query' | 'path' | 'header'): ApiError {
+  const issue = error.issues[0];
+  const param = issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
+  const label = param ?? where;
+  const custom = (issue as { params?: IssueParams }).params?.api_code;
+  if (custom) return new ApiError(custom, issue.message, { param });
+  if (issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined) {
+    return new ApiError('parameter_missing', `${label} is required`, { param });
+  }
+  if (issue.code === 'invalid_value') {
+    const values = (issue as { values?: unknown[] }).values ?? [];
+    return new ApiError('invalid_enum', `${label} must be one of: ${values.map(String).join(', ')}`, { param });
+  }
+  return new ApiError('invalid_parameter', `${label}: ${issue.message}`, { param });
+}
+
+export function parseWith<T extends z.ZodType>(schema: T, input: unknown, where: 'body' | 'query' | 'path' | 'header'): z.output<T> {
+  const result = schema.safeParse(input, { reportInput: true });
+  if (!result.success) throw toApiError(result.error, where);
+  return result.data;
+}
+
+// Reusable field schemas, declared once.
+
+/** Integer atoms as decimal text, no sign, no leading zeros beyond "0". */
+export const atomsString = z.string().regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a non-negative integer string');
+/** UI amount as decimal text (precision against the asset is checked where the asset is known). */
+export const uiString = z.string().regex(/^(0|[1-9][0-9]{0,77})(\.[0-9]{1,78})?$/, 'must be a non-negative decimal string');
+/** Basis points as decimal text, 0..10000. */
+export const bpsString = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,4})(\.[0-9]{1,4})?$/, 'must be a decimal string of basis points')
+  .refine((s) => Number(s) <= 10_000, 'must be at most 10000');
+export const idString = z.string().min(1).max(128);
+export const limitQuery = z
+  .string()
+  .regex(/^[0-9]{1,4}$/, 'must be an integer from 1 to 100')
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 100, 'must be an integer from 1 to 100')
+  .optional();
+export const msQuery = z.string().regex(/^[0-9]{1,15}$/, 'must be an integer (ms since epoch)').transform(Number).optional();
+export const cursorQuery = z.string().min(1).max(512).optional();
+/** Comma list in a query string, e.g. `types=trade.*,zap.settled`. */
+export const commaList = z
+  .string()
+  .max(2048)
+  .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0));
+export const boolQuery = z.enum(['true', 'false']).transform((s) => s === 'true');

@@ -1,0 +1,43 @@
+// Organizations: created through the control plane (keys are issued out of band in the real service),
+// holding API keys, fee defaults, recovery and partner-screening switches and rate-limit overrides.
+import type { Organization, RateLimits, World } from './world.ts';
+import { DEFAULT_RATE_LIMITS } from './http/rate-limits.ts';
+
+export interface OrganizationInput {
+  api_keys?: string[];
+  platform_fee_bps?: string;
+  integrator_fee_bps?: string;
+  recovery_enabled?: boolean;
+  partner_screening?: boolean;
+  rate_limits?: Partial<RateLimits>;
+}
+
+export function createOrganization(world: World, input: OrganizationInput = {}): Organization {
+  const organization_id = world.newId('org');
+  const org: Organization = {
+    organization_id,
+    api_keys: input.api_keys && input.api_keys.length > 0 ? input.api_keys : [`sk_sim_${world.newId('key').slice(4)}${world.newId('key').slice(4)}`],
+    platform_fee_bps: input.platform_fee_bps ?? world.profile.default_platform_fee_bps,
+    integrator_fee_bps: input.integrator_fee_bps ?? world.profile.default_integrator_fee_bps,
+    recovery_enabled: input.recovery_enabled ?? true,
+    partner_screening: input.partner_screening ?? false,
+    rate_limits: { ...DEFAULT_RATE_LIMITS, ...input.rate_limits },
+    created_at_ms: world.sim.now_ms(),
+  };
+  world.orgs.set(organization_id, org);
+  return org;
+}
+
+export function serializeOrganization(org: Organization): Record<string, unknown> {
+  return {
+    organization_id: org.organization_id,
+    api_key: org.api_keys[0],
+    api_keys: org.api_keys,
+    platform_fee_bps: org.platform_fee_bps,
+    integrator_fee_bps: org.integrator_fee_bps,
+    recovery_enabled: org.recovery_enabled,
+    partner_screening: org.partner_screening,
+    rate_limits: org.rate_limits,
+    created_at_ms: org.created_at_ms,
+  };
+}

@@ -1,0 +1,126 @@
+// Behaviour-profile settings: every point where the spec says "not shown" is a named setting here,
+// with the default swapsim documents in the README. Later issues add the adversarial profile and files.
+
+export const LIFECYCLE_ERROR_CODES = [
+  'rfq_expired',
+  'quote_expired',
+  'quote_not_firm',
+  'insufficient_balance',
+  'insufficient_liquidity',
+  'credit_in_use',
+  'account_not_operable',
+  'execution_failed',
+  'settlement_failed',
+  'settlement_timeout',
+  'settlement_orphaned',
+  'deposit_insufficient_confirmations',
+  'deposit_flagged',
+  'min_amount_out_not_met',
+  'zap_expired',
+  'from_asset_mismatch',
+  'broadcast_failed',
+  'confirmation_timeout',
+] as const;
+export type LifecycleErrorCode = (typeof LIFECYCLE_ERROR_CODES)[number];
+
+export interface ChainTiming {
+  /** Time between blocks, i.e. between confirmations. */
+  block_ms: number;
+  /** Confirmations at which a deposit or settlement counts as final. */
+  finality_confirmations: number;
+}
+
+export interface Profile {
+  name: string;
+  /** HTTP status of the lifecycle error codes whose status the spec leaves open. */
+  lifecycle_error_status: Record<LifecycleErrorCode, number>;
+  /** `error.type` for each HTTP status class (the spec names only `invalid_request`). */
+  error_type_by_status: Record<'4xx' | '401' | '403' | '404' | '409' | '422' | '429' | '5xx', string>;
+  /** Whether 429 responses carry `Retry-After` (the spec says they do; real proxies sometimes drop it). */
+  rate_limit_retry_after: boolean;
+  /** Per-chain block time and finality threshold. */
+  chains: Record<string, ChainTiming>;
+  /** Sim time from account creation to each chain's `account.wallet_created`. */
+  wallet_derivation_ms: number;
+  /** Sim time source screening of a deposit takes (runs beside confirmations). */
+  deposit_screening_ms: number;
+  /** How long a deposit address is monitored after it is issued. */
+  deposit_address_ttl_ms: number;
+  /** Partner screening window, from the `deposit.partner_screening` event's created_at_ms. */
+  partner_window_ms: number;
+  /** Status and body of DELETE destination: 204 empty, or 200 with `{destination, deleted: true}`. */
+  delete_destination_status: 200 | 204;
+  /** Whether a deactivated account may be reactivated or exported (spec: not shown). */
+  deactivated_allows_export: boolean;
+  /** Webhook handler timeout per attempt. */
+  webhook_timeout_ms: number;
+  /** Delay before each retry, after the first attempt; retries stop once 72 h have passed. */
+  webhook_retry_schedule_ms: number[];
+  /** Total retry window for a delivery. */
+  webhook_retry_window_ms: number;
+  /** Brand part of the webhook header names: `<prefix>-Webhook-Id`, … */
+  webhook_header_prefix: string;
+  /** Idempotency-Key retention. */
+  idempotency_retention_ms: number;
+  /** Fee defaults for new organizations. */
+  default_platform_fee_bps: string;
+  default_integrator_fee_bps: string;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export const DEFAULT_PROFILE: Profile = {
+  name: 'default',
+  lifecycle_error_status: {
+    rfq_expired: 410,
+    quote_expired: 410,
+    quote_not_firm: 422,
+    insufficient_balance: 422,
+    insufficient_liquidity: 422,
+    credit_in_use: 409,
+    account_not_operable: 409,
+    execution_failed: 422,
+    settlement_failed: 422,
+    settlement_timeout: 422,
+    settlement_orphaned: 422,
+    deposit_insufficient_confirmations: 422,
+    deposit_flagged: 422,
+    min_amount_out_not_met: 422,
+    zap_expired: 422,
+    from_asset_mismatch: 422,
+    broadcast_failed: 502,
+    confirmation_timeout: 504,
+  },
+  error_type_by_status: {
+    '4xx': 'invalid_request',
+    '401': 'authentication_error',
+    '403': 'permission_error',
+    '404': 'invalid_request',
+    '409': 'conflict',
+    '422': 'invalid_request',
+    '429': 'rate_limit_error',
+    '5xx': 'api_error',
+  },
+  rate_limit_retry_after: true,
+  chains: {
+    'evm:1': { block_ms: 12_000, finality_confirmations: 12 },
+    'evm:42161': { block_ms: 250, finality_confirmations: 20 },
+    btc: { block_ms: 10 * MINUTE, finality_confirmations: 3 },
+    solana: { block_ms: 400, finality_confirmations: 32 },
+    zec: { block_ms: 75_000, finality_confirmations: 10 },
+  },
+  wallet_derivation_ms: 2_000,
+  deposit_screening_ms: 3_000,
+  deposit_address_ttl_ms: 7 * 24 * HOUR,
+  partner_window_ms: 10_000,
+  delete_destination_status: 204,
+  deactivated_allows_export: true,
+  webhook_timeout_ms: 10_000,
+  webhook_retry_schedule_ms: [30_000, 2 * MINUTE, 10 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR, 24 * HOUR],
+  webhook_retry_window_ms: 72 * HOUR,
+  webhook_header_prefix: 'Svc',
+  idempotency_retention_ms: 24 * HOUR,
+  default_platform_fee_bps: '10',
+  default_integrator_fee_bps: '0',
+};

@@ -1,0 +1,22 @@
+// The accounts resource: what other resources may use, and its routes.
+import type { ResourceModule } from '../../resource.ts';
+import { accountRoutes } from './routes.ts';
+
+export {
+  accountStatus,
+  requireAccount,
+  requireOperable,
+  walletOf,
+  walletReady,
+  sendAccount,
+  accountStore,
+  type Account,
+  type AccountAction,
+} from './model.ts';
+export { accountMachine, type AccountStatus } from './machine.ts';
+export { WALLET_CHAINS, type WalletChain, type WalletKey, deriveWallet, addressFromPrivateKey } from './wallets.ts';
+
+export const accountsResource: ResourceModule = {
+  name: 'accounts',
+  routes: accountRoutes,
+};

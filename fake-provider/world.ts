@@ -1,0 +1,74 @@
+// One world per simulation: the kernel, the profile, organizations, the event store and each resource's
+// store (created lazily through `defineStore`). Passed in everywhere, never global; `reset` makes a new one.
+import type { Sim } from '../sim/index.ts';
+import type { Profile } from './profile.ts';
+import { createEventStore, type EventStore } from './engine/events.ts';
+import { createTransitionLog, type TransitionLog } from './engine/lifecycle.ts';
+
+export interface RateLimits {
+  reads: number;
+  writes: number;
+  indicative_rfqs: number;
+  firm_rfqs: number;
+}
+
+export interface Organization {
+  organization_id: string;
+  /** API keys as given; compared through their digests in constant time (see http/auth.ts). */
+  api_keys: string[];
+  platform_fee_bps: string;
+  integrator_fee_bps: string;
+  recovery_enabled: boolean;
+  partner_screening: boolean;
+  rate_limits: RateLimits;
+  created_at_ms: number;
+}
+
+export interface World {
+  readonly sim: Sim;
+  readonly profile: Profile;
+  readonly orgs: Map<string, Organization>;
+  readonly events: EventStore;
+  readonly transitions: TransitionLog;
+  /** Per-resource stores, keyed by the name given to `defineStore`. */
+  readonly stores: Map<string, unknown>;
+  /** Listeners installed by resources at world creation (e.g. webhooks on every published event). */
+  readonly hooks: WorldHooks;
+  /** Monotonic sequence for cursors: every stored record gets the next value. */
+  nextSeq(): number;
+  /** A fresh id `<prefix>_<random hex><counter>` from the `ids` stream: unique and deterministic. */
+  newId(prefix: string): string;
+}
+
+export interface WorldHooks {
+  eventPublished: Array<(world: World, event_id: string) => void>;
+}
+
+export function createWorld(opts: { sim: Sim; profile: Profile }): World {
+  let seq = 0;
+  let idCounter = 0;
+  const ids = opts.sim.rng.fork('ids');
+  return {
+    sim: opts.sim,
+    profile: opts.profile,
+    orgs: new Map(),
+    events: createEventStore(),
+    transitions: createTransitionLog(),
+    stores: new Map(),
+    hooks: { eventPublished: [] },
+    nextSeq: () => ++seq,
+    newId: (prefix) => `${prefix}_${ids.hex(6)}${(++idCounter).toString(36).padStart(4, '0')}`,
+  };
+}
+
+/** Declares a resource's store: `const accounts = defineStore('accounts', () => ({...}))`, then `accounts(world)`. */
+export function defineStore<T>(name: string, create: (world: World) => T): (world: World) => T {
+  return (world) => {
+    let store = world.stores.get(name) as T | undefined;
+    if (store === undefined) {
+      store = create(world);
+      world.stores.set(name, store);
+    }
+    return store;
+  };
+}

@@ -1,0 +1,32 @@
+// The simulation clock. `virtual` moves only when the scheduler advances it; `realtime` is moved by a
+// driver (see scheduler) towards wall time × speed. The engine reads time only through `now_ms()`.
+
+export type ClockMode = 'virtual' | 'realtime';
+
+export interface Clock {
+  readonly mode: ClockMode;
+  readonly speed: number;
+  now_ms(): number;
+  /** Moves time forward (never backward); only the scheduler calls this. */
+  setNow(ms: number): void;
+}
+
+/** 2026-01-01T00:00:00Z: a fixed, readable epoch so that seeded runs print the same timestamps. */
+export const DEFAULT_START_MS = 1_767_225_600_000;
+
+export function createClock(opts: { mode?: ClockMode; start_ms?: number; speed?: number } = {}): Clock {
+  let now = opts.start_ms ?? DEFAULT_START_MS;
+  return {
+    mode: opts.mode ?? 'virtual',
+    speed: opts.speed ?? 1,
+    now_ms: () => now,
+    setNow: (ms) => {
+      if (ms > now) now = ms;
+    },
+  };
+}
+
+/** Wall time, for the realtime driver and for rate limits (which the spec defines on wall time). */
+export function wallNow_ms(): number {
+  return Date.now();
+}

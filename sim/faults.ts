@@ -1,0 +1,114 @@
+// The fault plan: typed rules, matched at named choke points (HTTP middleware, scheduler steps, machine
+// event injection). Probabilities are drawn from the `faults` stream; `times` counts down; firings are kept.
+import type { Rng } from './rng.ts';
+
+export const FAULT_TARGETS = ['trade', 'zap', 'cancel', 'deposit', 'recovery', 'webhook', 'http'] as const;
+export type FaultTarget = (typeof FAULT_TARGETS)[number];
+
+export type FaultEffect =
+  | { fail: string }
+  | { reorg: 'out' | 'in' }
+  | { delay_ms: number }
+  | { webhook: 'drop' | 'duplicate' | 'reorder' | 'bad_signature' }
+  | { http_status: 429 | 500 | 503; retry_after?: boolean }
+  | { lose_response: true }
+  | { flag: string };
+
+export interface FaultMatch {
+  ids?: string[];
+  account_id?: string;
+  asset_key?: string;
+  event_type?: string;
+  method?: string;
+  path?: string;
+}
+
+export interface FaultRule {
+  fault_id: string;
+  target: FaultTarget;
+  effect: FaultEffect;
+  match: FaultMatch;
+  probability: number;
+  /** Remaining firings; null means unlimited. */
+  times: number | null;
+  created_at_ms: number;
+}
+
+export interface FaultFiring {
+  fault_id: string;
+  target: FaultTarget;
+  at_ms: number;
+  subject: string;
+}
+
+/** What a choke point knows about the thing it is about to do. */
+export interface FaultSubject {
+  ids?: string[];
+  account_id?: string;
+  asset_key?: string;
+  event_type?: string;
+  method?: string;
+  path?: string;
+  /** The effect kinds this choke point can apply, e.g. ['fail', 'delay_ms']. */
+  accepts: string[];
+}
+
+export interface FaultPlan {
+  add(rule: Omit<FaultRule, 'fault_id' | 'created_at_ms'>, fault_id: string, now_ms: number): FaultRule;
+  remove(fault_id: string): boolean;
+  list(): FaultRule[];
+  firings(): FaultFiring[];
+  /** Every rule for `target` that matches and fires now (probability drawn, `times` decremented). */
+  fire(target: FaultTarget, subject: FaultSubject, now_ms: number): FaultRule[];
+  clear(): void;
+}
+
+const wildcard = (pattern: string, value: string): boolean =>
+  pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : pattern === value;
+
+export function matches(rule: FaultRule, s: FaultSubject): boolean {
+  const m = rule.match;
+  if (!s.accepts.includes(Object.keys(rule.effect)[0])) return false;
+  if (m.ids && m.ids.length > 0 && !(s.ids ?? []).some((id) => m.ids!.includes(id))) return false;
+  if (m.account_id !== undefined && m.account_id !== s.account_id) return false;
+  if (m.asset_key !== undefined && m.asset_key !== s.asset_key) return false;
+  if (m.event_type !== undefined && (s.event_type === undefined || !wildcard(m.event_type, s.event_type))) return false;
+  if (m.method !== undefined && m.method.toUpperCase() !== s.method?.toUpperCase()) return false;
+  if (m.path !== undefined && (s.path === undefined || !wildcard(m.path, s.path))) return false;
+  return true;
+}
+
+export function createFaultPlan(rng: Rng): FaultPlan {
+  let rules: FaultRule[] = [];
+  let fired: FaultFiring[] = [];
+  return {
+    add(rule, fault_id, now_ms) {
+      const full: FaultRule = { ...rule, fault_id, created_at_ms: now_ms };
+      rules.push(full);
+      return full;
+    },
+    remove(fault_id) {
+      const before = rules.length;
+      rules = rules.filter((r) => r.fault_id !== fault_id);
+      return rules.length < before;
+    },
+    list: () => rules.slice(),
+    firings: () => fired.slice(),
+    fire(target, subject, now_ms) {
+      const out: FaultRule[] = [];
+      for (const rule of rules) {
+        if (rule.target !== target || rule.times === 0 || !matches(rule, subject)) continue;
+        // Draw only for rules that match, so adding an unrelated rule never shifts other draws.
+        if (rule.probability < 1 && !rng.chance(rule.probability)) continue;
+        if (rule.times !== null) rule.times--;
+        fired.push({ fault_id: rule.fault_id, target, at_ms: now_ms, subject: (subject.ids ?? [subject.path ?? '']).join(',') });
+        out.push(rule);
+      }
+      return out;
+    },
+    clear() {
+      rules = [];
+      fired = [];
+    },
+  };
+}

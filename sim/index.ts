@@ -1,0 +1,49 @@
+// The deterministic kernel in one object: clock, seeded RNG streams, scheduler, fault plan, journal.
+// Everything the engine knows of time and chance comes from here.
+import { createClock, wallNow_ms, type Clock, type ClockMode } from './clock.ts';
+import { createFaultPlan, type FaultPlan } from './faults.ts';
+import { createJournal, type Journal } from './journal.ts';
+import { createRng, type Rng } from './rng.ts';
+import { createScheduler, type Scheduler } from './scheduler.ts';
+
+export * from './clock.ts';
+export * from './faults.ts';
+export * from './journal.ts';
+export * from './rng.ts';
+export * from './scheduler.ts';
+
+export interface SimOptions {
+  seed?: string | number;
+  clock?: ClockMode;
+  speed?: number;
+  start_ms?: number;
+  journal_path?: string | null;
+}
+
+export interface Sim {
+  readonly seed: string;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly scheduler: Scheduler;
+  readonly faults: FaultPlan;
+  readonly journal: Journal;
+  now_ms(): number;
+}
+
+export function createSim(opts: SimOptions = {}): Sim {
+  const seed = String(opts.seed ?? 1);
+  const mode = opts.clock ?? 'virtual';
+  // A virtual clock starts at a fixed epoch (same seed, same bytes); a realtime one at wall time.
+  const start_ms = opts.start_ms ?? (mode === 'realtime' ? wallNow_ms() : undefined);
+  const clock = createClock({ mode, speed: opts.speed, start_ms });
+  const rng = createRng(seed);
+  return {
+    seed,
+    clock,
+    rng,
+    scheduler: createScheduler(clock),
+    faults: createFaultPlan(rng.fork('faults')),
+    journal: createJournal(opts.journal_path ?? null),
+    now_ms: () => clock.now_ms(),
+  };
+}
