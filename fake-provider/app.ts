@@ -7,7 +7,7 @@ import { createSim, type SimOptions } from '../sim/index.ts';
 import { DEFAULT_PROFILE, type Profile } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
-import { errorMiddleware, handlerFor, jsonBody, openapiPath, renderError, type AnyRoute, type Locals } from './http/api.ts';
+import { errorMiddleware, handlerFor, journalInput, jsonBody, openapiPath, renderError, type AnyRoute, type Locals } from './http/api.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limits.ts';
 import { RESOURCES } from './resources/index.ts';
 import { controlRoutes } from './control/routes.ts';
@@ -50,12 +50,19 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     stopRealtime: () => undefined,
     reset() {
       runtime.stopRealtime();
+      runtime.world.sim.journal.close();
       runtime.world = newWorld(options);
-      if (runtime.world.sim.clock.mode === 'realtime') runtime.stopRealtime = runtime.world.sim.scheduler.startRealtime();
+      startDriver();
       return runtime.world;
     },
   };
-  if (runtime.world.sim.clock.mode === 'realtime') runtime.stopRealtime = runtime.world.sim.scheduler.startRealtime();
+  // In realtime mode the driver moves the clock; each movement is an input, so it is journaled.
+  const startDriver = (): void => {
+    const sim = runtime.world.sim;
+    if (sim.clock.mode !== 'realtime') return;
+    runtime.stopRealtime = sim.scheduler.startRealtime((ms) => sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms }));
+  };
+  startDriver();
   return runtime;
 }
 
@@ -120,7 +127,7 @@ export function createApp(runtime: Runtime): express.Express {
   };
 
   const v1 = express.Router();
-  v1.use(jsonBody);
+  v1.use(jsonBody, journalInput('api'));
   let openapi: unknown;
   v1.get('/openapi.json', (_req, res) => {
     openapi ??= openapiDocument();
@@ -132,7 +139,7 @@ export function createApp(runtime: Runtime): express.Express {
 
   const control = express.Router();
   control.use(controlGate(runtime));
-  control.use(jsonBody);
+  control.use(jsonBody, journalInput('control'));
   mount(control, [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? [])], runtime.limiter);
   control.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('route_not_found', `no control route ${req.method} /_sim${req.path}`)));
   app.use('/_sim', control);

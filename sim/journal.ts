@@ -15,7 +15,7 @@ export interface Journal {
 }
 
 export function createJournal(path: string | null): Journal {
-  const fd = path ? openSync(path, 'a') : null;
+  let fd = path ? openSync(path, 'a') : null;
   return {
     path,
     write(entry) {
@@ -23,6 +23,7 @@ export function createJournal(path: string | null): Journal {
     },
     close() {
       if (fd !== null) closeSync(fd);
+      fd = null;
     },
   };
 }

@@ -30,7 +30,8 @@ export interface Scheduler {
   settle(max_ms: number): Promise<RunReport>;
   /** Runs whatever is due at the current time (used after API calls in realtime mode). */
   runDue(): Promise<RunReport>;
-  startRealtime(): () => void;
+  /** Moves sim time with wall time × speed; `onAdvance` sees each movement (the journal records them). */
+  startRealtime(onAdvance?: (ms: number) => void): () => void;
 }
 
 const TASK_BOUND = 1_000_000;
@@ -96,7 +97,7 @@ export function createScheduler(clock: Clock): Scheduler {
     advance: (ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, ms), false)),
     settle: (max_ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, max_ms), true)),
     runDue: () => serialized(() => runUntil(clock.now_ms(), false)),
-    startRealtime() {
+    startRealtime(onAdvance) {
       // Sim time follows wall time from here on, scaled by speed; ticks never overlap.
       const wall_start = wallNow_ms();
       const sim_start = clock.now_ms();
@@ -105,8 +106,10 @@ export function createScheduler(clock: Clock): Scheduler {
         if (busy) return;
         busy = true;
         const target = sim_start + Math.floor((wallNow_ms() - wall_start) * clock.speed);
+        const ms = Math.max(0, target - clock.now_ms());
+        if (ms > 0) onAdvance?.(ms);
         scheduler
-          .advance(Math.max(0, target - clock.now_ms()))
+          .advance(ms)
           .catch(() => undefined)
           .finally(() => {
             busy = false;

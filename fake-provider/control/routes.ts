@@ -51,7 +51,6 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
       auth: 'public', method: 'post', path: '/clock/advance', tag, summary: 'Advance the sim clock, running what falls due',
       body: z.object({ ms: z.number().int().min(0).max(365 * 24 * HOUR) }),
       handler: async ({ body }, { world }) => {
-        world.sim.journal.write({ kind: 'clock', sim_ms: world.sim.now_ms(), op: 'advance', ms: body.ms });
         const ran = await world.sim.scheduler.advance(body.ms);
         return { body: { clock: clock(), ran } };
       },
@@ -61,7 +60,6 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
       body: z.object({ max_ms: z.number().int().min(0).max(365 * 24 * HOUR).optional() }),
       handler: async ({ body }, { world }) => {
         const max_ms = body.max_ms ?? 80 * HOUR;
-        world.sim.journal.write({ kind: 'clock', sim_ms: world.sim.now_ms(), op: 'settle', max_ms });
         const ran = await world.sim.scheduler.settle(max_ms);
         return { body: { clock: clock(), ran, pending: world.sim.scheduler.pending() } };
       },

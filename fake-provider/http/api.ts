@@ -174,8 +174,40 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
   };
 }
 
-/** JSON body parsing for every request with a body, whatever its Content-Type says (1 MiB limit). */
-export const jsonBody = express.json({ limit: '1mb', type: () => true, strict: false });
+/**
+ * JSON body parsing for every request with a body, whatever its Content-Type says (1 MiB limit). The raw
+ * text is kept on the request for the journal, which records inputs exactly as they arrived.
+ */
+export const jsonBody = express.json({
+  limit: '1mb',
+  type: () => true,
+  strict: false,
+  verify: (req, _res, buf) => {
+    (req as Request & { rawBody?: string }).rawBody = buf.toString('utf8');
+  },
+});
+
+/** Journals one input (an API or control request) when the sim has a journal. */
+export function journalInput(kind: 'api' | 'control') {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const { world } = res.locals as Locals;
+    if (world.sim.journal.path !== null) {
+      world.sim.journal.write({
+        kind,
+        sim_ms: world.sim.now_ms(),
+        request_id: (res.locals as Locals).request_id,
+        method: req.method,
+        url: req.originalUrl,
+        headers: {
+          authorization: req.get('authorization') ?? null,
+          'idempotency-key': req.get('idempotency-key') ?? null,
+        },
+        body: (req as Request & { rawBody?: string }).rawBody ?? null,
+      });
+    }
+    next();
+  };
+}
 
 /** Express path `/a/:id` → OpenAPI `/a/{id}`. */
 export function openapiPath(path: string): string {

@@ -1,0 +1,164 @@
+// The kernel on its own: seeded streams, clock drivers, scheduler order and bounds, fault matching and
+// counting, and the journal surviving a hard stop line by line.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createClock, createFaultPlan, createJournal, createRng, createScheduler, createSim } from './index.ts';
+
+describe('rng', () => {
+  it('is reproducible per seed and differs across seeds', () => {
+    const a = createRng(42);
+    const b = createRng(42);
+    const c = createRng(43);
+    const xs = Array.from({ length: 5 }, () => a.next());
+    expect(Array.from({ length: 5 }, () => b.next())).toEqual(xs);
+    expect(Array.from({ length: 5 }, () => c.next())).not.toEqual(xs);
+    for (const x of xs) expect(x >= 0 && x < 1).toBe(true);
+  });
+
+  it('forks streams that do not depend on the parent position', () => {
+    const a = createRng(7);
+    a.next();
+    a.next();
+    const b = createRng(7);
+    expect(a.fork('ids').hex(8)).toBe(b.fork('ids').hex(8));
+    expect(a.fork('ids').hex(8)).not.toBe(a.fork('webhooks').hex(8));
+  });
+
+  it('draws integers inclusively within bounds and picks from lists', () => {
+    const r = createRng('bounds');
+    const seen = new Set<number>();
+    for (let i = 0; i < 500; i++) seen.add(r.int(1, 3));
+    expect([...seen].sort()).toEqual([1, 2, 3]);
+    expect(() => r.pick([])).toThrow();
+    expect(r.bytes(7)).toHaveLength(7);
+  });
+});
+
+describe('clock', () => {
+  it('never moves backward', () => {
+    const c = createClock({ start_ms: 1000 });
+    c.setNow(2000);
+    c.setNow(1500);
+    expect(c.now_ms()).toBe(2000);
+  });
+});
+
+describe('scheduler', () => {
+  it('runs due tasks in (due, seq) order and sets the clock to each task time', async () => {
+    const clock = createClock({ start_ms: 0 });
+    const s = createScheduler(clock);
+    const log: string[] = [];
+    s.schedule(20, 'b', () => void log.push(`b@${clock.now_ms()}`));
+    s.schedule(10, 'a', () => void log.push(`a@${clock.now_ms()}`));
+    s.schedule(20, 'c', () => void log.push(`c@${clock.now_ms()}`));
+    s.schedule(100, 'late', () => void log.push('late'));
+    const r = await s.advance(50);
+    expect(log).toEqual(['a@10', 'b@20', 'c@20']);
+    expect(clock.now_ms()).toBe(50);
+    expect(r).toMatchObject({ ran: 3, kinds: { a: 1, b: 1, c: 1 } });
+    expect(s.pending()).toBe(1);
+  });
+
+  it('runs tasks scheduled by tasks within the same advance, and awaits async tasks', async () => {
+    const clock = createClock({ start_ms: 0 });
+    const s = createScheduler(clock);
+    const log: number[] = [];
+    s.schedule(5, 'first', async () => {
+      await new Promise((r) => setImmediate(r));
+      log.push(clock.now_ms());
+      s.after(5, 'second', () => void log.push(clock.now_ms()));
+    });
+    await s.advance(20);
+    expect(log).toEqual([5, 10]);
+  });
+
+  it('settle stops when idle and cancel removes a task', async () => {
+    const clock = createClock({ start_ms: 0 });
+    const s = createScheduler(clock);
+    const id = s.schedule(10, 'x', () => {
+      throw new Error('cancelled task ran');
+    });
+    s.schedule(30, 'y', () => undefined);
+    expect(s.cancel(id)).toBe(true);
+    expect(s.cancel(id)).toBe(false);
+    const r = await s.settle(1_000);
+    expect(r.ran).toBe(1);
+    expect(clock.now_ms()).toBe(30);
+  });
+
+  it('settle respects its bound when work keeps coming', async () => {
+    const clock = createClock({ start_ms: 0 });
+    const s = createScheduler(clock);
+    const tick = (): void => void s.after(10, 'tick', tick);
+    s.after(10, 'tick', tick);
+    const r = await s.settle(100);
+    expect(clock.now_ms()).toBe(100);
+    expect(r.ran).toBe(10);
+    expect(s.pending()).toBe(1);
+  });
+
+  it('serializes concurrent advances', async () => {
+    const clock = createClock({ start_ms: 0 });
+    const s = createScheduler(clock);
+    const log: string[] = [];
+    s.schedule(10, 'slow', async () => {
+      await new Promise((r) => setImmediate(r));
+      log.push('slow-done');
+    });
+    s.schedule(15, 'next', () => void log.push('next'));
+    await Promise.all([s.advance(12), s.advance(12)]);
+    expect(log).toEqual(['slow-done', 'next']);
+    expect(clock.now_ms()).toBe(24);
+  });
+});
+
+describe('fault plan', () => {
+  it('matches by target, effect kind and match fields; counts times down; records firings', () => {
+    const plan = createFaultPlan(createRng(1).fork('faults'));
+    plan.add({ target: 'deposit', effect: { flag: 'sanctions_match' }, match: { account_id: 'acct_1' }, probability: 1, times: 2 }, 'f1', 0);
+    const subject = { account_id: 'acct_1', accepts: ['flag'] };
+    expect(plan.fire('deposit', { account_id: 'acct_2', accepts: ['flag'] }, 0)).toHaveLength(0);
+    expect(plan.fire('deposit', { account_id: 'acct_1', accepts: ['delay_ms'] }, 0)).toHaveLength(0);
+    expect(plan.fire('webhook', subject, 0)).toHaveLength(0);
+    expect(plan.fire('deposit', subject, 1)).toHaveLength(1);
+    expect(plan.fire('deposit', subject, 2)).toHaveLength(1);
+    expect(plan.fire('deposit', subject, 3)).toHaveLength(0);
+    expect(plan.firings().map((f) => f.at_ms)).toEqual([1, 2]);
+    expect(plan.list()[0].times).toBe(0);
+  });
+
+  it('draws probability from its stream reproducibly, with wildcard event types', () => {
+    const draw = (): number[] => {
+      const plan = createFaultPlan(createRng(9).fork('faults'));
+      plan.add({ target: 'webhook', effect: { webhook: 'drop' }, match: { event_type: 'deposit.*' }, probability: 0.5, times: null }, 'f', 0);
+      return Array.from({ length: 40 }, (_, i) => plan.fire('webhook', { event_type: 'deposit.verified', accepts: ['webhook'] }, i).length);
+    };
+    const a = draw();
+    expect(draw()).toEqual(a);
+    expect(a.filter((x) => x === 1).length).toBeGreaterThan(5);
+    expect(a.filter((x) => x === 0).length).toBeGreaterThan(5);
+  });
+});
+
+describe('journal', () => {
+  it('writes one JSON line per input, readable after every write', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swapsim-journal-'));
+    const path = join(dir, 'run.jsonl');
+    const j = createJournal(path);
+    j.write({ kind: 'api', sim_ms: 1, method: 'GET' });
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(1);
+    j.write({ kind: 'clock', sim_ms: 2, op: 'advance', ms: 5 });
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.kind)).toEqual(['api', 'clock']);
+    j.close();
+  });
+
+  it('sim bundles the parts; same seed gives same draws', () => {
+    const a = createSim({ seed: 5 });
+    const b = createSim({ seed: 5 });
+    expect(a.rng.fork('x').hex(4)).toBe(b.rng.fork('x').hex(4));
+    expect(a.clock.mode).toBe('virtual');
+  });
+});
