@@ -162,3 +162,22 @@ describe('journal', () => {
     expect(a.clock.mode).toBe('virtual');
   });
 });
+
+describe('realtime driver', () => {
+  it('moves sim time with wall time × speed and reports each movement', async () => {
+    const clock = createClock({ mode: 'realtime', start_ms: 0, speed: 50 });
+    const s = createScheduler(clock);
+    let ran = false;
+    s.schedule(200, 'due', () => void (ran = true));
+    let moved = 0;
+    const stop = s.startRealtime((ms) => (moved += ms));
+    try {
+      for (let i = 0; i < 250 && !ran; i++) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      stop();
+    }
+    expect(ran).toBe(true);
+    expect(clock.now_ms()).toBeGreaterThanOrEqual(200);
+    expect(moved).toBe(clock.now_ms());
+  });
+});
