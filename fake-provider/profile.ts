@@ -60,11 +60,31 @@ export interface Profile {
   webhook_retry_window_ms: number;
   /** Brand part of the webhook header names: `<prefix>-Webhook-Id`, … */
   webhook_header_prefix: string;
+  /** Sim delay a `{webhook: 'reorder'}` fault puts on an attempt, so deliveries due meanwhile overtake it. */
+  webhook_reorder_delay_ms: number;
+  /** Whether an attempt falling due while its webhook is inactive ends the delivery `failed`, unsent (spec: not shown). */
+  webhook_inactive_abandons: boolean;
+  /** Order of GET /accounts/{account_id}/activity (spec: not shown); the event feed is always oldest first. */
+  activity_order: 'asc' | 'desc';
   /** Idempotency-Key retention. */
   idempotency_retention_ms: number;
   /** Fee defaults for new organizations. */
   default_platform_fee_bps: string;
   default_integrator_fee_bps: string;
+  /** GET /resolve: accept `kind=native` with `chain` (spec: other kinds not shown); false → invalid_enum. */
+  resolve_native_kind: boolean;
+  /** PUT /symbols: most mappings one request may carry (spec: not shown); more → invalid_parameter. */
+  symbols_batch_max: number;
+  /**
+   * The USD price walk, one step per sim minute: a uniform move of at most `step_bps_max`
+   * (`stable_step_bps_max` for stablecoins) plus a pull of `reversion_ppm` per million towards the
+   * last price set, which keeps long settles within a few percent of it.
+   */
+  price_walk: { step_bps_max: number; stable_step_bps_max: number; reversion_ppm: number };
+  /** How far before the world's start candles reach (the walk is backfilled that far, on demand). */
+  market_history_ms: number;
+  /** GET /markets/candles: most candles one request may span (spec: not shown); more → invalid_parameter. */
+  candles_max_per_request: number;
 }
 
 const MINUTE = 60_000;
@@ -120,7 +140,15 @@ export const DEFAULT_PROFILE: Profile = {
   webhook_retry_schedule_ms: [30_000, 2 * MINUTE, 10 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR, 24 * HOUR],
   webhook_retry_window_ms: 72 * HOUR,
   webhook_header_prefix: 'Svc',
+  webhook_reorder_delay_ms: 5_000,
+  webhook_inactive_abandons: true,
+  activity_order: 'asc',
   idempotency_retention_ms: 24 * HOUR,
   default_platform_fee_bps: '10',
   default_integrator_fee_bps: '0',
+  resolve_native_kind: true,
+  symbols_batch_max: 1000,
+  price_walk: { step_bps_max: 50, stable_step_bps_max: 2, reversion_ppm: 10_000 },
+  market_history_ms: 30 * 24 * HOUR,
+  candles_max_per_request: 1000,
 };

@@ -3,6 +3,10 @@
 import type { AnyStateMachine } from 'xstate';
 import { toDirectedGraph } from 'xstate/graph';
 import { accountMachine } from '../resources/accounts/machine.ts';
+import { creditMachine } from '../resources/credits/machine.ts';
+import { depositMachine } from '../resources/deposits/machine.ts';
+import { deliveryMachine } from '../resources/webhooks/machine.ts';
+import { destinationMachine } from '../resources/destinations/machine.ts';
 
 export interface MachineInfo {
   machine: AnyStateMachine;
@@ -18,6 +22,10 @@ function info(machine: AnyStateMachine): MachineInfo {
 /** Every lifecycle machine by its id. Add new machines here. */
 export const MACHINES: Record<string, MachineInfo> = {
   account: info(accountMachine),
+  credit: info(creditMachine),
+  deposit: info(depositMachine),
+  webhook_delivery: info(deliveryMachine),
+  destination: info(destinationMachine),
 };
 
 export interface Edge {

@@ -163,6 +163,7 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
       if (type === 'entity.parse.failed') api = new ApiError('invalid_parameter', 'the request body is not valid JSON');
       else if (type === 'entity.too.large') api = new ApiError('payload_too_large', 'the request body is larger than 1 MiB');
       else if (type === 'encoding.unsupported' || type === 'charset.unsupported') api = new ApiError('unsupported_media_type', 'unsupported body encoding or charset');
+      else if (err instanceof URIError) api = new ApiError('invalid_parameter', 'the request path has malformed percent-encoding');
       else if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') api = new ApiError('invalid_parameter', 'the request body could not be read');
       else {
         onBug(err, request_id);

@@ -38,6 +38,12 @@ const FIXED_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   deposit_window_closed: 409,
+  // POST /deposits/{id}/flag: the spec answers 422 (not 400) for missing or invalid body fields.
+  invalid_flag_request: 422,
+  // DELETE and the trading endpoints name a destination_id the spec gives no not-found code for.
+  destination_not_found: 404,
+  // The webhook endpoints answer 404 for an unknown (or another organization's) webhook; the spec names no code.
+  webhook_not_found: 404,
   internal_error: 500,
   not_implemented: 501,
   service_unavailable: 503,

@@ -14,7 +14,8 @@ export function toApiError(error: z.ZodError, where: 'body' | 'query' | 'path' |
   const label = param ?? where;
   const custom = (issue as { params?: IssueParams }).params?.api_code;
   if (custom) return new ApiError(custom, issue.message, { param });
-  if (issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined) {
+  // A missing field is parameter_missing whatever its type (a missing enum value is not an invalid one).
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && (issue as { input?: unknown }).input === undefined) {
     return new ApiError('parameter_missing', `${label} is required`, { param });
   }
   if (issue.code === 'invalid_value') {

@@ -2,8 +2,22 @@
 import type { ResourceModule } from '../resource.ts';
 import { accountsResource } from './accounts/index.ts';
 import { screeningResource } from './screening/index.ts';
+import { assetsResource } from './assets/index.ts';
+import { marketsResource } from './markets/index.ts';
+import { creditsResource } from './credits/index.ts';
+import { depositsResource } from './deposits/index.ts';
+import { eventsResource } from './events/index.ts';
+import { webhooksResource } from './webhooks/index.ts';
+import { destinationsResource } from './destinations/index.ts';
 
 export const RESOURCES: readonly ResourceModule[] = [
   accountsResource,
   screeningResource,
+  assetsResource,
+  marketsResource,
+  creditsResource,
+  depositsResource,
+  eventsResource,
+  webhooksResource,
+  destinationsResource,
 ];

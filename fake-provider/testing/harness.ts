@@ -46,7 +46,10 @@ async function call(url: string, method: string, opts: { body?: unknown; raw?: s
 
 export async function startTestSim(opts: RuntimeOptions & { api_key?: string } = {}): Promise<TestSim> {
   const api_key = opts.api_key ?? 'sk_test_default';
-  const running = await serve({ clock: 'virtual', seed: 1, ...opts, seed_orgs: opts.seed_orgs ?? [{ api_keys: [api_key] }], port: 0 });
+  // The default org's limits are raised: tests are not about wall-time throttling unless they say so
+  // (rate-limit tests create their own orgs with low limits).
+  const unthrottled = { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 };
+  const running = await serve({ clock: 'virtual', seed: 1, ...opts, seed_orgs: opts.seed_orgs ?? [{ api_keys: [api_key], rate_limits: unthrottled }], port: 0 });
   const sim: TestSim = {
     running,
     api_key,

@@ -1,0 +1,30 @@
+// The assets resource: the catalog, chain-native resolution and organization symbols. Other resources
+// name assets through `requireAsset` / `resolveAssetRef` and read the catalog through these exports.
+import type { ResourceModule } from '../../resource.ts';
+import { symbolInvariants } from './model.ts';
+import { assetRoutes } from './routes.ts';
+
+export { addressProblem, toChecksumAddress } from './addresses.ts';
+
+export {
+  ASSETS,
+  CHAINS,
+  ASSET_KEY_PATTERN,
+  CHAIN_PATTERN,
+  assetByKey,
+  nativeAssetOf,
+  nativeAssetOfChain,
+  erc20Asset,
+  splAsset,
+  isCanonicalAssetKey,
+  chainOfKey,
+  type Asset,
+  type Chain,
+} from './catalog.ts';
+export { requireAsset, resolveAssetRef, lookupSymbol, SYMBOL_PATTERN, serializeAsset, type SymbolRecord } from './model.ts';
+
+export const assetsResource: ResourceModule = {
+  name: 'assets',
+  routes: assetRoutes,
+  invariants: symbolInvariants,
+};

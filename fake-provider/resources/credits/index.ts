@@ -1,0 +1,34 @@
+// The credits resource: the ledger other resources use (create, lock, release, consume, pending amounts,
+// balances), its /v1 list routes and its invariants.
+import type { ResourceModule } from '../../resource.ts';
+import { creditInvariants } from './invariants.ts';
+import { creditRoutes } from './routes.ts';
+
+export {
+  addPending,
+  balancesOf,
+  clearPending,
+  consumeCredit,
+  createCredit,
+  creditHolder,
+  creditStatus,
+  creditStore,
+  creditsOf,
+  lockCredit,
+  newCreditId,
+  releaseCredit,
+  requireCredit,
+  serializeCredit,
+  type Balance,
+  type CreateCreditInput,
+  type Credit,
+  type CreditSourceType,
+  type PendingAmount,
+} from './model.ts';
+export { creditMachine, type CreditStatus } from './machine.ts';
+
+export const creditsResource: ResourceModule = {
+  name: 'credits',
+  routes: creditRoutes,
+  invariants: creditInvariants,
+};

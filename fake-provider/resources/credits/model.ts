@@ -1,0 +1,279 @@
+// The credits ledger: BigInt credits per account (create once per source, lock, release, consume once),
+// pending amounts keyed by their cause (unconfirmed deposits, in-flight settlements) and the balances.
+import type { SnapshotFrom } from 'xstate';
+import { defineStore, type World } from '../../world.ts';
+import { ApiError } from '../../http/errors.ts';
+import { publish } from '../../engine/events.ts';
+import { send, start, statusOf } from '../../engine/lifecycle.ts';
+import { paginate, type Page } from '../../http/pagination.ts';
+import { creditMachine, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
+
+export type CreditSourceType = 'deposit' | 'trade_settlement' | 'change';
+
+export interface Credit {
+  credit_id: string;
+  org_id: string;
+  account_id: string;
+  asset_key: string;
+  atoms: bigint;
+  source_type: CreditSourceType;
+  source_id: string;
+  /** Distinguishes two credits one source may legitimately produce (e.g. a zap's settlement and change). */
+  role: string;
+  created_at_ms: number;
+  consumed_at_ms: number | null;
+  seq: number;
+  snapshot: SnapshotFrom<typeof creditMachine>;
+}
+
+export interface PendingAmount {
+  key: string;
+  account_id: string;
+  asset_key: string;
+  atoms: bigint;
+}
+
+export const rowKey = (account_id: string, asset_key: string): string => `${account_id}|${asset_key}`;
+export const sourceKey = (source_type: string, source_id: string, role: string): string => `${source_type}|${source_id}|${role}`;
+
+export const creditStore = defineStore('credits', () => ({
+  byId: new Map<string, Credit>(),
+  /** Creation order = seq order, for listing. */
+  list: [] as Credit[],
+  byAccount: new Map<string, Credit[]>(),
+  /** (source_type, source_id, role) → credit_id: the once-per-source guard. */
+  bySource: new Map<string, string>(),
+  pending: new Map<string, PendingAmount>(),
+  /** Running sum of open credits per (account, asset); the invariant recomputes it from the credits. */
+  available: new Map<string, bigint>(),
+  /** account → asset → first time the pair got a credit or a pending amount: the balances list order. */
+  rowSeq: new Map<string, Map<string, number>>(),
+  /** Atoms ever credited per asset (never decremented): conservation check against open + consumed. */
+  createdAtoms: new Map<string, bigint>(),
+}));
+
+export function creditStatus(credit: Credit): CreditStatus {
+  return statusOf(credit.snapshot) as CreditStatus;
+}
+
+export function creditHolder(credit: Credit): string | null {
+  return credit.snapshot.context.holder_id;
+}
+
+function touchRow(world: World, account_id: string, asset_key: string): void {
+  const all = creditStore(world).rowSeq;
+  let rows = all.get(account_id);
+  if (!rows) all.set(account_id, (rows = new Map()));
+  if (!rows.has(asset_key)) rows.set(asset_key, world.nextSeq());
+}
+
+function addAvailable(world: World, credit: Credit, delta: bigint): void {
+  const available = creditStore(world).available;
+  const key = rowKey(credit.account_id, credit.asset_key);
+  available.set(key, (available.get(key) ?? 0n) + delta);
+}
+
+function applyEffects(world: World, credit: Credit, effects: CreditEffect[]): void {
+  for (const effect of effects) {
+    if (effect.type === 'created') {
+      publish(world, credit.org_id, credit.account_id, 'credit.created', {
+        credit_id: credit.credit_id,
+        asset_key: credit.asset_key,
+        atoms: credit.atoms.toString(),
+        source_type: credit.source_type,
+      });
+    } else {
+      // Consumption has no event of its own: the trade, zap or cancel that consumed it reports it.
+      credit.consumed_at_ms = world.sim.now_ms();
+      addAvailable(world, credit, -credit.atoms);
+    }
+  }
+}
+
+/** A credit id allocated ahead of `createCredit`, for events that must name the credit before `credit.created` (deposit.verified, trade.settled). */
+export function newCreditId(world: World): string {
+  return world.newId('cred');
+}
+
+export interface CreateCreditInput {
+  org_id: string;
+  account_id: string;
+  asset_key: string;
+  atoms: bigint;
+  source_type: CreditSourceType;
+  source_id: string;
+  /** Default: the source_type. Give one when a source produces two credits of the same type. */
+  role?: string;
+  /** Pre-allocated with `newCreditId`. */
+  credit_id?: string;
+}
+
+/**
+ * Creates an open credit and publishes `credit.created`. A second credit for the same (source_type,
+ * source_id, role) is a bug in the caller, so it throws a plain Error (an internal error), never an ApiError.
+ */
+export function createCredit(world: World, input: CreateCreditInput): Credit {
+  const store = creditStore(world);
+  const role = input.role ?? input.source_type;
+  const skey = sourceKey(input.source_type, input.source_id, role);
+  if (store.bySource.has(skey)) throw new Error(`credit for ${skey} already exists: ${store.bySource.get(skey)}`);
+  if (input.atoms <= 0n) throw new Error(`credit atoms must be positive, got ${input.atoms}`);
+  const credit_id = input.credit_id ?? newCreditId(world);
+  if (store.byId.has(credit_id)) throw new Error(`credit id ${credit_id} already used`);
+  const initial = start<typeof creditMachine, CreditEffect>(world, creditMachine, credit_id, undefined);
+  const credit: Credit = {
+    credit_id,
+    org_id: input.org_id,
+    account_id: input.account_id,
+    asset_key: input.asset_key,
+    atoms: input.atoms,
+    source_type: input.source_type,
+    source_id: input.source_id,
+    role,
+    created_at_ms: world.sim.now_ms(),
+    consumed_at_ms: null,
+    seq: world.nextSeq(),
+    snapshot: initial.snapshot,
+  };
+  store.byId.set(credit_id, credit);
+  store.list.push(credit);
+  const mine = store.byAccount.get(credit.account_id);
+  if (mine) mine.push(credit);
+  else store.byAccount.set(credit.account_id, [credit]);
+  store.bySource.set(skey, credit_id);
+  store.createdAtoms.set(credit.asset_key, (store.createdAtoms.get(credit.asset_key) ?? 0n) + credit.atoms);
+  touchRow(world, credit.account_id, credit.asset_key);
+  addAvailable(world, credit, credit.atoms);
+  applyEffects(world, credit, initial.effects);
+  return credit;
+}
+
+/** The credit if it exists in the org (and in the account, when given); otherwise 404 not_found. */
+export function requireCredit(world: World, org_id: string, credit_id: string, opts: { account_id?: string; param?: string } = {}): Credit {
+  const credit = creditStore(world).byId.get(credit_id);
+  if (!credit || credit.org_id !== org_id || (opts.account_id !== undefined && credit.account_id !== opts.account_id)) {
+    throw new ApiError('not_found', `no credit ${credit_id}${opts.account_id ? ` on account ${opts.account_id}` : ''}`, { param: opts.param ?? 'credit_id' });
+  }
+  return credit;
+}
+
+function known(world: World, credit_id: string): Credit {
+  const credit = creditStore(world).byId.get(credit_id);
+  if (!credit) throw new ApiError('not_found', `no credit ${credit_id}`, { param: 'credit_id' });
+  return credit;
+}
+
+function refuseUnusable(credit: Credit, holder_id: string): void {
+  if (creditStatus(credit) === 'consumed') {
+    throw new ApiError('credit_already_consumed', `credit ${credit.credit_id} is no longer open`, { param: 'credit_id' });
+  }
+  const holder = creditHolder(credit);
+  if (holder !== null && holder !== holder_id) {
+    throw new ApiError('credit_in_use', `credit ${credit.credit_id} is in use by ${holder}; it can be used again once that finishes`, {
+      param: 'credit_id',
+      details: { credit_id: credit.credit_id },
+    });
+  }
+}
+
+function sendCredit(world: World, credit: Credit, event: CreditEvent): boolean {
+  const step = send<typeof creditMachine, CreditEffect>(world, creditMachine, credit.credit_id, credit.snapshot, event);
+  if (!step) return false;
+  credit.snapshot = step.snapshot;
+  applyEffects(world, credit, step.effects);
+  return true;
+}
+
+/** Reserves an open credit for one holder. Idempotent for the same holder; `credit_in_use` for another, `credit_already_consumed` once consumed. */
+export function lockCredit(world: World, credit_id: string, holder_id: string): Credit {
+  const credit = known(world, credit_id);
+  refuseUnusable(credit, holder_id);
+  if (creditHolder(credit) === holder_id) return credit;
+  sendCredit(world, credit, { type: 'LOCK', holder_id });
+  return credit;
+}
+
+/** Frees a credit the holder locked. Returns false (and changes nothing) when the holder does not hold it: failure paths may release twice. */
+export function releaseCredit(world: World, credit_id: string, holder_id: string): boolean {
+  return sendCredit(world, known(world, credit_id), { type: 'RELEASE', holder_id });
+}
+
+/** open → consumed, exactly once. The holder must hold the lock, or the credit must be free (lock and consume in one step). */
+export function consumeCredit(world: World, credit_id: string, holder_id: string): Credit {
+  const credit = known(world, credit_id);
+  refuseUnusable(credit, holder_id);
+  sendCredit(world, credit, { type: 'CONSUME', holder_id });
+  return credit;
+}
+
+/** Adds (or replaces) a pending amount under `key` (one per unconfirmed deposit or in-flight settlement). */
+export function addPending(world: World, input: { account_id: string; asset_key: string; key: string; atoms: bigint }): void {
+  if (input.atoms < 0n) throw new Error(`pending atoms must not be negative, got ${input.atoms}`);
+  creditStore(world).pending.set(input.key, { ...input });
+  touchRow(world, input.account_id, input.asset_key);
+}
+
+/** Removes a pending amount; false when there was none under that key. */
+export function clearPending(world: World, key: string): boolean {
+  return creditStore(world).pending.delete(key);
+}
+
+export interface Balance {
+  account_id: string;
+  asset_key: string;
+  available_atoms: bigint;
+  pending_atoms: bigint;
+  seq: number;
+}
+
+/** One row per asset with an open credit or a pending amount, in the order the asset first appeared. */
+export function balancesOf(world: World, account_id: string): Balance[] {
+  const store = creditStore(world);
+  const pending = new Map<string, bigint>();
+  for (const p of store.pending.values()) {
+    if (p.account_id === account_id) pending.set(p.asset_key, (pending.get(p.asset_key) ?? 0n) + p.atoms);
+  }
+  const rows: Balance[] = [];
+  for (const [asset_key, seq] of store.rowSeq.get(account_id) ?? []) {
+    const available_atoms = store.available.get(rowKey(account_id, asset_key)) ?? 0n;
+    const pending_atoms = pending.get(asset_key) ?? 0n;
+    if (available_atoms > 0n || pending_atoms > 0n) rows.push({ account_id, asset_key, available_atoms, pending_atoms, seq });
+  }
+  return rows.sort((a, b) => a.seq - b.seq);
+}
+
+export function listBalances(world: World, account_id: string, q: { asset_key?: string; limit?: number; cursor?: string }): Page<Balance> {
+  const rows = balancesOf(world, account_id).filter((b) => q.asset_key === undefined || b.asset_key === q.asset_key);
+  return paginate(rows, (b) => b.seq, { limit: q.limit, cursor: q.cursor });
+}
+
+export function creditsOf(world: World, account_id: string): Credit[] {
+  return creditStore(world).byAccount.get(account_id) ?? [];
+}
+
+export function listCredits(
+  world: World,
+  account_id: string,
+  q: { asset_key?: string; status?: CreditStatus; limit?: number; cursor?: string },
+): Page<Credit> {
+  const status = q.status ?? 'open';
+  const items = creditsOf(world, account_id).filter((c) => creditStatus(c) === status && (q.asset_key === undefined || c.asset_key === q.asset_key));
+  return paginate(items, (c) => c.seq, { limit: q.limit, cursor: q.cursor });
+}
+
+export function serializeCredit(c: Credit): Record<string, unknown> {
+  return {
+    credit_id: c.credit_id,
+    account_id: c.account_id,
+    asset_key: c.asset_key,
+    atoms: c.atoms.toString(),
+    status: creditStatus(c),
+    source_type: c.source_type,
+    source_id: c.source_id,
+    created_at_ms: c.created_at_ms,
+  };
+}
+
+export function serializeBalance(b: Balance): Record<string, unknown> {
+  return { asset_key: b.asset_key, available_atoms: b.available_atoms.toString(), pending_atoms: b.pending_atoms.toString() };
+}

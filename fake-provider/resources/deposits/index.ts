@@ -1,0 +1,33 @@
+// The deposits resource: deposit addresses (incl. single-use zap addresses), the deposit lifecycle and
+// partner screening; what other resources may use, its routes, control routes and invariants.
+import type { ResourceModule } from '../../resource.ts';
+import { depositInvariants } from './invariants.ts';
+import { depositControlRoutes, depositRoutes } from './routes.ts';
+
+export {
+  createDepositAddress,
+  createZapDepositAddress,
+  findDepositAddress,
+  isMonitored,
+  requireDepositAddress,
+  serializeDepositAddress,
+  type DepositAddress,
+} from './addresses.ts';
+export {
+  depositStatus,
+  depositStore,
+  landDeposit,
+  onDepositResolved,
+  serializeDeposit,
+  type Deposit,
+  type DepositListener,
+  type LandInput,
+} from './model.ts';
+export { depositMachine, type DepositStatus, type FlagReason } from './machine.ts';
+
+export const depositsResource: ResourceModule = {
+  name: 'deposits',
+  routes: depositRoutes,
+  control: depositControlRoutes,
+  invariants: depositInvariants,
+};

@@ -1,0 +1,12 @@
+// The events resource: the event feed and account activity over the shared event store, and the
+// event-type pattern grammar other resources (webhook replay) validate with.
+import type { ResourceModule } from '../../resource.ts';
+import { eventRoutes } from './routes.ts';
+
+export { listEvents, listActivity, serializeEvent, type FeedQuery, type ActivityQuery } from './model.ts';
+export { TYPE_PATTERN, typePattern, typesQuery, eventEnvelope } from './schemas.ts';
+
+export const eventsResource: ResourceModule = {
+  name: 'events',
+  routes: eventRoutes,
+};

@@ -1,0 +1,28 @@
+// The webhooks resource: what other resources may use, its routes, the event listener that creates a
+// delivery per published event, and its invariants.
+import type { ResourceModule } from '../../resource.ts';
+import { webhookInvariants } from './invariants.ts';
+import { onEventPublished } from './model.ts';
+import { webhookRoutes } from './routes.ts';
+
+export {
+  activeWebhook,
+  deliveryState,
+  deliveryStatus,
+  requireWebhook,
+  webhookStore,
+  type AttemptRecord,
+  type Delivery,
+  type Webhook,
+} from './model.ts';
+export { deliveryMachine, type DeliveryState, type DeliveryStatus } from './machine.ts';
+export { signature } from './sender.ts';
+
+export const webhooksResource: ResourceModule = {
+  name: 'webhooks',
+  routes: webhookRoutes,
+  install(world) {
+    world.hooks.eventPublished.push(onEventPublished);
+  },
+  invariants: webhookInvariants,
+};

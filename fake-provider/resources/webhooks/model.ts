@@ -1,0 +1,301 @@
+// Webhook operations over the world: CRUD with one active webhook per organization, secret rotation,
+// a delivery per published event (and per replayed one), each attempt a real signed HTTP POST run by the
+// sim scheduler, with the `webhook` fault effects applied at the attempt.
+import type { SnapshotFrom } from 'xstate';
+import { defineStore, type Organization, type World } from '../../world.ts';
+import { ApiError } from '../../http/errors.ts';
+import { selectEvents, type StoredEvent } from '../../engine/events.ts';
+import { send, start, statusOf } from '../../engine/lifecycle.ts';
+import { paginate, type Page } from '../../http/pagination.ts';
+import { serializeEvent } from '../events/index.ts';
+import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEvent, type DeliveryState, type DeliveryStatus } from './machine.ts';
+import { post, signedRequest } from './sender.ts';
+
+export interface Webhook {
+  webhook_id: string;
+  org_id: string;
+  url: string;
+  active: boolean;
+  created_at_ms: number;
+  seq: number;
+  /** Only the current secret signs; a rotated-out secret is never used again. */
+  secret: string;
+}
+
+/** Fault effects that change what one attempt sends (delay and reorder move it instead). */
+type SendEffect = 'drop' | 'duplicate' | 'bad_signature';
+
+export interface AttemptRecord {
+  at_ms: number;
+  http_status: number;
+  /** Requests actually sent: 0 when dropped, 2 when duplicated. */
+  copies: number;
+  effects: SendEffect[];
+}
+
+export interface Delivery {
+  delivery_id: string;
+  event_id: string;
+  webhook_id: string;
+  org_id: string;
+  seq: number;
+  /** True for deliveries created by POST /webhooks/{id}/replay. */
+  replay: boolean;
+  snapshot: SnapshotFrom<typeof deliveryMachine>;
+  /** The scheduler task that will run the next attempt; null when none is scheduled. */
+  task_id: number | null;
+  /** Effects fired for an attempt that a delay/reorder postponed: applied when it finally goes out. */
+  held_effects: SendEffect[] | null;
+  attempt_log: AttemptRecord[];
+  ended_at_ms: number | null;
+}
+
+export const webhookStore = defineStore('webhooks', (world) => ({
+  byId: new Map<string, Webhook>(),
+  /** Insertion order = seq order. */
+  list: [] as Webhook[],
+  deliveries: new Map<string, Delivery>(),
+  deliveryList: [] as Delivery[],
+  /** Each webhook's deliveries in creation order, so its list never scans the others'. */
+  byWebhook: new Map<string, Delivery[]>(),
+  /** Secrets (and forged ones for bad_signature faults) come from their own stream. */
+  rng: world.sim.rng.fork('webhooks'),
+}));
+
+const newSecret = (world: World): string => `whsec_${webhookStore(world).rng.hex(32)}`;
+
+export function deliveryState(d: Delivery): DeliveryState {
+  return statusOf(d.snapshot) as DeliveryState;
+}
+
+export function deliveryStatus(d: Delivery): DeliveryStatus {
+  return STATUS_OF_STATE[deliveryState(d)];
+}
+
+// ---- webhooks ----
+
+function deactivateOthers(world: World, keep: Webhook): void {
+  for (const w of webhookStore(world).list) if (w !== keep && w.org_id === keep.org_id) w.active = false;
+}
+
+export function createWebhook(world: World, org: Organization, input: { url: string; active?: boolean }): Webhook {
+  const store = webhookStore(world);
+  const webhook: Webhook = {
+    webhook_id: world.newId('wh'),
+    org_id: org.organization_id,
+    url: input.url,
+    active: input.active ?? true,
+    created_at_ms: world.sim.now_ms(),
+    seq: world.nextSeq(),
+    secret: newSecret(world),
+  };
+  if (webhook.active) deactivateOthers(world, webhook);
+  store.byId.set(webhook.webhook_id, webhook);
+  store.list.push(webhook);
+  return webhook;
+}
+
+/** The webhook, if it exists and belongs to the org; otherwise 404 webhook_not_found. */
+export function requireWebhook(world: World, org_id: string, webhook_id: string): Webhook {
+  const w = webhookStore(world).byId.get(webhook_id);
+  if (!w || w.org_id !== org_id) throw new ApiError('webhook_not_found', `no webhook ${webhook_id}`, { param: 'webhook_id' });
+  return w;
+}
+
+export function activeWebhook(world: World, org_id: string): Webhook | undefined {
+  return webhookStore(world).list.find((w) => w.org_id === org_id && w.active);
+}
+
+export function listWebhooks(world: World, org_id: string, q: { limit?: number; cursor?: string }): Page<Webhook> {
+  return paginate(webhookStore(world).list.filter((w) => w.org_id === org_id), (w) => w.seq, q);
+}
+
+/** A new url applies to pending retries too; activating deactivates the org's other webhooks. */
+export function updateWebhook(world: World, webhook: Webhook, input: { url?: string; active?: boolean }): Webhook {
+  if (input.url !== undefined) webhook.url = input.url;
+  if (input.active !== undefined) {
+    webhook.active = input.active;
+    if (input.active) deactivateOthers(world, webhook);
+  }
+  return webhook;
+}
+
+export function rotateSecret(world: World, webhook: Webhook): Webhook {
+  webhook.secret = newSecret(world);
+  return webhook;
+}
+
+export function serializeWebhook(w: Webhook, opts: { secret: boolean }): Record<string, unknown> {
+  const out: Record<string, unknown> = { webhook_id: w.webhook_id, url: w.url, active: w.active, created_at_ms: w.created_at_ms };
+  if (opts.secret) out.secret = w.secret;
+  return out;
+}
+
+// ---- deliveries ----
+
+function applyEffects(world: World, d: Delivery, effects: DeliveryEffect[]): void {
+  for (const effect of effects) {
+    let task_id = 0;
+    task_id = world.sim.scheduler.schedule(effect.due_ms, 'webhook.attempt', () => runAttempt(world, d.delivery_id, task_id));
+    d.task_id = task_id;
+  }
+}
+
+function step(world: World, d: Delivery, event: DeliveryEvent): void {
+  const next = send<typeof deliveryMachine, DeliveryEffect>(world, deliveryMachine, d.delivery_id, d.snapshot, event);
+  // Every event is sent from the one state that accepts it, so a refusal here is a swapsim bug.
+  if (!next) throw new Error(`webhook_delivery ${d.delivery_id} refused ${event.type} in ${deliveryState(d)}`);
+  d.snapshot = next.snapshot;
+  if (next.snapshot.status === 'done') d.ended_at_ms = world.sim.now_ms();
+  applyEffects(world, d, next.effects);
+}
+
+function createDelivery(world: World, webhook: Webhook, event: StoredEvent, due_ms: number, replay: boolean): Delivery {
+  const store = webhookStore(world);
+  const delivery_id = world.newId('dlv');
+  const initial = start<typeof deliveryMachine, DeliveryEffect>(world, deliveryMachine, delivery_id, {
+    due_ms,
+    retry_schedule_ms: [...world.profile.webhook_retry_schedule_ms],
+    retry_window_ms: world.profile.webhook_retry_window_ms,
+  });
+  const d: Delivery = {
+    delivery_id,
+    event_id: event.envelope.event_id,
+    webhook_id: webhook.webhook_id,
+    org_id: webhook.org_id,
+    seq: world.nextSeq(),
+    replay,
+    snapshot: initial.snapshot,
+    task_id: null,
+    held_effects: null,
+    attempt_log: [],
+    ended_at_ms: null,
+  };
+  store.deliveries.set(delivery_id, d);
+  store.deliveryList.push(d);
+  let mine = store.byWebhook.get(d.webhook_id);
+  if (!mine) store.byWebhook.set(d.webhook_id, (mine = []));
+  mine.push(d);
+  applyEffects(world, d, initial.effects);
+  return d;
+}
+
+/** The `world.hooks.eventPublished` listener: the org's active webhook (if any) gets a delivery, due now. */
+export function onEventPublished(world: World, event_id: string): void {
+  const event = world.events.byId.get(event_id);
+  if (!event) return;
+  const webhook = activeWebhook(world, event.org_id);
+  if (webhook) createDelivery(world, webhook, event, event.envelope.created_at_ms, false);
+}
+
+/** Fires the webhook fault rules once per attempt; returns the postponement and what to do to the send. */
+function fireFaults(world: World, d: Delivery, event: StoredEvent): { postpone_ms: number; effects: SendEffect[] } {
+  const rules = world.sim.faults.fire(
+    'webhook',
+    { ids: [event.envelope.event_id, d.webhook_id, d.delivery_id], account_id: event.envelope.account_id, event_type: event.envelope.type, accepts: ['webhook', 'delay_ms'] },
+    world.sim.now_ms(),
+  );
+  let postpone_ms = 0;
+  const effects: SendEffect[] = [];
+  for (const { effect } of rules) {
+    if ('delay_ms' in effect) postpone_ms += effect.delay_ms;
+    else if ('webhook' in effect) {
+      if (effect.webhook === 'reorder') postpone_ms += world.profile.webhook_reorder_delay_ms;
+      else if (!effects.includes(effect.webhook)) effects.push(effect.webhook);
+    }
+  }
+  return { postpone_ms, effects };
+}
+
+const is2xx = (status: number): boolean => status >= 200 && status <= 299;
+
+/**
+ * One attempt, run by the scheduler and awaited: in virtual mode `advance`/`settle` wait for it, bounded
+ * by `webhook_timeout_ms`. The API keeps answering meanwhile, so a receiver may call /v1 back; a receiver
+ * that calls /_sim/clock/* from inside a delivery waits on the serialized clock until its own attempt
+ * times out (and fails). A stale task (rescheduled since) is a no-op.
+ */
+export async function runAttempt(world: World, delivery_id: string, task_id: number): Promise<void> {
+  const store = webhookStore(world);
+  const d = store.deliveries.get(delivery_id);
+  if (!d || d.task_id !== task_id || deliveryState(d) !== 'pending') return;
+  d.task_id = null;
+  const webhook = store.byId.get(d.webhook_id)!;
+  const event = world.events.byId.get(d.event_id)!;
+  if (!webhook.active && world.profile.webhook_inactive_abandons) {
+    step(world, d, { type: 'ABANDON' });
+    return;
+  }
+  let effects = d.held_effects;
+  if (effects === null) {
+    const fired = fireFaults(world, d, event);
+    if (fired.postpone_ms > 0) {
+      d.held_effects = fired.effects;
+      step(world, d, { type: 'POSTPONE', due_ms: world.sim.now_ms() + fired.postpone_ms });
+      return;
+    }
+    effects = fired.effects;
+  }
+  d.held_effects = null;
+  const at_ms = world.sim.now_ms();
+  step(world, d, { type: 'ATTEMPT', at_ms });
+
+  let http_status = 0;
+  let copies = 0;
+  if (!effects.includes('drop')) {
+    const req = signedRequest({
+      url: webhook.url,
+      prefix: world.profile.webhook_header_prefix,
+      // A forged key: the receiver's check must fail, exactly as for a spoofed request.
+      secret: effects.includes('bad_signature') ? newSecret(world) : webhook.secret,
+      webhook_id: webhook.webhook_id,
+      event_id: d.event_id,
+      delivery_id: d.delivery_id,
+      timestamp_ms: at_ms,
+      body: JSON.stringify(serializeEvent(event)),
+    });
+    copies = effects.includes('duplicate') ? 2 : 1;
+    const statuses: number[] = [];
+    for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms));
+    http_status = statuses.find(is2xx) ?? statuses[statuses.length - 1];
+  }
+  d.attempt_log.push({ at_ms, http_status, copies, effects });
+  step(world, d, is2xx(http_status) ? { type: 'SUCCEEDED', http_status } : { type: 'FAILED', http_status, at_ms });
+}
+
+/** Re-delivers the org's events since `since_ms` (matching `types`) to this webhook, in publication order. */
+export function replay(world: World, webhook: Webhook, input: { since_ms: number; types?: string[] }): Delivery[] {
+  if (!webhook.active && world.profile.webhook_inactive_abandons) {
+    throw new ApiError('invalid_parameter', `webhook ${webhook.webhook_id} is inactive; activate it before replaying`, { param: 'webhook_id' });
+  }
+  const events = selectEvents(world, { org_id: webhook.org_id, since_ms: input.since_ms, types: input.types });
+  const now_ms = world.sim.now_ms();
+  return events.map((e) => createDelivery(world, webhook, e, now_ms, true));
+}
+
+export function listDeliveries(
+  world: World,
+  webhook: Webhook,
+  q: { event_id?: string; status?: DeliveryStatus; limit?: number; cursor?: string },
+): Page<Delivery> {
+  const items = (webhookStore(world).byWebhook.get(webhook.webhook_id) ?? []).filter(
+    (d) => (q.event_id === undefined || d.event_id === q.event_id) && (q.status === undefined || deliveryStatus(d) === q.status),
+  );
+  // Newest first, like a delivery log.
+  items.reverse();
+  return paginate(items, (d) => d.seq, { limit: q.limit, cursor: q.cursor, order: 'desc' });
+}
+
+export function serializeDelivery(d: Delivery): Record<string, unknown> {
+  const ctx = d.snapshot.context;
+  const pending = deliveryState(d) === 'pending';
+  return {
+    delivery_id: d.delivery_id,
+    event_id: d.event_id,
+    status: deliveryStatus(d),
+    http_status: ctx.http_status,
+    attempted_at_ms: ctx.attempted_at_ms,
+    // A retry is due only after a first attempt; the first attempt's own time is not a retry.
+    next_retry_at_ms: pending && ctx.attempts > 0 ? ctx.due_ms : null,
+  };
+}
