@@ -58,9 +58,11 @@ function queryFor(route: AnyRoute): fc.Arbitrary<string> {
 function pathFor(route: AnyRoute): fc.Arbitrary<string> {
   const params = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
   if (params.length === 0) return fc.constant(route.path);
-  return fc.tuple(...params.map((p) => fc.oneof(fc.constantFrom(...(ids[p] ?? ['x'])), fc.string({ minLength: 1, maxLength: 30 })))).map((values) => {
+  // Raw values (not encoded) include malformed percent-escapes such as `%` and `%zz`.
+  const raw = fc.constantFrom('%', '%zz', '%E0%A4%A', '..', '%2F');
+  return fc.tuple(...params.map((p) => fc.oneof(fc.constantFrom(...(ids[p] ?? ['x'])).map(encodeURIComponent), fc.string({ minLength: 1, maxLength: 30 }).map(encodeURIComponent), raw))).map((values) => {
     let path = route.path;
-    params.forEach((p, i) => (path = path.replace(`:${p}`, encodeURIComponent(values[i]))));
+    params.forEach((p, i) => (path = path.replace(`:${p}`, values[i])));
     return path;
   });
 }
@@ -71,7 +73,7 @@ const headerArb = fc.record({
   contentType: fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-7', undefined),
 });
 
-async function hit(base: string, route: AnyRoute, path: string, query: string, body: string | undefined, h: fc.infer<typeof headerArb>) {
+async function hit(base: string, route: AnyRoute, path: string, query: string, body: string | undefined, h: { auth: string; idem: string | undefined; contentType: string | undefined }) {
   const headers: Record<string, string> = {};
   if (h.auth === 'good') headers.authorization = `Bearer ${sim.api_key}`;
   else if (h.auth !== 'none') headers.authorization = h.auth.replace(/[^\x20-\x7e]/g, '');
