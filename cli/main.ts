@@ -1,6 +1,7 @@
 // The swapsim command line. `serve` runs the fake; later issues add scenario, verify, replay, report.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { serve } from '../fake-provider/server.ts';
+import { DEFAULT_PROFILE } from '../fake-provider/profile.ts';
 
 const int = (name: string) => (v: string): number => {
   if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
@@ -26,7 +27,8 @@ export function buildCli(): Command {
     .option('--api-key <key>', 'API key of the demo organization (repeatable)', collect, [])
     .option('--control-token <token>', 'require this bearer token on /_sim (and allow non-loopback clients)')
     .option('--journal <file>', 'append every input as JSON lines to this file')
-    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; controlToken?: string; journal?: string }) => {
+    .option('--webhook-header-prefix <prefix>', 'brand part of the webhook header names (<prefix>-Signature, …)', 'Svc')
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; controlToken?: string; journal?: string; webhookHeaderPrefix: string }) => {
       const api_keys = opts.apiKey.length > 0 ? opts.apiKey : ['sk_sim_demo'];
       const running = await serve({
         port: opts.port,
@@ -37,6 +39,7 @@ export function buildCli(): Command {
         control_token: opts.controlToken,
         journal_path: opts.journal ?? null,
         seed_orgs: [{ api_keys }],
+        profile: { ...DEFAULT_PROFILE, webhook_header_prefix: opts.webhookHeaderPrefix },
       });
       const org = [...running.runtime.world.orgs.values()][0];
       console.log(`swapsim serving (seed ${opts.seed}, ${opts.clock} clock${opts.clock === 'realtime' ? `, speed ${opts.speed}` : ''})`);

@@ -46,6 +46,10 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
       auth: 'public', method: 'get', path: '/organizations', tag, summary: 'List organizations',
       handler: (_i, { world }) => ({ body: { organizations: [...world.orgs.values()].map(serializeOrganization) } }),
     }),
+    defineRoute({
+      auth: 'public', method: 'get', path: '/profile', tag, summary: 'The active behaviour-profile settings',
+      handler: (_i, { world }) => ({ body: { profile: world.profile } }),
+    }),
     defineRoute({ auth: 'public', method: 'get', path: '/clock', tag, summary: 'Read the sim clock', handler: () => ({ body: { clock: clock() } }) }),
     defineRoute({
       auth: 'public', method: 'post', path: '/clock/advance', tag, summary: 'Advance the sim clock, running what falls due',

@@ -34,7 +34,6 @@ const FIXED_STATUS = {
   forbidden: 403,
   not_found: 404,
   route_not_found: 404,
-  method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
   deposit_window_closed: 409,
@@ -46,7 +45,6 @@ const FIXED_STATUS = {
   webhook_not_found: 404,
   internal_error: 500,
   not_implemented: 501,
-  service_unavailable: 503,
 } as const;
 
 export type FixedCode = keyof typeof FIXED_STATUS;

@@ -1,0 +1,133 @@
+// Transition coverage: every (state, event, target) triple that xstate/graph finds in each lifecycle
+// machine must be taken by a real HTTP flow below. A triple no flow reaches fails the test unless it is
+// listed, with a reason, in transition-coverage-exclusions.json; a stale exclusion fails it too.
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { edgesOf, MACHINES } from './engine/machines.ts';
+import { DEFAULT_PROFILE } from './profile.ts';
+import { startTestSim, type TestSim } from './testing/harness.ts';
+import { startReceiver } from './testing/webhook-receiver.ts';
+import type { TransitionRecord } from './engine/lifecycle.ts';
+
+const exclusions: { machine: string; from: string; event: string; to: string; reason: string }[] = JSON.parse(
+  readFileSync(new URL('./transition-coverage-exclusions.json', import.meta.url), 'utf8'),
+).excluded;
+
+const taken = new Set<string>();
+const sims: TestSim[] = [];
+const key = (machine: string, from: string | null, event: string, to: string): string => `${machine}: ${from} --${event}--> ${to}`;
+
+async function newSim(profile = DEFAULT_PROFILE, seed_orgs?: { api_keys: string[]; partner_screening: boolean }[]): Promise<TestSim> {
+  const sim = await startTestSim({ profile, seed: `coverage-${sims.length}`, ...(seed_orgs ? { seed_orgs, api_key: seed_orgs[0].api_keys[0] } : {}) });
+  sims.push(sim);
+  return sim;
+}
+
+function collect(sim: TestSim): void {
+  for (const r of sim.running.runtime.world.transitions.records as TransitionRecord[]) if (r.from !== null) taken.add(key(r.kind, r.from, r.event, r.to));
+}
+
+afterAll(async () => {
+  for (const s of sims) await s.close();
+});
+
+async function accountWithAddress(sim: TestSim, asset_key: string): Promise<{ account_id: string; deposit_address_id: string }> {
+  const account_id = (await sim.api('POST', '/accounts', { body: {} })).body.account.account_id;
+  await sim.advance(10_000);
+  const r = await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key } });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return { account_id, deposit_address_id: r.body.deposit_address.deposit_address_id };
+}
+
+describe('transition coverage through the HTTP API', () => {
+  it('accounts: wallets in active and deactivated states, deactivation', async () => {
+    const sim = await newSim();
+    const a = (await sim.api('POST', '/accounts', { body: {} })).body.account.account_id;
+    const b = (await sim.api('POST', '/accounts', { body: {} })).body.account.account_id;
+    await sim.advance(1_000);
+    expect((await sim.api('POST', `/accounts/${b}/deactivate`)).status).toBe(200);
+    await sim.advance(10_000);
+    expect((await sim.api('POST', `/accounts/${a}/deactivate`)).status).toBe(200);
+    collect(sim);
+  });
+
+  it('deposits: confirmations, screening clean and flagged, drop fault', async () => {
+    const sim = await newSim();
+    const clean = await accountWithAddress(sim, 'native.evm:42161');
+    await sim.control('POST', '/deposits', { deposit_address_id: clean.deposit_address_id, atoms: '1000' });
+    const src = '0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf';
+    await sim.control('POST', '/screening/addresses', { address: src, flag_reason: 'sanctions_match' });
+    await sim.control('POST', '/deposits', { deposit_address_id: clean.deposit_address_id, atoms: '2000', source_address: src });
+    await sim.control('POST', '/faults', { target: 'deposit', effect: { fail: 'deposit_insufficient_confirmations' }, times: 1 });
+    await sim.control('POST', '/deposits', { deposit_address_id: clean.deposit_address_id, atoms: '3000' });
+    await sim.settle();
+    collect(sim);
+  });
+
+  it('deposits: screening finishing last verifies', async () => {
+    const sim = await newSim({ ...DEFAULT_PROFILE, deposit_screening_ms: 60_000 });
+    const { deposit_address_id } = await accountWithAddress(sim, 'native.evm:42161');
+    await sim.control('POST', '/deposits', { deposit_address_id, atoms: '1000' });
+    await sim.settle();
+    collect(sim);
+  });
+
+  it('deposits: partner window closing (pending and last), partner flag', async () => {
+    const sim = await newSim({ ...DEFAULT_PROFILE, deposit_screening_ms: 1_000 }, [{ api_keys: ['sk_partner'], partner_screening: true }]);
+    const fast = await accountWithAddress(sim, 'native.evm:42161');
+    await sim.control('POST', '/deposits', { deposit_address_id: fast.deposit_address_id, atoms: '1000' });
+    const slow = await accountWithAddress(sim, 'native.evm:1');
+    await sim.control('POST', '/deposits', { deposit_address_id: slow.deposit_address_id, atoms: '1000' });
+    const flagged = await sim.control('POST', '/deposits', { deposit_address_id: slow.deposit_address_id, atoms: '5' });
+    const f = await sim.api('POST', `/deposits/${slow.deposit_address_id}/flag`, { body: { tx_hash: flagged.body.deposit.tx_hash, flag_category: 'fraud', flag_message: 'known scam' } });
+    expect(f.status, JSON.stringify(f.body)).toBe(200);
+    await sim.settle();
+    collect(sim);
+  });
+
+  it('webhook deliveries: success, retry, exhaustion, postponement, abandonment', async () => {
+    const sim = await newSim();
+    const rx = await startReceiver();
+    try {
+      const hook = (await sim.api('POST', '/webhooks', { body: { url: rx.url } })).body.webhook;
+      rx.secret = hook.secret;
+      await sim.api('POST', '/accounts', { body: {} });
+      await sim.advance(1);
+      rx.answer = () => 500;
+      await sim.control('POST', '/faults', { target: 'webhook', effect: { delay_ms: 1_000 }, times: 1 });
+      await sim.api('POST', '/accounts', { body: {} });
+      await sim.settle(80 * 3_600_000);
+      rx.answer = () => 200;
+      await sim.api('POST', '/accounts', { body: {} });
+      await sim.api('PATCH', `/webhooks/${hook.webhook_id}`, { body: { active: false } });
+      await sim.settle();
+      collect(sim);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('destinations: suspend, reactivate, delete usable and suspended', async () => {
+    const sim = await newSim();
+    const a = (await sim.api('POST', '/accounts', { body: {} })).body.account.account_id;
+    const reg = async (address: string) => (await sim.api('POST', `/accounts/${a}/destinations`, { body: { asset_key: 'native.evm:1', address } })).body.destination.destination_id;
+    const d1 = await reg('0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf');
+    const d2 = await reg('0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF');
+    await sim.control('POST', `/destinations/${d1}/suspend`, { reason: 'r' });
+    await sim.control('POST', `/destinations/${d1}/reactivate`);
+    await sim.control('POST', `/destinations/${d2}/suspend`, { reason: 'r' });
+    expect((await sim.api('DELETE', `/accounts/${a}/destinations/${d1}`)).status).toBe(204);
+    expect((await sim.api('DELETE', `/accounts/${a}/destinations/${d2}`)).status).toBe(204);
+    collect(sim);
+  });
+
+  it('every machine triple is taken by a flow above or excluded with a reason', () => {
+    const all = Object.entries(MACHINES).flatMap(([name, m]) => edgesOf(m.machine).map((e) => key(name, e.from, e.event, e.to)));
+    const excluded = new Set(exclusions.map((e) => key(e.machine, e.from, e.event, e.to)));
+    for (const e of exclusions) expect(e.reason.length, `${key(e.machine, e.from, e.event, e.to)} needs a reason`).toBeGreaterThan(10);
+    const missed = all.filter((t) => !taken.has(t) && !excluded.has(t));
+    expect(missed, 'machine transitions no flow takes').toEqual([]);
+    const stale = [...excluded].filter((t) => taken.has(t) || !all.includes(t));
+    expect(stale, 'exclusions that are taken now, or no longer exist').toEqual([]);
+  });
+});
