@@ -9,6 +9,19 @@ export interface Violation {
   message: string;
 }
 
+/** One enriched record of GET /accounts/{account_id}/history (spec: History records). */
+export interface HistoryRecord {
+  type: 'trade' | 'zap' | 'cancel';
+  status: string;
+  created_at_ms: number;
+  /** World sequence number of the underlying entity, for cursors (not serialized). */
+  seq: number;
+  /** Asset keys the record touches (`asset_key` filter matches either side). */
+  asset_keys: string[];
+  /** The record exactly as the spec shows it. */
+  body: Record<string, unknown>;
+}
+
 export interface ResourceModule {
   name: string;
   routes?: AnyRoute[];
@@ -16,4 +29,6 @@ export interface ResourceModule {
   control?: AnyRoute[];
   install?(world: World): void;
   invariants?(world: World): Violation[];
+  /** Terminal trades, zaps or cancels of one account, for the history endpoint. */
+  history?(world: World, account_id: string): HistoryRecord[];
 }
