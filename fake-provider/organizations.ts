@@ -9,6 +9,7 @@ export interface OrganizationInput {
   integrator_fee_bps?: string;
   recovery_enabled?: boolean;
   partner_screening?: boolean;
+  forbidden_assets?: string[];
   rate_limits?: Partial<RateLimits>;
 }
 
@@ -21,6 +22,7 @@ export function createOrganization(world: World, input: OrganizationInput = {}):
     integrator_fee_bps: input.integrator_fee_bps ?? world.profile.default_integrator_fee_bps,
     recovery_enabled: input.recovery_enabled ?? true,
     partner_screening: input.partner_screening ?? false,
+    forbidden_assets: [...(input.forbidden_assets ?? [])],
     rate_limits: { ...DEFAULT_RATE_LIMITS, ...input.rate_limits },
     created_at_ms: world.sim.now_ms(),
   };
@@ -37,6 +39,7 @@ export function serializeOrganization(org: Organization): Record<string, unknown
     integrator_fee_bps: org.integrator_fee_bps,
     recovery_enabled: org.recovery_enabled,
     partner_screening: org.partner_screening,
+    forbidden_assets: org.forbidden_assets,
     rate_limits: org.rate_limits,
     created_at_ms: org.created_at_ms,
   };

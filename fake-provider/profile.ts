@@ -66,6 +66,16 @@ export interface Profile {
   webhook_inactive_abandons: boolean;
   /** Order of GET /accounts/{account_id}/activity (spec: not shown); the event feed is always oldest first. */
   activity_order: 'asc' | 'desc';
+  /** Market maker timing for trades and zaps: commit (fill) delay range, then the wait before settlement is initiated. */
+  execution: { fill_ms: { min: number; max: number }; settle_initiate_ms: number };
+  /** How long a settlement may take past its legs' finality before `settlement_timeout` fails it (the fault's stage). */
+  settlement_timeout_ms: number;
+  /** After a `{reorg}` fault: delay from settlement to the orphaning of the leg. The leg reconfirms one finality later. */
+  reorg_after_ms: number;
+  /** Status a settled trade or zap shows while a leg is orphaned (spec: not shown): keep `settled`, or show `pending_settle`. */
+  orphan_status: 'settled' | 'pending_settle';
+  /** Bounds on `poll_after_ms`, which otherwise follows the next scheduled step of the entity. */
+  poll_after_ms: { min: number; max: number };
   /** Idempotency-Key retention. */
   idempotency_retention_ms: number;
   /** Fee defaults for new organizations. */
@@ -85,6 +95,29 @@ export interface Profile {
   market_history_ms: number;
   /** GET /markets/candles: most candles one request may span (spec: not shown); more → invalid_parameter. */
   candles_max_per_request: number;
+  /** Sim time from POST /cancels to the cancel's broadcast (pending → sent; spec: not shown). */
+  cancel_broadcast_ms: number;
+  /** Bounds on a cancel's poll_after_ms (the time to its next expected step, clamped; spec: not shown). */
+  cancel_poll_after_ms: { min: number; max: number };
+  /** Market-maker spread drawn per RFQ from the `spreads` stream, whole basis points of the output, inclusive bounds. */
+  spread_bps: { min: number; max: number };
+  /** Solver latency drawn per RFQ from the `solvers` stream: a quote is ready this long after the RFQ is created. */
+  solver_latency_ms: { min: number; max: number };
+  /** Quote expiry as a fraction of the RFQ TTL after the RFQ's creation (spec: within the TTL); never before the quote exists. */
+  quote_ttl_fraction: number;
+  /** POST /rfqs `ttl_ms` and `wait_ms` bounds (spec: defaults 1000 and 250, bounds not shown); outside → invalid_parameter. */
+  rfq_ttl_ms: { min: number; max: number };
+  rfq_wait_ms_max: number;
+  /** Default liquidity of every pair, a USD decimal (the control plane can set another per pair). */
+  pair_liquidity_usd: string;
+  /** Notional outside 1..100000 USD: the spec allows `insufficient_liquidity` or a validation error. */
+  size_out_of_bounds_error: 'insufficient_liquidity' | 'invalid_parameter';
+  /** HYBRID_SOLANA_TO_INTENTS: `min_intermediate_out` is the notional in Solana USDC less this haircut. */
+  hybrid_intermediate_haircut_bps: number;
+  /** Most platform + integrator fee a quote may carry, whole bps (spec: not shown); more → invalid_parameter. */
+  max_total_fee_bps: number;
+  /** GET /quotes/{id} once the quote has expired: the quote as stored, or 4xx quote_expired (spec: not shown). */
+  quote_read_after_expiry: 'quote' | 'quote_expired';
 }
 
 const MINUTE = 60_000;
@@ -143,6 +176,11 @@ export const DEFAULT_PROFILE: Profile = {
   webhook_reorder_delay_ms: 5_000,
   webhook_inactive_abandons: true,
   activity_order: 'asc',
+  execution: { fill_ms: { min: 200, max: 1_500 }, settle_initiate_ms: 500 },
+  settlement_timeout_ms: 10 * MINUTE,
+  reorg_after_ms: 30_000,
+  orphan_status: 'settled',
+  poll_after_ms: { min: 250, max: 60_000 },
   idempotency_retention_ms: 24 * HOUR,
   default_platform_fee_bps: '10',
   default_integrator_fee_bps: '0',
@@ -151,4 +189,16 @@ export const DEFAULT_PROFILE: Profile = {
   price_walk: { step_bps_max: 50, stable_step_bps_max: 2, reversion_ppm: 10_000 },
   market_history_ms: 30 * 24 * HOUR,
   candles_max_per_request: 1000,
+  cancel_broadcast_ms: 2_000,
+  cancel_poll_after_ms: { min: 500, max: 60_000 },
+  spread_bps: { min: 5, max: 30 },
+  solver_latency_ms: { min: 40, max: 900 },
+  quote_ttl_fraction: 1,
+  rfq_ttl_ms: { min: 100, max: 60_000 },
+  rfq_wait_ms_max: 10_000,
+  pair_liquidity_usd: '100000',
+  size_out_of_bounds_error: 'insufficient_liquidity',
+  hybrid_intermediate_haircut_bps: 100,
+  max_total_fee_bps: 5000,
+  quote_read_after_expiry: 'quote',
 };

@@ -8,6 +8,9 @@ import { DEFAULT_PROFILE } from './profile.ts';
 import { startTestSim, type TestSim } from './testing/harness.ts';
 import { startReceiver } from './testing/webhook-receiver.ts';
 import type { TransitionRecord } from './engine/lifecycle.ts';
+import { rfqCoverageFlow } from './resources/rfqs/fixtures.ts';
+import { driveZapEdges } from './resources/zaps/coverage-flows.ts';
+import { destination, firmQuote, fund, readyAccount } from './testing/flows.ts';
 
 const exclusions: { machine: string; from: string; event: string; to: string; reason: string }[] = JSON.parse(
   readFileSync(new URL('./transition-coverage-exclusions.json', import.meta.url), 'utf8'),
@@ -118,6 +121,77 @@ describe('transition coverage through the HTTP API', () => {
     await sim.control('POST', `/destinations/${d2}/suspend`, { reason: 'r' });
     expect((await sim.api('DELETE', `/accounts/${a}/destinations/${d1}`)).status).toBe(204);
     expect((await sim.api('DELETE', `/accounts/${a}/destinations/${d2}`)).status).toBe(204);
+    collect(sim);
+  });
+
+  it('cancels: confirmed, broadcast_failed, confirmation_timeout, delayed (credits locked, released, consumed)', async () => {
+    const sim = await newSim();
+    const { account_id, deposit_address_id } = await accountWithAddress(sim, 'native.evm:42161');
+    for (const atoms of ['1000', '2000', '3000']) await sim.control('POST', '/deposits', { deposit_address_id, atoms });
+    await sim.settle();
+    const credits = (await sim.api('GET', `/accounts/${account_id}/credits`)).body.credits.map((c: { credit_id: string }) => c.credit_id);
+    const dest = await sim.api('POST', `/accounts/${account_id}/destinations`, { body: { asset_key: 'native.evm:42161', address: '0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf' } });
+    const destination_id = dest.body.destination.destination_id;
+    await sim.control('POST', '/faults', { target: 'cancel', effect: { fail: 'broadcast_failed' }, match: { ids: [credits[0]] } });
+    await sim.control('POST', '/faults', { target: 'cancel', effect: { fail: 'confirmation_timeout' }, match: { ids: [credits[1]] } });
+    await sim.control('POST', '/faults', { target: 'cancel', effect: { delay_ms: 5_000 }, match: { ids: [credits[2]] } });
+    for (const credit_id of credits) {
+      const r = await sim.api('POST', '/cancels', { body: { account_id, credit_id, destination_id } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+    }
+    await sim.settle();
+    collect(sim);
+  });
+
+  it('rfqs and quotes: pending, ready, expired, consumed', async () => {
+    const sim = await newSim();
+    await rfqCoverageFlow(sim);
+    collect(sim);
+  });
+
+  it('zaps: every funding path and failure stage', async () => {
+    const sim = await newSim();
+    await driveZapEdges(sim);
+    // filled --FAIL: the settlement cannot be initiated.
+    const account_id = await readyAccount(sim);
+    const credit_id = await fund(sim, account_id, 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831', '100000000');
+    const destination_id = await destination(sim, account_id, 'native.evm:42161');
+    await sim.control('POST', '/faults', { target: 'zap', effect: { fail: 'settlement_failed' }, match: { account_id }, times: 1 });
+    const z = await sim.api('POST', '/zaps', {
+      body: { account_id, credit_id, destination_id, from_asset_key: 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831', to_asset_key: 'native.evm:42161', amount_in_atoms: '50000000', min_amount_out_atoms: '0' },
+    });
+    expect(z.status, JSON.stringify(z.body)).toBe(200);
+    await sim.settle();
+    expect((await sim.api('GET', `/zaps/${z.body.zap.zap_id}`)).body.zap.failure_code).toBe('settlement_failed');
+    collect(sim);
+  });
+
+  it('trades: settled with reorgs of both legs, and a failure at every stage', async () => {
+    const sim = await newSim();
+    const ETH = 'native.evm:42161';
+    const USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
+    const account_id = await readyAccount(sim);
+    const destination_id = await destination(sim, account_id, USDC);
+    const credit_id = await fund(sim, account_id, ETH, '1000000000000000000');
+    const trade = async (fault?: Record<string, unknown>) => {
+      if (fault) await sim.control('POST', '/faults', { target: 'trade', effect: fault, match: { account_id }, times: 1 });
+      const { quote_id } = await firmQuote(sim, { account_id, credit_id, destination_id, from: ETH, to: USDC, amount_in_atoms: '100000000000000000' });
+      const r = await sim.api('POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: '100' } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      await sim.settle();
+      return (await sim.api('GET', `/trades/${r.body.trade.trade_id}`)).body.trade;
+    };
+    // A failed trade leaves the credit open, so one credit serves every failure.
+    expect((await trade({ fail: 'execution_failed' })).failure_code).toBe('execution_failed');
+    expect((await trade({ fail: 'settlement_failed' })).failure_code).toBe('settlement_failed');
+    expect((await trade({ fail: 'settlement_timeout' })).failure_code).toBe('settlement_timeout');
+    expect((await trade({ fail: 'settlement_orphaned' })).failure_code).toBe('settlement_orphaned');
+    await sim.control('POST', '/faults', { target: 'trade', effect: { reorg: 'in' }, match: { account_id }, times: 1 });
+    const settled = await trade({ reorg: 'out' });
+    expect(settled.status).toBe('settled');
+    const types = sim.running.runtime.world.events.all.map((e) => e.envelope.type).filter((t) => t.startsWith('trade.settlement_'));
+    // The settlement_orphaned failure, then one leg at a time: orphaned, reconfirmed, orphaned, reconfirmed.
+    expect(types).toEqual(['trade.settlement_orphaned', 'trade.settlement_orphaned', 'trade.settlement_reconfirmed', 'trade.settlement_orphaned', 'trade.settlement_reconfirmed']);
     collect(sim);
   });
 

@@ -20,6 +20,8 @@ export interface Organization {
   integrator_fee_bps: string;
   recovery_enabled: boolean;
   partner_screening: boolean;
+  /** Asset policy: asset keys this organization may not trade (403 forbidden_asset). */
+  forbidden_assets: string[];
   rate_limits: RateLimits;
   created_at_ms: number;
 }

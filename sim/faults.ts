@@ -51,6 +51,8 @@ export interface FaultSubject {
   path?: string;
   /** The effect kinds this choke point can apply, e.g. ['fail', 'delay_ms']. */
   accepts: string[];
+  /** For `fail` rules: the failure codes that can happen at this stage (a rule for another stage waits). */
+  fail_codes?: readonly string[];
 }
 
 export interface FaultPlan {
@@ -69,6 +71,7 @@ const wildcard = (pattern: string, value: string): boolean =>
 export function matches(rule: FaultRule, s: FaultSubject): boolean {
   const m = rule.match;
   if (!s.accepts.includes(Object.keys(rule.effect)[0])) return false;
+  if ('fail' in rule.effect && s.fail_codes !== undefined && !s.fail_codes.includes(rule.effect.fail)) return false;
   if (m.ids && m.ids.length > 0 && !(s.ids ?? []).some((id) => m.ids!.includes(id))) return false;
   if (m.account_id !== undefined && m.account_id !== s.account_id) return false;
   if (m.asset_key !== undefined && m.asset_key !== s.asset_key) return false;

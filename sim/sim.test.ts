@@ -181,3 +181,13 @@ describe('realtime driver', () => {
     expect(moved).toBe(clock.now_ms());
   });
 });
+
+describe('fault stages', () => {
+  it('a fail rule fires only at a choke point that can produce its code, keeping its count for that stage', () => {
+    const plan = createFaultPlan(createRng(3).fork('faults'));
+    plan.add({ target: 'trade', effect: { fail: 'settlement_failed' }, match: {}, probability: 1, times: 1 }, 'f', 0);
+    expect(plan.fire('trade', { accepts: ['fail'], fail_codes: ['execution_failed'] }, 1)).toHaveLength(0);
+    expect(plan.list()[0].times).toBe(1);
+    expect(plan.fire('trade', { accepts: ['fail'], fail_codes: ['settlement_failed', 'settlement_timeout'] }, 2)).toHaveLength(1);
+  });
+});

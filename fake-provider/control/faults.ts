@@ -22,9 +22,9 @@ export const FLAG_REASONS = ['sanctions_match', 'high_risk_score', 'mixer_associ
 export const IMPLEMENTED_EFFECTS: Record<FaultTarget, readonly string[]> = {
   deposit: ['fail', 'flag', 'delay_ms'],
   webhook: ['webhook', 'delay_ms'],
-  trade: [],
-  zap: [],
-  cancel: [],
+  trade: ['fail', 'reorg', 'delay_ms'],
+  zap: ['fail', 'reorg', 'delay_ms'],
+  cancel: ['fail', 'delay_ms'],
   recovery: [],
   http: [],
 };

@@ -5,6 +5,7 @@ import type { Runtime } from '../app.ts';
 import { defineRoute, type AnyRoute } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { bpsString } from '../http/validate.ts';
+import { assetByKey, isCanonicalAssetKey } from '../resources/assets/catalog.ts';
 import { createOrganization, serializeOrganization } from '../organizations.ts';
 import { checkFault, faultBody } from './faults.ts';
 import { checkInvariants } from './invariants.ts';
@@ -19,6 +20,11 @@ const orgBody = z.object({
   integrator_fee_bps: bpsString.optional(),
   recovery_enabled: z.boolean().optional(),
   partner_screening: z.boolean().optional(),
+  // Validated asset keys (grammar, then catalog), so a policy never names an asset that cannot exist.
+  forbidden_assets: z
+    .array(z.string().refine(isCanonicalAssetKey, { message: 'must be a canonical asset_key', params: { api_code: 'invalid_asset_key' } }).refine((k) => assetByKey(k) !== undefined, { message: 'is not a supported asset', params: { api_code: 'asset_not_supported' } }))
+    .max(1000)
+    .optional(),
   rate_limits: z
     .object({
       reads: z.number().int().min(1).max(1_000_000).optional(),

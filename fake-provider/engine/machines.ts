@@ -7,6 +7,10 @@ import { creditMachine } from '../resources/credits/machine.ts';
 import { depositMachine } from '../resources/deposits/machine.ts';
 import { deliveryMachine } from '../resources/webhooks/machine.ts';
 import { destinationMachine } from '../resources/destinations/machine.ts';
+import { cancelMachine } from '../resources/cancels/machine.ts';
+import { quoteMachine, rfqMachine } from '../resources/rfqs/machine.ts';
+import { tradeMachine } from '../resources/trades/machine.ts';
+import { zapMachine } from '../resources/zaps/machine.ts';
 
 export interface MachineInfo {
   machine: AnyStateMachine;
@@ -26,6 +30,11 @@ export const MACHINES: Record<string, MachineInfo> = {
   deposit: info(depositMachine),
   webhook_delivery: info(deliveryMachine),
   destination: info(destinationMachine),
+  cancel: info(cancelMachine),
+  rfq: info(rfqMachine),
+  quote: info(quoteMachine),
+  trade: info(tradeMachine),
+  zap: info(zapMachine),
 };
 
 export interface Edge {

@@ -43,6 +43,15 @@ const FIXED_STATUS = {
   destination_not_found: 404,
   // The webhook endpoints answer 404 for an unknown (or another organization's) webhook; the spec names no code.
   webhook_not_found: 404,
+  // GET /cancels/{cancel_id} for an unknown (or another organization's) cancel; the spec names no code.
+  cancel_not_found: 404,
+  // GET /rfqs/{id} and the quote endpoints answer 404 for unknown (or another organization's) ids; the spec names no code.
+  rfq_not_found: 404,
+  quote_not_found: 404,
+  // GET /trades/{id} of an unknown or foreign trade: the spec names no code.
+  trade_not_found: 404,
+  // GET /zaps/{zap_id} of an unknown or another organization's zap: the spec says 404 but names no code.
+  zap_not_found: 404,
   internal_error: 500,
   not_implemented: 501,
 } as const;

@@ -9,6 +9,12 @@ import { depositsResource } from './deposits/index.ts';
 import { eventsResource } from './events/index.ts';
 import { webhooksResource } from './webhooks/index.ts';
 import { destinationsResource } from './destinations/index.ts';
+import { cancelsResource } from './cancels/index.ts';
+import { historyResource } from './history/index.ts';
+import { pricingResource } from './pricing/index.ts';
+import { rfqsResource } from './rfqs/index.ts';
+import { zapsResource } from './zaps/index.ts';
+import { tradesResource } from './trades/index.ts';
 
 export const RESOURCES: readonly ResourceModule[] = [
   accountsResource,
@@ -20,4 +26,10 @@ export const RESOURCES: readonly ResourceModule[] = [
   eventsResource,
   webhooksResource,
   destinationsResource,
+  cancelsResource,
+  historyResource,
+  pricingResource,
+  rfqsResource,
+  tradesResource,
+  zapsResource,
 ];

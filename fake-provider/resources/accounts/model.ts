@@ -131,13 +131,14 @@ export function deactivate(world: World, account: Account): Account {
   return account;
 }
 
-export type AccountAction = 'rfq' | 'zap' | 'deposit_registration' | 'destination_registration';
+export type AccountAction = 'rfq' | 'zap' | 'deposit_registration' | 'destination_registration' | 'cancel';
 
 /** Refuses new work on accounts that are deactivated (RFQs, zaps, deposits) or exporting/exported (everything). */
 export function requireOperable(account: Account, action: AccountAction): void {
   const status = accountStatus(account);
   if (status === 'active') return;
-  if (status === 'deactivated' && action === 'destination_registration') return;
+  // Spec (States → Account): a deactivated account's open credits remain available for cancels.
+  if (status === 'deactivated' && (action === 'destination_registration' || action === 'cancel')) return;
   throw new ApiError('account_not_operable', `account ${account.account_id} is ${status}; it accepts no new ${action.replace('_', ' ')}`, {
     param: 'account_id',
     details: { account_id: account.account_id, status },

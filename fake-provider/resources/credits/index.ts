@@ -19,6 +19,7 @@ export {
   releaseCredit,
   requireCredit,
   serializeCredit,
+  sourceKey,
   type Balance,
   type CreateCreditInput,
   type Credit,

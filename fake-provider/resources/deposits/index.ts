@@ -24,6 +24,7 @@ export {
   type LandInput,
 } from './model.ts';
 export { depositMachine, type DepositStatus, type FlagReason } from './machine.ts';
+export { generateTxHash } from './chain-formats.ts';
 
 export const depositsResource: ResourceModule = {
   name: 'deposits',

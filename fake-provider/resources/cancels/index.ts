@@ -1,0 +1,26 @@
+// The cancels resource: whole-credit transfers to a registered destination; what other resources may use
+// (a cancel-style transfer for recoveries), its /v1 routes, its history records and its invariants.
+import type { ResourceModule } from '../../resource.ts';
+import { cancelInvariants } from './invariants.ts';
+import { cancelHistory } from './model.ts';
+import { cancelRoutes } from './routes.ts';
+
+export {
+  cancelStatus,
+  cancelStore,
+  createCancel,
+  launchCancel,
+  requireCancel,
+  serializeCancel,
+  type Cancel,
+  type CreateCancelInput,
+  type LaunchInput,
+} from './model.ts';
+export { cancelMachine, CANCEL_FAILURE_CODES, type CancelFailureCode, type CancelStatus } from './machine.ts';
+
+export const cancelsResource: ResourceModule = {
+  name: 'cancels',
+  routes: cancelRoutes,
+  invariants: cancelInvariants,
+  history: cancelHistory,
+};

@@ -1,0 +1,193 @@
+// Drives a trade or zap from execution to settlement on the sim clock: market-maker fill, settlement
+// initiation, leg finality, failures at the stage where each code can happen, reorgs of a settled leg,
+// and the credit effects (source consumed, settlement and change credits, pending amounts).
+// The entity's own machine decides what each step means; this module only schedules and applies.
+import type { World } from '../../world.ts';
+import { addPending, clearPending, consumeCredit, createCredit, newCreditId, releaseCredit, requireCredit } from '../credits/index.ts';
+import { assetByKey } from '../assets/catalog.ts';
+import { generateTxHash } from '../deposits/index.ts';
+import type { WalletChain } from '../accounts/index.ts';
+import { finalAt, type Leg, type Settlement } from './settlement.ts';
+
+export type SwapKind = 'trade' | 'zap';
+
+/** Failure codes by the stage at which they can happen (the fault plan's `fail_codes`). */
+export const EXECUTION_FAIL_CODES = ['execution_failed', 'deposit_insufficient_confirmations'] as const;
+export const SETTLEMENT_FAIL_CODES = ['settlement_failed', 'settlement_timeout', 'settlement_orphaned'] as const;
+
+export type SwapEvent =
+  | { type: 'FILL' }
+  | { type: 'SETTLE_INITIATED' }
+  | { type: 'SETTLED'; credit_id: string }
+  | { type: 'FAIL'; code: string }
+  | { type: 'ORPHAN'; leg: Leg }
+  | { type: 'RECONFIRM'; leg: Leg };
+
+export interface Swap {
+  kind: SwapKind;
+  id: string;
+  org_id: string;
+  account_id: string;
+  from_asset_key: string;
+  to_asset_key: string;
+  /** The source credit, locked with holder = id while the swap runs. */
+  credit_id: string;
+  amount_in_atoms: bigint;
+  /** Net output: what the settlement credit carries. */
+  amount_out_atoms: bigint;
+  settlement: Settlement | null;
+  settled_at_ms: number | null;
+  /** When the next scheduled step falls due (poll_after_ms follows it). */
+  next_due_ms: number | null;
+  /** Ids a fault rule's `match.ids` may name (trade/zap id, quote id, credit id…). */
+  fault_ids: string[];
+  /** Set after an internal failure path has run (so a later stale step is a no-op). */
+  done: boolean;
+}
+
+export interface SwapOps {
+  /** Sends an event to the entity's machine and applies its effects; false when refused (stale step). */
+  send(world: World, swap: Swap, event: SwapEvent): boolean;
+  /** At fill time: a failure code when the fill cannot happen on the quoted terms, else null. */
+  checkFill(world: World, swap: Swap): string | null;
+}
+
+const chainOf = (asset_key: string): WalletChain => assetByKey(asset_key)!.chain as WalletChain;
+
+function subject(swap: Swap, accepts: string[], fail_codes?: readonly string[]) {
+  return { ids: swap.fault_ids, account_id: swap.account_id, asset_key: swap.from_asset_key, accepts, fail_codes };
+}
+
+/** Sum of the `delay_ms` faults that fire for this step. */
+function delayFor(world: World, swap: Swap): number {
+  let total = 0;
+  for (const rule of world.sim.faults.fire(swap.kind, subject(swap, ['delay_ms']), world.sim.now_ms())) {
+    if ('delay_ms' in rule.effect) total += rule.effect.delay_ms;
+  }
+  return total;
+}
+
+function failCode(world: World, swap: Swap, codes: readonly string[]): string | null {
+  const fired = world.sim.faults.fire(swap.kind, subject(swap, ['fail'], codes), world.sim.now_ms());
+  const first = fired.find((r) => 'fail' in r.effect);
+  return first && 'fail' in first.effect ? first.effect.fail : null;
+}
+
+function at(world: World, swap: Swap, due_ms: number, kind: string, run: () => void): void {
+  swap.next_due_ms = due_ms;
+  world.sim.scheduler.schedule(due_ms, `${swap.kind}.${kind}`, run);
+}
+
+const pendingKey = (swap: Swap): string => `${swap.kind}:${swap.id}:settlement`;
+
+/** Fails the swap: the source credit is released (stays open), pending output cleared. */
+export function failSwap(world: World, swap: Swap, ops: SwapOps, code: string): void {
+  if (swap.done || !ops.send(world, swap, { type: 'FAIL', code })) return;
+  swap.done = true;
+  swap.next_due_ms = null;
+  releaseCredit(world, swap.credit_id, swap.id);
+  clearPending(world, pendingKey(swap));
+}
+
+/** Starts the run from `executing`: the market maker commits after its fill delay (plus any delay faults). */
+export function beginExecution(world: World, swap: Swap, ops: SwapOps): void {
+  const p = world.profile.execution.fill_ms;
+  const fill_ms = p.min + Math.floor(world.sim.rng.fork(`fills/${swap.id}`).next() * (p.max - p.min + 1));
+  at(world, swap, world.sim.now_ms() + fill_ms + delayFor(world, swap), 'fill', () => fill(world, swap, ops));
+}
+
+function fill(world: World, swap: Swap, ops: SwapOps): void {
+  if (swap.done) return;
+  const code = failCode(world, swap, EXECUTION_FAIL_CODES) ?? ops.checkFill(world, swap);
+  if (code) return failSwap(world, swap, ops, code);
+  if (!ops.send(world, swap, { type: 'FILL' })) return;
+  // Funds are credited as pending from the fill until the settlement credit exists.
+  addPending(world, { account_id: swap.account_id, asset_key: swap.to_asset_key, key: pendingKey(swap), atoms: swap.amount_out_atoms });
+  const due = world.sim.now_ms() + world.profile.execution.settle_initiate_ms + delayFor(world, swap);
+  at(world, swap, due, 'settle_initiated', () => initiateSettlement(world, swap, ops));
+}
+
+function initiateSettlement(world: World, swap: Swap, ops: SwapOps): void {
+  if (swap.done) return;
+  // settlement_failed lands here: the settlement transactions cannot be initiated (from `filled`);
+  // settlement_timeout and settlement_orphaned land once the legs are on chain (from `pending_settle`).
+  const code = failCode(world, swap, SETTLEMENT_FAIL_CODES);
+  if (code === 'settlement_failed') return failSwap(world, swap, ops, code);
+  const rng = world.sim.rng.fork(`settlements/${swap.id}`);
+  const now = world.sim.now_ms();
+  const leg = (asset_key: string) => ({ tx_hash: generateTxHash(chainOf(asset_key), rng), chain: chainOf(asset_key), included_at_ms: now, orphaned: false });
+  swap.settlement = { out: leg(swap.from_asset_key), in: leg(swap.to_asset_key) };
+  if (!ops.send(world, swap, { type: 'SETTLE_INITIATED' })) return;
+  const final_ms = Math.max(finalAt(world, swap.settlement.out), finalAt(world, swap.settlement.in));
+  if (code === 'settlement_timeout') {
+    at(world, swap, final_ms + world.profile.settlement_timeout_ms, 'settlement_timeout', () => failSwap(world, swap, ops, code));
+  } else if (code === 'settlement_orphaned') {
+    // The out leg confirms, a reorg drops it, and the resubmission never confirms.
+    at(world, swap, finalAt(world, swap.settlement.out), 'settlement_orphaned', () => {
+      if (swap.done) return;
+      swap.settlement!.out.orphaned = true;
+      ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
+      failSwap(world, swap, ops, code);
+    });
+  } else {
+    at(world, swap, final_ms + delayFor(world, swap), 'settled', () => settle(world, swap, ops));
+  }
+}
+
+function settle(world: World, swap: Swap, ops: SwapOps): void {
+  if (swap.done) return;
+  const source = requireCredit(world, swap.org_id, swap.credit_id);
+  const settlement_credit_id = newCreditId(world);
+  // The machine publishes `<kind>.settled` first; `credit.created` for the new credits follows it.
+  if (!ops.send(world, swap, { type: 'SETTLED', credit_id: settlement_credit_id })) return;
+  swap.done = true;
+  swap.next_due_ms = null;
+  swap.settled_at_ms = world.sim.now_ms();
+  consumeCredit(world, swap.credit_id, swap.id);
+  clearPending(world, pendingKey(swap));
+  createCredit(world, {
+    org_id: swap.org_id, account_id: swap.account_id, asset_key: swap.to_asset_key, atoms: swap.amount_out_atoms,
+    source_type: 'trade_settlement', source_id: swap.id, credit_id: settlement_credit_id,
+  });
+  const change = source.atoms - swap.amount_in_atoms;
+  if (change > 0n) {
+    createCredit(world, { org_id: swap.org_id, account_id: swap.account_id, asset_key: swap.from_asset_key, atoms: change, source_type: 'change', source_id: swap.id });
+  }
+  scheduleReorgs(world, swap, ops);
+}
+
+/**
+ * `{reorg: 'out'|'in'}` faults: the settled leg is dropped, resubmitted, and reconfirmed one finality later.
+ * One leg is orphaned at a time: a second reorg waits until the first leg has reconfirmed.
+ */
+function scheduleReorgs(world: World, swap: Swap, ops: SwapOps): void {
+  for (const rule of world.sim.faults.fire(swap.kind, subject(swap, ['reorg']), world.sim.now_ms())) {
+    if (!('reorg' in rule.effect)) continue;
+    const which: Leg = rule.effect.reorg;
+    world.sim.scheduler.after(world.profile.reorg_after_ms, `${swap.kind}.settlement_orphaned`, () => orphan(world, swap, ops, which));
+  }
+}
+
+function orphan(world: World, swap: Swap, ops: SwapOps, which: Leg): void {
+  const s = swap.settlement!;
+  const other = which === 'out' ? s.in : s.out;
+  if (other.orphaned) {
+    world.sim.scheduler.schedule(finalAt(world, other) + 1, `${swap.kind}.settlement_orphaned`, () => orphan(world, swap, ops, which));
+    return;
+  }
+  const leg = s[which];
+  if (!ops.send(world, swap, { type: 'ORPHAN', leg: which })) return;
+  leg.orphaned = true;
+  leg.included_at_ms = world.sim.now_ms();
+  world.sim.scheduler.schedule(finalAt(world, leg), `${swap.kind}.settlement_reconfirmed`, () => {
+    leg.orphaned = false;
+    ops.send(world, swap, { type: 'RECONFIRM', leg: which });
+  });
+}
+
+/** poll_after_ms: until the next scheduled step, within the profile's bounds (route-aware through chain timing). */
+export function pollAfterMs(world: World, swap: Swap): number {
+  const { min, max } = world.profile.poll_after_ms;
+  const wait = swap.next_due_ms === null ? min : swap.next_due_ms - world.sim.now_ms();
+  return Math.max(min, Math.min(max, wait));
+}

@@ -1,0 +1,28 @@
+// The pricing resource: the simulated market maker other resources price with (RFQ quotes, zaps, trade
+// fills), and the /_sim liquidity control. It serves no /v1 route of its own.
+import type { ResourceModule } from '../../resource.ts';
+import { pricingControlRoutes } from './routes.ts';
+
+export {
+  checkPairAllowed,
+  drawSolverLatencyMs,
+  drawSpreadBps,
+  forwardOut,
+  pairLiquidityScaled,
+  price,
+  serializeFees,
+  MAX_NOTIONAL_USD_SCALED,
+  MIN_NOTIONAL_USD_SCALED,
+  SOLANA_USDC,
+  type Fees,
+  type PriceRequest,
+  type Priced,
+  type RouteType,
+  type Side,
+} from './model.ts';
+export { bpsUnits, formatBps } from './arithmetic.ts';
+
+export const pricingResource: ResourceModule = {
+  name: 'pricing',
+  control: pricingControlRoutes,
+};

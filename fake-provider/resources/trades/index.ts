@@ -1,0 +1,14 @@
+// The trades resource: started by accepting a firm quote; what other resources may use, and its routes.
+import type { ResourceModule } from '../../resource.ts';
+import { tradeHistory, tradeInvariants } from './model.ts';
+import { tradeRoutes } from './routes.ts';
+
+export { startTrade, serializeTrade, requireTrade, tradeStatus, tradeState, tradeStore, type Trade, type StartTradeInput } from './model.ts';
+export { tradeMachine } from './machine.ts';
+
+export const tradesResource: ResourceModule = {
+  name: 'trades',
+  routes: tradeRoutes,
+  invariants: tradeInvariants,
+  history: tradeHistory,
+};

@@ -1,0 +1,219 @@
+// Trade operations: start a trade from an accepted firm quote (the source credit is locked), run it
+// through the shared execution driver, re-check the quoted terms at fill time (slippage, liquidity),
+// and serialize trades and their history records exactly as the spec shows them.
+import type { SnapshotFrom } from 'xstate';
+import { defineStore, type Organization, type World } from '../../world.ts';
+import { ApiError } from '../../http/errors.ts';
+import { publish } from '../../engine/events.ts';
+import { send, start, statusOf } from '../../engine/lifecycle.ts';
+import type { HistoryRecord, Violation } from '../../resource.ts';
+import { assetByKey } from '../assets/catalog.ts';
+import { creditStore, lockCredit, sourceKey } from '../credits/index.ts';
+import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapEvent, type SwapOps } from '../execution/index.ts';
+import { checkPairAllowed, forwardOut, serializeFees, type Fees } from '../pricing/index.ts';
+import { tradeMachine, type TradeEffect, type TradeState } from './machine.ts';
+
+export interface StartTradeInput {
+  org: Organization;
+  quote_id: string;
+  rfq_id: string;
+  account_id: string;
+  credit_id: string;
+  destination_id: string;
+  from_asset_key: string;
+  to_asset_key: string;
+  side: 'exact_in' | 'exact_out';
+  amount_in_atoms: bigint;
+  expected_out_atoms: bigint;
+  fees: Fees;
+  route_type: string;
+  slippage_bps: string;
+  client_order_id: string | null;
+  quoted_from_price_usd_scaled: bigint;
+  quoted_to_price_usd_scaled: bigint;
+  integrator_fee_bps?: string;
+  spread_bps: number;
+}
+
+export interface Trade {
+  trade_id: string;
+  input: StartTradeInput;
+  created_at_ms: number;
+  seq: number;
+  snapshot: SnapshotFrom<typeof tradeMachine>;
+  swap: Swap;
+}
+
+export const tradeStore = defineStore('trades', () => ({ byId: new Map<string, Trade>(), list: [] as Trade[] }));
+
+export function tradeState(t: Trade): TradeState {
+  return statusOf(t.snapshot) as TradeState;
+}
+
+/** The status the API shows: a settled trade with an orphaned leg shows the profile's `orphan_status`. */
+export function tradeStatus(world: World, t: Trade): string {
+  const s = tradeState(t);
+  return s === 'settled_orphaned' ? world.profile.orphan_status : s;
+}
+
+const isTerminal = (world: World, t: Trade): boolean => ['settled', 'failed'].includes(tradeStatus(world, t));
+
+function identifiers(t: Trade): Record<string, unknown> {
+  const ids: Record<string, unknown> = { trade_id: t.trade_id, quote_id: t.input.quote_id };
+  if (t.input.client_order_id !== null) ids.client_order_id = t.input.client_order_id;
+  return ids;
+}
+
+function applyEffects(world: World, t: Trade, effects: TradeEffect[]): void {
+  for (const e of effects) {
+    const data = { ...identifiers(t), ...e.extra };
+    if (e.event_type === 'trade.settled') data.credit_id = t.snapshot.context.settlement_credit_id;
+    publish(world, t.input.org.organization_id, t.input.account_id, e.event_type, data);
+  }
+}
+
+function sendTrade(world: World, t: Trade, event: SwapEvent): boolean {
+  const step = send<typeof tradeMachine, TradeEffect>(world, tradeMachine, t.trade_id, t.snapshot, event);
+  if (!step) return false;
+  t.snapshot = step.snapshot;
+  applyEffects(world, t, step.effects);
+  return true;
+}
+
+const BPS_SCALE = 10_000n;
+const scaleBps = (bps: string): bigint => {
+  const [i, f = ''] = bps.split('.');
+  return BigInt(i + f.padEnd(4, '0').slice(0, 4));
+};
+
+/**
+ * At fill the market maker honours the firm quote only if the market has not moved against it by more
+ * than `slippage_bps` and the pair still has the liquidity: otherwise the trade fails with execution_failed.
+ */
+function checkFill(world: World, swap: Swap): string | null {
+  const t = tradeStore(world).byId.get(swap.id)!;
+  const i = t.input;
+  const from = assetByKey(i.from_asset_key)!;
+  const to = assetByKey(i.to_asset_key)!;
+  try {
+    checkPairAllowed(world, i.org, from, to);
+    const now = forwardOut(world, { org: i.org, from, to, amount_in_atoms: i.amount_in_atoms, integrator_fee_bps: i.integrator_fee_bps, spread_bps: i.spread_bps });
+    const floor = (i.expected_out_atoms * (BPS_SCALE * 10_000n - scaleBps(i.slippage_bps))) / (BPS_SCALE * 10_000n);
+    return now.expected_out_atoms < floor ? 'execution_failed' : null;
+  } catch (e) {
+    if (e instanceof ApiError) return 'execution_failed';
+    throw e;
+  }
+}
+
+const ops: SwapOps = {
+  send: (world, swap, event) => sendTrade(world, tradeStore(world).byId.get(swap.id)!, event),
+  checkFill,
+};
+
+/** Locks the source credit (credit_in_use / credit_already_consumed if it cannot) and starts the trade. */
+export function startTrade(world: World, input: StartTradeInput): { trade_id: string } {
+  const trade_id = world.newId('trd');
+  lockCredit(world, input.credit_id, trade_id);
+  const initial = start<typeof tradeMachine, TradeEffect>(world, tradeMachine, trade_id, undefined);
+  const t: Trade = {
+    trade_id,
+    input,
+    created_at_ms: world.sim.now_ms(),
+    seq: world.nextSeq(),
+    snapshot: initial.snapshot,
+    swap: {
+      kind: 'trade',
+      id: trade_id,
+      org_id: input.org.organization_id,
+      account_id: input.account_id,
+      from_asset_key: input.from_asset_key,
+      to_asset_key: input.to_asset_key,
+      credit_id: input.credit_id,
+      amount_in_atoms: input.amount_in_atoms,
+      amount_out_atoms: input.expected_out_atoms,
+      settlement: null,
+      settled_at_ms: null,
+      next_due_ms: null,
+      fault_ids: [trade_id, input.quote_id, input.rfq_id, input.credit_id],
+      done: false,
+    },
+  };
+  const store = tradeStore(world);
+  store.byId.set(trade_id, t);
+  store.list.push(t);
+  applyEffects(world, t, initial.effects);
+  beginExecution(world, t.swap, ops);
+  return { trade_id };
+}
+
+export function requireTrade(world: World, org_id: string, trade_id: string): Trade {
+  const t = tradeStore(world).byId.get(trade_id);
+  if (!t || t.input.org.organization_id !== org_id) throw new ApiError('trade_not_found', `no trade ${trade_id}`, { param: 'trade_id' });
+  return t;
+}
+
+export function serializeTradeRecord(world: World, t: Trade): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    trade_id: t.trade_id,
+    status: tradeStatus(world, t),
+    quote_id: t.input.quote_id,
+    client_order_id: t.input.client_order_id,
+    fees: serializeFees(t.input.fees),
+  };
+  if (t.snapshot.context.failure_code !== null) out.failure_code = t.snapshot.context.failure_code;
+  if (t.swap.settlement) out.settlement = serializeSettlement(world, t.swap.settlement);
+  if (!isTerminal(world, t)) out.poll_after_ms = pollAfterMs(world, t.swap);
+  return out;
+}
+
+export function serializeTrade(world: World, trade_id: string): Record<string, unknown> {
+  return serializeTradeRecord(world, tradeStore(world).byId.get(trade_id)!);
+}
+
+export function tradeHistory(world: World, account_id: string): HistoryRecord[] {
+  return tradeStore(world)
+    .list.filter((t) => t.input.account_id === account_id && isTerminal(world, t))
+    .map((t) => {
+      const status = tradeStatus(world, t);
+      const body: Record<string, unknown> = {
+        type: 'trade',
+        status,
+        created_at_ms: t.created_at_ms,
+        trade_id: t.trade_id,
+        client_order_id: t.input.client_order_id,
+        from_asset_key: t.input.from_asset_key,
+        to_asset_key: t.input.to_asset_key,
+        amount_in_atoms: t.input.amount_in_atoms.toString(),
+        amount_out_atoms: t.input.expected_out_atoms.toString(),
+        fees: serializeFees(t.input.fees),
+      };
+      if (t.swap.settlement) body.settlement = settlementSummary(world, t.swap.settlement);
+      if (t.swap.settled_at_ms !== null) body.settled_at_ms = t.swap.settled_at_ms;
+      if (t.snapshot.context.failure_code !== null) body.failure_code = t.snapshot.context.failure_code;
+      return { type: 'trade' as const, status, created_at_ms: t.created_at_ms, seq: t.seq, asset_keys: [t.input.from_asset_key, t.input.to_asset_key], body };
+    });
+}
+
+/** Credit conservation per settled trade, fee arithmetic, and the source credit's state per outcome. */
+export function tradeInvariants(world: World): Violation[] {
+  const out: Violation[] = [];
+  const { byId: credits, bySource } = creditStore(world);
+  const madeBy = (type: string, id: string) => credits.get(bySource.get(sourceKey(type, id, type)) ?? '');
+  for (const t of tradeStore(world).list) {
+    const f = t.input.fees;
+    if (f.total_atoms !== f.platform_atoms + f.integrator_atoms) out.push({ invariant: 'fees_total', entity_id: t.trade_id, message: 'total_atoms != platform + integrator' });
+    const source = credits.get(t.input.credit_id);
+    const state = tradeState(t);
+    const consumed = source?.snapshot.value === 'consumed';
+    if (state === 'failed' && consumed) out.push({ invariant: 'failed_leaves_credit_open', entity_id: t.trade_id, message: 'failed trade consumed its credit' });
+    if ((state === 'settled' || state === 'settled_orphaned') && source) {
+      if (!consumed) out.push({ invariant: 'settled_consumes_credit', entity_id: t.trade_id, message: 'settled trade left its source credit open' });
+      const settlement = madeBy('trade_settlement', t.trade_id);
+      const change = madeBy('change', t.trade_id);
+      if (!settlement || settlement.atoms !== t.input.expected_out_atoms) out.push({ invariant: 'settlement_credit', entity_id: t.trade_id, message: 'settlement credit missing or != amount_out' });
+      if ((change?.atoms ?? 0n) + t.input.amount_in_atoms !== source.atoms) out.push({ invariant: 'change_plus_in', entity_id: t.trade_id, message: 'change + amount_in != source atoms' });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,27 @@
+// The zaps resource: auction-based market/limit orders from a credit or a deposit to a registered
+// destination; what other resources may use, its /v1 routes, its deposit hook, history and invariants.
+import type { ResourceModule } from '../../resource.ts';
+import { onDepositResolved } from '../deposits/index.ts';
+import { onZapDeposit, zapHistory, zapInvariants } from './model.ts';
+import { zapRoutes } from './routes.ts';
+
+export {
+  createZap,
+  requireZap,
+  serializeZap,
+  zapState,
+  zapStatus,
+  zapStore,
+  DEPOSIT_STAGE_FAIL_CODES,
+  FILL_STAGE_FAIL_CODES,
+  type Zap,
+} from './model.ts';
+export { zapMachine, ZAP_FAILURE_CODES, ZAP_STATUSES, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
+
+export const zapsResource: ResourceModule = {
+  name: 'zaps',
+  routes: zapRoutes,
+  install: (world) => onDepositResolved(world, onZapDeposit),
+  invariants: zapInvariants,
+  history: zapHistory,
+};

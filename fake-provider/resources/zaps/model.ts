@@ -1,0 +1,460 @@
+// Zap operations over the world: create (credit-funded: lock the credit and execute; deposit-funded: issue a
+// single-use deposit address and wait), the deposit's outcome, expiry, the fill-time floor check, reads and
+// lists, history records and invariants. Execution itself runs in the shared driver (resources/execution).
+import type { SnapshotFrom } from 'xstate';
+import { defineStore, type Organization, type World } from '../../world.ts';
+import { ApiError } from '../../http/errors.ts';
+import { oneOfAmount } from '../../http/amounts.ts';
+import { publish } from '../../engine/events.ts';
+import { send, start, statusOf } from '../../engine/lifecycle.ts';
+import { paginate, type Page } from '../../http/pagination.ts';
+import type { HistoryRecord, Violation } from '../../resource.ts';
+import { requireAccount, requireOperable } from '../accounts/index.ts';
+import { resolveAssetRef, type Asset } from '../assets/index.ts';
+import { creditHolder, creditStatus, creditStore, lockCredit, releaseCredit, requireCredit, sourceKey, type Credit } from '../credits/index.ts';
+import { createZapDepositAddress, depositStatus, serializeDepositAddress, type DepositAddress, type Deposit } from '../deposits/index.ts';
+import { requireUsableDestination } from '../destinations/index.ts';
+import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapOps } from '../execution/index.ts';
+import { drawSpreadBps, price, serializeFees, type Fees, type Priced } from '../pricing/index.ts';
+import { zapMachine, type ZapEffect, type ZapEvent, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
+import type { CreateZapBody } from './schemas.ts';
+
+/** Zap-only fault codes, by the stage where each can happen (the driver draws the execution and settlement ones). */
+export const DEPOSIT_STAGE_FAIL_CODES = ['from_asset_mismatch', 'deposit_flagged', 'deposit_insufficient_confirmations', 'zap_expired'] as const;
+export const FILL_STAGE_FAIL_CODES = ['zap_expired', 'min_amount_out_not_met'] as const;
+
+export interface Zap {
+  zap_id: string;
+  org_id: string;
+  account_id: string;
+  client_zap_id: string | null;
+  expires_at_ms: number | null;
+  from: Asset;
+  to: Asset;
+  requested_amount_in_atoms: bigint;
+  /** The verified deposit's amount (deposit-funded zaps only, once verified). */
+  observed_amount_in_atoms: bigint | null;
+  /** 0 = no floor. */
+  min_amount_out_atoms: bigint;
+  destination_id: string;
+  integrator_fee_bps: string | undefined;
+  /** The market maker's spread, drawn once at creation. */
+  spread_bps: number;
+  /** Fee rates as priced at creation: what a record shows when the zap never got an amount to price. */
+  fee_rates: Pick<Fees, 'platform_bps' | 'integrator_bps' | 'total_bps'>;
+  /** Fees on the amount executed, at the latest price (creation or verification, then the fill). */
+  fees: Fees | null;
+  /** Deposit-funded zaps only. */
+  deposit_address: DepositAddress | null;
+  /**
+   * The credit the zap draws on: the one given, or the one the verified deposit made. For a mismatched
+   * deposit it names that deposit's credit, which the zap never locks.
+   */
+  credit_id: string | null;
+  /** Exists from the moment execution begins. */
+  swap: Swap | null;
+  expiry_task_id: number | null;
+  created_at_ms: number;
+  seq: number;
+  snapshot: SnapshotFrom<typeof zapMachine>;
+}
+
+export const zapStore = defineStore('zaps', () => ({
+  byId: new Map<string, Zap>(),
+  /** Creation order = seq order. */
+  list: [] as Zap[],
+  /** Single-use deposit address → the zap waiting on it. */
+  byDepositAddress: new Map<string, Zap>(),
+}));
+
+export function zapState(z: Zap): ZapState {
+  return statusOf(z.snapshot) as ZapState;
+}
+
+/** The status the API shows: a settled zap with an orphaned leg shows the profile's `orphan_status`. */
+export function zapStatus(world: World, z: Zap): ZapStatus {
+  const s = zapState(z);
+  return (s === 'settled_orphaned' ? world.profile.orphan_status : s) as ZapStatus;
+}
+
+const isTerminal = (world: World, z: Zap): boolean => ['settled', 'failed'].includes(zapStatus(world, z));
+const BEFORE_FILL: ReadonlySet<ZapState> = new Set(['created', 'awaiting_deposit', 'executing']);
+
+function orgOf(world: World, z: Zap): Organization {
+  return world.orgs.get(z.org_id)!;
+}
+
+function identifiers(z: Zap): Record<string, unknown> {
+  const ids: Record<string, unknown> = { zap_id: z.zap_id };
+  if (z.client_zap_id !== null) ids.client_zap_id = z.client_zap_id;
+  return ids;
+}
+
+function applyEffects(world: World, z: Zap, effects: ZapEffect[]): void {
+  const ctx = z.snapshot.context;
+  for (const e of effects) {
+    const data = identifiers(z);
+    if (e.event_type === 'zap.settled') data.credit_id = ctx.settlement_credit_id;
+    // Recovery fields (recovery_id, credit_id) join zap.failed with the recovery flow.
+    if (e.event_type === 'zap.failed') data.failure_code = ctx.failure_code;
+    publish(world, z.org_id, z.account_id, e.event_type, data);
+  }
+}
+
+function sendZap(world: World, z: Zap, event: ZapEvent): boolean {
+  const step = send<typeof zapMachine, ZapEffect>(world, zapMachine, z.zap_id, z.snapshot, event);
+  if (!step) return false;
+  z.snapshot = step.snapshot;
+  // Expiry only applies before the fill; past it the timer must not hold the clock (`/_sim/clock/settle`).
+  if (z.expiry_task_id !== null && !BEFORE_FILL.has(zapState(z))) {
+    world.sim.scheduler.cancel(z.expiry_task_id);
+    z.expiry_task_id = null;
+  }
+  applyEffects(world, z, step.effects);
+  return true;
+}
+
+function faultIds(z: Zap): string[] {
+  return [z.zap_id, z.credit_id, z.deposit_address?.deposit_address_id].filter((id): id is string => typeof id === 'string');
+}
+
+/** The first zap `fail` rule for this stage that fires now, or null. */
+function faultCode(world: World, z: Zap, codes: readonly string[]): ZapFailureCode | null {
+  const subject = { ids: faultIds(z), account_id: z.account_id, asset_key: z.from.asset_key, accepts: ['fail'], fail_codes: codes };
+  const first = world.sim.faults.fire('zap', subject, world.sim.now_ms()).find((r) => 'fail' in r.effect);
+  return first && 'fail' in first.effect ? (first.effect.fail as ZapFailureCode) : null;
+}
+
+function priceAt(world: World, z: Zap, amount_in_atoms: bigint, spread_bps: number): Priced {
+  return price(world, { org: orgOf(world, z), from: z.from, to: z.to, side: 'exact_in', amount_atoms: amount_in_atoms, integrator_fee_bps: z.integrator_fee_bps, spread_bps });
+}
+
+/**
+ * At fill the zap executes at market: the executed amount is re-priced at current prices. A lost pair or
+ * size outside the bounds fails it with execution_failed; net output below the floor, min_amount_out_not_met.
+ */
+function checkFill(world: World, swap: Swap): string | null {
+  const z = zapStore(world).byId.get(swap.id)!;
+  const injected = faultCode(world, z, FILL_STAGE_FAIL_CODES);
+  if (injected) return injected;
+  let now: Priced;
+  try {
+    now = priceAt(world, z, swap.amount_in_atoms, z.spread_bps);
+  } catch (e) {
+    if (e instanceof ApiError) return 'execution_failed';
+    throw e;
+  }
+  if (now.expected_out_atoms < z.min_amount_out_atoms) return 'min_amount_out_not_met';
+  swap.amount_out_atoms = now.expected_out_atoms;
+  z.fees = now.fees;
+  return null;
+}
+
+const ops: SwapOps = {
+  send: (world, swap, event) => sendZap(world, zapStore(world).byId.get(swap.id)!, event),
+  checkFill,
+};
+
+function newSwap(z: Zap, credit_id: string, amount_in_atoms: bigint, amount_out_atoms: bigint): Swap {
+  return {
+    kind: 'zap',
+    id: z.zap_id,
+    org_id: z.org_id,
+    account_id: z.account_id,
+    from_asset_key: z.from.asset_key,
+    to_asset_key: z.to.asset_key,
+    credit_id,
+    amount_in_atoms,
+    amount_out_atoms,
+    settlement: null,
+    settled_at_ms: null,
+    next_due_ms: null,
+    fault_ids: faultIds(z),
+    done: false,
+  };
+}
+
+/** `expires_at_ms` reached: fails the zap if execution has not filled yet (the machine refuses otherwise). */
+function expire(world: World, z: Zap): void {
+  z.expiry_task_id = null;
+  if (!sendZap(world, z, { type: 'EXPIRE' })) return;
+  if (z.swap) {
+    z.swap.done = true;
+    z.swap.next_due_ms = null;
+    releaseCredit(world, z.swap.credit_id, z.zap_id);
+  }
+}
+
+/** The credit checks of a credit-funded zap, before anything changes. */
+function requireSpendableCredit(world: World, org_id: string, account_id: string, credit_id: string, from: Asset, amount_in_atoms: bigint): Credit {
+  const credit = requireCredit(world, org_id, credit_id, { account_id });
+  if (credit.asset_key !== from.asset_key) {
+    throw new ApiError('invalid_parameter', `credit ${credit_id} holds ${credit.asset_key}, not the source asset ${from.asset_key}`, { param: 'credit_id' });
+  }
+  if (creditStatus(credit) === 'consumed') throw new ApiError('credit_already_consumed', `credit ${credit_id} is no longer open`, { param: 'credit_id' });
+  const holder = creditHolder(credit);
+  if (holder !== null) {
+    throw new ApiError('credit_in_use', `credit ${credit_id} is in use by ${holder}; it can be used again once that finishes`, { param: 'credit_id', details: { credit_id } });
+  }
+  if (credit.atoms < amount_in_atoms) {
+    throw new ApiError('insufficient_balance', `credit ${credit_id} holds ${credit.atoms} atoms; the zap needs ${amount_in_atoms}`, {
+      param: 'credit_id',
+      details: { credit_id, available_atoms: credit.atoms.toString(), requested_amount_in_atoms: amount_in_atoms.toString() },
+    });
+  }
+  return credit;
+}
+
+/**
+ * POST /zaps. Every check precedes any change: account (404 account_not_found, 409 account_not_operable),
+ * assets, amounts, expiry, destination (404 destination_not_found, 400, 403 destination_suspended), the
+ * pair and size (403 forbidden_asset, 400 unsupported_pair, insufficient_liquidity), then the credit
+ * (404 not_found, 400, 409 credit_already_consumed / credit_in_use, insufficient_balance) or, without one,
+ * the chain wallet for the deposit address (404 not_available).
+ */
+export function createZap(world: World, org: Organization, body: CreateZapBody): Zap {
+  const org_id = org.organization_id;
+  const account = requireAccount(world, org_id, body.account_id);
+  requireOperable(account, 'zap');
+  const from = resolveAssetRef(world, org_id, { asset_key: body.from_asset_key, symbol: body.from_symbol }, { prefix: 'from_', required: true });
+  const to = resolveAssetRef(world, org_id, { asset_key: body.to_asset_key, symbol: body.to_symbol }, { prefix: 'to_', required: true });
+  const amount_in = oneOfAmount(body, 'amount_in_atoms', 'amount_in_ui', from.decimals, true)!;
+  const min_out = oneOfAmount(body, 'min_amount_out_atoms', 'min_amount_out_ui', to.decimals, true)!;
+  if (amount_in === 0n) {
+    const param = body.amount_in_atoms !== undefined ? 'amount_in_atoms' : 'amount_in_ui';
+    throw new ApiError('invalid_parameter', `${param} must be greater than zero`, { param });
+  }
+  const now = world.sim.now_ms();
+  if (body.expires_at_ms !== undefined && body.expires_at_ms <= now) {
+    throw new ApiError('invalid_parameter', `expires_at_ms must lie in the future (now is ${now})`, { param: 'expires_at_ms', details: { now_ms: now } });
+  }
+  requireUsableDestination(world, org_id, account.account_id, body.destination_id, to.asset_key);
+  // Priced at the widest spread: a request that passes here passes at whatever spread is drawn below.
+  const preview = price(world, { org, from, to, side: 'exact_in', amount_atoms: amount_in, integrator_fee_bps: body.integrator_fee_bps, spread_bps: world.profile.spread_bps.max });
+  const credit = body.credit_id !== undefined ? requireSpendableCredit(world, org_id, account.account_id, body.credit_id, from, amount_in) : null;
+  const deposit_address = credit ? null : createZapDepositAddress(world, account, from);
+
+  // Nothing refuses from here on.
+  const store = zapStore(world);
+  const zap_id = world.newId('zap');
+  const z: Zap = {
+    zap_id,
+    org_id,
+    account_id: account.account_id,
+    client_zap_id: body.client_zap_id ?? null,
+    expires_at_ms: body.expires_at_ms ?? null,
+    from,
+    to,
+    requested_amount_in_atoms: amount_in,
+    observed_amount_in_atoms: null,
+    min_amount_out_atoms: min_out,
+    destination_id: body.destination_id,
+    integrator_fee_bps: body.integrator_fee_bps,
+    spread_bps: drawSpreadBps(world),
+    fee_rates: { platform_bps: preview.fees.platform_bps, integrator_bps: preview.fees.integrator_bps, total_bps: preview.fees.total_bps },
+    fees: null,
+    deposit_address,
+    credit_id: credit?.credit_id ?? null,
+    swap: null,
+    expiry_task_id: null,
+    created_at_ms: now,
+    seq: world.nextSeq(),
+    snapshot: start<typeof zapMachine, ZapEffect>(world, zapMachine, zap_id, undefined).snapshot,
+  };
+  store.byId.set(z.zap_id, z);
+  store.list.push(z);
+  if (z.expires_at_ms !== null) z.expiry_task_id = world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire', () => expire(world, z));
+  if (credit) {
+    const priced = priceAt(world, z, amount_in, z.spread_bps);
+    lockCredit(world, credit.credit_id, z.zap_id);
+    z.fees = priced.fees;
+    z.swap = newSwap(z, credit.credit_id, amount_in, priced.expected_out_atoms);
+    sendZap(world, z, { type: 'BEGIN' });
+    beginExecution(world, z.swap, ops);
+  } else {
+    store.byDepositAddress.set(deposit_address!.deposit_address_id, z);
+    sendZap(world, z, { type: 'AWAIT_DEPOSIT' });
+  }
+  return z;
+}
+
+/**
+ * The deposits resource reports every resolved deposit. Only the first deposit to land on a zap's address
+ * funds it; later ones (`repeat_on_single_use`) and deposits after the zap ended stay ordinary credits.
+ */
+export function onZapDeposit(world: World, d: Deposit): void {
+  if (d.repeat_on_single_use) return;
+  const z = zapStore(world).byDepositAddress.get(d.deposit_address_id);
+  if (!z || zapState(z) !== 'awaiting_deposit') return;
+  const status = depositStatus(d);
+  if (status === 'flagged') return void sendZap(world, z, { type: 'FLAGGED' });
+  if (status === 'dropped') return void sendZap(world, z, { type: 'DROPPED' });
+  if (status !== 'verified' || d.credit_id === null) return;
+  z.credit_id = d.credit_id;
+  // Another asset of the same chain: the deposit keeps its own credit; the zap does not touch it.
+  if (d.asset_key !== z.from.asset_key) return void sendZap(world, z, { type: 'MISMATCH' });
+  z.observed_amount_in_atoms = d.atoms;
+  const injected = faultCode(world, z, DEPOSIT_STAGE_FAIL_CODES);
+  if (injected) return void sendZap(world, z, { type: 'FAIL', code: injected });
+  let priced: Priced;
+  try {
+    priced = priceAt(world, z, d.atoms, z.spread_bps);
+  } catch (e) {
+    // The observed amount is not executable (size bounds, a lost pair): an existing failure code.
+    if (e instanceof ApiError) return void sendZap(world, z, { type: 'FAIL', code: 'execution_failed' });
+    throw e;
+  }
+  lockCredit(world, d.credit_id, z.zap_id);
+  z.fees = priced.fees;
+  // The whole deposit is executed, so the credit is used up and no change credit follows.
+  z.swap = newSwap(z, d.credit_id, d.atoms, priced.expected_out_atoms);
+  sendZap(world, z, { type: 'DEPOSIT_VERIFIED' });
+  beginExecution(world, z.swap, ops);
+}
+
+/** The zap if it belongs to the org; otherwise 404 zap_not_found (ids are globally unique). */
+export function requireZap(world: World, org_id: string, zap_id: string): Zap {
+  const z = zapStore(world).byId.get(zap_id);
+  if (!z || z.org_id !== org_id) throw new ApiError('zap_not_found', `no zap ${zap_id}`, { param: 'zap_id' });
+  return z;
+}
+
+export function listZaps(world: World, org_id: string, q: { account_id?: string; status?: ZapStatus; limit?: number; cursor?: string }): Page<Zap> {
+  const items: Zap[] = [];
+  const all = zapStore(world).list;
+  for (let i = all.length - 1; i >= 0; i--) {
+    const z = all[i];
+    if (z.org_id !== org_id || (q.account_id !== undefined && z.account_id !== q.account_id)) continue;
+    if (q.status !== undefined && zapStatus(world, z) !== q.status) continue;
+    items.push(z);
+  }
+  return paginate(items, (z) => z.seq, { limit: q.limit, cursor: q.cursor, order: 'desc' });
+}
+
+/** Until the next scheduled step; while awaiting a deposit, the source chain's finality time (bounded by the profile). */
+function pollAfter(world: World, z: Zap): number {
+  if (z.swap) return pollAfterMs(world, z.swap);
+  const { min, max } = world.profile.poll_after_ms;
+  const t = world.profile.chains[z.from.chain];
+  return Math.max(min, Math.min(max, t.block_ms * t.finality_confirmations));
+}
+
+/** POST /zaps answers the fields the spec lists for each starting status (plus client_zap_id, nullable). */
+export function serializeCreated(world: World, z: Zap): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    zap_id: z.zap_id,
+    status: zapStatus(world, z),
+    client_zap_id: z.client_zap_id,
+    requested_amount_in_atoms: z.requested_amount_in_atoms.toString(),
+  };
+  if (z.deposit_address) out.deposit_address = serializeDepositAddress(z.deposit_address);
+  out.poll_after_ms = pollAfter(world, z);
+  return out;
+}
+
+/** GET /zaps/{zap_id}: every Zap field that applies now. */
+export function serializeZap(world: World, z: Zap): Record<string, unknown> {
+  const status = zapStatus(world, z);
+  const out: Record<string, unknown> = { zap_id: z.zap_id, account_id: z.account_id, status, client_zap_id: z.client_zap_id };
+  if (z.expires_at_ms !== null) out.expires_at_ms = z.expires_at_ms;
+  out.requested_amount_in_atoms = z.requested_amount_in_atoms.toString();
+  if (z.observed_amount_in_atoms !== null) out.observed_amount_in_atoms = z.observed_amount_in_atoms.toString();
+  out.from_asset_key = z.from.asset_key;
+  out.to_asset_key = z.to.asset_key;
+  out.created_at_ms = z.created_at_ms;
+  if (status === 'awaiting_deposit' && z.deposit_address) out.deposit_address = serializeDepositAddress(z.deposit_address);
+  if (z.snapshot.context.failure_code !== null) out.failure_code = z.snapshot.context.failure_code;
+  if (z.swap?.settlement) out.settlement = serializeSettlement(world, z.swap.settlement);
+  if (z.fees) out.fees = serializeFees(z.fees);
+  if (!isTerminal(world, z)) out.poll_after_ms = pollAfter(world, z);
+  return out;
+}
+
+export function serializeZapItem(world: World, z: Zap): Record<string, unknown> {
+  return {
+    zap_id: z.zap_id,
+    account_id: z.account_id,
+    status: zapStatus(world, z),
+    client_zap_id: z.client_zap_id,
+    requested_amount_in_atoms: z.requested_amount_in_atoms.toString(),
+    from_asset_key: z.from.asset_key,
+    to_asset_key: z.to.asset_key,
+    created_at_ms: z.created_at_ms,
+  };
+}
+
+/** Fees of a zap that never got an amount to price: the rates it was created with, no atoms. */
+function unpricedFees(z: Zap): Record<string, string> {
+  return { ...z.fee_rates, platform_atoms: '0', integrator_atoms: '0', total_atoms: '0' };
+}
+
+/** Terminal zaps of one account as history records (spec: History records → zap). */
+export function zapHistory(world: World, account_id: string): HistoryRecord[] {
+  const out: HistoryRecord[] = [];
+  for (const z of zapStore(world).list) {
+    if (z.account_id !== account_id || !isTerminal(world, z)) continue;
+    const status = zapStatus(world, z);
+    const body: Record<string, unknown> = {
+      type: 'zap',
+      status,
+      created_at_ms: z.created_at_ms,
+      zap_id: z.zap_id,
+      client_zap_id: z.client_zap_id,
+      from_asset_key: z.from.asset_key,
+      to_asset_key: z.to.asset_key,
+      // What was (or would have been) executed: the swap's input, else the observed, else the requested amount.
+      amount_in_atoms: (z.swap?.amount_in_atoms ?? z.observed_amount_in_atoms ?? z.requested_amount_in_atoms).toString(),
+      amount_out_atoms: (z.swap?.amount_out_atoms ?? 0n).toString(),
+      requested_amount_in_atoms: z.requested_amount_in_atoms.toString(),
+    };
+    if (z.observed_amount_in_atoms !== null) body.observed_amount_in_atoms = z.observed_amount_in_atoms.toString();
+    body.fees = z.fees ? serializeFees(z.fees) : unpricedFees(z);
+    if (z.swap?.settlement) body.settlement = settlementSummary(world, z.swap.settlement);
+    if (z.swap?.settled_at_ms != null) body.settled_at_ms = z.swap.settled_at_ms;
+    if (z.snapshot.context.failure_code !== null) body.failure_code = z.snapshot.context.failure_code;
+    out.push({ type: 'zap', status, created_at_ms: z.created_at_ms, seq: z.seq, asset_keys: [z.from.asset_key, z.to.asset_key], body });
+  }
+  return out;
+}
+
+/**
+ * Per zap: fee arithmetic; a running zap holds its credit; a failed zap never consumed its credit and no
+ * longer holds it; a zap that never executed (mismatch, flag…) never touched the deposit's credit; a
+ * settled zap consumed its credit, made a settlement credit of amount_out, and change + amount_in = source.
+ */
+export function zapInvariants(world: World): Violation[] {
+  const out: Violation[] = [];
+  const { byId: credits, bySource } = creditStore(world);
+  const madeBy = (type: string, id: string) => credits.get(bySource.get(sourceKey(type, id, type)) ?? '');
+  const bad = (invariant: string, z: Zap, message: string) => out.push({ invariant: `zaps.${invariant}`, entity_id: z.zap_id, message });
+  for (const z of zapStore(world).list) {
+    const f = z.fees;
+    if (f && f.total_atoms !== f.platform_atoms + f.integrator_atoms) bad('fees_total', z, 'total_atoms != platform + integrator');
+    const state = zapState(z);
+    const source = z.credit_id === null ? undefined : credits.get(z.credit_id);
+    const holder = source ? creditHolder(source) : null;
+    const consumedByZap = source?.snapshot.context.consumed_by === z.zap_id;
+    if (state === 'awaiting_deposit' && (z.swap || !z.deposit_address)) bad('awaiting_deposit', z, 'awaiting a deposit without a deposit address, or already executing');
+    if (!z.swap) {
+      if (holder === z.zap_id || consumedByZap) bad('unexecuted_leaves_credit', z, `zap never executed but holds or consumed ${z.credit_id}`);
+      continue;
+    }
+    if (!source || source.credit_id !== z.swap.credit_id) {
+      bad('source_credit', z, 'executing zap without its source credit');
+      continue;
+    }
+    if (state === 'executing' || state === 'filled' || state === 'pending_settle') {
+      if (holder !== z.zap_id || creditStatus(source) !== 'open') bad('running_holds_credit', z, `${state} zap does not hold its open credit`);
+    } else if (state === 'failed') {
+      if (consumedByZap) bad('failed_leaves_credit_open', z, 'failed zap consumed its credit');
+      if (holder === z.zap_id) bad('failed_releases_credit', z, 'failed zap still holds its credit');
+    } else if (state === 'settled' || state === 'settled_orphaned') {
+      if (!consumedByZap) bad('settled_consumes_credit', z, 'settled zap did not consume its source credit');
+      const settlement = madeBy('trade_settlement', z.zap_id);
+      const change = madeBy('change', z.zap_id);
+      if (!settlement || settlement.atoms !== z.swap.amount_out_atoms || settlement.asset_key !== z.to.asset_key) bad('settlement_credit', z, 'settlement credit missing or != amount_out');
+      if ((change?.atoms ?? 0n) + z.swap.amount_in_atoms !== source.atoms) bad('change_plus_in', z, 'change + amount_in != source atoms');
+    }
+  }
+  return out;
+}

@@ -1,0 +1,417 @@
+// Zap lifecycles over real HTTP on the virtual clock: credit-funded and deposit-funded runs with their
+// events, balances and credits; every failure code through a real flow or a fault; reorgs; expiry;
+// history records; the invariants; and every edge of the zap machine taken by these flows.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestSim } from '../../testing/harness.ts';
+import { edgesOf } from '../../engine/machines.ts';
+import { zapMachine } from './machine.ts';
+import {
+  ARB_ETH, ARB_FINALITY_MS, ARB_USDC, FLOOR_ATOMS, IN_ATOMS, addFault, balancesOf, credit, creditZap, depositZap, eventsOf, funded,
+  getZap, holderOf, land, newDestination, nowMs, pinPrices, postZap, readyAccount, startDepositSim, zapEvents,
+} from './fixtures.ts';
+
+let sim: TestSim;
+beforeAll(async () => {
+  sim = await startDepositSim();
+  await pinPrices(sim);
+});
+afterAll(() => sim.close());
+
+/** Fill ≤ 1.5 s, settlement initiated 0.5 s later: by 2 s a zap is pending_settle. */
+const TO_PENDING_MS = 2_000;
+
+async function awaitingZap(extra: Record<string, unknown> = {}) {
+  const account_id = await readyAccount(sim);
+  const destination_id = await newDestination(sim, account_id, ARB_ETH);
+  const r = await postZap(sim, depositZap(account_id, destination_id, extra));
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return { account_id, destination_id, zap_id: r.body.zap.zap_id as string, deposit_address_id: r.body.zap.deposit_address.deposit_address_id as string, created: r.body.zap };
+}
+
+/** The deposit credit a landed deposit made on the address, once verified. */
+async function depositCredit(deposit_address_id: string): Promise<string> {
+  const r = await sim.control('GET', `/deposits?deposit_address_id=${deposit_address_id}`);
+  return r.body.deposits[0].credit_id;
+}
+
+describe('a credit-funded zap', () => {
+  it('runs executing → filled → pending_settle → settled with its events, balances and credits', async () => {
+    const f = await funded(sim);
+    const r = await postZap(sim, creditZap(f, { client_zap_id: 'cz-1', min_amount_out_atoms: FLOOR_ATOMS }));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const zap_id = r.body.zap.zap_id;
+    expect(r.body.zap).toEqual({ zap_id: expect.stringMatching(/^zap_/), status: 'executing', client_zap_id: 'cz-1', requested_amount_in_atoms: IN_ATOMS, poll_after_ms: expect.any(Number) });
+    expect(r.body.zap.poll_after_ms).toBeGreaterThanOrEqual(200);
+    expect(await holderOf(sim, f.credit_id)).toBe(zap_id);
+    expect(zapEvents(sim, zap_id)).toEqual([['zap.executing', { zap_id, client_zap_id: 'cz-1' }]]);
+
+    const executing = await getZap(sim, zap_id);
+    expect(executing).toMatchObject({
+      zap_id, account_id: f.account_id, status: 'executing', client_zap_id: 'cz-1', requested_amount_in_atoms: IN_ATOMS,
+      from_asset_key: ARB_USDC, to_asset_key: ARB_ETH, created_at_ms: await nowMs(sim),
+    });
+    expect(executing.fees).toMatchObject({ platform_bps: '10', integrator_bps: '0', total_bps: '10' });
+    for (const absent of ['observed_amount_in_atoms', 'deposit_address', 'settlement', 'failure_code', 'expires_at_ms']) expect(executing).not.toHaveProperty(absent);
+
+    await sim.advance(TO_PENDING_MS);
+    const pending = await getZap(sim, zap_id);
+    expect(pending.status).toBe('pending_settle');
+    expect(pending.settlement).toMatchObject({ out_finalized: false, in_finalized: false });
+    expect(pending.settlement.out_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    const mid = await balancesOf(sim, f.account_id);
+    // The output counts as pending from the fill; the source credit stays available (locked) until settlement.
+    expect(mid[ARB_USDC]).toEqual({ available_atoms: '100000000', pending_atoms: '0' });
+    const pendingOut = BigInt(mid[ARB_ETH].pending_atoms);
+    expect(pendingOut).toBeGreaterThanOrEqual(BigInt(FLOOR_ATOMS));
+    expect(mid[ARB_ETH].available_atoms).toBe('0');
+
+    await sim.advance(ARB_FINALITY_MS + 1_000);
+    const settled = await getZap(sim, zap_id);
+    expect(settled.status).toBe('settled');
+    expect(settled).not.toHaveProperty('poll_after_ms');
+    expect(settled.settlement).toMatchObject({ out_finalized: true, in_finalized: true, out_confirmations: 20, in_confirmations: 20 });
+    const fees = settled.fees;
+    expect(BigInt(fees.total_atoms)).toBe(BigInt(fees.platform_atoms) + BigInt(fees.integrator_atoms));
+
+    const all = eventsOf(sim, f.account_id);
+    const tail = all.slice(all.findIndex((e) => e.type === 'zap.executing')).filter((e) => e.type.startsWith('zap.') || e.type === 'credit.created');
+    expect(tail.map((e) => e.type)).toEqual(['zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled', 'credit.created', 'credit.created']);
+    const settlement_credit_id = tail[3].data.credit_id;
+    expect(tail[3].data).toEqual({ zap_id, client_zap_id: 'cz-1', credit_id: settlement_credit_id });
+    expect(tail[4].data).toEqual({ credit_id: settlement_credit_id, asset_key: ARB_ETH, atoms: pendingOut.toString(), source_type: 'trade_settlement' });
+    expect(tail[5].data).toMatchObject({ asset_key: ARB_USDC, atoms: '40000000', source_type: 'change' });
+
+    expect(await balancesOf(sim, f.account_id)).toEqual({
+      [ARB_USDC]: { available_atoms: '40000000', pending_atoms: '0' },
+      [ARB_ETH]: { available_atoms: pendingOut.toString(), pending_atoms: '0' },
+    });
+    expect(await credit(sim, f.account_id, f.credit_id)).toMatchObject({ status: 'consumed' });
+    expect(await credit(sim, f.account_id, settlement_credit_id as string)).toMatchObject({ status: 'open', source_type: 'trade_settlement', source_id: zap_id });
+
+    const history = (await sim.api('GET', `/accounts/${f.account_id}/history?types=zap`)).body.records;
+    expect(history).toEqual([
+      {
+        type: 'zap', status: 'settled', created_at_ms: executing.created_at_ms, zap_id, client_zap_id: 'cz-1',
+        from_asset_key: ARB_USDC, to_asset_key: ARB_ETH, amount_in_atoms: IN_ATOMS, amount_out_atoms: pendingOut.toString(),
+        requested_amount_in_atoms: IN_ATOMS, fees,
+        settlement: { out_tx_hash: settled.settlement.out_tx_hash, out_finalized: true, in_tx_hash: settled.settlement.in_tx_hash, in_finalized: true },
+        settled_at_ms: expect.any(Number),
+      },
+    ]);
+  });
+
+  it('omits client_zap_id from event data when none was given, and shows it as null on the zap', async () => {
+    const f = await funded(sim);
+    const r = await postZap(sim, creditZap(f));
+    expect(r.body.zap.client_zap_id).toBeNull();
+    expect(zapEvents(sim, r.body.zap.zap_id)).toEqual([['zap.executing', { zap_id: r.body.zap.zap_id }]]);
+    await sim.settle();
+    expect((await getZap(sim, r.body.zap.zap_id)).status).toBe('settled');
+  });
+
+  it('replays the same Idempotency-Key with the same zap, and answers 409 to another body', async () => {
+    const f = await funded(sim);
+    const first = await postZap(sim, creditZap(f), { idem: 'zap-idem-1' });
+    const again = await postZap(sim, creditZap(f), { idem: 'zap-idem-1' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const other = await postZap(sim, creditZap(f, { amount_in_atoms: '1000000' }), { idem: 'zap-idem-1' });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_key_reuse');
+    await sim.settle();
+  });
+});
+
+describe('a deposit-funded zap', () => {
+  it('awaits a deposit on a single-use address, then executes on the observed amount and settles', async () => {
+    const { account_id, zap_id, deposit_address_id, created } = await awaitingZap({ client_zap_id: 'dz-1' });
+    expect(created).toEqual({
+      zap_id, status: 'awaiting_deposit', client_zap_id: 'dz-1', requested_amount_in_atoms: '50000000',
+      deposit_address: { deposit_address_id, asset_key: ARB_USDC, address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), memo: null, tag: null },
+      // Arbitrum finality (20 × 250 ms): when a deposit could first be credited.
+      poll_after_ms: 5_000,
+    });
+    expect(zapEvents(sim, zap_id)).toEqual([['zap.awaiting_deposit', { zap_id, client_zap_id: 'dz-1' }]]);
+    const waiting = await getZap(sim, zap_id);
+    expect(waiting).toMatchObject({ status: 'awaiting_deposit', deposit_address: created.deposit_address, poll_after_ms: 5_000 });
+    for (const absent of ['observed_amount_in_atoms', 'fees', 'settlement']) expect(waiting).not.toHaveProperty(absent);
+    // Single use: a fresh on-chain address, not the account's shared USDC deposit address.
+    const shared = (await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key: ARB_USDC } })).body.deposit_address;
+    expect(shared.address).not.toBe(created.deposit_address.address);
+
+    expect((await land(sim, { deposit_address_id, atoms: '55000000' })).status).toBe(200);
+    await sim.advance(ARB_FINALITY_MS);
+    const executing = await getZap(sim, zap_id);
+    expect(executing).toMatchObject({ status: 'executing', requested_amount_in_atoms: '50000000', observed_amount_in_atoms: '55000000' });
+    expect(executing).not.toHaveProperty('deposit_address');
+    expect(executing.fees.platform_bps).toBe('10');
+    const credit_id = await depositCredit(deposit_address_id);
+    expect(await holderOf(sim, credit_id)).toBe(zap_id);
+
+    await sim.settle();
+    const settled = await getZap(sim, zap_id);
+    expect(settled.status).toBe('settled');
+    const types = eventsOf(sim, account_id).filter((e) => e.type.startsWith('zap.') || e.type.startsWith('credit.') || e.type.startsWith('deposit.')).map((e) => e.type);
+    expect(types).toEqual([
+      'zap.awaiting_deposit', 'deposit.pending', 'deposit.verified', 'credit.created',
+      'zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled', 'credit.created',
+    ]);
+    // The whole deposit is executed: the credit is consumed and no change credit follows.
+    expect(await credit(sim, account_id, credit_id)).toMatchObject({ status: 'consumed', atoms: '55000000' });
+    const balances = await balancesOf(sim, account_id);
+    expect(balances[ARB_USDC]).toBeUndefined();
+    expect(BigInt(balances[ARB_ETH].available_atoms)).toBeGreaterThan(0n);
+    const [record] = (await sim.api('GET', `/accounts/${account_id}/history?types=zap`)).body.records;
+    expect(record).toMatchObject({ status: 'settled', amount_in_atoms: '55000000', requested_amount_in_atoms: '50000000', observed_amount_in_atoms: '55000000', amount_out_atoms: balances[ARB_ETH].available_atoms });
+  });
+
+  it('prices the observed amount: more in, proportionally more out than the requested amount would give', async () => {
+    await pinPrices(sim);
+    const small = await awaitingZap();
+    const large = await awaitingZap();
+    await land(sim, { deposit_address_id: small.deposit_address_id, atoms: '50000000' });
+    await land(sim, { deposit_address_id: large.deposit_address_id, atoms: '100000000' });
+    await sim.settle();
+    const outOf = async (a: string) => BigInt((await balancesOf(sim, a))[ARB_ETH].available_atoms);
+    const [s, l] = [await outOf(small.account_id), await outOf(large.account_id)];
+    // Same prices, two spreads drawn in 5..30 bps: the doubled deposit gets about twice the output.
+    expect(l * 1000n / s).toBeGreaterThan(1990n);
+    expect(l * 1000n / s).toBeLessThan(2010n);
+  });
+
+  it('credits a second deposit to a used zap address as an ordinary credit and leaves the zap alone', async () => {
+    const z = await awaitingZap();
+    await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
+    await sim.settle();
+    const before = zapEvents(sim, z.zap_id);
+    const extra = await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '7000000' });
+    expect(extra.body.deposit.repeat_on_single_use).toBe(true);
+    await sim.settle();
+    expect(zapEvents(sim, z.zap_id)).toEqual(before);
+    const credits = (await sim.api('GET', `/accounts/${z.account_id}/credits?asset_key=${ARB_USDC}`)).body.credits;
+    expect(credits).toEqual([expect.objectContaining({ atoms: '7000000', status: 'open', source_type: 'deposit', source_id: extra.body.deposit.tx_hash })]);
+    expect(await holderOf(sim, credits[0].credit_id)).toBeNull();
+  });
+
+  it('fails with from_asset_mismatch when another asset of the chain lands; that deposit keeps its own open credit', async () => {
+    const z = await awaitingZap();
+    await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '10000000000000000', asset_key: ARB_ETH });
+    await sim.advance(ARB_FINALITY_MS);
+    const failed = await getZap(sim, z.zap_id);
+    expect(failed).toMatchObject({ status: 'failed', failure_code: 'from_asset_mismatch' });
+    for (const absent of ['poll_after_ms', 'deposit_address', 'observed_amount_in_atoms', 'fees']) expect(failed).not.toHaveProperty(absent);
+    expect(zapEvents(sim, z.zap_id)).toEqual([['zap.awaiting_deposit', { zap_id: z.zap_id }], ['zap.failed', { zap_id: z.zap_id, failure_code: 'from_asset_mismatch' }]]);
+    const credit_id = await depositCredit(z.deposit_address_id);
+    expect(await credit(sim, z.account_id, credit_id)).toMatchObject({ status: 'open', asset_key: ARB_ETH, atoms: '10000000000000000' });
+    expect(await holderOf(sim, credit_id)).toBeNull();
+    const [record] = (await sim.api('GET', `/accounts/${z.account_id}/history?types=zap`)).body.records;
+    expect(record).toMatchObject({
+      status: 'failed', failure_code: 'from_asset_mismatch', amount_in_atoms: '50000000', amount_out_atoms: '0',
+      fees: { platform_bps: '10', integrator_bps: '0', total_bps: '10', platform_atoms: '0', integrator_atoms: '0', total_atoms: '0' },
+    });
+    expect(record).not.toHaveProperty('observed_amount_in_atoms');
+    expect(record).not.toHaveProperty('settled_at_ms');
+  });
+
+  it('fails with deposit_flagged when the deposit’s source fails screening (no credit is created)', async () => {
+    const z = await awaitingZap();
+    const src = '0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF';
+    expect((await sim.control('POST', '/screening/addresses', { address: src, flag_reason: 'sanctions_match' })).status).toBe(200);
+    await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000', source_address: src });
+    await sim.advance(ARB_FINALITY_MS);
+    expect(await getZap(sim, z.zap_id)).toMatchObject({ status: 'failed', failure_code: 'deposit_flagged' });
+    expect(zapEvents(sim, z.zap_id).map(([t]) => t)).toEqual(['zap.awaiting_deposit', 'zap.failed']);
+    expect((await sim.api('GET', `/accounts/${z.account_id}/credits`)).body.credits).toEqual([]);
+  });
+
+  it('fails with deposit_insufficient_confirmations when the deposit is dropped before finality', async () => {
+    const z = await awaitingZap();
+    await addFault(sim, { target: 'deposit', effect: { fail: 'deposit_insufficient_confirmations' }, match: { ids: [z.deposit_address_id] }, times: 1 });
+    await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
+    await sim.advance(ARB_FINALITY_MS);
+    expect(await getZap(sim, z.zap_id)).toMatchObject({ status: 'failed', failure_code: 'deposit_insufficient_confirmations' });
+    expect(await balancesOf(sim, z.account_id)).toEqual({});
+  });
+
+  it('fails with zap_expired at expires_at_ms while awaiting; a late deposit is an ordinary credit', async () => {
+    const expires_at_ms = (await nowMs(sim)) + 60_000 + 10_000;
+    const z = await awaitingZap({ expires_at_ms });
+    expect((await getZap(sim, z.zap_id)).expires_at_ms).toBe(expires_at_ms);
+    await sim.advance(expires_at_ms - (await nowMs(sim)) - 1);
+    expect((await getZap(sim, z.zap_id)).status).toBe('awaiting_deposit');
+    await sim.advance(1);
+    expect(await getZap(sim, z.zap_id)).toMatchObject({ status: 'failed', failure_code: 'zap_expired', expires_at_ms });
+    await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
+    await sim.settle();
+    expect((await getZap(sim, z.zap_id)).status).toBe('failed');
+    expect((await balancesOf(sim, z.account_id))[ARB_USDC]).toEqual({ available_atoms: '55000000', pending_atoms: '0' });
+  });
+
+  it('fails with execution_failed when the observed amount is below the size bounds, leaving the credit open', async () => {
+    const z = await awaitingZap();
+    await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '500000' });
+    await sim.advance(ARB_FINALITY_MS);
+    const failed = await getZap(sim, z.zap_id);
+    expect(failed).toMatchObject({ status: 'failed', failure_code: 'execution_failed', observed_amount_in_atoms: '500000' });
+    expect(zapEvents(sim, z.zap_id).map(([t]) => t)).toEqual(['zap.awaiting_deposit', 'zap.failed']);
+    const credit_id = await depositCredit(z.deposit_address_id);
+    expect(await credit(sim, z.account_id, credit_id)).toMatchObject({ status: 'open' });
+    expect(await holderOf(sim, credit_id)).toBeNull();
+  });
+});
+
+describe('failures at execution and settlement', () => {
+  async function failedWith(effect: Record<string, unknown>, code: string): Promise<{ zap_id: string; f: Awaited<ReturnType<typeof funded>> }> {
+    const f = await funded(sim);
+    await addFault(sim, { target: 'zap', effect, match: { account_id: f.account_id }, times: 1 });
+    const r = await postZap(sim, creditZap(f));
+    await sim.settle();
+    const z = await getZap(sim, r.body.zap.zap_id);
+    expect(z).toMatchObject({ status: 'failed', failure_code: code });
+    expect(z).not.toHaveProperty('poll_after_ms');
+    // The source credit is not consumed and is free again; nothing stays pending.
+    expect(await credit(sim, f.account_id, f.credit_id)).toMatchObject({ status: 'open' });
+    expect(await holderOf(sim, f.credit_id)).toBeNull();
+    expect(await balancesOf(sim, f.account_id)).toEqual({ [ARB_USDC]: { available_atoms: '100000000', pending_atoms: '0' } });
+    return { zap_id: r.body.zap.zap_id, f };
+  }
+
+  it('min_amount_out_not_met: a floor above the market fails at fill', async () => {
+    const f = await funded(sim);
+    const r = await postZap(sim, creditZap(f, { min_amount_out_atoms: undefined, min_amount_out_ui: '1' }));
+    expect(r.body.zap.status).toBe('executing');
+    await sim.advance(TO_PENDING_MS);
+    expect(await getZap(sim, r.body.zap.zap_id)).toMatchObject({ status: 'failed', failure_code: 'min_amount_out_not_met' });
+    expect(zapEvents(sim, r.body.zap.zap_id).map(([t]) => t)).toEqual(['zap.executing', 'zap.failed']);
+    expect(await holderOf(sim, f.credit_id)).toBeNull();
+  });
+
+  it('min_amount_out_not_met: the price moves against the zap between create and fill', async () => {
+    await pinPrices(sim);
+    const f = await funded(sim);
+    const r = await postZap(sim, creditZap(f, { min_amount_out_atoms: FLOOR_ATOMS }));
+    await pinPrices(sim, { [ARB_ETH]: '3400' });
+    await sim.advance(TO_PENDING_MS);
+    expect(await getZap(sim, r.body.zap.zap_id)).toMatchObject({ status: 'failed', failure_code: 'min_amount_out_not_met' });
+    await pinPrices(sim);
+  });
+
+  it('execution_failed: the pair loses its liquidity before the fill', async () => {
+    const f = await funded(sim);
+    const r = await postZap(sim, creditZap(f));
+    const pair = { from_asset_key: ARB_USDC, to_asset_key: ARB_ETH };
+    expect((await sim.control('PUT', '/market/liquidity', { pairs: [{ ...pair, max_notional_usd: '0' }] })).status).toBe(200);
+    await sim.advance(TO_PENDING_MS);
+    await sim.control('PUT', '/market/liquidity', { pairs: [{ ...pair, max_notional_usd: null }] });
+    expect(await getZap(sim, r.body.zap.zap_id)).toMatchObject({ status: 'failed', failure_code: 'execution_failed' });
+  });
+
+  for (const code of ['execution_failed', 'settlement_failed', 'settlement_timeout', 'deposit_insufficient_confirmations', 'min_amount_out_not_met', 'zap_expired']) {
+    it(`${code} through a zap fault rule`, async () => {
+      const { zap_id } = await failedWith({ fail: code }, code);
+      const types = zapEvents(sim, zap_id).map(([t]) => t);
+      expect(types[0]).toBe('zap.executing');
+      expect(types.at(-1)).toBe('zap.failed');
+    });
+  }
+
+  it('settlement_orphaned: the out leg confirms, a reorg drops it, and the zap fails after zap.settlement_orphaned', async () => {
+    const { zap_id } = await failedWith({ fail: 'settlement_orphaned' }, 'settlement_orphaned');
+    expect(zapEvents(sim, zap_id).map(([t, d]) => [t, d.failure_code])).toEqual([
+      ['zap.executing', undefined], ['zap.filled', undefined], ['zap.pending_settle', undefined],
+      ['zap.settlement_orphaned', undefined], ['zap.failed', 'settlement_orphaned'],
+    ]);
+    expect((await getZap(sim, zap_id)).settlement).toMatchObject({ out_finalized: false, out_confirmations: 0 });
+  });
+
+  it('fails with zap_expired when expires_at_ms comes before the fill; the credit is free for a new zap', async () => {
+    const f = await funded(sim);
+    const r = await postZap(sim, creditZap(f, { expires_at_ms: (await nowMs(sim)) + 100 }));
+    expect(r.body.zap.status).toBe('executing');
+    await sim.advance(100);
+    expect(await getZap(sim, r.body.zap.zap_id)).toMatchObject({ status: 'failed', failure_code: 'zap_expired' });
+    expect(zapEvents(sim, r.body.zap.zap_id).map(([t]) => t)).toEqual(['zap.executing', 'zap.failed']);
+    expect(await holderOf(sim, f.credit_id)).toBeNull();
+    const again = await postZap(sim, creditZap(f, { expires_at_ms: (await nowMs(sim)) + 3_600_000 }));
+    expect(again.body.zap.status).toBe('executing');
+    await sim.settle();
+    // Past the fill the expiry no longer applies (and no timer holds the clock).
+    expect((await getZap(sim, again.body.zap.zap_id)).status).toBe('settled');
+    expect(await nowMs(sim)).toBeLessThan((await getZap(sim, again.body.zap.zap_id)).created_at_ms + 3_600_000);
+  });
+
+  it('delays the fill by a delay_ms fault, and poll_after_ms follows the next step', async () => {
+    const f = await funded(sim);
+    await addFault(sim, { target: 'zap', effect: { delay_ms: 60_000 }, match: { account_id: f.account_id }, times: 1 });
+    const r = await postZap(sim, creditZap(f));
+    expect(r.body.zap.poll_after_ms).toBeGreaterThan(60_000 - 1);
+    await sim.advance(TO_PENDING_MS);
+    expect((await getZap(sim, r.body.zap.zap_id)).status).toBe('executing');
+    await sim.advance(60_000);
+    expect((await getZap(sim, r.body.zap.zap_id)).status).toBe('pending_settle');
+    await sim.settle();
+  });
+});
+
+describe('zap-only fault stages on a deposit-funded zap', () => {
+  for (const code of ['from_asset_mismatch', 'deposit_flagged', 'deposit_insufficient_confirmations', 'zap_expired']) {
+    it(`${code} lands when the deposit resolves; the deposit's credit stays open and free`, async () => {
+      const z = await awaitingZap();
+      await addFault(sim, { target: 'zap', effect: { fail: code }, match: { ids: [z.zap_id] }, times: 1 });
+      await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
+      await sim.advance(ARB_FINALITY_MS);
+      expect(await getZap(sim, z.zap_id)).toMatchObject({ status: 'failed', failure_code: code, observed_amount_in_atoms: '55000000' });
+      expect(zapEvents(sim, z.zap_id).map(([t]) => t)).toEqual(['zap.awaiting_deposit', 'zap.failed']);
+      const credit_id = await depositCredit(z.deposit_address_id);
+      expect(await credit(sim, z.account_id, credit_id)).toMatchObject({ status: 'open' });
+      expect(await holderOf(sim, credit_id)).toBeNull();
+    });
+  }
+
+  it('min_amount_out_not_met through a fault lands at the fill of a deposit-funded zap', async () => {
+    const z = await awaitingZap();
+    await addFault(sim, { target: 'zap', effect: { fail: 'min_amount_out_not_met' }, match: { ids: [z.zap_id] }, times: 1 });
+    await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
+    await sim.settle();
+    expect(await getZap(sim, z.zap_id)).toMatchObject({ status: 'failed', failure_code: 'min_amount_out_not_met' });
+    expect(zapEvents(sim, z.zap_id).map(([t]) => t)).toEqual(['zap.awaiting_deposit', 'zap.executing', 'zap.failed']);
+  });
+});
+
+describe('reorgs of a settled zap', () => {
+  for (const leg of ['out', 'in'] as const) {
+    it(`reorg ${leg}: zap.settlement_orphaned, then zap.settlement_reconfirmed one finality later; status stays settled`, async () => {
+      const f = await funded(sim);
+      await addFault(sim, { target: 'zap', effect: { reorg: leg }, match: { account_id: f.account_id }, times: 1 });
+      const r = await postZap(sim, creditZap(f, { client_zap_id: `reorg-${leg}` }));
+      const zap_id = r.body.zap.zap_id;
+      await sim.advance(TO_PENDING_MS + ARB_FINALITY_MS + 1_000);
+      expect((await getZap(sim, zap_id)).status).toBe('settled');
+      await sim.advance(30_000);
+      const orphaned = await getZap(sim, zap_id);
+      expect(orphaned.status).toBe('settled');
+      expect(orphaned.settlement[`${leg}_finalized`]).toBe(false);
+      expect(zapEvents(sim, zap_id).at(-1)).toEqual(['zap.settlement_orphaned', { zap_id, client_zap_id: `reorg-${leg}` }]);
+      await sim.advance(ARB_FINALITY_MS);
+      expect((await getZap(sim, zap_id)).settlement[`${leg}_finalized`]).toBe(true);
+      expect(zapEvents(sim, zap_id).map(([t]) => t)).toEqual([
+        'zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled', 'zap.settlement_orphaned', 'zap.settlement_reconfirmed',
+      ]);
+    });
+  }
+});
+
+describe('invariants and machine coverage', () => {
+  it('holds every invariant over everything above', async () => {
+    await sim.settle();
+    const inv = await sim.invariants();
+    expect(inv.violations).toEqual([]);
+    expect(inv.ok).toBe(true);
+  });
+
+  it('takes every edge of the zap machine', () => {
+    const taken = new Set(sim.running.runtime.world.transitions.records.filter((r) => r.kind === 'zap' && r.from !== null).map((r) => `${r.from}|${r.event}|${r.to}`));
+    const missed = edgesOf(zapMachine).map((e) => `${e.from}|${e.event}|${e.to}`).filter((e) => !taken.has(e));
+    expect(missed).toEqual([]);
+  });
+});
