@@ -206,9 +206,11 @@ export function tradeInvariants(world: World): Violation[] {
     const source = credits.get(t.input.credit_id);
     const state = tradeState(t);
     const consumed = source?.snapshot.value === 'consumed';
-    if (state === 'failed' && consumed) out.push({ invariant: 'failed_leaves_credit_open', entity_id: t.trade_id, message: 'failed trade consumed its credit' });
+    const consumedByMe = consumed && source?.snapshot.context.consumed_by === t.trade_id;
+    // A failed trade leaves the credit open; a later operation may still consume it.
+    if (state === 'failed' && consumedByMe) out.push({ invariant: 'failed_leaves_credit_open', entity_id: t.trade_id, message: 'failed trade consumed its credit' });
     if ((state === 'settled' || state === 'settled_orphaned') && source) {
-      if (!consumed) out.push({ invariant: 'settled_consumes_credit', entity_id: t.trade_id, message: 'settled trade left its source credit open' });
+      if (!consumedByMe) out.push({ invariant: 'settled_consumes_credit', entity_id: t.trade_id, message: 'settled trade left its source credit open' });
       const settlement = madeBy('trade_settlement', t.trade_id);
       const change = madeBy('change', t.trade_id);
       if (!settlement || settlement.atoms !== t.input.expected_out_atoms) out.push({ invariant: 'settlement_credit', entity_id: t.trade_id, message: 'settlement credit missing or != amount_out' });
