@@ -1,0 +1,74 @@
+// Command: trade an open credit. Picks an open credit of an account (by index, read from GET /credits) and
+// one of the account's destinations (its asset is the output), asks a firm RFQ for a fraction of the credit
+// (exact_in) or the matching output (exact_out), polls it to ready, and accepts with a random slippage —
+// or skips the accept and lets the quote expire (kept for AcceptExpiredOrIndicative).
+import type fc from 'fast-check';
+import { expect } from 'vitest';
+import { advance, checkAfterStep, creditsOf, expectOutcome, LIMITS, tradeAsset, type TradingModel, type TradingReal } from '../model.ts';
+
+export interface FirmTradeArgs {
+  accountIdx: number;
+  creditIdx: number;
+  destinationIdx: number;
+  side: 'exact_in' | 'exact_out';
+  /** Share of the credit to trade, in basis points (1..10000). */
+  fraction_bps: number;
+  slippage_bps: string;
+  ttl_ms: number;
+  wait_ms: number;
+  accept: boolean;
+}
+
+const RFQ_REFUSALS = ['insufficient_liquidity', 'unsupported_pair', 'insufficient_balance', 'credit_in_use', 'destination_suspended'] as const;
+
+export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
+  constructor(readonly a: FirmTradeArgs) {}
+  check = (m: Readonly<TradingModel>): boolean => m.accounts.length > 0 && m.destinations.length > 0 && m.ops.length < LIMITS.ops;
+  async run(m: TradingModel, r: TradingReal): Promise<void> {
+    const account = m.accounts[this.a.accountIdx % m.accounts.length];
+    const mine = m.destinations.filter((d) => d.account_id === account.account_id);
+    const credits = await creditsOf(r, account.account_id);
+    if (mine.length === 0 || credits.length === 0) return checkAfterStep(m, r);
+    const credit = credits[this.a.creditIdx % credits.length];
+    const dest = mine[this.a.destinationIdx % mine.length];
+    const from = tradeAsset(credit.asset_key);
+    const to = tradeAsset(dest.asset_key);
+    const in_atoms = (BigInt(credit.atoms) * BigInt(this.a.fraction_bps)) / 10_000n || 1n;
+    const amount = this.a.side === 'exact_in' ? { amount_in_atoms: in_atoms.toString() } : { amount_out_atoms: ((in_atoms * to.atoms_per_usd) / from.atoms_per_usd || 1n).toString() };
+    const res = await r.sim.api('POST', '/rfqs', {
+      body: {
+        account_id: account.account_id, credit_id: credit.credit_id, destination_id: dest.destination_id,
+        from_asset_key: from.asset_key, to_asset_key: to.asset_key, side: this.a.side, ...amount, mode: 'firm', ttl_ms: this.a.ttl_ms, wait_ms: this.a.wait_ms,
+      },
+    });
+    const code = expectOutcome(res, [200, 202], RFQ_REFUSALS, 'firm rfq');
+    // Checks run account → destination → credit → pair: a suspended destination is the answer whatever else holds.
+    if (dest.suspended) expect(code, JSON.stringify(res.body)).toBe('destination_suspended');
+    else expect(code).not.toBe('destination_suspended');
+    if (code !== null) return checkAfterStep(m, r);
+
+    let rfq = res.body.rfq;
+    for (let i = 0; rfq.status !== 'ready' && i < 20; i++) {
+      await advance(m, r, rfq.poll_after_ms);
+      const poll = await r.sim.api('GET', `/rfqs/${rfq.rfq_id}`);
+      // Solvers answering after the request re-price: moved prices may leave the RFQ unquoted until it expires.
+      if (expectOutcome(poll, [200], ['rfq_expired'], 'poll rfq') !== null) return checkAfterStep(m, r);
+      rfq = poll.body.rfq;
+    }
+    expect(rfq.status, JSON.stringify(rfq)).toBe('ready');
+    const quote_id: string = rfq.best_quote_id;
+    if (!this.a.accept) {
+      await advance(m, r, this.a.ttl_ms);
+      if (m.quotes.length < LIMITS.quotes) m.quotes.push({ quote_id, kind: 'expired' });
+      return checkAfterStep(m, r);
+    }
+    // Nothing else ran between the RFQ and here but the clock's own work, which cannot take a free credit.
+    const accepted = await r.sim.api('POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: this.a.slippage_bps } });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(accepted.body.trade.status).toBe('executing');
+    expect(accepted.body.trade.quote_id).toBe(quote_id);
+    m.ops.push({ kind: 'trade', id: accepted.body.trade.trade_id, account_id: account.account_id, credit_id: credit.credit_id });
+    await checkAfterStep(m, r);
+  }
+  toString = (): string => `firmTrade(${JSON.stringify(this.a)})`;
+}

@@ -1,0 +1,57 @@
+// Command: a deposit-funded zap. POST /zaps without credit_id, then a deposit lands on the returned address:
+// of the requested asset (executes on the observed amount), of another asset on the same chain
+// (from_asset_mismatch), or from a flagged source (deposit_flagged).
+import type fc from 'fast-check';
+import { expect } from 'vitest';
+import { checkAfterStep, expectOutcome, FUND_ASSETS, LIMITS, sourceAddressFor, tradeAsset, type TradingModel, type TradingReal } from '../model.ts';
+
+export interface ZapFromDepositArgs {
+  accountIdx: number;
+  destinationIdx: number;
+  fromIdx: number;
+  usd: number;
+  /** The observed deposit differs from the request by this many bps (negative: less arrives). */
+  drift_bps: number;
+  deposit: 'same' | 'sibling' | 'flagged';
+}
+
+const REFUSALS = ['insufficient_liquidity', 'unsupported_pair', 'destination_suspended'] as const;
+
+export class ZapFromDeposit implements fc.AsyncCommand<TradingModel, TradingReal> {
+  constructor(readonly a: ZapFromDepositArgs) {}
+  check = (m: Readonly<TradingModel>): boolean => m.accounts.length > 0 && m.destinations.length > 0 && m.ops.length < LIMITS.ops;
+  async run(m: TradingModel, r: TradingReal): Promise<void> {
+    const account = m.accounts[this.a.accountIdx % m.accounts.length];
+    const mine = m.destinations.filter((d) => d.account_id === account.account_id);
+    if (mine.length === 0) return checkAfterStep(m, r);
+    const dest = mine[this.a.destinationIdx % mine.length];
+    const from = FUND_ASSETS[this.a.fromIdx % FUND_ASSETS.length];
+    const to = tradeAsset(dest.asset_key);
+    const amount_in = BigInt(this.a.usd) * from.atoms_per_usd;
+    const res = await r.sim.api('POST', '/zaps', {
+      body: { account_id: account.account_id, destination_id: dest.destination_id, from_asset_key: from.asset_key, to_asset_key: to.asset_key, amount_in_atoms: amount_in.toString(), min_amount_out_atoms: '0' },
+    });
+    const code = expectOutcome(res, [200], REFUSALS, 'zap from deposit');
+    if (dest.suspended) expect(code, JSON.stringify(res.body)).toBe('destination_suspended');
+    else expect(code).not.toBe('destination_suspended');
+    if (code !== null) return checkAfterStep(m, r);
+    const zap = res.body.zap;
+    expect(zap.status).toBe('awaiting_deposit');
+    expect(zap.deposit_address.asset_key).toBe(from.asset_key);
+    m.ops.push({ kind: 'zap', id: zap.zap_id, account_id: account.account_id, credit_id: null });
+
+    const observed = (amount_in * BigInt(10_000 + this.a.drift_bps)) / 10_000n || 1n;
+    const landing: Record<string, unknown> = { deposit_address_id: zap.deposit_address.deposit_address_id, atoms: observed.toString() };
+    if (this.a.deposit === 'sibling') landing.asset_key = from.sibling;
+    if (this.a.deposit === 'flagged') {
+      const source = sourceAddressFor(from.chain, 30_000 + ++m.addresses);
+      const flag = await r.sim.control('POST', '/screening/addresses', { address: source, flag_reason: 'sanctions_match' });
+      expect(flag.status, JSON.stringify(flag.body)).toBe(200);
+      landing.source_address = source;
+    }
+    const dep = await r.sim.control('POST', '/deposits', landing);
+    expect(dep.status, JSON.stringify(dep.body)).toBe(200);
+    await checkAfterStep(m, r);
+  }
+  toString = (): string => `zapFromDeposit(${JSON.stringify(this.a)})`;
+}

@@ -1,0 +1,80 @@
+// The trading model's command set, as fast-check arbitraries. Targets (accounts, credits, destinations,
+// quotes) are picked by index (idx % n) so a shrunk sequence stays valid.
+import fc from 'fast-check';
+import { AcceptExpiredOrIndicative } from './commands/accept-expired-or-indicative.ts';
+import { AddFault, type FaultChoice } from './commands/add-fault.ts';
+import { AdvanceClock } from './commands/advance-clock.ts';
+import { Cancel } from './commands/cancel.ts';
+import { CreateFundedAccount } from './commands/create-funded-account.ts';
+import { Deposit } from './commands/deposit.ts';
+import { FirmTrade } from './commands/firm-trade.ts';
+import { IndicativeRfq } from './commands/indicative-rfq.ts';
+import { PriceShock } from './commands/price-shock.ts';
+import { ReactivateDestination } from './commands/reactivate-destination.ts';
+import { RegisterDestination } from './commands/register-destination.ts';
+import { SuspendDestination } from './commands/suspend-destination.ts';
+import { ZapFromCredit } from './commands/zap-from-credit.ts';
+import { ZapFromDeposit } from './commands/zap-from-deposit.ts';
+import type { TradingModel, TradingReal } from './model.ts';
+
+export * from './model.ts';
+
+type Cmd = fc.Arbitrary<fc.AsyncCommand<TradingModel, TradingReal>>;
+
+export function tradingCommands(): Cmd[] {
+  const idx = fc.nat({ max: 50 });
+  const usd = fc.integer({ min: 2, max: 20_000 });
+  const fraction_bps = fc.oneof(fc.integer({ min: 1_000, max: 10_000 }), fc.constant(10_000));
+  const slippage_bps = fc.constantFrom('0', '10', '50', '100.5', '300', '1000');
+  const side = fc.constantFrom<'exact_in' | 'exact_out'>('exact_in', 'exact_out');
+  const fault: fc.Arbitrary<FaultChoice> = fc.oneof(
+    idx.map((codeIdx) => ({ kind: 'fail' as const, codeIdx })),
+    fc.constantFrom('out' as const, 'in' as const).map((leg) => ({ kind: 'reorg' as const, leg })),
+    fc.constantFrom(500, 5_000, 120_000, 1_800_000).map((delay_ms) => ({ kind: 'delay' as const, delay_ms })),
+  );
+  const funded = fc.tuple(idx, usd).map(([a, u]) => new CreateFundedAccount(a, u));
+  const firmTrade = fc
+    .record({
+      accountIdx: idx, creditIdx: idx, destinationIdx: idx, side, fraction_bps, slippage_bps,
+      ttl_ms: fc.constantFrom(1_000, 5_000, 30_000), wait_ms: fc.constantFrom(0, 250, 1_000), accept: fc.constantFrom(true, true, true, false),
+    })
+    .map((a) => new FirmTrade(a));
+  // Funding and trading appear twice: they are what every other command needs to have something to act on.
+  return [
+    funded,
+    funded,
+    fc.tuple(idx, idx, usd, fc.boolean()).map(([a, b, u, f]) => new Deposit(a, b, u, f)),
+    fc.tuple(idx, idx).map(([a, b]) => new RegisterDestination(a, b)),
+    fc.tuple(idx, idx, side, usd).map(([f, t, s, u]) => new IndicativeRfq(f, t, s, u)),
+    firmTrade,
+    firmTrade,
+    fc.tuple(idx, slippage_bps).map(([q, s]) => new AcceptExpiredOrIndicative(q, s)),
+    fc
+      .record({ accountIdx: idx, creditIdx: idx, destinationIdx: idx, fraction_bps, high_floor: fc.boolean(), expires_in_ms: fc.constantFrom(null, null, 300, 60_000) })
+      .map((a) => new ZapFromCredit(a)),
+    fc
+      .record({
+        accountIdx: idx, destinationIdx: idx, fromIdx: idx, usd, drift_bps: fc.integer({ min: -2_000, max: 2_000 }),
+        deposit: fc.constantFrom<'same' | 'sibling' | 'flagged'>('same', 'same', 'sibling', 'flagged'),
+      })
+      .map((a) => new ZapFromDeposit(a)),
+    fc.tuple(idx, idx, idx).map(([a, c, d]) => new Cancel(a, c, d)),
+    fc.tuple(idx, fc.constantFrom<'trade' | 'zap' | 'cancel' | 'deposit'>('trade', 'zap', 'cancel', 'deposit'), fault).map(([a, t, f]) => new AddFault(a, t, f)),
+    fc.tuple(idx, fc.integer({ min: -1_000, max: 1_000 })).map(([a, bps]) => new PriceShock(a, bps)),
+    idx.map((d) => new SuspendDestination(d)),
+    idx.map((d) => new ReactivateDestination(d)),
+    fc.constantFrom(250, 2_000, 30_000, 600_000, 7_200_000).map((ms) => new AdvanceClock(ms)),
+  ];
+}
+
+/** What every run starts with: one funded account and one to three destinations on it (shrinkable like any command). */
+export function tradingPrelude(): fc.Arbitrary<fc.AsyncCommand<TradingModel, TradingReal>[]> {
+  const idx = fc.nat({ max: 50 });
+  return fc
+    .tuple(fc.tuple(idx, fc.integer({ min: 2, max: 20_000 })), fc.array(idx, { minLength: 1, maxLength: 3 }))
+    .map(([[a, usd], dests]) => [new CreateFundedAccount(a, usd), ...dests.map((d) => new RegisterDestination(0, d))]);
+}
+
+export function initialModel(now_ms: number): TradingModel {
+  return { now_ms, accounts: [], destinations: [], ops: [], quotes: [], faults: 0, addresses: 0 };
+}
