@@ -36,38 +36,87 @@ export interface Scheduler {
 
 const TASK_BOUND = 1_000_000;
 
+/** Earlier due first; equal due times in scheduling order. */
+const before = (x: Task, y: Task): boolean => x.due_ms < y.due_ms || (x.due_ms === y.due_ms && x.task_id < y.task_id);
+
+/** A binary min-heap of tasks: O(log n) schedule and pop (a sorted array's splice was O(n) per task). */
+function createHeap() {
+  const items: Task[] = [];
+  const up = (i: number): void => {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(items[i], items[parent])) return;
+      [items[i], items[parent]] = [items[parent], items[i]];
+      i = parent;
+    }
+  };
+  const down = (i: number): void => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < items.length && before(items[l], items[m])) m = l;
+      if (r < items.length && before(items[r], items[m])) m = r;
+      if (m === i) return;
+      [items[i], items[m]] = [items[m], items[i]];
+      i = m;
+    }
+  };
+  return {
+    push(t: Task): void {
+      items.push(t);
+      up(items.length - 1);
+    },
+    peek: (): Task | undefined => items[0],
+    pop(): Task | undefined {
+      const top = items[0];
+      const last = items.pop();
+      if (items.length > 0 && last) {
+        items[0] = last;
+        down(0);
+      }
+      return top;
+    },
+    get size(): number {
+      return items.length;
+    },
+  };
+}
+
 export function createScheduler(clock: Clock): Scheduler {
-  // A binary heap would be faster; a sorted array keeps the order obvious and is plenty for now.
-  const queue: Task[] = [];
+  const heap = createHeap();
+  // Cancelled tasks stay in the heap and are skipped when they surface (lazy deletion).
+  const cancelled = new Set<number>();
+  const live = new Set<number>();
   let seq = 0;
   let chain: Promise<unknown> = Promise.resolve();
 
-  const insert = (task: Task): void => {
-    let lo = 0;
-    let hi = queue.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const q = queue[mid];
-      if (q.due_ms < task.due_ms || (q.due_ms === task.due_ms && q.task_id < task.task_id)) lo = mid + 1;
-      else hi = mid;
+  /** The next task that was not cancelled, dropping cancelled ones on the way. */
+  const head = (): Task | undefined => {
+    let t = heap.peek();
+    while (t && cancelled.has(t.task_id)) {
+      heap.pop();
+      cancelled.delete(t.task_id);
+      t = heap.peek();
     }
-    queue.splice(lo, 0, task);
+    return t;
   };
 
   const runUntil = async (limit_ms: number, stopWhenIdle: boolean): Promise<RunReport> => {
     const report: RunReport = { ran: 0, kinds: {}, truncated: false };
-    while (queue.length > 0 && queue[0].due_ms <= limit_ms) {
+    for (let next = head(); next && next.due_ms <= limit_ms; next = head()) {
       if (report.ran >= TASK_BOUND) {
         report.truncated = true;
         break;
       }
-      const task = queue.shift()!;
+      const task = heap.pop()!;
+      live.delete(task.task_id);
       clock.setNow(task.due_ms);
       report.ran++;
       report.kinds[task.kind] = (report.kinds[task.kind] ?? 0) + 1;
       await task.run();
     }
-    if (!report.truncated && !(stopWhenIdle && queue.length === 0)) clock.setNow(limit_ms);
+    if (!report.truncated && !(stopWhenIdle && live.size === 0)) clock.setNow(limit_ms);
     return report;
   };
 
@@ -80,20 +129,20 @@ export function createScheduler(clock: Clock): Scheduler {
   const scheduler: Scheduler = {
     schedule(due_ms, kind, run) {
       const task: Task = { task_id: ++seq, due_ms: Math.max(due_ms, clock.now_ms()), kind, run };
-      insert(task);
+      heap.push(task);
+      live.add(task.task_id);
       return task.task_id;
     },
     after(delay_ms, kind, run) {
       return scheduler.schedule(clock.now_ms() + Math.max(0, delay_ms), kind, run);
     },
     cancel(task_id) {
-      const i = queue.findIndex((t) => t.task_id === task_id);
-      if (i < 0) return false;
-      queue.splice(i, 1);
+      if (!live.delete(task_id)) return false;
+      cancelled.add(task_id);
       return true;
     },
-    pending: () => queue.length,
-    nextDue_ms: () => queue[0]?.due_ms,
+    pending: () => live.size,
+    nextDue_ms: () => head()?.due_ms,
     advance: (ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, ms), false)),
     settle: (max_ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, max_ms), true)),
     runDue: () => serialized(() => runUntil(clock.now_ms(), false)),

@@ -1,7 +1,7 @@
 // Runs lifecycles declared as xstate machines with xstate's pure `transition()` over stored snapshots
 // (no long-lived actors). Emitted events are returned as effects for the resource's model to apply, and
 // every transition taken is logged (timelines, path invariants, transition coverage).
-import { initialTransition, transition, type AnyStateMachine, type SnapshotFrom, type EventObject } from 'xstate';
+import { createActor, type AnyStateMachine, type SnapshotFrom, type EventObject } from 'xstate';
 import type { World } from '../world.ts';
 
 export interface TransitionRecord {
@@ -38,9 +38,56 @@ function effectsOf<E>(actions: ReadonlyArray<{ type: string; params?: unknown }>
   return out;
 }
 
+/**
+ * xstate's pure `transition()` builds a throwaway actor (and recomputes the machine's initial snapshot)
+ * on every call, which dominated the engine's cost. The same pure step is taken here with one inert
+ * scope per machine, made once: our machines spawn no children, so nothing in the scope carries state
+ * between calls. `lifecycle.test.ts` checks it against xstate's own `transition()` on random walks.
+ */
+interface InertScope {
+  self: unknown;
+  system: unknown;
+  actionExecutor: (action: { type: string; params?: unknown }) => void;
+  [key: string]: unknown;
+}
+
+// Per-machine scopes are derived from static machine definitions (a memo, not world state).
+const scopes = new WeakMap<AnyStateMachine, InertScope>();
+
+function scopeFor(machine: AnyStateMachine): InertScope {
+  let scope = scopes.get(machine);
+  if (!scope) {
+    const self = createActor(machine);
+    scope = {
+      self, defer: () => {}, id: '', logger: () => {}, sessionId: '', stopChild: () => {},
+      system: (self as unknown as { system: unknown }).system, emit: () => {}, actionExecutor: () => {},
+    };
+    scopes.set(machine, scope);
+  }
+  return scope;
+}
+
+type Actions = { type: string; params?: unknown }[];
+
+export function pureInitial(machine: AnyStateMachine, input: unknown): [unknown, Actions] {
+  const scope = scopeFor(machine);
+  const actions: Actions = [];
+  scope.actionExecutor = (a) => void actions.push(a);
+  const snapshot = (machine as unknown as { getInitialSnapshot(s: unknown, i: unknown): unknown }).getInitialSnapshot(scope, input);
+  return [snapshot, actions];
+}
+
+export function pureTransition(machine: AnyStateMachine, snapshot: unknown, event: EventObject): [unknown, Actions] {
+  const scope = scopeFor(machine);
+  const actions: Actions = [];
+  scope.actionExecutor = (a) => void actions.push(a);
+  const next = (machine as unknown as { transition(s: unknown, e: EventObject, sc: unknown): unknown }).transition(snapshot, event, scope);
+  return [next, actions];
+}
+
 /** Creates an entity's first snapshot; the creation counts as a transition from `null` on event `CREATE`. */
 export function start<M extends AnyStateMachine, E>(world: World, machine: M, entity_id: string, input: unknown): Step<M, E> {
-  const [snapshot, actions] = (initialTransition as (m: AnyStateMachine, i: unknown) => [SnapshotFrom<M>, { type: string }[]])(machine, input);
+  const [snapshot, actions] = pureInitial(machine, input) as [SnapshotFrom<M>, Actions];
   world.transitions.records.push({ kind: machine.id, entity_id, from: null, event: 'CREATE', to: stateName(snapshot), at_ms: world.sim.now_ms() });
   return { snapshot, effects: effectsOf<E>(actions) };
 }
@@ -51,7 +98,7 @@ export function start<M extends AnyStateMachine, E>(world: World, machine: M, en
  */
 export function send<M extends AnyStateMachine, E>(world: World, machine: M, entity_id: string, snapshot: SnapshotFrom<M>, event: EventObject): Step<M, E> | null {
   if (!(snapshot as { can(e: EventObject): boolean }).can(event)) return null;
-  const [next, actions] = (transition as (m: AnyStateMachine, s: unknown, e: EventObject) => [SnapshotFrom<M>, { type: string }[]])(machine, snapshot, event);
+  const [next, actions] = pureTransition(machine, snapshot, event) as [SnapshotFrom<M>, Actions];
   world.transitions.records.push({ kind: machine.id, entity_id, from: stateName(snapshot), event: event.type, to: stateName(next), at_ms: world.sim.now_ms() });
   return { snapshot: next, effects: effectsOf<E>(actions) };
 }

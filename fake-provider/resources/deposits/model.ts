@@ -268,7 +268,8 @@ export function landDeposit(world: World, input: LandInput): Deposit {
   store.byId.set(deposit_id, d);
   store.list.push(d);
   store.byTxHash.set(tx_hash, d);
-  store.byAddress.set(da.deposit_address_id, [...earlier, d]);
+  if (earlier.length === 0) store.byAddress.set(da.deposit_address_id, [d]);
+  else earlier.push(d);
   applyEffects(world, d, initial.effects);
   scheduleChecks(world, d, timing.block_ms);
   return d;

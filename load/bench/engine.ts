@@ -1,0 +1,247 @@
+// `npm run bench:engine`: the engine's throughput and footprint, in process and on virtual time (no
+// express, no HTTP except real webhook deliveries): lifecycles/s (tinybench and a 2,000 batch), sim time
+// per wall second over a 24 h scenario with and without a webhook, and RSS of 100,000 settled trades.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Bench } from 'tinybench';
+import { createWebhook, deliveryStatus, webhookStore } from '../../fake-provider/resources/webhooks/model.ts';
+import { benchWorld, installReaction, land, lifecycle, SETTLE_BOUND_MS, tradeOutcomes, type BenchWorld } from './engine-world.ts';
+import { startReceiver } from './receiver.ts';
+
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = resolve(dirname(SELF), '../..');
+const OUT = resolve(ROOT, 'reports/out/bench-engine.json');
+const COMMAND = 'node --expose-gc --import tsx load/bench/engine.ts';
+const HOUR_MS = 3_600_000;
+
+const arg = (name: string, fallback: number): number => {
+  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? Number(hit.slice(name.length + 3)) : fallback;
+};
+const section = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'all';
+const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
+const mib = (bytes: number): number => round(bytes / 2 ** 20);
+
+function gc(): void {
+  const g = (globalThis as { gc?: () => void }).gc;
+  if (!g) throw new Error('run node with --expose-gc');
+  g();
+  g();
+}
+
+// ---- 1. lifecycles per second -------------------------------------------------------------------
+
+async function benchLifecycle(time_ms: number) {
+  const bw = await benchWorld(50);
+  const bench = new Bench({ name: 'engine lifecycle', time: time_ms, warmupTime: 500, throws: true });
+  bench.add('deposit → firm rfq → accept → settled', () => lifecycle(bw), { async: true });
+  await bench.run();
+  const r = bench.tasks[0].result;
+  if (r.state !== 'completed') throw new Error(`tinybench task ended ${r.state}`);
+  const { p50, p75, p99, mean, samplesCount } = r.latency;
+  return {
+    median_ms: round(p50, 4),
+    p75_ms: round(p75, 4),
+    p99_ms: round(p99, 4),
+    mean_ms: round(mean, 4),
+    samples: samplesCount,
+    lifecycles_per_s: round(1000 / p50, 0),
+    world_events_after: bw.world.events.all.length,
+    world_transitions_after: bw.world.transitions.records.length,
+  };
+}
+
+/** N lifecycles: N deposits land at once; the client's reaction to each verification trades; one settle carries it all. */
+async function runBatch(bw: BenchWorld, n: number) {
+  const from = bw.started.length;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) land(bw);
+  const report = await bw.world.sim.scheduler.settle(SETTLE_BOUND_MS);
+  const wall_ms = performance.now() - t0;
+  const ids = bw.started.slice(from);
+  const outcomes = tradeOutcomes(bw, ids);
+  if (ids.length !== n || outcomes.settled !== n || report.truncated) {
+    throw new Error(`batch: ${ids.length}/${n} trades, outcomes ${JSON.stringify(outcomes)}, failures ${bw.failures.slice(0, 3)}`);
+  }
+  return { wall_ms, tasks_ran: report.ran };
+}
+
+async function benchBatch(n: number, runs: number) {
+  const per_run: Array<{ wall_ms: number; lifecycles_per_s: number; tasks_ran: number }> = [];
+  for (let i = 0; i < runs; i++) {
+    const bw = await benchWorld(200, `bench-batch-${i}`);
+    installReaction(bw);
+    const { wall_ms, tasks_ran } = await runBatch(bw, n);
+    per_run.push({ wall_ms: round(wall_ms), lifecycles_per_s: round((n * 1000) / wall_ms, 0), tasks_ran });
+  }
+  const sorted = per_run.map((r) => r.lifecycles_per_s).sort((a, b) => a - b);
+  return { n, runs: per_run, median_lifecycles_per_s: sorted[Math.floor(sorted.length / 2)] };
+}
+
+// ---- 2. sim time per wall second over 24 h ------------------------------------------------------
+
+async function benchScenario(withWebhook: boolean, every_ms: number) {
+  const bw = await benchWorld(20, 'bench-scenario');
+  installReaction(bw);
+  const receiver = withWebhook ? await startReceiver() : null;
+  if (receiver) createWebhook(bw.world, bw.org, { url: receiver.url });
+  const { scheduler } = bw.world.sim;
+  const start_ms = bw.world.sim.now_ms();
+  const sim_ms = 24 * HOUR_MS;
+  const lifecycles = Math.floor(sim_ms / every_ms);
+  for (let i = 0; i < lifecycles; i++) scheduler.schedule(start_ms + i * every_ms, 'bench.client_deposit', () => void land(bw));
+  const events_before = bw.world.events.all.length;
+  const t0 = performance.now();
+  const report = await scheduler.advance(sim_ms);
+  const wall_ms = performance.now() - t0;
+  const outcomes = tradeOutcomes(bw, bw.started);
+  const deliveries = [...webhookStore(bw.world).deliveries.values()];
+  const byStatus: Record<string, number> = {};
+  for (const d of deliveries) byStatus[deliveryStatus(d)] = (byStatus[deliveryStatus(d)] ?? 0) + 1;
+  const received = receiver?.received() ?? 0;
+  await receiver?.close();
+  return {
+    webhook: withWebhook,
+    sim_ms,
+    wall_ms: round(wall_ms),
+    sim_per_wall: round(sim_ms / wall_ms, 0),
+    lifecycles_scheduled: lifecycles,
+    trades: outcomes,
+    events_published: bw.world.events.all.length - events_before,
+    tasks_ran: report.ran,
+    deliveries: byStatus,
+    http_requests_received: received,
+    wall_ms_per_delivery: withWebhook && received > 0 ? round(wall_ms / received, 3) : null,
+  };
+}
+
+// ---- 3. memory of 100,000 settled trades --------------------------------------------------------
+
+async function benchMemory(total: number, batch: number) {
+  gc();
+  const rss_start = process.memoryUsage().rss;
+  const bw = await benchWorld(200, 'bench-memory');
+  installReaction(bw);
+  gc();
+  const rss_world = process.memoryUsage().rss;
+  const t0 = performance.now();
+  for (let done = 0; done < total; done += batch) await runBatch(bw, Math.min(batch, total - done));
+  const build_ms = performance.now() - t0;
+  gc();
+  const m = process.memoryUsage();
+  const outcomes = tradeOutcomes(bw, bw.started);
+  return {
+    trades: bw.started.length,
+    settled: outcomes.settled ?? 0,
+    batch,
+    build_wall_ms: round(build_ms, 0),
+    build_lifecycles_per_s: round((total * 1000) / build_ms, 0),
+    rss_before_world_mib: mib(rss_start),
+    rss_empty_world_mib: mib(rss_world),
+    rss_mib: mib(m.rss),
+    heap_used_mib: mib(m.heapUsed),
+    external_mib: mib(m.external),
+    events: bw.world.events.all.length,
+    transition_records: bw.world.transitions.records.length,
+    scheduler_pending: bw.world.sim.scheduler.pending(),
+    // Keeps the world reachable until after the measurement.
+    sim_now_ms: bw.world.sim.now_ms(),
+  };
+}
+
+/** Memory is measured in a fresh process so that the other benchmarks' garbage does not inflate RSS. */
+function memoryInChild(total: number, batch: number): Awaited<ReturnType<typeof benchMemory>> {
+  const r = spawnSync(process.execPath, [...process.execArgv, SELF, 'memory', '--child', `--trades=${total}`, `--batch=${batch}`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 16 * 2 ** 20,
+  });
+  if (r.status !== 0) throw new Error(`memory child failed (${r.status}): ${r.stderr}`);
+  const line = r.stdout.trim().split('\n').pop()!;
+  return JSON.parse(line);
+}
+
+// ---- report -------------------------------------------------------------------------------------
+
+interface Row {
+  figure: string;
+  measured: string;
+  target: string;
+  pass: string;
+  command: string;
+}
+
+async function main(): Promise<void> {
+  const time_ms = arg('time', 5_000);
+  const batch_n = arg('n', 2_000);
+  const every_ms = arg('every', 3 * 60_000);
+  const total = arg('trades', 100_000);
+  const batch = arg('batch', 5_000);
+
+  if (process.argv.includes('--child')) {
+    process.stdout.write(`${JSON.stringify(await benchMemory(total, batch))}\n`);
+    return;
+  }
+
+  const results: Record<string, unknown> = { node: process.version, platform: `${process.platform}/${process.arch}`, command: COMMAND };
+  const rows: Row[] = [];
+  const want = (s: string) => section === 'all' || section === s;
+  // Each figure is printed as soon as it is measured: the memory run takes minutes.
+  const note = (name: string, value: unknown): void => console.log(`${name}: ${JSON.stringify(value)}`);
+
+  if (want('lifecycle')) {
+    const lc = await benchLifecycle(time_ms);
+    results.lifecycle = lc;
+    note('lifecycle', lc);
+    rows.push({
+      figure: 'lifecycles/s (tinybench, 1000/median)',
+      measured: `${lc.lifecycles_per_s} (median ${lc.median_ms} ms, p75 ${lc.p75_ms}, p99 ${lc.p99_ms}, n=${lc.samples})`,
+      target: '≥ 20000', pass: lc.lifecycles_per_s >= 20_000 ? 'PASS' : 'FAIL', command: `${COMMAND} lifecycle`,
+    });
+  }
+  if (want('batch') || want('lifecycle')) {
+    const b = await benchBatch(batch_n, 3);
+    results.batch = b;
+    note('batch', b);
+    rows.push({
+      figure: `lifecycles/s (batch of ${batch_n}, one settle)`,
+      measured: `${b.median_lifecycles_per_s} (runs: ${b.runs.map((r) => r.lifecycles_per_s).join(', ')})`,
+      target: '≥ 20000', pass: b.median_lifecycles_per_s >= 20_000 ? 'PASS' : 'FAIL', command: `${COMMAND} batch`,
+    });
+  }
+  if (want('scenario')) {
+    const withHook = await benchScenario(true, every_ms);
+    const without = await benchScenario(false, every_ms);
+    results.scenario = { with_webhook: withHook, without_webhook: without };
+    note('scenario', results.scenario);
+    rows.push({
+      figure: 'sim/wall over 24 h, webhook (real HTTP)',
+      measured: `${withHook.sim_per_wall}× (${withHook.wall_ms} ms wall, ${withHook.http_requests_received} deliveries)`,
+      target: '≥ 100000×', pass: withHook.sim_per_wall >= 100_000 ? 'PASS' : 'FAIL', command: `${COMMAND} scenario`,
+    });
+    rows.push({
+      figure: 'sim/wall over 24 h, no webhook',
+      measured: `${without.sim_per_wall}× (${without.wall_ms} ms wall)`,
+      target: '(reference)', pass: '-', command: `${COMMAND} scenario`,
+    });
+  }
+  if (want('memory')) {
+    const mem = section === 'memory' ? await benchMemory(total, batch) : memoryInChild(total, batch);
+    results.memory = mem;
+    note('memory', mem);
+    rows.push({
+      figure: `RSS after gc, ${mem.settled} settled trades`,
+      measured: `${mem.rss_mib} MiB (heap ${mem.heap_used_mib}, ${mem.events} events, ${mem.transition_records} transitions)`,
+      target: '≤ 500 MiB', pass: mem.rss_mib <= 500 && mem.settled === total ? 'PASS' : 'FAIL', command: `${COMMAND} memory`,
+    });
+  }
+
+  mkdirSync(dirname(OUT), { recursive: true });
+  writeFileSync(OUT, `${JSON.stringify({ ...results, table: rows }, null, 2)}\n`);
+  console.table(rows);
+  console.log(`wrote ${OUT}`);
+}
+
+await main();
