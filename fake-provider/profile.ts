@@ -118,6 +118,14 @@ export interface Profile {
   max_total_fee_bps: number;
   /** GET /quotes/{id} once the quote has expired: the quote as stored, or 4xx quote_expired (spec: not shown). */
   quote_read_after_expiry: 'quote' | 'quote_expired';
+  /** How long an emailed export OTP stays valid (spec: not shown); once used by complete-export it stays valid as export-status session proof. */
+  otp_validity_ms: number;
+  /** POST /public/initiate-export per account: most OTP emails per sliding window of sim time (spec: thresholds not shown). */
+  public_initiate_per_account: { max: number; window_ms: number };
+  /** Public export endpoints together, per client IP: most requests per sliding window of sim time (spec: thresholds not shown). */
+  public_per_ip: { max: number; window_ms: number };
+  /** Sim time from an export's start to its first sweep; keys go out once every wallet is derived and no trade, zap or cancel of the account is in flight. */
+  export_sweep_ms: number;
 }
 
 const MINUTE = 60_000;
@@ -201,4 +209,8 @@ export const DEFAULT_PROFILE: Profile = {
   hybrid_intermediate_haircut_bps: 100,
   max_total_fee_bps: 5000,
   quote_read_after_expiry: 'quote',
+  otp_validity_ms: 10 * MINUTE,
+  public_initiate_per_account: { max: 5, window_ms: HOUR },
+  public_per_ip: { max: 60, window_ms: MINUTE },
+  export_sweep_ms: 1_000,
 };

@@ -11,6 +11,7 @@ import type { TransitionRecord } from './engine/lifecycle.ts';
 import { rfqCoverageFlow } from './resources/rfqs/fixtures.ts';
 import { driveZapEdges } from './resources/zaps/coverage-flows.ts';
 import { destination, firmQuote, fund, readyAccount } from './testing/flows.ts';
+import { exportCoverageFlow } from './resources/exports/fixtures.ts';
 
 const exclusions: { machine: string; from: string; event: string; to: string; reason: string }[] = JSON.parse(
   readFileSync(new URL('./transition-coverage-exclusions.json', import.meta.url), 'utf8'),
@@ -51,6 +52,12 @@ describe('transition coverage through the HTTP API', () => {
     expect((await sim.api('POST', `/accounts/${b}/deactivate`)).status).toBe(200);
     await sim.advance(10_000);
     expect((await sim.api('POST', `/accounts/${a}/deactivate`)).status).toBe(200);
+    collect(sim);
+  });
+
+  it('accounts: key export (integrator before wallets exist, user email from deactivated), exported', async () => {
+    const sim = await newSim();
+    await exportCoverageFlow(sim);
     collect(sim);
   });
 

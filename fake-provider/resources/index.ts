@@ -15,6 +15,7 @@ import { pricingResource } from './pricing/index.ts';
 import { rfqsResource } from './rfqs/index.ts';
 import { zapsResource } from './zaps/index.ts';
 import { tradesResource } from './trades/index.ts';
+import { exportsResource } from './exports/index.ts';
 
 export const RESOURCES: readonly ResourceModule[] = [
   accountsResource,
@@ -32,4 +33,5 @@ export const RESOURCES: readonly ResourceModule[] = [
   rfqsResource,
   tradesResource,
   zapsResource,
+  exportsResource,
 ];

@@ -21,6 +21,11 @@ export interface Account {
   snapshot: SnapshotFrom<typeof accountMachine>;
   /** Real keys, kept for the key-export flow; never serialized into /v1 responses. */
   wallets: Map<WalletChain, WalletKey>;
+  /**
+   * The HPKE-sealed keys `account.key_exported` carries. Sealing is async, so the export flow seals them
+   * and sets this just before it sends SETTLEMENTS_RESOLVED; unset until then.
+   */
+  exported_keys?: Array<{ chain: WalletChain; address: string; export_bundle: string }>;
 }
 
 export const accountStore = defineStore('accounts', (world) => ({
@@ -51,8 +56,12 @@ function applyEffects(world: World, account: Account, effects: AccountEffect[]):
     } else if (effect.event_type === 'account.deactivated') {
       publish(world, account.org_id, account.account_id, effect.event_type, {});
     } else {
-      // account.key_exported carries HPKE bundles: built by the export flow, which is not here yet.
-      throw new Error(`account effect ${effect.event_type} has no applier yet`);
+      // Only the export flow (resources/exports) sends SETTLEMENTS_RESOLVED, after sealing the bundles.
+      if (!account.exported_keys) throw new Error(`account ${account.account_id} reached exported without sealed keys`);
+      publish(world, account.org_id, account.account_id, effect.event_type, {
+        keys: account.exported_keys,
+        export_source: account.snapshot.context.export_source,
+      });
     }
   }
 }

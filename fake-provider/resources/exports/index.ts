@@ -1,0 +1,15 @@
+// The key-export resource: integrator-assisted and user-initiated (email OTP) export, with HPKE bundles
+// delivered by account.key_exported once the account's in-flight work has ended.
+import type { ResourceModule } from '../../resource.ts';
+import { exportInvariants, installExportSweeps } from './model.ts';
+import { exportRoutes } from './routes.ts';
+
+export { exportKeys, initiateExport, completeExport, exportStatus, exportBlocked, exportStore, type ExportRecord, type ExportSource, type ExportStatus } from './model.ts';
+export { sealBundle, exportSuite, targetKeyProblem, HPKE_INFO, HPKE_AAD, HPKE_ENC_BYTES, type BundlePlaintext } from './hpke.ts';
+
+export const exportsResource: ResourceModule = {
+  name: 'exports',
+  routes: exportRoutes,
+  install: installExportSweeps,
+  invariants: exportInvariants,
+};
