@@ -103,6 +103,25 @@ export function send<M extends AnyStateMachine, E>(world: World, machine: M, ent
   return { snapshot: next, effects: effectsOf<E>(actions) };
 }
 
+/**
+ * Sends one event to an entity that keeps its snapshot, stores the next snapshot and hands the effects
+ * to the resource's applier. False when the machine refuses the event (the caller decides what that means).
+ */
+export function advance<M extends AnyStateMachine, E>(
+  world: World,
+  machine: M,
+  entity: { snapshot: SnapshotFrom<M> },
+  entity_id: string,
+  event: EventObject,
+  apply: (effects: E[]) => void,
+): boolean {
+  const step = send<M, E>(world, machine, entity_id, entity.snapshot, event);
+  if (!step) return false;
+  entity.snapshot = step.snapshot;
+  apply(step.effects);
+  return true;
+}
+
 export function statusOf(snapshot: { value: unknown }): string {
   return stateName(snapshot);
 }

@@ -4,7 +4,7 @@ import type { SnapshotFrom } from 'xstate';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
-import { send, start, statusOf } from '../../engine/lifecycle.ts';
+import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { nativeAssetOf } from '../assets/catalog.ts';
 import { accountMachine, type AccountEffect, type AccountEvent, type AccountStatus } from './machine.ts';
@@ -68,11 +68,7 @@ function applyEffects(world: World, account: Account, effects: AccountEffect[]):
 
 /** Sends one event to an account's machine; returns false when the machine refuses it. */
 export function sendAccount(world: World, account: Account, event: AccountEvent): boolean {
-  const step = send<typeof accountMachine, AccountEffect>(world, accountMachine, account.account_id, account.snapshot, event);
-  if (!step) return false;
-  account.snapshot = step.snapshot;
-  applyEffects(world, account, step.effects);
-  return true;
+  return advance<typeof accountMachine, AccountEffect>(world, accountMachine, account, account.account_id, event, (effects) => applyEffects(world, account, effects));
 }
 
 export function createAccount(world: World, org: Organization, input: { label?: string; external_id?: string }): Account {

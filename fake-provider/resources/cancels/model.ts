@@ -4,7 +4,7 @@ import type { SnapshotFrom } from 'xstate';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
-import { send, start, statusOf } from '../../engine/lifecycle.ts';
+import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import type { HistoryRecord } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { assetByKey } from '../assets/index.ts';
@@ -72,11 +72,7 @@ function applyEffects(world: World, c: Cancel, effects: CancelEffect[]): void {
 
 /** Sends one event to a cancel's machine; false when the machine refuses it (a stale timer). */
 export function sendCancel(world: World, c: Cancel, event: CancelEvent): boolean {
-  const step = send<typeof cancelMachine, CancelEffect>(world, cancelMachine, c.cancel_id, c.snapshot, event);
-  if (!step) return false;
-  c.snapshot = step.snapshot;
-  applyEffects(world, c, step.effects);
-  return true;
+  return advance<typeof cancelMachine, CancelEffect>(world, cancelMachine, c, c.cancel_id, event, (effects) => applyEffects(world, c, effects));
 }
 
 /** The `cancel` fault rules drawn once, when the broadcast falls due. */

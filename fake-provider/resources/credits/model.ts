@@ -4,7 +4,7 @@ import type { SnapshotFrom } from 'xstate';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
-import { send, start, statusOf } from '../../engine/lifecycle.ts';
+import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { creditMachine, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
 
@@ -177,11 +177,7 @@ function refuseUnusable(credit: Credit, holder_id: string): void {
 }
 
 function sendCredit(world: World, credit: Credit, event: CreditEvent): boolean {
-  const step = send<typeof creditMachine, CreditEffect>(world, creditMachine, credit.credit_id, credit.snapshot, event);
-  if (!step) return false;
-  credit.snapshot = step.snapshot;
-  applyEffects(world, credit, step.effects);
-  return true;
+  return advance<typeof creditMachine, CreditEffect>(world, creditMachine, credit, credit.credit_id, event, (effects) => applyEffects(world, credit, effects));
 }
 
 /** Reserves an open credit for one holder. Idempotent for the same holder; `credit_in_use` for another, `credit_already_consumed` once consumed. */

@@ -5,7 +5,7 @@ import type { SnapshotFrom } from 'xstate';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
-import { send, start, statusOf } from '../../engine/lifecycle.ts';
+import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { matches, type FaultSubject } from '../../../sim/index.ts';
 import { requireAsset } from '../assets/index.ts';
 import { accountStatus, accountStore, type WalletChain } from '../accounts/index.ts';
@@ -148,11 +148,7 @@ function applyEffects(world: World, d: Deposit, effects: DepositEffect[]): void 
 
 /** Sends one event to a deposit's machine; false when the machine refuses it (a stale timer). */
 export function sendDeposit(world: World, d: Deposit, event: DepositEvent): boolean {
-  const step = send<typeof depositMachine, DepositEffect>(world, depositMachine, d.deposit_id, d.snapshot, event);
-  if (!step) return false;
-  d.snapshot = step.snapshot;
-  applyEffects(world, d, step.effects);
-  return true;
+  return advance<typeof depositMachine, DepositEffect>(world, depositMachine, d, d.deposit_id, event, (effects) => applyEffects(world, d, effects));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { SnapshotFrom } from 'xstate';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
-import { send, start, statusOf } from '../../engine/lifecycle.ts';
+import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import type { Violation } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
@@ -50,11 +50,7 @@ function applyEffects(world: World, d: Destination, effects: DestinationEffect[]
 }
 
 function sendDestination(world: World, d: Destination, event: DestinationEvent): boolean {
-  const step = send<typeof destinationMachine, DestinationEffect>(world, destinationMachine, d.destination_id, d.snapshot, event);
-  if (!step) return false;
-  d.snapshot = step.snapshot;
-  applyEffects(world, d, step.effects);
-  return true;
+  return advance<typeof destinationMachine, DestinationEffect>(world, destinationMachine, d, d.destination_id, event, (effects) => applyEffects(world, d, effects));
 }
 
 export interface RegisterInput {

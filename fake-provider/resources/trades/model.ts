@@ -5,7 +5,7 @@ import type { SnapshotFrom } from 'xstate';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
-import { send, start, statusOf } from '../../engine/lifecycle.ts';
+import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
 import { assetByKey } from '../assets/catalog.ts';
 import { creditStore, lockCredit, sourceKey } from '../credits/index.ts';
@@ -73,11 +73,7 @@ function applyEffects(world: World, t: Trade, effects: TradeEffect[]): void {
 }
 
 function sendTrade(world: World, t: Trade, event: SwapEvent): boolean {
-  const step = send<typeof tradeMachine, TradeEffect>(world, tradeMachine, t.trade_id, t.snapshot, event);
-  if (!step) return false;
-  t.snapshot = step.snapshot;
-  applyEffects(world, t, step.effects);
-  return true;
+  return advance<typeof tradeMachine, TradeEffect>(world, tradeMachine, t, t.trade_id, event, (effects) => applyEffects(world, t, effects));
 }
 
 const BPS_SCALE = 10_000n;
