@@ -1,7 +1,8 @@
 // The swapsim command line. `serve` runs the fake; later issues add scenario, verify, replay, report.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { serve } from '../fake-provider/server.ts';
-import { DEFAULT_PROFILE } from '../fake-provider/profile.ts';
+import { formatIssues, ProfileError, profileSchema, resolveProfile } from '../fake-provider/profiles/index.ts';
+import type { Profile } from '../fake-provider/profile.ts';
 
 const int = (name: string) => (v: string): number => {
   if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
@@ -13,6 +14,14 @@ const positive = (v: string): number => {
   return n;
 };
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+/** `--webhook-header-prefix` wins over the profile's, and is validated like a profile field. */
+function withHeaderPrefix(profile: Profile, prefix: string | undefined): Profile {
+  if (prefix === undefined) return profile;
+  const checked = profileSchema.safeParse({ ...profile, webhook_header_prefix: prefix });
+  if (!checked.success) throw new ProfileError(`--webhook-header-prefix: ${formatIssues(checked.error).join('; ')}`, formatIssues(checked.error));
+  return checked.data;
+}
 
 export function buildCli(): Command {
   const program = new Command('swapsim').description('A deterministic fake of the Crypto Swap Routing Service API v1').showHelpAfterError();
@@ -27,8 +36,16 @@ export function buildCli(): Command {
     .option('--api-key <key>', 'API key of the demo organization (repeatable)', collect, [])
     .option('--control-token <token>', 'require this bearer token on /_sim (and allow non-loopback clients)')
     .option('--journal <file>', 'append every input as JSON lines to this file')
-    .option('--webhook-header-prefix <prefix>', 'brand part of the webhook header names (<prefix>-Signature, …)', 'Svc')
-    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; controlToken?: string; journal?: string; webhookHeaderPrefix: string }) => {
+    .option('--profile <name|file.json>', 'behaviour profile: default, adversarial (drawn from --seed), or a JSON file overriding any subset of default', 'default')
+    .option('--webhook-header-prefix <prefix>', "brand part of the webhook header names (<prefix>-Signature, …); overrides the profile's (default Svc)")
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string }, cmd: Command) => {
+      let profile: Profile;
+      try {
+        profile = withHeaderPrefix(resolveProfile(opts.profile, opts.seed), opts.webhookHeaderPrefix);
+      } catch (err) {
+        if (err instanceof ProfileError) cmd.error(`swapsim: ${err.message}`, { exitCode: 2, code: 'swapsim.profile' });
+        throw err;
+      }
       const api_keys = opts.apiKey.length > 0 ? opts.apiKey : ['sk_sim_demo'];
       const running = await serve({
         port: opts.port,
@@ -39,10 +56,10 @@ export function buildCli(): Command {
         control_token: opts.controlToken,
         journal_path: opts.journal ?? null,
         seed_orgs: [{ api_keys }],
-        profile: { ...DEFAULT_PROFILE, webhook_header_prefix: opts.webhookHeaderPrefix },
+        profile,
       });
       const org = [...running.runtime.world.orgs.values()][0];
-      console.log(`swapsim serving (seed ${opts.seed}, ${opts.clock} clock${opts.clock === 'realtime' ? `, speed ${opts.speed}` : ''})`);
+      console.log(`swapsim serving (seed ${opts.seed}, profile ${profile.name}, ${opts.clock} clock${opts.clock === 'realtime' ? `, speed ${opts.speed}` : ''})`);
       console.log(`  base URL:     ${running.base_url}`);
       console.log(`  control URL:  ${running.control_url}`);
       console.log(`  organization: ${org.organization_id}`);

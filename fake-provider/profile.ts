@@ -126,6 +126,10 @@ export interface Profile {
   public_per_ip: { max: number; window_ms: number };
   /** Sim time from an export's start to its first sweep; keys go out once every wallet is derived and no trade, zap or cancel of the account is in flight. */
   export_sweep_ms: number;
+  /** Forward compatibility: every JSON object of a /v1 answer carries an extra `x_swapsim_extension` field a client must ignore. */
+  extra_response_fields: boolean;
+  /** Forward compatibility: some published events are followed by a `swapsim.unknown_event` a client must ignore (drawn per event). */
+  unknown_event_types: boolean;
 }
 
 const MINUTE = 60_000;
@@ -213,4 +217,6 @@ export const DEFAULT_PROFILE: Profile = {
   public_initiate_per_account: { max: 5, window_ms: HOUR },
   public_per_ip: { max: 60, window_ms: MINUTE },
   export_sweep_ms: 1_000,
+  extra_response_fields: false,
+  unknown_event_types: false,
 };

@@ -12,6 +12,7 @@ import { rfqCoverageFlow } from './resources/rfqs/fixtures.ts';
 import { driveZapEdges } from './resources/zaps/coverage-flows.ts';
 import { destination, firmQuote, fund, readyAccount } from './testing/flows.ts';
 import { exportCoverageFlow } from './resources/exports/fixtures.ts';
+import { driveRecoveryEdges } from './resources/recoveries/fixtures.ts';
 
 const exclusions: { machine: string; from: string; event: string; to: string; reason: string }[] = JSON.parse(
   readFileSync(new URL('./transition-coverage-exclusions.json', import.meta.url), 'utf8'),
@@ -199,6 +200,12 @@ describe('transition coverage through the HTTP API', () => {
     const types = sim.running.runtime.world.events.all.map((e) => e.envelope.type).filter((t) => t.startsWith('trade.settlement_'));
     // The settlement_orphaned failure, then one leg at a time: orphaned, reconfirmed, orphaned, reconfirmed.
     expect(types).toEqual(['trade.settlement_orphaned', 'trade.settlement_orphaned', 'trade.settlement_reconfirmed', 'trade.settlement_orphaned', 'trade.settlement_reconfirmed']);
+    collect(sim);
+  });
+
+  it('recoveries: created, activated twice, a flagged claim (failed), re-activated, claimed', async () => {
+    const sim = await newSim();
+    await driveRecoveryEdges(sim);
     collect(sim);
   });
 

@@ -26,7 +26,7 @@ export const IMPLEMENTED_EFFECTS: Record<FaultTarget, readonly string[]> = {
   zap: ['fail', 'reorg', 'delay_ms'],
   cancel: ['fail', 'delay_ms'],
   recovery: [],
-  http: [],
+  http: ['http_status', 'lose_response'],
 };
 
 export const faultBody = z.object({
@@ -37,7 +37,7 @@ export const faultBody = z.object({
     z.object({ delay_ms: z.number().int().min(0).max(7 * 24 * 3_600_000) }).strict(),
     z.object({ webhook: z.enum(['drop', 'duplicate', 'reorder', 'bad_signature']) }).strict(),
     z.object({ http_status: z.union([z.literal(429), z.literal(500), z.literal(503)]), retry_after: z.boolean().optional() }).strict(),
-    z.object({ lose_response: z.literal(true) }).strict(),
+    z.object({ lose_response: z.literal(true), mode: z.enum(['error_500', 'reset']).optional() }).strict(),
     z.object({ flag: z.enum(FLAG_REASONS) }).strict(),
   ]),
   match: z

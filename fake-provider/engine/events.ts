@@ -46,8 +46,16 @@ export function publish(world: World, org_id: string, account_id: string, type: 
   world.events.all.push(stored);
   world.events.byId.set(envelope.event_id, stored);
   for (const listener of world.hooks.eventPublished) listener(world, envelope.event_id);
+  // Profile `unknown_event_types`: a type no client knows yet follows about one event in ten. The draw
+  // is forked per event id, so it moves no other stream.
+  if (world.profile.unknown_event_types && type !== UNKNOWN_EVENT_TYPE && world.sim.rng.fork(`unknown_events/${envelope.event_id}`).chance(0.1)) {
+    publish(world, org_id, account_id, UNKNOWN_EVENT_TYPE, { follows_event_id: envelope.event_id, note: 'forward-compatibility event: ignore it' });
+  }
   return stored;
 }
+
+/** The event type the `unknown_event_types` profile setting publishes. */
+export const UNKNOWN_EVENT_TYPE = 'swapsim.unknown_event';
 
 /** `trade.*` matches `trade.settled`; `*` matches all; anything else matches exactly. */
 export function typeMatches(patterns: readonly string[] | undefined, type: string): boolean {

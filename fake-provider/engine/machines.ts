@@ -11,6 +11,7 @@ import { cancelMachine } from '../resources/cancels/machine.ts';
 import { quoteMachine, rfqMachine } from '../resources/rfqs/machine.ts';
 import { tradeMachine } from '../resources/trades/machine.ts';
 import { zapMachine } from '../resources/zaps/machine.ts';
+import { recoveryMachine } from '../resources/recoveries/machine.ts';
 
 export interface MachineInfo {
   machine: AnyStateMachine;
@@ -35,6 +36,7 @@ export const MACHINES: Record<string, MachineInfo> = {
   quote: info(quoteMachine),
   trade: info(tradeMachine),
   zap: info(zapMachine),
+  recovery: info(recoveryMachine),
 };
 
 export interface Edge {

@@ -10,6 +10,8 @@ import { fingerprint, requireKey, withIdempotency, type StoredReply } from './id
 import type { Page } from './pagination.ts';
 import { classesFor, type RateLimiter } from './rate-limits.ts';
 import { parseWith } from './validate.ts';
+import { httpFault, lostReplyError, type LostReply } from './faults.ts';
+import { recordRequest } from '../conduct/recorder.ts';
 
 export interface ApiContext {
   world: World;
@@ -89,10 +91,21 @@ export interface Locals {
 
 const asRecord = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
 
-function send(res: Response, reply: StoredReply): void {
+/** Profile `extra_response_fields`: a copy of the body with an unknown field in every object. */
+function withExtensionFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withExtensionFields);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withExtensionFields(v);
+  out.x_swapsim_extension = 'forward-compatibility field: ignore it';
+  return out;
+}
+
+function send(res: Response, reply: StoredReply, world: World, control: boolean): void {
   if (reply.headers) res.set(reply.headers);
   if (reply.status === 204) res.status(204).end();
-  else res.status(reply.status).json(reply.body);
+  // The control plane's shapes are exact (design.md); only /v1 answers grow unknown fields.
+  else res.status(reply.status).json(world.profile.extra_response_fields && !control ? withExtensionFields(reply.body) : reply.body);
 }
 
 export function renderError(res: Response, err: ApiError, world: World, request_id: string): void {
@@ -105,14 +118,19 @@ export function renderError(res: Response, err: ApiError, world: World, request_
 export function handlerFor(route: AnyRoute, limiter: RateLimiter): (req: Request, res: Response, next: NextFunction) => Promise<void> {
   return async (req, res, next) => {
     const { world, request_id } = res.locals as Locals;
+    // Known once authenticated: every answer from then on goes to that key's conduct record.
+    let api_key: string | undefined;
     try {
       let ctx: ApiContext | PublicContext;
+      let lost: LostReply | null = null;
       if (route.auth === 'public') {
         ctx = { world, request_id, ip: req.socket.remoteAddress ?? 'unknown' };
       } else {
         const who = authenticate(world, req.get('authorization'));
+        api_key = who.api_key;
         await limiter.consume(who.org, who.api_key, classesFor(req.method, route.path, req.body));
         ctx = { world, org: who.org, api_key: who.api_key, request_id };
+        lost = httpFault(world, req.method, req.path, typeof req.params.account_id === 'string' ? req.params.account_id : undefined);
       }
       if (route.body !== undefined && req.body !== undefined && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
         throw new ApiError('invalid_parameter', 'the request body must be a JSON object');
@@ -133,17 +151,43 @@ export function handlerFor(route: AnyRoute, limiter: RateLimiter): (req: Request
           return { status, body, headers: e.headers };
         }
       };
+      let reply: StoredReply;
       if (route.idempotent && 'org' in ctx) {
         const key = requireKey(req.get('idempotency-key'));
-        const { reply } = await withIdempotency(world, ctx.org.organization_id, key, fingerprint(req.method, req.path, req.body), execute);
-        send(res, reply);
+        reply = (await withIdempotency(world, ctx.org.organization_id, key, fingerprint(req.method, req.path, req.body), execute)).reply;
       } else {
-        send(res, await execute());
+        reply = await execute();
       }
+      if (api_key !== undefined) recordConduct(world, api_key, request_id, route, req, lost ? (lost === 'reset' ? 0 : 500) : reply.status, reply, lost !== null);
+      if (lost === 'reset') res.socket?.destroy();
+      else if (lost === 'error_500') renderError(res, lostReplyError(), world, request_id);
+      else send(res, reply, world, req.baseUrl.startsWith('/_sim'));
     } catch (e) {
+      if (api_key !== undefined && e instanceof ApiError) {
+        const { status, body } = envelope(e, request_id, world.profile);
+        recordConduct(world, api_key, request_id, route, req, status, { status, body, headers: e.headers }, false);
+      }
       next(e);
     }
   };
+}
+
+function recordConduct(world: World, api_key: string, request_id: string, route: AnyRoute, req: Request, status: number, reply: StoredReply, lost: boolean): void {
+  const err = (reply.body as { error?: { code?: string } } | undefined)?.error;
+  recordRequest(world, api_key, {
+    request_id,
+    method: req.method,
+    path: req.path,
+    route_path: route.path,
+    query: asRecord(req.query),
+    body: req.body,
+    idempotency_key: req.get('idempotency-key') ?? null,
+    status,
+    reply_body: reply.body,
+    headers: reply.headers,
+    error_code: err?.code ?? null,
+    lost,
+  });
 }
 
 /** Maps body-parser failures, ApiErrors and anything unexpected to the envelope. Unexpected = a bug. */

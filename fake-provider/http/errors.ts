@@ -52,6 +52,9 @@ const FIXED_STATUS = {
   trade_not_found: 404,
   // GET /zaps/{zap_id} of an unknown or another organization's zap: the spec says 404 but names no code.
   zap_not_found: 404,
+  // Fault rules on `/v1` (target `http`): a simulated upstream failure (also what a lost reply shows) and an outage.
+  upstream_error: 500,
+  service_unavailable: 503,
   internal_error: 500,
   not_implemented: 501,
 } as const;

@@ -16,6 +16,8 @@ import { rfqsResource } from './rfqs/index.ts';
 import { zapsResource } from './zaps/index.ts';
 import { tradesResource } from './trades/index.ts';
 import { exportsResource } from './exports/index.ts';
+import { recoveriesResource } from './recoveries/index.ts';
+import { conductResource } from '../conduct/index.ts';
 
 export const RESOURCES: readonly ResourceModule[] = [
   accountsResource,
@@ -34,4 +36,6 @@ export const RESOURCES: readonly ResourceModule[] = [
   tradesResource,
   zapsResource,
   exportsResource,
+  recoveriesResource,
+  conductResource,
 ];

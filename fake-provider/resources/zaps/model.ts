@@ -14,6 +14,7 @@ import { resolveAssetRef, type Asset } from '../assets/index.ts';
 import { creditHolder, creditStatus, creditStore, lockCredit, releaseCredit, requireCredit, sourceKey, type Credit } from '../credits/index.ts';
 import { createZapDepositAddress, depositStatus, serializeDepositAddress, type DepositAddress, type Deposit } from '../deposits/index.ts';
 import { requireUsableDestination } from '../destinations/index.ts';
+import { recoveryForFailedZap } from '../recoveries/index.ts';
 import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapOps } from '../execution/index.ts';
 import { drawSpreadBps, price, serializeFees, type Fees, type Priced } from '../pricing/index.ts';
 import { zapMachine, type ZapEffect, type ZapEvent, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
@@ -51,6 +52,8 @@ export interface Zap {
    * deposit it names that deposit's credit, which the zap never locks.
    */
   credit_id: string | null;
+  /** Set as the zap fails leaving an open credit, when the org has recovery enabled (spec: Zap → recovery). */
+  recovery: { recovery_id: string; credit_id: string } | null;
   /** Exists from the moment execution begins. */
   swap: Swap | null;
   expiry_task_id: number | null;
@@ -95,8 +98,12 @@ function applyEffects(world: World, z: Zap, effects: ZapEffect[]): void {
   for (const e of effects) {
     const data = identifiers(z);
     if (e.event_type === 'zap.settled') data.credit_id = ctx.settlement_credit_id;
-    // Recovery fields (recovery_id, credit_id) join zap.failed with the recovery flow.
-    if (e.event_type === 'zap.failed') data.failure_code = ctx.failure_code;
+    if (e.event_type === 'zap.failed') {
+      data.failure_code = ctx.failure_code;
+      // The recovery exists before zap.failed goes out, so the event can carry its ids.
+      z.recovery = recoveryForFailedZap(world, { org_id: z.org_id, account_id: z.account_id, credit_id: z.credit_id });
+      if (z.recovery) Object.assign(data, z.recovery);
+    }
     publish(world, z.org_id, z.account_id, e.event_type, data);
   }
 }
@@ -255,6 +262,7 @@ export function createZap(world: World, org: Organization, body: CreateZapBody):
     fees: null,
     deposit_address,
     credit_id: credit?.credit_id ?? null,
+    recovery: null,
     swap: null,
     expiry_task_id: null,
     created_at_ms: now,
@@ -364,6 +372,7 @@ export function serializeZap(world: World, z: Zap): Record<string, unknown> {
   out.created_at_ms = z.created_at_ms;
   if (status === 'awaiting_deposit' && z.deposit_address) out.deposit_address = serializeDepositAddress(z.deposit_address);
   if (z.snapshot.context.failure_code !== null) out.failure_code = z.snapshot.context.failure_code;
+  if (z.recovery) out.recovery = { ...z.recovery };
   if (z.swap?.settlement) out.settlement = serializeSettlement(world, z.swap.settlement);
   if (z.fees) out.fees = serializeFees(z.fees);
   if (!isTerminal(world, z)) out.poll_after_ms = pollAfter(world, z);

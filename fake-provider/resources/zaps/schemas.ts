@@ -67,6 +67,7 @@ export const zap = z.object({
   created_at_ms: z.number().int().optional(),
   deposit_address: depositAddress.optional(),
   failure_code: z.enum(ZAP_FAILURE_CODES).optional(),
+  recovery: z.object({ recovery_id: z.string(), credit_id: z.string() }).optional(),
   settlement: settlement.optional(),
   fees: fees.optional(),
   poll_after_ms: z.number().int().optional(),

@@ -200,8 +200,13 @@ describe('a deposit-funded zap', () => {
     const failed = await getZap(sim, z.zap_id);
     expect(failed).toMatchObject({ status: 'failed', failure_code: 'from_asset_mismatch' });
     for (const absent of ['poll_after_ms', 'deposit_address', 'observed_amount_in_atoms', 'fees']) expect(failed).not.toHaveProperty(absent);
-    expect(zapEvents(sim, z.zap_id)).toEqual([['zap.awaiting_deposit', { zap_id: z.zap_id }], ['zap.failed', { zap_id: z.zap_id, failure_code: 'from_asset_mismatch' }]]);
     const credit_id = await depositCredit(z.deposit_address_id);
+    // The deposit's open credit gets a recovery (resources/recoveries), named by zap.failed and GET zap.
+    expect(failed.recovery).toEqual({ recovery_id: expect.stringMatching(/^rec_/), credit_id });
+    expect(zapEvents(sim, z.zap_id)).toEqual([
+      ['zap.awaiting_deposit', { zap_id: z.zap_id }],
+      ['zap.failed', { zap_id: z.zap_id, failure_code: 'from_asset_mismatch', ...failed.recovery }],
+    ]);
     expect(await credit(sim, z.account_id, credit_id)).toMatchObject({ status: 'open', asset_key: ARB_ETH, atoms: '10000000000000000' });
     expect(await holderOf(sim, credit_id)).toBeNull();
     const [record] = (await sim.api('GET', `/accounts/${z.account_id}/history?types=zap`)).body.records;

@@ -1,0 +1,198 @@
+// Client conduct per API key: one record per authenticated /v1 request and the findings derived from
+// them as they arrive (Retry-After ignored, polls too fast, key reuse, retries without a key, has_more ignored).
+import { wallNow_ms } from '../../sim/clock.ts';
+import { defineStore, type World } from '../world.ts';
+import { fingerprint } from '../http/idempotency.ts';
+
+export type FindingKind = 'retry_after_ignored' | 'poll_too_fast' | 'idempotency_key_reuse' | 'retry_without_idempotency_key' | 'ignored_has_more';
+
+export interface Finding {
+  kind: FindingKind;
+  api_key_suffix: string;
+  request_ids: string[];
+  message: string;
+}
+
+export interface ConductRequest {
+  request_id: string;
+  method: string;
+  path: string;
+  idempotency_key: string | null;
+  /** method + path + canonical body, as the idempotency store prints it; null for reads. */
+  body_fingerprint: string | null;
+  status: number;
+  /** The reply was lost by a `lose_response` fault (the client saw a 500 or a reset). */
+  lost: boolean;
+  retry_after_s: number | null;
+  poll_after_ms: number | null;
+  has_more: boolean | null;
+  next_cursor: string | null;
+  sim_ms: number;
+  wall_ms: number;
+}
+
+/** What the route wrapper knows about one finished request. */
+export interface RequestFacts {
+  request_id: string;
+  method: string;
+  /** Path under /v1 as sent. */
+  path: string;
+  /** Express route path, e.g. `/trades/:trade_id`. */
+  route_path: string;
+  query: Record<string, unknown>;
+  body: unknown;
+  idempotency_key: string | null;
+  status: number;
+  reply_body: unknown;
+  headers: Record<string, string> | undefined;
+  error_code: string | null;
+  lost: boolean;
+}
+
+/** Records kept per key (oldest dropped first); findings are all kept. */
+export const CONDUCT_REQUESTS_KEPT = 1000;
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const POLLED_ROUTE = /^\/(rfqs|trades|zaps|cancels)\/:[a-z_]+$/;
+const CREATED_ROUTE = /^\/(rfqs|trades|zaps|cancels)$/;
+
+interface KeyConduct {
+  requests: ConductRequest[];
+  findings: Finding[];
+  /** The last 429 that carried Retry-After: its request and the wall time it allows again. */
+  throttle: { request_id: string; until_wall_ms: number } | null;
+  /** Per polled path: the last poll and the poll_after_ms it was given (sim time). */
+  polls: Map<string, { request_id: string; at_ms: number; poll_after_ms: number }>;
+  /** First request per Idempotency-Key. */
+  keys: Map<string, string>;
+  /** Writes that got a 5xx or lost reply, by body fingerprint, awaiting their retry. */
+  failed_writes: Map<string, { request_id: string; idempotency_key: string | null }>;
+  /** Per list (path + filters, cursor and limit ignored): a first page that said has_more. */
+  lists: Map<string, { request_id: string; next_cursor: string | null }>;
+}
+
+const conduct = defineStore('conduct', () => new Map<string, KeyConduct>());
+
+export const keySuffix = (api_key: string): string => api_key.slice(-4);
+export const maskKey = (api_key: string): string => `…${keySuffix(api_key)}`;
+
+function forKey(world: World, api_key: string): KeyConduct {
+  const store = conduct(world);
+  let c = store.get(api_key);
+  if (!c) {
+    c = { requests: [], findings: [], throttle: null, polls: new Map(), keys: new Map(), failed_writes: new Map(), lists: new Map() };
+    store.set(api_key, c);
+  }
+  return c;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** poll_after_ms of the entity in a reply body (`{trade: {…, poll_after_ms}}` or top level). */
+function pollAfterOf(body: unknown): number | null {
+  if (!isRecord(body)) return null;
+  if (typeof body.poll_after_ms === 'number') return body.poll_after_ms;
+  for (const v of Object.values(body)) if (isRecord(v) && typeof v.poll_after_ms === 'number') return v.poll_after_ms;
+  return null;
+}
+
+function listKey(path: string, query: Record<string, unknown>): string {
+  const filters = Object.keys(query).filter((k) => k !== 'cursor' && k !== 'limit').sort().map((k) => `${k}=${String(query[k])}`);
+  return `${path}?${filters.join('&')}`;
+}
+
+/** Records one request and appends the findings it produces. */
+export function recordRequest(world: World, api_key: string, f: RequestFacts): void {
+  const c = forKey(world, api_key);
+  const sim_ms = world.sim.now_ms();
+  const wall_ms = wallNow_ms();
+  const suffix = keySuffix(api_key);
+  const find = (kind: FindingKind, request_ids: string[], message: string): void => {
+    c.findings.push({ kind, api_key_suffix: suffix, request_ids, message });
+  };
+  const write = WRITE_METHODS.has(f.method);
+  // Hashing only writes keeps reads (most of the traffic) cheap; a read's fingerprint would never be compared.
+  const print = write ? fingerprint(f.method, f.path, f.body) : null;
+  const ra = f.headers?.['Retry-After'];
+  const retry_after_s = ra === undefined ? null : Number(ra);
+  const reply = isRecord(f.reply_body) ? f.reply_body : undefined;
+  const has_more = reply && typeof reply.has_more === 'boolean' ? reply.has_more : null;
+  const next_cursor = reply && typeof reply.next_cursor === 'string' ? reply.next_cursor : null;
+  const polled = f.method === 'GET' && POLLED_ROUTE.test(f.route_path);
+  const poll_after_ms = polled && !f.lost && f.status === 200 ? pollAfterOf(f.reply_body) : null;
+
+  // Retry-After is on wall time, like the rate limits themselves.
+  if (c.throttle && wall_ms < c.throttle.until_wall_ms) {
+    find('retry_after_ignored', [c.throttle.request_id, f.request_id], `${f.method} ${f.path} sent ${c.throttle.until_wall_ms - wall_ms} ms before the Retry-After of ${c.throttle.request_id} elapsed`);
+  }
+  if (f.status === 429 && retry_after_s !== null && Number.isFinite(retry_after_s)) {
+    c.throttle = { request_id: f.request_id, until_wall_ms: wall_ms + retry_after_s * 1000 };
+  }
+
+  if (polled) {
+    const prev = c.polls.get(f.path);
+    if (prev && sim_ms < prev.at_ms + prev.poll_after_ms) {
+      find('poll_too_fast', [prev.request_id, f.request_id], `GET ${f.path} polled ${sim_ms - prev.at_ms} ms after ${prev.request_id}, which said poll_after_ms ${prev.poll_after_ms}`);
+    }
+    if (poll_after_ms !== null) c.polls.set(f.path, { request_id: f.request_id, at_ms: sim_ms, poll_after_ms });
+    else if (f.status === 200) c.polls.delete(f.path);
+  } else if (f.method === 'POST' && !f.lost && f.status < 300) {
+    // A create that answers pending (POST /rfqs 202) starts the poll clock for the entity it names.
+    const m = CREATED_ROUTE.exec(f.route_path);
+    const entity = m && reply ? reply[m[1].slice(0, -1)] : undefined;
+    const id = isRecord(entity) ? entity[`${m![1].slice(0, -1)}_id`] : undefined;
+    const after = pollAfterOf(f.reply_body);
+    if (typeof id === 'string' && after !== null) c.polls.set(`/${m![1]}/${id}`, { request_id: f.request_id, at_ms: sim_ms, poll_after_ms: after });
+  }
+
+  if (f.error_code === 'idempotency_key_reuse') {
+    const first = f.idempotency_key === null ? undefined : c.keys.get(f.idempotency_key);
+    find('idempotency_key_reuse', first ? [first, f.request_id] : [f.request_id], `Idempotency-Key ${f.idempotency_key} reused with a different request (${f.method} ${f.path})`);
+  } else if (f.idempotency_key !== null && !c.keys.has(f.idempotency_key)) {
+    c.keys.set(f.idempotency_key, f.request_id);
+  }
+
+  if (print !== null) {
+    const failed = c.failed_writes.get(print);
+    if (failed) {
+      c.failed_writes.delete(print);
+      if (failed.idempotency_key === null || f.idempotency_key !== failed.idempotency_key) {
+        find('retry_without_idempotency_key', [failed.request_id, f.request_id], `${f.method} ${f.path} retried after ${failed.request_id} failed, without its Idempotency-Key${failed.idempotency_key ? ` ${failed.idempotency_key}` : ''}`);
+      }
+    }
+    if (f.lost || f.status >= 500) c.failed_writes.set(print, { request_id: f.request_id, idempotency_key: f.idempotency_key });
+  }
+
+  if (f.method === 'GET') {
+    const key = listKey(f.path, f.query);
+    const fromTop = f.query.cursor === undefined || f.query.cursor === '';
+    const pending = c.lists.get(key);
+    if (pending && fromTop) {
+      find('ignored_has_more', [pending.request_id, f.request_id], `GET ${f.path} read from the top again although ${pending.request_id} said has_more with next_cursor ${pending.next_cursor}`);
+    }
+    if (!fromTop) c.lists.delete(key);
+    else if (has_more === true && !f.lost) c.lists.set(key, { request_id: f.request_id, next_cursor });
+    else if (has_more === false) c.lists.delete(key);
+  }
+
+  c.requests.push({
+    request_id: f.request_id, method: f.method, path: f.path, idempotency_key: f.idempotency_key, body_fingerprint: print,
+    status: f.status, lost: f.lost, retry_after_s, poll_after_ms, has_more, next_cursor, sim_ms, wall_ms,
+  });
+  if (c.requests.length > CONDUCT_REQUESTS_KEPT) c.requests.splice(0, c.requests.length - CONDUCT_REQUESTS_KEPT);
+}
+
+export interface ConductReport {
+  api_key: string;
+  requests: ConductRequest[];
+  findings: Finding[];
+}
+
+export function conductOf(world: World, api_key: string): ConductReport {
+  const c = conduct(world).get(api_key);
+  return { api_key: maskKey(api_key), requests: c?.requests.slice() ?? [], findings: c?.findings.slice() ?? [] };
+}
+
+export function allConduct(world: World): ConductReport[] {
+  return [...conduct(world).keys()].map((k) => conductOf(world, k));
+}

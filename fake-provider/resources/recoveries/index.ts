@@ -1,0 +1,14 @@
+// The recoveries resource: failed-zap recovery (created by the service, activated by the integrator,
+// claimed by the user with an emailed OTP); what other resources may use, its /v1 routes, its invariants.
+import type { ResourceModule } from '../../resource.ts';
+import { recoveryInvariants } from './model.ts';
+import { recoveryRoutes } from './routes.ts';
+
+export { recoveryForFailedZap, recoveryStatus, recoveryStore, type Recovery } from './model.ts';
+export { recoveryMachine, RECOVERY_STATUSES, type RecoveryStatus } from './machine.ts';
+
+export const recoveriesResource: ResourceModule = {
+  name: 'recoveries',
+  routes: recoveryRoutes,
+  invariants: recoveryInvariants,
+};
