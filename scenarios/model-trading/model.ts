@@ -141,3 +141,19 @@ export async function checkAfterStep(_m: TradingModel, r: TradingReal): Promise<
 
 /** A fresh destination address on the asset's chain (seeded apart from every other test's addresses). */
 export { sourceAddressFor } from '../model/commands/addresses.ts';
+
+/** What a spending command (firm trade, credit-funded zap) picks by index: an open credit, a destination of the same account, and an amount. */
+export async function pickSpend(
+  m: TradingModel,
+  r: TradingReal,
+  a: { accountIdx: number; creditIdx: number; destinationIdx: number; fraction_bps: number },
+) {
+  const account = m.accounts[a.accountIdx % m.accounts.length];
+  const mine = m.destinations.filter((d) => d.account_id === account.account_id);
+  const credits = await creditsOf(r, account.account_id);
+  if (mine.length === 0 || credits.length === 0) return null;
+  const credit = credits[a.creditIdx % credits.length];
+  const dest = mine[a.destinationIdx % mine.length];
+  const amount_in = (BigInt(credit.atoms) * BigInt(a.fraction_bps)) / 10_000n || 1n;
+  return { account, credit, dest, from: tradeAsset(credit.asset_key), to: tradeAsset(dest.asset_key), amount_in };
+}

@@ -4,7 +4,7 @@
 // or skips the accept and lets the quote expire (kept for AcceptExpiredOrIndicative).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { advance, checkAfterStep, creditsOf, expectOutcome, LIMITS, tradeAsset, type TradingModel, type TradingReal } from '../model.ts';
+import { advance, checkAfterStep, expectOutcome, LIMITS, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
 
 export interface FirmTradeArgs {
   accountIdx: number;
@@ -25,15 +25,9 @@ export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly a: FirmTradeArgs) {}
   check = (m: Readonly<TradingModel>): boolean => m.accounts.length > 0 && m.destinations.length > 0 && m.ops.length < LIMITS.ops;
   async run(m: TradingModel, r: TradingReal): Promise<void> {
-    const account = m.accounts[this.a.accountIdx % m.accounts.length];
-    const mine = m.destinations.filter((d) => d.account_id === account.account_id);
-    const credits = await creditsOf(r, account.account_id);
-    if (mine.length === 0 || credits.length === 0) return checkAfterStep(m, r);
-    const credit = credits[this.a.creditIdx % credits.length];
-    const dest = mine[this.a.destinationIdx % mine.length];
-    const from = tradeAsset(credit.asset_key);
-    const to = tradeAsset(dest.asset_key);
-    const in_atoms = (BigInt(credit.atoms) * BigInt(this.a.fraction_bps)) / 10_000n || 1n;
+    const pick = await pickSpend(m, r, this.a);
+    if (!pick) return checkAfterStep(m, r);
+    const { account, credit, dest, from, to, amount_in: in_atoms } = pick;
     const amount = this.a.side === 'exact_in' ? { amount_in_atoms: in_atoms.toString() } : { amount_out_atoms: ((in_atoms * to.atoms_per_usd) / from.atoms_per_usd || 1n).toString() };
     const res = await r.sim.api('POST', '/rfqs', {
       body: {

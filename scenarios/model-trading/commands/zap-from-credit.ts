@@ -2,7 +2,7 @@
 // destinations; zaps a fraction of the credit, with no floor or an unreachable one, and maybe a short expiry.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { checkAfterStep, creditsOf, expectOutcome, LIMITS, tradeAsset, type TradingModel, type TradingReal } from '../model.ts';
+import { checkAfterStep, expectOutcome, LIMITS, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
 
 export interface ZapFromCreditArgs {
   accountIdx: number;
@@ -21,15 +21,9 @@ export class ZapFromCredit implements fc.AsyncCommand<TradingModel, TradingReal>
   constructor(readonly a: ZapFromCreditArgs) {}
   check = (m: Readonly<TradingModel>): boolean => m.accounts.length > 0 && m.destinations.length > 0 && m.ops.length < LIMITS.ops;
   async run(m: TradingModel, r: TradingReal): Promise<void> {
-    const account = m.accounts[this.a.accountIdx % m.accounts.length];
-    const mine = m.destinations.filter((d) => d.account_id === account.account_id);
-    const credits = await creditsOf(r, account.account_id);
-    if (mine.length === 0 || credits.length === 0) return checkAfterStep(m, r);
-    const credit = credits[this.a.creditIdx % credits.length];
-    const dest = mine[this.a.destinationIdx % mine.length];
-    const from = tradeAsset(credit.asset_key);
-    const to = tradeAsset(dest.asset_key);
-    const amount_in = (BigInt(credit.atoms) * BigInt(this.a.fraction_bps)) / 10_000n || 1n;
+    const pick = await pickSpend(m, r, this.a);
+    if (!pick) return checkAfterStep(m, r);
+    const { account, credit, dest, from, to, amount_in } = pick;
     const floor = this.a.high_floor ? ((amount_in * to.atoms_per_usd * 2n) / from.atoms_per_usd || 1n) : 0n;
     const body: Record<string, unknown> = {
       account_id: account.account_id, credit_id: credit.credit_id, destination_id: dest.destination_id, from_asset_key: from.asset_key, to_asset_key: to.asset_key,
