@@ -59,6 +59,8 @@ export interface FaultPlan {
   add(rule: Omit<FaultRule, 'fault_id' | 'created_at_ms'>, fault_id: string, now_ms: number): FaultRule;
   remove(fault_id: string): boolean;
   list(): FaultRule[];
+  /** Whether any rule targets `target` (a cheap guard for hot paths: no copy, no draw). */
+  has(target: FaultTarget): boolean;
   firings(): FaultFiring[];
   /** Every rule for `target` that matches and fires now (probability drawn, `times` decremented). */
   fire(target: FaultTarget, subject: FaultSubject, now_ms: number): FaultRule[];
@@ -96,6 +98,7 @@ export function createFaultPlan(rng: Rng): FaultPlan {
       return rules.length < before;
     },
     list: () => rules.slice(),
+    has: (target) => rules.some((r) => r.target === target),
     firings: () => fired.slice(),
     fire(target, subject, now_ms) {
       const out: FaultRule[] = [];

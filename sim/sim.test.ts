@@ -191,3 +191,13 @@ describe('fault stages', () => {
     expect(plan.fire('trade', { accepts: ['fail'], fail_codes: ['settlement_failed', 'settlement_timeout'] }, 2)).toHaveLength(1);
   });
 });
+
+describe('fault plan guard', () => {
+  it('has() reports only targets with rules', () => {
+    const plan = createFaultPlan(createRng(4).fork('faults'));
+    expect(plan.has('http')).toBe(false);
+    plan.add({ target: 'deposit', effect: { delay_ms: 5 }, match: {}, probability: 1, times: null }, 'f', 0);
+    expect(plan.has('http')).toBe(false);
+    expect(plan.has('deposit')).toBe(true);
+  });
+});

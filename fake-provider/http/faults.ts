@@ -15,7 +15,7 @@ const ACCEPTS = ['http_status', 'lose_response'];
  */
 export function httpFault(world: World, method: string, path: string, account_id: string | undefined): LostReply | null {
   // The cheap exit keeps the hot path at one call when no rule exists.
-  if (world.sim.faults.list().length === 0) return null;
+  if (!world.sim.faults.has('http')) return null;
   const fired = world.sim.faults.fire('http', { method, path: `/v1${path}`, account_id, accepts: ACCEPTS }, world.sim.now_ms());
   let lost: LostReply | null = null;
   for (const rule of fired) {
