@@ -1,0 +1,118 @@
+// The shapes every long-running command writes for reports (scenario runs, swapsim verify, npm run bench,
+// k6 summaries): producers import these types, the report builders read them. JSON, sim times in ms.
+
+/** One thing that happened to one entity at one sim time; a report draws one swimlane per entity. */
+export interface TimelineEntry {
+  sim_ms: number;
+  /** account, deposit, rfq, quote, trade, zap, cancel, credit, destination, recovery, export, webhook_delivery, … */
+  entity_type: string;
+  entity_id: string;
+  /** transition: a machine moved from → to; event: an event was published; fault: an injected fault fired;
+   *  delivery: a webhook delivery attempt; expectation: a check of the scenario or verify; step: a DSL step. */
+  kind: 'transition' | 'event' | 'fault' | 'delivery' | 'expectation' | 'step';
+  from?: string;
+  to?: string;
+  event_type?: string;
+  /** Free text a person reads (fault effect, delivery status, expectation label, step description). */
+  detail?: string;
+  /** For expectations (and deliveries): passed or not. */
+  ok?: boolean;
+}
+
+export interface ExpectationResult {
+  label: string;
+  ok: boolean;
+  detail?: string;
+  sim_ms?: number;
+}
+
+export interface ConductFinding {
+  api_key?: string;
+  kind: string;
+  detail?: string;
+  request_ids: string[];
+}
+
+/** `swapsim scenario run`: one scenario. */
+export interface ScenarioRun {
+  kind: 'scenario';
+  name: string;
+  summary: string;
+  tags: string[];
+  seed: string;
+  ok: boolean;
+  /** Why it failed (first failed expectation or thrown error), absent when ok. */
+  error?: string;
+  started_sim_ms: number;
+  ended_sim_ms: number;
+  wall_ms: number;
+  steps: string[];
+  timeline: TimelineEntry[];
+  expectations: ExpectationResult[];
+  conduct: ConductFinding[];
+}
+
+/** `swapsim scenario run NAME… | --all`: the batch written to report.json. */
+export interface ScenarioBatch {
+  kind: 'scenario-batch';
+  seed: string;
+  started_at: string;
+  passed: number;
+  failed: number;
+  runs: ScenarioRun[];
+}
+
+export interface VerifyDivergence {
+  entity_type: string;
+  entity_id: string;
+  field: string;
+  app: unknown;
+  provider: unknown;
+}
+
+export interface VerifyCase {
+  run: number;
+  seed: string;
+  ok: boolean;
+  steps: string[];
+  /** The shrunk scenario, readable, when the case failed. */
+  shrunk_steps?: string[];
+  divergence?: VerifyDivergence;
+  replay_command?: string;
+  timeline?: TimelineEntry[];
+}
+
+/** `swapsim verify`. */
+export interface VerifyResult {
+  kind: 'verify';
+  app_url: string;
+  seed: string;
+  started_at: string;
+  runs: number;
+  passed: number;
+  failed: number;
+  wall_ms: number;
+  cases: VerifyCase[];
+  conduct: ConductFinding[];
+}
+
+export interface BenchCase {
+  name: string;
+  requests_per_s: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  errors: number;
+  /** e.g. fixed-rate runs: the offered rate. */
+  offered_rate_per_s?: number;
+}
+
+/** `npm run bench`: the self-benchmark (autocannon). */
+export interface BenchResult {
+  kind: 'bench';
+  started_at: string;
+  command: string;
+  machine: { cpus: number; node: string };
+  cases: BenchCase[];
+  ratios: Record<string, number>;
+  targets?: Array<{ label: string; ok: boolean; value: number; target: string }>;
+}
