@@ -3,6 +3,9 @@
 import { startTestSim, type HttpReply, type TestSim } from '../../testing/harness.ts';
 import type { EventEnvelope } from '../../engine/events.ts';
 
+/** A new account with every chain's wallet announced (the shared flow). */
+export { readyAccount } from '../../testing/flows.ts';
+
 export const ARB_ETH = 'native.evm:42161';
 export const ARB_USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
 export const ETH_USDC = 'erc20.evm:1_0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';
@@ -17,14 +20,6 @@ export function startDepositSim(): Promise<TestSim> {
 
 export async function newOrgKey(sim: TestSim, body: Record<string, unknown> = {}): Promise<string> {
   return (await sim.newOrg({ rate_limits: RAISED, ...body })).api_key;
-}
-
-/** A new account with every chain's wallet announced. */
-export async function readyAccount(sim: TestSim, key?: string): Promise<string> {
-  const r = await sim.api('POST', '/accounts', { body: {}, key });
-  if (r.status !== 200) throw new Error(JSON.stringify(r.body));
-  await sim.advance(10_000);
-  return r.body.account.account_id;
 }
 
 export async function newDepositAddress(sim: TestSim, account_id: string, asset_key: string, key?: string): Promise<{ deposit_address_id: string; address: string; asset_key: string }> {
