@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { serve } from '../fake-provider/server.ts';
 import { formatIssues, ProfileError, profileSchema, resolveProfile } from '../fake-provider/profiles/index.ts';
 import type { Profile } from '../fake-provider/profile.ts';
+import { registerScenario } from './scenario.ts';
 
 const int = (name: string) => (v: string): number => {
   if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
@@ -75,6 +76,7 @@ export function buildCli(): Command {
       process.on('SIGINT', () => shutdown('SIGINT'));
       process.on('SIGTERM', () => shutdown('SIGTERM'));
     });
+  registerScenario(program);
   return program;
 }
 

@@ -10,6 +10,7 @@ import { createOrganization, serializeOrganization } from '../organizations.ts';
 import { checkFault, faultBody } from './faults.ts';
 import { checkInvariants } from './invariants.ts';
 import { emailsFor } from '../emails.ts';
+import { timelineRoutes } from './timeline.ts';
 
 const tag = 'Control';
 const HOUR = 3_600_000;
@@ -118,5 +119,6 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
         return { body: { reset: true, clock: { now_ms: world.sim.now_ms(), mode: world.sim.clock.mode } } };
       },
     }),
+    ...timelineRoutes(),
   ];
 }

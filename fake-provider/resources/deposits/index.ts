@@ -17,6 +17,7 @@ export {
   depositStatus,
   depositStore,
   landDeposit,
+  listDeposits,
   onDepositResolved,
   serializeDeposit,
   type Deposit,

@@ -1,0 +1,70 @@
+// The scenario DSL's only way to the fake: plain HTTP (fetch) to /v1 with a bearer key and to /_sim,
+// so a scenario runs the same against an in-process server or a swapsim started elsewhere.
+export interface Reply<T = any> {
+  /** 0 when the connection failed (e.g. a `lose_response` fault in `reset` mode). */
+  status: number;
+  body: T;
+  headers: Headers;
+  /** The network error, when status is 0. */
+  network_error?: string;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** Idempotency-Key to send; writes get a fresh deterministic one unless given (null: none). */
+  idem?: string | null;
+  /** Bearer key; null sends none (public endpoints); default the scenario org's key. */
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export async function request(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
+  const h: Record<string, string> = { ...headers };
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined) h['content-type'] ??= 'application/json';
+  try {
+    const res = await fetch(url, { method, headers: h, body: payload });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  } catch (err) {
+    return { status: 0, body: undefined, headers: new Headers(), network_error: err instanceof Error ? `${err.message}${err.cause ? `: ${String(err.cause)}` : ''}` : String(err) };
+  }
+}
+
+/** A /v1 client: bearer key and Idempotency-Keys `<prefix>-<n>` on writes, so reruns send the same keys. */
+export function apiClient(base_url: string, api_key: string, idem_prefix: string) {
+  let n = 0;
+  return {
+    base_url,
+    api_key,
+    call(method: string, path: string, o: CallOptions = {}): Promise<Reply> {
+      const upper = method.toUpperCase();
+      const headers: Record<string, string> = { ...o.headers };
+      const key = o.key === undefined ? api_key : o.key;
+      if (key !== null) headers.authorization = `Bearer ${key}`;
+      const write = upper === 'POST' || upper === 'PUT' || upper === 'PATCH' || upper === 'DELETE';
+      const idem = o.idem === undefined ? (write ? `${idem_prefix}-${++n}` : null) : o.idem;
+      if (idem !== null) headers['idempotency-key'] = idem;
+      return request(base_url + path, upper, o.body, headers);
+    },
+  };
+}
+
+/** A /_sim client; `token` when the server was started with --control-token. */
+export function controlClient(control_url: string, token?: string) {
+  return {
+    control_url,
+    call(method: string, path: string, body?: unknown): Promise<Reply> {
+      return request(control_url + path, method.toUpperCase(), body, token ? { authorization: `Bearer ${token}` } : {});
+    },
+  };
+}
+
+export type ApiClient = ReturnType<typeof apiClient>;
+export type ControlClient = ReturnType<typeof controlClient>;

@@ -1,0 +1,15 @@
+// The scenario harness's only contact with wall time, kept in one place on purpose: the kernel's wall
+// clock (sim/clock.ts `wallNow_ms`) for a run's wall_ms and started_at, and a wall wait for the one thing
+// that runs on wall time, the /v1 rate limiter (a scenario honouring Retry-After). Sim time never comes from here.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { wallNow_ms } from '../../sim/clock.ts';
+
+export interface Wall {
+  now_ms(): number;
+  wait(ms: number): Promise<void>;
+}
+
+export const WALL: Wall = {
+  now_ms: wallNow_ms,
+  wait: async (ms) => void (await sleep(ms)),
+};
