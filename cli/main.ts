@@ -4,6 +4,7 @@ import { serve } from '../fake-provider/server.ts';
 import { formatIssues, ProfileError, profileSchema, resolveProfile } from '../fake-provider/profiles/index.ts';
 import type { Profile } from '../fake-provider/profile.ts';
 import { registerScenario } from './scenario.ts';
+import { registerReport } from './report.ts';
 
 const int = (name: string) => (v: string): number => {
   if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
@@ -77,6 +78,7 @@ export function buildCli(): Command {
       process.on('SIGTERM', () => shutdown('SIGTERM'));
     });
   registerScenario(program);
+  registerReport(program);
   return program;
 }
 

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { createProgress } from '../reports/progress.ts';
 import { outputDir, writeReportJson } from '../reports/output.ts';
+import { writeReport } from '../reports/index.ts';
 import type { ScenarioBatch, ScenarioRun } from '../reports/types.ts';
 import { formatRun, request, runBatch, type RemoteTarget, type Scenario } from '../scenarios/dsl/index.ts';
 import { closeNames, isCanary, SCENARIOS, scenarioByName } from '../scenarios/library/index.ts';
@@ -81,6 +82,7 @@ async function runCommand(names: string[], flags: RunFlags): Promise<number> {
   if (flags.json) process.stdout.write(JSON.stringify(batch) + '\n');
   else process.stdout.write(`${summaryLine(batch)}\n`);
   process.stderr.write(`report: ${path}\n`);
+  process.stderr.write(`page: ${await writeReport(dir)}\n`);
   return batch.failed > 0 ? 1 : 0;
 }
 

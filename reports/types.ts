@@ -116,3 +116,17 @@ export interface BenchResult {
   ratios: Record<string, number>;
   targets?: Array<{ label: string; ok: boolean; value: number; target: string }>;
 }
+
+/** `swapsim report --history`: successive BenchResults side by side, oldest first. */
+export interface BenchHistory {
+  kind: 'bench-history';
+  runs: Array<{ label: string; source?: string; result: BenchResult }>;
+}
+
+/** Optional block a swapsim k6 script may add beside k6's own fields in its handleSummary JSON, under the key
+ *  `swapsim`, so the load report knows each phase's limit class and rate window. `name` is the value of the tag
+ *  that separates the phases in the sub-metric names (e.g. the scenario name in `http_reqs{scenario:over}`). */
+export interface K6SummaryExtras {
+  script?: string;
+  phases?: Array<{ name: string; limit_class?: string; limit_per_s?: number; offered_rate_per_s?: number; duration_s?: number; start_s?: number }>;
+}

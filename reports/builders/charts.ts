@@ -1,0 +1,54 @@
+// Charts: vega-lite specs compiled and rendered to SVG strings in Node (no canvas, no browser, no network),
+// with one shared look. Vega escapes every text it writes; the SVG is checked once more before it is inlined.
+import * as vl from 'vega-lite';
+import * as vega from 'vega';
+import type { Config, TopLevelSpec } from 'vega-lite';
+
+export const COLORS = {
+  pass: '#1a7f37',
+  fail: '#cf222e',
+  warn: '#bf8700',
+  info: '#0969da',
+  fault: '#e8590c',
+  muted: '#8c959f',
+  ink: '#1f2328',
+  grid: '#eaeef2',
+} as const;
+
+const THEME: Config = {
+  font: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
+  background: 'white',
+  padding: { left: 8, top: 8, bottom: 8, right: 48 },
+  view: { stroke: null },
+  axis: { labelColor: '#57606a', titleColor: COLORS.ink, gridColor: COLORS.grid, domainColor: '#d0d7de', tickColor: '#d0d7de', labelFontSize: 11, titleFontSize: 12, titleFontWeight: 600, labelLimit: 280 },
+  legend: { labelColor: '#57606a', titleColor: COLORS.ink, labelFontSize: 11, titleFontSize: 12, orient: 'bottom', direction: 'horizontal', columns: 4, labelLimit: 220 },
+  title: { color: COLORS.ink, fontSize: 13, anchor: 'start' },
+  range: { category: ['#0969da', '#e8590c', '#8250df', '#1a7f37', '#bf3989', '#57606a', '#bf8700', '#1b7c83'] },
+};
+
+/** vega-lite's compile warnings are for chart authors; SWAPSIM_CHART_WARNINGS=1 prints them. */
+const QUIET = vega.logger(process.env.SWAPSIM_CHART_WARNINGS ? vega.Warn : vega.Error);
+
+/** Renders one vega-lite spec to an SVG string. A loader that refuses every URL keeps rendering offline. */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const compiled = vl.compile({ ...spec, config: { ...THEME, ...(spec.config ?? {}) } } as TopLevelSpec, { logger: QUIET }).spec;
+  const loader = vega.loader();
+  loader.load = async (uri: string) => {
+    throw new Error(`report charts load no data from URLs (${uri})`);
+  };
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader, logLevel: vega.Error });
+  try {
+    const svg = await view.toSVG();
+    assertInert(svg);
+    return svg;
+  } finally {
+    view.finalize();
+  }
+}
+
+/** Defence in depth: the inlined SVG may hold no script, event handler, foreign HTML or external reference. */
+function assertInert(svg: string): void {
+  if (/<script|<foreignObject|\son[a-z]+\s*=|javascript:|(?:href|src)\s*=\s*"(?!#)/i.test(svg)) {
+    throw new Error('chart SVG holds active content; refused');
+  }
+}
