@@ -1,0 +1,63 @@
+// The swapsim control plane (`/_sim`) as the scripts use it: probing whether it is reachable, creating
+// organizations (fresh API keys with the spec's limits), moving time (advance a virtual clock, sleep on
+// a realtime one), landing deposits. Against a staging proxy there is no control plane: callers skip.
+import http from 'k6/http';
+import { sleep } from 'k6';
+import { json } from './api.ts';
+
+export interface ControlInfo {
+  url: string;
+  /** `virtual`: nothing moves until advanced, so waits advance the clock instead of sleeping. */
+  clock_mode: string;
+  /** The active profile's `rate_limit_retry_after` (whether 429s carry Retry-After). */
+  retry_after: boolean | null;
+}
+
+function controlCall(url: string, method: string, path: string, body?: unknown) {
+  const params = { headers: { 'Content-Type': 'application/json' }, tags: { name: `/_sim${path.replace(/\?.*$/, '')}` }, timeout: '10s' };
+  return http.request(method, url + path, body === undefined ? null : JSON.stringify(body), params);
+}
+
+/** The control plane's clock and profile, or null when it does not answer like swapsim's. */
+export function probeControl(url: string | null): ControlInfo | null {
+  if (url === null) return null;
+  const clock = controlCall(url, 'GET', '/clock');
+  const mode = clock.status === 200 ? json(clock)?.clock?.mode : undefined;
+  if (typeof mode !== 'string') return null;
+  const profile = controlCall(url, 'GET', '/profile');
+  const ra = profile.status === 200 ? json(profile)?.profile?.rate_limit_retry_after : undefined;
+  return { url, clock_mode: mode, retry_after: typeof ra === 'boolean' ? ra : null };
+}
+
+export function mustControl(ctl: ControlInfo, method: string, path: string, body?: unknown): any {
+  const res = controlCall(ctl.url, method, path, body);
+  if (res.status !== 200) throw new Error(`control ${method} ${path}: ${res.status} ${String(res.body).slice(0, 300)}`);
+  return json(res);
+}
+
+/** A new organization with these per-key limits (omitted classes keep the spec's); returns its API key. */
+export function createOrg(ctl: ControlInfo, rate_limits?: { [cls: string]: number }): string {
+  const body = rate_limits === undefined ? {} : { rate_limits };
+  return mustControl(ctl, 'POST', '/organizations', body).organization.api_key;
+}
+
+/** Lets `ms` of sim time pass: advances a virtual clock, sleeps through a realtime one. */
+export function simWait(ctl: ControlInfo | null, ms: number): void {
+  if (ctl !== null && ctl.clock_mode === 'virtual') mustControl(ctl, 'POST', '/clock/advance', { ms: Math.max(0, Math.round(ms)) });
+  else sleep(ms / 1000);
+}
+
+/** Polls `probe` (after a wait each time) until it returns a value; throws after `attempts`. */
+export function waitFor<T>(ctl: ControlInfo | null, what: string, step_ms: number, attempts: number, probe: (attempt: number) => T | null): T {
+  for (let i = 0; i < attempts; i++) {
+    const v = probe(i);
+    if (v !== null) return v;
+    simWait(ctl, step_ms);
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** An on-chain transfer lands on the deposit address (control plane only). */
+export function landDeposit(ctl: ControlInfo, deposit_address_id: string, atoms: string): string {
+  return mustControl(ctl, 'POST', '/deposits', { deposit_address_id, atoms }).deposit.tx_hash;
+}

@@ -1,0 +1,251 @@
+// One documented rate limit exercised under, at and over its value: three constant-arrival-rate
+// phases (80% / 100% / 150% by default), each on its own API key when keys are available, separated
+// in time by default, with the thresholds that check the limit beside it. The four entry scripts
+// (reads, writes, indicative-rfqs, firm-rfqs) are this module plus the request of their class.
+import http from 'k6/http';
+import { check } from 'k6';
+import exec from 'k6/execution';
+import { Counter, Rate } from 'k6/metrics';
+import type { Options, Scenario } from 'k6/options';
+import { hasErrorEnvelope, is2xx, retryAfterMs, type Res } from './api.ts';
+import { commonConfig, durationMs, envBool, envList, envNumber, envString, msDuration, SPEC_LIMITS, type Env, type LimitClass } from './config.ts';
+import { createOrg, probeControl, type ControlInfo } from './control.ts';
+import type { Api } from './fixtures.ts';
+import { summaryOutputs } from './summary.ts';
+
+export const PHASES = ['under', 'at', 'over'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface LimitClassSpec<F> {
+  /** Names the summary files: `<script>-summary.json`, `<script>-junit.xml`. */
+  script: string;
+  limit_class: LimitClass;
+  /** Builds, once per API key in setup, what `send` needs (an account, a funded credit). */
+  prepare?: (api: Api, ctl: ControlInfo | null, env: Env, prefix: string) => F;
+  /** One request of the class; `seq` is unique in the run (Idempotency-Keys). */
+  send: (api: Api, fixture: F, seq: string) => Res;
+}
+
+export interface PhasePlan {
+  name: Phase;
+  pct: number;
+  per_s: number;
+  start_ms: number;
+  duration_ms: number;
+}
+
+export interface LimitPlan {
+  limit_class: LimitClass;
+  limit: number;
+  layout: 'sequential' | 'parallel';
+  phases: PhasePlan[];
+  tolerance: number;
+  at_max_rejected: number;
+  max_dropped: number;
+  pre_allocated_vus: number | null;
+  max_vus: number | null;
+}
+
+/** The plan from the environment; every number has a spec-derived default. */
+export function limitPlan(env: Env, limit_class: LimitClass): LimitPlan {
+  const limit = envNumber(env, 'LIMIT', SPEC_LIMITS[limit_class]);
+  const layout = envString(env, 'LAYOUT', 'sequential');
+  if (layout !== 'sequential' && layout !== 'parallel') throw new Error(`LAYOUT must be sequential or parallel, got ${layout}`);
+  const chosen = envList(env, 'PHASES');
+  for (const p of chosen) if ((PHASES as readonly string[]).indexOf(p) < 0) throw new Error(`PHASES: unknown phase ${p} (under, at, over)`);
+  const names = PHASES.filter((p) => chosen.length === 0 || chosen.indexOf(p) >= 0);
+  const duration_ms = durationMs(envString(env, 'PHASE_DURATION', '30s'));
+  // A gap longer than the limiter's 1 s window, so one phase's traffic never spills into the next's.
+  const gap_ms = durationMs(envString(env, 'PHASE_GAP', '3s'));
+  const pct: { [p in Phase]: number } = { under: envNumber(env, 'UNDER_PCT', 80), at: envNumber(env, 'AT_PCT', 100), over: envNumber(env, 'OVER_PCT', 150) };
+  const phases = names.map((name, i) => ({
+    name,
+    pct: pct[name],
+    per_s: (limit * pct[name]) / 100,
+    start_ms: layout === 'parallel' ? 0 : i * (duration_ms + gap_ms),
+    duration_ms,
+  }));
+  const vus = (name: string) => (env[name] === undefined || env[name] === '' ? null : envNumber(env, name, 1));
+  return {
+    limit_class,
+    limit,
+    layout,
+    phases,
+    tolerance: envNumber(env, 'TOLERANCE_PCT', 10) / 100,
+    at_max_rejected: envNumber(env, 'AT_MAX_REJECTED_PCT', 5) / 100,
+    max_dropped: envNumber(env, 'MAX_DROPPED', 0),
+    pre_allocated_vus: vus('PRE_ALLOCATED_VUS'),
+    max_vus: vus('MAX_VUS'),
+  };
+}
+
+/** k6 wants an integer `rate` per `timeUnit`: 7.5/s becomes 75 per 10 s. */
+export function arrival(per_s: number): { rate: number; timeUnit: string } {
+  for (const unit of [1, 10, 100, 1000]) {
+    const rate = per_s * unit;
+    if (Math.abs(rate - Math.round(rate)) < 1e-9) return { rate: Math.round(rate), timeUnit: `${unit}s` };
+  }
+  return { rate: Math.round(per_s * 1000), timeUnit: '1000s' };
+}
+
+function scenarioFor(plan: LimitPlan, p: PhasePlan): Scenario {
+  // VUs for up to 200 ms (pre-allocated) and 1 s (max) of latency at this rate: a slow proxy gets
+  // more VUs; one too slow for that drops iterations, and the dropped_iterations threshold fails the run.
+  const pre = plan.pre_allocated_vus === null ? Math.max(2, Math.ceil(p.per_s * 0.2)) : plan.pre_allocated_vus;
+  const max = plan.max_vus === null ? Math.max(pre, 10, Math.ceil(p.per_s)) : plan.max_vus;
+  return {
+    executor: 'constant-arrival-rate',
+    exec: p.name,
+    ...arrival(p.per_s),
+    duration: msDuration(p.duration_ms),
+    startTime: msDuration(p.start_ms),
+    preAllocatedVUs: pre,
+    maxVUs: max,
+    gracefulStop: '5s',
+    tags: { limit_class: plan.limit_class, phase: p.name },
+  };
+}
+
+/** Thresholds beside the limit they check; every metric named here gets a sample on every response. */
+export function limitThresholds(plan: LimitPlan): { [metric: string]: string[] } {
+  const t: { [metric: string]: string[] } = {
+    // Every 429, in any phase, carries the spec's envelope with code rate_limited ...
+    rl_429_bad_envelope: ['count==0'],
+    // ... and Retry-After when the profile says so (EXPECT_RETRY_AFTER; swapsim's default profile: yes).
+    rl_429_missing_retry_after: ['count==0'],
+    // An under-provisioned generator cannot pass: it did not offer the load it claims.
+    dropped_iterations: [`count<=${plan.max_dropped}`],
+  };
+  const over = plan.phases.find((p) => p.name === 'over');
+  for (const p of plan.phases) {
+    const sel = `{scenario:${p.name}}`;
+    t[`rl_errors${sel}`] = ['rate==0'];
+    if (p.name === 'under') t[`rl_rejected${sel}`] = ['rate==0'];
+    if (p.name === 'at') t[`rl_rejected${sel}`] = [`rate<=${round4(plan.at_max_rejected)}`];
+  }
+  if (over) {
+    // Accepted rate = offered rate × accepted fraction; within ±tolerance of the limit means the
+    // fraction lies in [(1-tol)·limit/offered, (1+tol)·limit/offered]. Offered is held by dropped_iterations.
+    const lo = ((1 - plan.tolerance) * plan.limit) / over.per_s;
+    const hi = ((1 + plan.tolerance) * plan.limit) / over.per_s;
+    t['rl_rejected{scenario:over}'] = ['rate>0'];
+    t['rl_accepted{scenario:over}'] = [`rate>=${round4(lo)}`, `rate<=${round4(hi)}`];
+  }
+  return t;
+}
+
+const round4 = (x: number): number => Math.round(x * 10000) / 10000;
+
+export function limitOptions(plan: LimitPlan): Options {
+  const scenarios: { [name: string]: Scenario } = {};
+  for (const p of plan.phases) scenarios[p.name] = scenarioFor(plan, p);
+  return { scenarios, thresholds: limitThresholds(plan), setupTimeout: '300s', summaryTrendStats: ['avg', 'med', 'p(95)', 'p(99)', 'max'] };
+}
+
+export interface PhaseKey<F> {
+  key: string;
+  fixture: F;
+}
+
+export interface LimitSetupData<F> {
+  run_id: string;
+  expect_retry_after: boolean;
+  keys_from: 'control-plane' | 'API_KEYS' | 'API_KEY';
+  phases: { [p: string]: PhaseKey<F> };
+}
+
+interface Metrics {
+  rejected: Rate;
+  accepted: Rate;
+  errors: Rate;
+  bad_envelope: Counter;
+  missing_retry_after: Counter;
+}
+
+/** Records one response against every limit metric (each gets a sample, so no threshold goes unevaluated). */
+export function recordLimitResponse(m: Metrics, res: Res, expect_retry_after: boolean): void {
+  const rejected = res.status === 429;
+  const accepted = is2xx(res);
+  m.rejected.add(rejected);
+  m.accepted.add(accepted);
+  m.errors.add(!rejected && !accepted);
+  const envelope = !rejected || hasErrorEnvelope(res, 'rate_limited');
+  const retryAfter = !rejected || !expect_retry_after || retryAfterMs(res) !== null;
+  m.bad_envelope.add(envelope ? 0 : 1);
+  m.missing_retry_after.add(retryAfter ? 0 : 1);
+  check(res, {
+    'answered 2xx or 429': () => accepted || rejected,
+    '429 carries the error envelope': () => envelope,
+    '429 carries Retry-After (when expected)': () => retryAfter,
+  });
+}
+
+function phaseKeys(env: Env, plan: LimitPlan, ctl: ControlInfo | null): { from: LimitSetupData<unknown>['keys_from']; keys: string[] } {
+  const common = commonConfig(env);
+  const n = plan.phases.length;
+  if (ctl !== null && envBool(env, 'CREATE_ORGS') !== false) {
+    // Fresh organizations: the limit under test set to LIMIT, the others left at the spec's values.
+    const keys = plan.phases.map(() => createOrg(ctl, { [plan.limit_class]: plan.limit }));
+    return { from: 'control-plane', keys };
+  }
+  if (common.api_keys.length > 0) return { from: 'API_KEYS', keys: plan.phases.map((_p, i) => common.api_keys[i % common.api_keys.length]!) };
+  return { from: 'API_KEY', keys: Array.from({ length: n }, () => common.api_key) };
+}
+
+export function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>): LimitSetupData<F> {
+  const common = commonConfig(env);
+  const run_id = common.run_id || `k6${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  const ctl = probeControl(common.control_url);
+  const expectEnv = envBool(env, 'EXPECT_RETRY_AFTER');
+  const expect_retry_after = expectEnv !== undefined ? expectEnv : ctl !== null && ctl.retry_after !== null ? ctl.retry_after : true;
+  const { from, keys } = phaseKeys(env, plan, ctl);
+  const distinct = keys.filter((k, i) => keys.indexOf(k) === i);
+  if (plan.layout === 'parallel' && distinct.length < keys.length) {
+    throw new Error(`LAYOUT=parallel needs one API key per phase (${keys.length}); got ${distinct.length}: give API_KEYS or a CONTROL_URL`);
+  }
+  const fixtures: { [key: string]: F } = {};
+  for (const key of distinct) {
+    fixtures[key] = spec.prepare ? spec.prepare({ base_url: common.base_url, key }, ctl, env, `${run_id}-${distinct.indexOf(key)}`) : (null as F);
+  }
+  const phases: { [p: string]: PhaseKey<F> } = {};
+  plan.phases.forEach((p, i) => (phases[p.name] = { key: keys[i]!, fixture: fixtures[keys[i]!]! }));
+  return { run_id, expect_retry_after, keys_from: from, phases };
+}
+
+export interface LimitScript<F> {
+  options: Options;
+  setup: () => LimitSetupData<F>;
+  under: (data: LimitSetupData<F>) => void;
+  at: (data: LimitSetupData<F>) => void;
+  over: (data: LimitSetupData<F>) => void;
+  handleSummary: (data: any) => { [out: string]: string };
+}
+
+/** Everything an entry script exports, built in the init context (metrics must be declared there). */
+export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScript<F> {
+  const plan = limitPlan(env, spec.limit_class);
+  const common = commonConfig(env);
+  const m: Metrics = {
+    rejected: new Rate('rl_rejected'),
+    accepted: new Rate('rl_accepted'),
+    errors: new Rate('rl_errors'),
+    bad_envelope: new Counter('rl_429_bad_envelope'),
+    missing_retry_after: new Counter('rl_429_missing_retry_after'),
+  };
+  // 429s are what the over phase is for: keep them out of http_req_failed, which then shows real failures.
+  http.setResponseCallback(http.expectedStatuses({ min: 200, max: 399 }, 429));
+  const phase = (name: Phase) => (data: LimitSetupData<F>) => {
+    const p = data.phases[name]!;
+    const seq = `${data.run_id}-${name}-${exec.scenario.iterationInTest}`;
+    const res = spec.send({ base_url: common.base_url, key: p.key }, p.fixture, seq);
+    recordLimitResponse(m, res, data.expect_retry_after);
+  };
+  return {
+    options: limitOptions(plan),
+    setup: () => limitSetup(env, plan, spec),
+    under: phase('under'),
+    at: phase('at'),
+    over: phase('over'),
+    handleSummary: (data) => summaryOutputs(spec.script, common.summary_dir, data),
+  };
+}

@@ -1,0 +1,112 @@
+// k6: the lifecycle mix pointed at a staging proxy (no control plane by default: steps that need /_sim
+// are skipped and counted), plus two probes of the proxy's own conduct: a burst over the reads limit
+// (429s and Retry-After must pass through untouched) and Idempotency-Key replays (a retried write
+// must never become a second write; a reused key with another payload must stay a 409).
+import exec from 'k6/execution';
+import http from 'k6/http';
+import { Counter, Rate } from 'k6/metrics';
+import type { Options } from 'k6/options';
+import { call, json } from './lib/api.ts';
+import { commonConfig, durationMs, envNumber, envString, msDuration, SPEC_LIMITS } from './lib/config.ts';
+import { lifeConfig, lifeMetrics, resilient } from './lib/lifecycle.ts';
+import { arrival, recordLimitResponse } from './lib/limit-class.ts';
+import { summaryOutputs } from './lib/summary.ts';
+import { journeyIteration, journeyScenario, trafficSetup, trafficTeardown, type TrafficData } from './lib/traffic.ts';
+import { assetsConfig } from './lib/fixtures.ts';
+
+const m = lifeMetrics();
+const findings = new Counter('conduct_findings');
+const rl = {
+  rejected: new Rate('rl_rejected'),
+  accepted: new Rate('rl_accepted'),
+  errors: new Rate('rl_errors'),
+  bad_envelope: new Counter('rl_429_bad_envelope'),
+  missing_retry_after: new Counter('rl_429_missing_retry_after'),
+};
+const replayMismatch = new Counter('idempotency_replay_mismatch');
+const reuseNot409 = new Counter('idempotency_reuse_not_409');
+
+const common = commonConfig(__ENV, { control: false });
+const keysGiven = common.api_keys.length;
+const duration_ms = durationMs(envString(__ENV, 'DURATION', '60s'));
+// The burst runs on its own key (API_KEYS' second) beside the mix, or after it on the only key.
+const burstStart_ms = keysGiven >= 2 ? 0 : duration_ms + durationMs(envString(__ENV, 'PHASE_GAP', '3s'));
+const burstPerS = (envNumber(__ENV, 'READS_LIMIT', SPEC_LIMITS.reads) * envNumber(__ENV, 'OVER_PCT', 150)) / 100;
+
+http.setResponseCallback(http.expectedStatuses({ min: 200, max: 399 }, 429));
+
+export const options: Options = {
+  scenarios: {
+    journeys: journeyScenario(__ENV),
+    replay: {
+      executor: 'constant-arrival-rate',
+      exec: 'replay',
+      ...arrival(envNumber(__ENV, 'REPLAYS_PER_S', 1)),
+      duration: msDuration(duration_ms),
+      preAllocatedVUs: 2,
+      maxVUs: 10,
+    },
+    burst: {
+      executor: 'constant-arrival-rate',
+      exec: 'burst',
+      ...arrival(burstPerS),
+      duration: envString(__ENV, 'BURST_DURATION', '10s'),
+      startTime: msDuration(burstStart_ms),
+      preAllocatedVUs: Math.max(2, Math.ceil(burstPerS * 0.2)),
+      maxVUs: Math.max(10, Math.ceil(burstPerS)),
+    },
+  },
+  thresholds: {
+    journey_ok: [`rate>=${envNumber(__ENV, 'JOURNEY_OK_MIN', 0.95)}`],
+    duplicate_writes: ['count==0'],
+    idempotency_replay_mismatch: ['count==0'],
+    idempotency_reuse_not_409: ['count==0'],
+    // The burst is over the limit: 429s must reach the client, as the service sent them.
+    'rl_rejected{scenario:burst}': ['rate>0'],
+    'rl_errors{scenario:burst}': ['rate==0'],
+    rl_429_bad_envelope: ['count==0'],
+    rl_429_missing_retry_after: ['count==0'],
+    dropped_iterations: [`count<=${envNumber(__ENV, 'MAX_DROPPED', 0)}`],
+  },
+  setupTimeout: '120s',
+  teardownTimeout: '120s',
+};
+
+export function setup(): TrafficData {
+  return trafficSetup(__ENV, false);
+}
+
+export function journey(data: TrafficData): void {
+  journeyIteration(__ENV, m, data);
+}
+
+export function burst(data: TrafficData): void {
+  const key = data.keys[1 % data.keys.length]!;
+  const res = call(common.base_url, 'GET', envString(__ENV, 'READ_PATH', '/accounts?limit=1'), { key, name: 'burst read' });
+  recordLimitResponse(rl, res, data.expect_retry_after);
+}
+
+/** A write sent, then re-sent with the same key (a client whose reply was lost), then with another payload. */
+export function replay(data: TrafficData): void {
+  const id = `${data.run_id}-replay-${exec.scenario.iterationInTest}`;
+  const j = { api: { base_url: common.base_url, key: data.key }, ctl: data.control, assets: assetsConfig(__ENV), cfg: lifeConfig(__ENV), m, id };
+  const body = { label: 'k6 replay', external_id: id };
+  const first = resilient(j, 'POST', '/accounts', { idem: id, body, name: '/accounts' });
+  const again = resilient(j, 'POST', '/accounts', { idem: id, body, name: '/accounts' });
+  const a = json(first)?.account?.account_id;
+  const b = json(again)?.account?.account_id;
+  replayMismatch.add(first.status === 200 && again.status === 200 && a === b ? 0 : 1);
+  const other = resilient(j, 'POST', '/accounts', { idem: id, body: { label: 'k6 replay, another payload', external_id: id }, name: '/accounts' });
+  reuseNot409.add(other.status === 409 && json(other)?.error?.code === 'idempotency_key_reuse' ? 0 : 1);
+  const list = resilient(j, 'GET', `/accounts?external_id=${encodeURIComponent(id)}&limit=100`, { name: '/accounts' });
+  const n = Array.isArray(json(list)?.accounts) ? json(list).accounts.length : 0;
+  m.duplicate_writes.add(Math.max(0, n - 1), { resource: 'account' });
+}
+
+export function teardown(data: TrafficData): void {
+  trafficTeardown(findings, data);
+}
+
+export function handleSummary(data: any): { [out: string]: string } {
+  return summaryOutputs('proxy-conduct', common.summary_dir, data);
+}
