@@ -246,6 +246,6 @@ export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScr
     under: phase('under'),
     at: phase('at'),
     over: phase('over'),
-    handleSummary: (data) => summaryOutputs(spec.script, common.summary_dir, data),
+    handleSummary: (data) => summaryOutputs(spec.script, common.summary_dir, data, plan),
   };
 }

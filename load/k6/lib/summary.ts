@@ -56,8 +56,9 @@ export function textSummary(script: string, results: ThresholdResult[]): string 
   return [`${script}: ${results.length - failed}/${results.length} thresholds passed`, ...lines, ''].join('\n');
 }
 
-/** The map handleSummary returns: file paths (and stdout) to contents. */
-export function summaryOutputs(script: string, dir: string, data: any): { [out: string]: string } {
+/** The map handleSummary returns: file paths (and stdout) to contents. `plan` (a limit script's phases)
+ *  lets `swapsim report` chart offered vs accepted rate against the limit. */
+export function summaryOutputs(script: string, dir: string, data: any, plan?: unknown): { [out: string]: string } {
   const results = thresholdResults(data);
   const duration_ms = (data && data.state && data.state.testRunDurationMs) || 0;
   const report = {
@@ -67,6 +68,7 @@ export function summaryOutputs(script: string, dir: string, data: any): { [out: 
     thresholds: results,
     checks: data && data.root_group ? data.root_group.checks : [],
     metrics: (data && data.metrics) || {},
+    ...(plan === undefined ? {} : { plan }),
   };
   return {
     stdout: textSummary(script, results),
