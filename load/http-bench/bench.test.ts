@@ -1,0 +1,44 @@
+// The bench harness itself (not speed: no timing assertions): every case runs briefly against real child
+// servers and yields a well-formed BenchResult whose swapsim answers were all 2xx; a wrong key is counted.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { outputDir, writeReportJson } from '../../reports/output.ts';
+import { CASE_IDS, runBench, type BenchOptions } from './bench.ts';
+
+const TINY: BenchOptions = { duration_s: 1, connections: 2, warmup_s: 0, rate_per_s: 50, repeat: 1, cases: [...CASE_IDS], credits: 100, command: 'vitest' };
+
+describe('npm run bench harness', () => {
+  it('runs every case and reports req/s, latencies, ratios and targets, with no failed answer', async () => {
+    const r = await runBench(TINY);
+    expect(r.kind).toBe('bench');
+    expect(r.machine.cpus).toBeGreaterThan(0);
+    expect(r.cases.map((c) => c.id)).toEqual([...CASE_IDS]);
+    for (const c of r.cases) {
+      // A bench that measured 401s or 500s would be worthless: every answer was a 2xx, byte-exact for replays.
+      expect(c.errors, `${c.name}: ${JSON.stringify(c.status_codes)} ${c.note ?? ''}`).toBe(0);
+      expect(c.non_2xx).toBe(0);
+      expect(c.transport_errors).toBe(0);
+      expect(Object.keys(c.status_codes).every((code) => code.startsWith('2'))).toBe(true);
+      expect(c.requests_per_s).toBeGreaterThan(0);
+      expect(c.latency_p99_ms).toBeGreaterThanOrEqual(c.latency_p50_ms);
+    }
+    expect(r.cases.find((c) => c.id === 'read-fixed')?.offered_rate_per_s).toBe(50);
+    for (const key of ['read/raw', 'read/express', 'replay/express', 'mixed/express', 'express/raw']) expect(r.ratios[key]).toBeGreaterThan(0);
+    expect(r.targets?.map((t) => t.label)).toEqual(['(a) balances read req/s vs express hello-world', '(a) p99 at 50 req/s (ms)']);
+    for (const t of r.targets ?? []) expect(typeof t.ok).toBe('boolean');
+
+    const path = writeReportJson(outputDir('bench', mkdtempSync(join(tmpdir(), 'swapsim-bench-'))), r);
+    expect(JSON.parse(readFileSync(path, 'utf8')).cases).toHaveLength(CASE_IDS.length);
+  }, 180_000);
+
+  it('counts every refused answer as an error (a wrong API key gives 401s, not figures)', async () => {
+    const r = await runBench({ ...TINY, cases: ['read', 'replay', 'mixed'], client_api_key: 'sk_bench_wrong' });
+    for (const c of r.cases) {
+      expect(c.errors).toBeGreaterThan(0);
+      expect(c.status_codes['401']).toBeGreaterThan(0);
+    }
+    expect(r.targets?.[0]).toBeUndefined();
+  }, 120_000);
+});

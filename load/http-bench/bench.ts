@@ -1,0 +1,225 @@
+// The HTTP self-benchmark: baselines (raw node:http, express 5 hello-world) and swapsim's cases (a) balances
+// read, (a) at a fixed rate, (b) idempotent replay, (c) mixed lifecycle, each against a server in its own
+// child process, measured by autocannon in this process; returns the BenchResult with ratios and targets.
+import { cpus } from 'node:os';
+import autocannon from 'autocannon';
+import type { BenchCase, BenchResult } from '../../reports/types.ts';
+import { startServer, type ServerChild, type ServerKind } from './children.ts';
+import { driveClock, fundAccounts, type Target } from './setup.ts';
+import { mixedLoad } from './mixed.ts';
+
+export const CASE_IDS = ['raw', 'express', 'read', 'read-fixed', 'replay', 'mixed'] as const;
+export type CaseId = (typeof CASE_IDS)[number];
+
+export interface BenchOptions {
+  duration_s: number;
+  connections: number;
+  warmup_s: number;
+  /** The fixed offered rate of case read-fixed. */
+  rate_per_s: number;
+  /** Measured runs per case; figures are the medians. */
+  repeat: number;
+  cases: CaseId[];
+  /** Profile each swapsim child with `node --cpu-prof` into this folder. */
+  cpu_prof_dir?: string;
+  /** Size of the mixed case's credit pool (default: enough for MIXED_CYCLES_PER_S over every run). */
+  credits?: number;
+  /** The key the load sends (default: the bench org's). Tests send a wrong one to see failures counted. */
+  client_api_key?: string;
+  command: string;
+  onCaseDone?: (done: number, total: number, name: string) => void;
+}
+
+export const DEFAULT_OPTIONS: Omit<BenchOptions, 'command'> = {
+  duration_s: 10,
+  connections: 50,
+  warmup_s: 2,
+  rate_per_s: 2_000,
+  repeat: 1,
+  cases: [...CASE_IDS],
+};
+
+/** What the JSON carries per case beyond BenchCase: the raw counts behind `errors`. */
+export interface BenchCaseDetail extends BenchCase {
+  id: CaseId;
+  non_2xx: number;
+  status_codes: Record<string, number>;
+  /** Socket errors + timeouts + body mismatches (replay answers that differ from the stored reply). */
+  transport_errors: number;
+  /** Server CPU time per answered request (median over runs), from /proc: steadier than req/s on a shared machine. */
+  server_cpu_us_per_request?: number;
+  note?: string;
+}
+
+const API_KEY = 'sk_bench_0123456789abcdef0123456789';
+const NAMES: Record<CaseId, string> = {
+  raw: 'raw node:http hello-world',
+  express: 'express 5 hello-world',
+  read: 'swapsim (a) balances read',
+  'read-fixed': 'swapsim (a) balances read, fixed rate',
+  replay: 'swapsim (b) idempotent write replay',
+  mixed: 'swapsim (c) mixed lifecycle',
+};
+const SERVER: Record<CaseId, ServerKind> = { raw: 'raw', express: 'express', read: 'swapsim', 'read-fixed': 'swapsim', replay: 'swapsim', mixed: 'swapsim' };
+/** Cycles per second the mixed case is sized for (credit pool); a run that drains it says so in its note. */
+const MIXED_CYCLES_PER_S = 500;
+
+interface Prepared {
+  /** Appended to the server's URL (autocannon takes the path in the URL). */
+  path?: string;
+  opts: Partial<autocannon.Options>;
+  /** Runs around each measured (and warm-up) run, e.g. the sim-clock driver. */
+  during?: () => () => Promise<void>;
+  note?: () => string | undefined;
+}
+
+async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promise<Prepared> {
+  const t: Target = { url: server.url, api_key: API_KEY };
+  const client_key = o.client_api_key ?? API_KEY;
+  const auth = { authorization: `Bearer ${client_key}` };
+  if (id === 'raw' || id === 'express') return { path: '/', opts: {} };
+  if (id === 'read' || id === 'read-fixed') {
+    const [a] = await fundAccounts(t, 1, 3);
+    const path = `/v1/accounts/${a.account_id}/balances`;
+    return { path, opts: { headers: auth, ...(id === 'read-fixed' ? { overallRate: o.rate_per_s } : {}) } };
+  }
+  if (id === 'replay') {
+    const headers = { ...auth, 'content-type': 'application/json', 'idempotency-key': 'bench-replay-1' };
+    const body = JSON.stringify({ label: 'bench replay', external_id: 'bench-ext-1' });
+    const first = await fetch(`${server.url}/v1/accounts`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${API_KEY}` }, body });
+    const stored = await first.text();
+    if (first.status !== 200) throw new Error(`bench setup: replay's first write answered ${first.status} ${stored}`);
+    // Every replay must return the stored reply byte for byte; anything else counts as a mismatch.
+    return { path: '/v1/accounts', opts: { method: 'POST', headers, body, expectBody: stored } };
+  }
+  const accounts = Math.min(o.connections, 50);
+  const cycles = o.credits ?? Math.ceil((o.duration_s + o.warmup_s) * o.repeat * MIXED_CYCLES_PER_S);
+  const load = mixedLoad(await fundAccounts(t, accounts, Math.ceil(cycles / accounts)), client_key);
+  return {
+    opts: { requests: load.requests },
+    during: () => driveClock(t, 250),
+    note: () => (load.exhausted() > 0 ? `credit pool ran dry: ${load.exhausted()} of ${load.cycles()} cycles ran reads in place of the trade` : undefined),
+  };
+}
+
+interface Measured {
+  result: autocannon.Result;
+  cpu_us_per_request?: number;
+}
+
+async function measure(server: ServerChild, o: BenchOptions, p: Prepared, duration_s: number): Promise<Measured> {
+  const stop = p.during?.();
+  const cpu_before_ms = server.cpu_ms();
+  try {
+    const result = await autocannon({ url: server.url + (p.path ?? ''), connections: o.connections, duration: duration_s, ...p.opts });
+    const cpu_after_ms = server.cpu_ms();
+    const answered = result.requests.total;
+    const cpu_us_per_request = cpu_before_ms !== undefined && cpu_after_ms !== undefined && answered > 0 ? ((cpu_after_ms - cpu_before_ms) * 1000) / answered : undefined;
+    return { result, cpu_us_per_request };
+  } finally {
+    await stop?.();
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const round = (x: number, digits = 2): number => Number(x.toFixed(digits));
+
+function summarize(id: CaseId, measured: Measured[], warm: Measured[], o: BenchOptions, note?: string): BenchCaseDetail {
+  const status_codes: Record<string, number> = {};
+  let non_2xx = 0;
+  let transport_errors = 0;
+  const runs = measured.map((m) => m.result);
+  const cpu = measured.map((m) => m.cpu_us_per_request).filter((x): x is number => x !== undefined);
+  for (const { result: r } of [...warm, ...measured]) {
+    non_2xx += r.non2xx;
+    transport_errors += r.errors + r.timeouts + r.mismatches;
+    for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) status_codes[code] = (status_codes[code] ?? 0) + (s?.count ?? 0);
+  }
+  return {
+    id,
+    name: NAMES[id],
+    requests_per_s: Math.round(median(runs.map((r) => r.requests.average))),
+    latency_p50_ms: round(median(runs.map((r) => r.latency.p50))),
+    latency_p99_ms: round(median(runs.map((r) => r.latency.p99))),
+    errors: non_2xx + transport_errors,
+    ...(id === 'read-fixed' ? { offered_rate_per_s: o.rate_per_s } : {}),
+    non_2xx,
+    status_codes,
+    transport_errors,
+    ...(cpu.length > 0 ? { server_cpu_us_per_request: Math.round(median(cpu)) } : {}),
+    ...(note ? { note } : {}),
+  };
+}
+
+async function runCase(id: CaseId, o: BenchOptions): Promise<BenchCaseDetail> {
+  const kind = SERVER[id];
+  const server = await startServer(kind, { env: { BENCH_API_KEY: API_KEY }, cpu_prof_dir: kind === 'swapsim' ? o.cpu_prof_dir : undefined });
+  try {
+    const p = await prepare(id, server, o);
+    const warmups: Measured[] = [];
+    const runs: Measured[] = [];
+    for (let i = 0; i < o.repeat; i++) {
+      // The warm-up lets the JIT settle; it is not timed, but its answers count (never quietly measure failures).
+      if (o.warmup_s > 0) warmups.push(await measure(server, o, p, o.warmup_s));
+      runs.push(await measure(server, o, p, o.duration_s));
+    }
+    return summarize(id, runs, warmups, o, p.note?.());
+  } finally {
+    await server.stop();
+  }
+}
+
+function ratiosOf(cases: BenchCaseDetail[]): Record<string, number> {
+  const by = new Map(cases.map((c) => [c.id, c.requests_per_s]));
+  const out: Record<string, number> = {};
+  for (const id of ['read', 'replay', 'mixed', 'express'] as const) {
+    for (const base of ['raw', 'express'] as const) {
+      const x = by.get(id);
+      const b = by.get(base);
+      if (x !== undefined && b !== undefined && b > 0 && id !== base) out[`${id}/${base}`] = round(x / b, 3);
+    }
+  }
+  return out;
+}
+
+function targetsOf(cases: BenchCaseDetail[], ratios: Record<string, number>, o: BenchOptions): NonNullable<BenchResult['targets']> {
+  const targets: NonNullable<BenchResult['targets']> = [];
+  const read = cases.find((c) => c.id === 'read');
+  if (read && ratios['read/express'] !== undefined) {
+    targets.push({ label: '(a) balances read req/s vs express hello-world', ok: ratios['read/express'] >= 0.8 && read.errors === 0, value: ratios['read/express'], target: '>= 0.8' });
+  }
+  const fixed = cases.find((c) => c.id === 'read-fixed');
+  if (fixed) {
+    // A server that cannot sustain the offered rate fails the target whatever its p99 says.
+    const sustained = fixed.requests_per_s >= 0.95 * o.rate_per_s;
+    targets.push({ label: `(a) p99 at ${o.rate_per_s} req/s (ms)`, ok: fixed.latency_p99_ms < 10 && sustained && fixed.errors === 0, value: fixed.latency_p99_ms, target: '< 10' });
+  }
+  return targets;
+}
+
+/** The BenchResult `npm run bench` writes: per-case detail and the options it ran with. */
+export type BenchReport = Omit<BenchResult, 'cases'> & { cases: BenchCaseDetail[]; options: Omit<BenchOptions, 'onCaseDone' | 'command'> };
+
+export async function runBench(o: BenchOptions): Promise<BenchReport> {
+  const started_at = new Date().toISOString();
+  const cases: BenchCaseDetail[] = [];
+  for (const id of o.cases) {
+    cases.push(await runCase(id, o));
+    o.onCaseDone?.(cases.length, o.cases.length, NAMES[id]);
+  }
+  const ratios = ratiosOf(cases);
+  const { onCaseDone: _cb, command: _cmd, ...options } = o;
+  return {
+    kind: 'bench',
+    started_at,
+    command: o.command,
+    machine: { cpus: cpus().length, node: process.version },
+    cases,
+    ratios,
+    targets: targetsOf(cases, ratios, o),
+    options,
+  };
+}
