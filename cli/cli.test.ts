@@ -33,8 +33,10 @@ describe('swapsim serve', () => {
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
     const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ kind: 'api', method: 'POST', url: '/v1/accounts', body: '{"label":"cli"}', headers: { 'idempotency-key': 'k1' } });
+    expect(lines.map((l) => l.kind)).toEqual(['header', 'request', 'response']);
+    expect(lines[0]).toMatchObject({ kind: 'header', version: 1, seed: '7', clock: 'virtual' });
+    expect(lines[1]).toMatchObject({ kind: 'request', method: 'POST', url: '/v1/accounts', body: '{"label":"cli"}', headers: { 'idempotency-key': 'k1' } });
+    expect(lines[2]).toMatchObject({ kind: 'response', request_id: lines[1].request_id, status: 200 });
   });
 
   it('refuses bad options with a clear message', async () => {

@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { serve } from '../fake-provider/server.ts';
 import { formatIssues, ProfileError, profileSchema, resolveProfile } from '../fake-provider/profiles/index.ts';
 import type { Profile } from '../fake-provider/profile.ts';
+import { registerReplay } from './replay.ts';
 import { registerScenario } from './scenario.ts';
 import { registerReport } from './report.ts';
 
@@ -77,6 +78,7 @@ export function buildCli(): Command {
       process.on('SIGINT', () => shutdown('SIGINT'));
       process.on('SIGTERM', () => shutdown('SIGTERM'));
     });
+  registerReplay(program);
   registerScenario(program);
   registerReport(program);
   return program;

@@ -7,12 +7,14 @@ import { createSim, type SimOptions } from '../sim/index.ts';
 import { DEFAULT_PROFILE, type Profile } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
-import { errorMiddleware, handlerFor, journalInput, jsonBody, openapiPath, renderError, type AnyRoute, type Locals } from './http/api.ts';
+import { errorMiddleware, handlerFor, jsonBody, openapiPath, renderError, type AnyRoute, type Locals } from './http/api.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limits.ts';
+import { dropHeldRequests } from './http/faults.ts';
 import { RESOURCES } from './resources/index.ts';
 import { controlRoutes } from './control/routes.ts';
 import { controlGate } from './control/gate.ts';
 import { createOrganization, type OrganizationInput } from './organizations.ts';
+import { requestJournal, runtimeJournal, worldStart_ms } from './replay/record.ts';
 
 export interface RuntimeOptions extends SimOptions {
   profile?: Profile;
@@ -34,14 +36,17 @@ export interface Runtime {
 }
 
 export function newWorld(options: RuntimeOptions): World {
-  const sim = createSim(options);
+  const sim = createSim({ ...options, start_ms: worldStart_ms(options) });
   const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE });
   for (const r of RESOURCES) r.install?.(world);
   for (const org of options.seed_orgs ?? []) createOrganization(world, org);
   return world;
 }
 
-export function createRuntime(options: RuntimeOptions = {}): Runtime {
+export function createRuntime(given: RuntimeOptions = {}): Runtime {
+  // One journal for the runtime's life, shared by every world a reset makes (a reset is a journaled input).
+  const journal = runtimeJournal(given);
+  const options = journal ? { ...given, journal } : given;
   const runtime: Runtime = {
     world: newWorld(options),
     options,
@@ -50,7 +55,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     stopRealtime: () => undefined,
     reset() {
       runtime.stopRealtime();
-      runtime.world.sim.journal.close();
+      dropHeldRequests(runtime.world);
       runtime.world = newWorld(options);
       startDriver();
       return runtime.world;
@@ -59,7 +64,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   // In realtime mode the driver moves the clock; each movement is an input, so it is journaled.
   const startDriver = (): void => {
     const sim = runtime.world.sim;
-    if (sim.clock.mode !== 'realtime') return;
+    // A replay moves the clock from the journal's clock lines instead.
+    if (sim.clock.mode !== 'realtime' || sim.journal.mode === 'replay') return;
     runtime.stopRealtime = sim.scheduler.startRealtime((ms) => sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms }));
   };
   startDriver();
@@ -112,14 +118,10 @@ export function createApp(runtime: Runtime): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
 
-  // One small middleware gives every request its world and request id (ids come from the sim, so a
-  // replayed run produces the same ids).
-  app.use((_req: Request, res: Response, next: NextFunction) => {
-    const world = runtime.world;
-    (res.locals as Locals).world = world;
-    (res.locals as Locals).request_id = world.newId('req');
-    next();
-  });
+  // Bodies are read first; then one small middleware gives every request its world and request id (ids
+  // come from the sim, so a replayed run produces the same ids) and journals it when a journal is kept.
+  // Drawing the id once the body is in makes the journal's order the order in which requests took effect.
+  app.use(jsonBody, ...requestJournal(runtime));
 
   const onBug = (err: unknown, request_id: string): void => {
     runtime.bugs.push({ request_id, message: err instanceof Error ? err.message : String(err) });
@@ -127,7 +129,6 @@ export function createApp(runtime: Runtime): express.Express {
   };
 
   const v1 = express.Router();
-  v1.use(jsonBody, journalInput('api'));
   let openapi: unknown;
   v1.get('/openapi.json', (_req, res) => {
     openapi ??= openapiDocument();
@@ -139,7 +140,6 @@ export function createApp(runtime: Runtime): express.Express {
 
   const control = express.Router();
   control.use(controlGate(runtime));
-  control.use(jsonBody, journalInput('control'));
   mount(control, [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? [])], runtime.limiter);
   control.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('route_not_found', `no control route ${req.method} /_sim${req.path}`)));
   app.use('/_sim', control);

@@ -130,7 +130,19 @@ export interface Profile {
   extra_response_fields: boolean;
   /** Forward compatibility: some published events are followed by a `swapsim.unknown_event` a client must ignore (drawn per event). */
   unknown_event_types: boolean;
+  /** Wrong codes one emailed OTP (recovery claim, export completion) survives; the last one burns it until a fresh OTP is sent (spec: thresholds not shown). */
+  otp_max_attempts: number;
+  /**
+   * Order in which webhook deliveries created in one sim instant are dispatched (spec: global order not guaranteed;
+   * within an account best-effort by created_at_ms): `in_order` (creation order), `shuffle_across_accounts`
+   * (accounts interleaved at random, each account's own order kept), `best_effort` (that, plus occasional
+   * swaps of adjacent deliveries of one account). Drawn from the `webhook-order` stream.
+   */
+  webhook_delivery_order: WebhookDeliveryOrder;
 }
+
+export const WEBHOOK_DELIVERY_ORDERS = ['in_order', 'shuffle_across_accounts', 'best_effort'] as const;
+export type WebhookDeliveryOrder = (typeof WEBHOOK_DELIVERY_ORDERS)[number];
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -219,4 +231,6 @@ export const DEFAULT_PROFILE: Profile = {
   export_sweep_ms: 1_000,
   extra_response_fields: false,
   unknown_event_types: false,
+  otp_max_attempts: 5,
+  webhook_delivery_order: 'in_order',
 };

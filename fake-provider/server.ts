@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, createRuntime, type Runtime, type RuntimeOptions } from './app.ts';
+import { dropHeldRequests } from './http/faults.ts';
 
 export interface RunningServer {
   runtime: Runtime;
@@ -37,6 +38,8 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
     close: () =>
       new Promise<void>((resolve) => {
         runtime.stopRealtime();
+        // Requests held by a `delay_ms` fault would keep close() waiting forever: answer them 503 first.
+        dropHeldRequests(runtime.world);
         server.close(() => {
           runtime.world.sim.journal.close();
           resolve();

@@ -59,8 +59,23 @@ export function createWorld(opts: { sim: Sim; profile: Profile }): World {
     stores: new Map(),
     hooks: { eventPublished: [] },
     nextSeq: () => ++seq,
-    newId: (prefix) => `${prefix}_${ids.hex(6)}${(++idCounter).toString(36).padStart(4, '0')}`,
+    newId: (prefix) => flatId(prefix, ids.bytes(6), (++idCounter).toString(36).padStart(4, '0')),
   };
+}
+
+const HEX = '0123456789abcdef';
+
+/**
+ * `<prefix>_<hex of bytes><counter>` built as one flat string: a template literal would leave a rope
+ * (ConsString) of parts behind every id the world keeps, several per entity.
+ */
+function flatId(prefix: string, bytes: Uint8Array, counter: string): string {
+  const codes: number[] = [];
+  for (let i = 0; i < prefix.length; i++) codes.push(prefix.charCodeAt(i));
+  codes.push(95); // '_'
+  for (const b of bytes) codes.push(HEX.charCodeAt(b >> 4), HEX.charCodeAt(b & 15));
+  for (let i = 0; i < counter.length; i++) codes.push(counter.charCodeAt(i));
+  return String.fromCharCode(...codes);
 }
 
 /** Declares a resource's store: `const accounts = defineStore('accounts', () => ({...}))`, then `accounts(world)`. */

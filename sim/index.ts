@@ -18,6 +18,8 @@ export interface SimOptions {
   speed?: number;
   start_ms?: number;
   journal_path?: string | null;
+  /** A journal shared across worlds (a runtime's recording, or a replay); wins over `journal_path`. */
+  journal?: Journal;
 }
 
 export interface Sim {
@@ -43,7 +45,7 @@ export function createSim(opts: SimOptions = {}): Sim {
     rng,
     scheduler: createScheduler(clock),
     faults: createFaultPlan(rng.fork('faults')),
-    journal: createJournal(opts.journal_path ?? null),
+    journal: opts.journal ?? createJournal(opts.journal_path ?? null),
     now_ms: () => clock.now_ms(),
   };
 }

@@ -1,26 +1,54 @@
-// The journal: every input to a run (API request, control call, clock movement) as one JSON line,
-// written synchronously so a run killed with SIGKILL keeps every complete line.
+// The journal: a run as JSON lines (a header, then every input in the order it took effect: requests,
+// clock movements, outside answers such as a webhook receiver's status), written synchronously so a run
+// killed with SIGKILL keeps every complete line. A replay implements the same interface (mode `replay`).
 import { closeSync, openSync, writeSync } from 'node:fs';
 
+/** Bumped whenever a line's meaning changes: a replay refuses a journal of another version. */
+export const JOURNAL_VERSION = 1;
+
 export interface JournalEntry {
-  kind: 'api' | 'control' | 'clock';
-  sim_ms: number;
+  kind: string;
   [field: string]: unknown;
 }
 
+/** `off`: nothing is kept; `record`: lines go to the file; `replay`: outside inputs come from a recording. */
+export type JournalMode = 'off' | 'record' | 'replay';
+
 export interface Journal {
   readonly path: string | null;
+  readonly mode: JournalMode;
   write(entry: JournalEntry): void;
+  /**
+   * An input from outside the sim that arrives later (a webhook receiver's answer, a sealed HPKE bundle).
+   * Recording runs `read` and journals the value when it arrives, so its line sits where its effects
+   * begin; replaying hands back the recorded value when the replay reaches that line, never running `read`.
+   */
+  outside<T>(what: string, key: string, read: () => Promise<T>): Promise<T>;
+  /** Replaying: the value a `{kind: 'fact', what, key, value}` line recorded (each one once); else undefined. */
+  fact(what: string, key: string): unknown;
   close(): void;
 }
 
-export function createJournal(path: string | null): Journal {
-  let fd = path ? openSync(path, 'a') : null;
+/**
+ * A journal on a file, or the no-op journal when `path` is null. With a `header` the file starts afresh
+ * with that line (a journal is one run); without, lines are appended.
+ */
+export function createJournal(path: string | null, opts: { header?: JournalEntry } = {}): Journal {
+  let fd = path ? openSync(path, opts.header ? 'w' : 'a') : null;
+  const write = (entry: JournalEntry): void => {
+    if (fd !== null) writeSync(fd, JSON.stringify(entry) + '\n');
+  };
+  if (opts.header) write(opts.header);
   return {
     path,
-    write(entry) {
-      if (fd !== null) writeSync(fd, JSON.stringify(entry) + '\n');
+    mode: path ? 'record' : 'off',
+    write,
+    async outside(what, key, read) {
+      const value = await read();
+      write({ kind: 'outside', what, key, value });
+      return value;
     },
+    fact: () => undefined,
     close() {
       if (fd !== null) closeSync(fd);
       fd = null;

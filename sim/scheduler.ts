@@ -30,11 +30,20 @@ export interface Scheduler {
   settle(max_ms: number): Promise<RunReport>;
   /** Runs whatever is due at the current time (used after API calls in realtime mode). */
   runDue(): Promise<RunReport>;
+  /**
+   * Outside work a running task started without waiting for it (a webhook POST). The run carries on with
+   * the tasks due at the same instant; before the clock moves on (or the run ends, or too many are in
+   * flight) it waits for all joined work and then calls each `apply` in join order, so results land in
+   * the same order and at the same sim time whichever answer comes back first.
+   */
+  join<T>(work: Promise<T>, apply: (result: T) => void): void;
   /** Moves sim time with wall time × speed; `onAdvance` sees each movement (the journal records them). */
   startRealtime(onAdvance?: (ms: number) => void): () => void;
 }
 
 const TASK_BOUND = 1_000_000;
+/** Joined outside work in flight at once, at most (a bound on sockets and memory, not on correctness). */
+const JOIN_BOUND = 64;
 
 /** Earlier due first; equal due times in scheduling order. */
 const before = (x: Task, y: Task): boolean => x.due_ms < y.due_ms || (x.due_ms === y.due_ms && x.task_id < y.task_id);
@@ -42,25 +51,30 @@ const before = (x: Task, y: Task): boolean => x.due_ms < y.due_ms || (x.due_ms =
 /** A binary min-heap of tasks: O(log n) schedule and pop (a sorted array's splice was O(n) per task). */
 function createHeap() {
   const items: Task[] = [];
+  // Sift with a hole (one write per level) rather than swapping pairs: the heap holds every pending timer.
   const up = (i: number): void => {
+    const t = items[i];
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!before(items[i], items[parent])) return;
-      [items[i], items[parent]] = [items[parent], items[i]];
+      if (!before(t, items[parent])) break;
+      items[i] = items[parent];
       i = parent;
     }
+    items[i] = t;
   };
   const down = (i: number): void => {
+    const t = items[i];
+    const n = items.length;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let m = i;
-      if (l < items.length && before(items[l], items[m])) m = l;
-      if (r < items.length && before(items[r], items[m])) m = r;
-      if (m === i) return;
-      [items[i], items[m]] = [items[m], items[i]];
+      const m = r < n && before(items[r], items[l]) ? r : l;
+      if (!before(items[m], t)) break;
+      items[i] = items[m];
       i = m;
     }
+    items[i] = t;
   };
   return {
     push(t: Task): void {
@@ -102,9 +116,26 @@ export function createScheduler(clock: Clock): Scheduler {
     return t;
   };
 
+  let joined: Array<{ work: Promise<unknown>; apply: (result: unknown) => void }> = [];
+
+  /** Waits for every joined work, then applies the results in join order (never in answer order). */
+  const flush = async (): Promise<void> => {
+    const batch = joined;
+    joined = [];
+    const results = await Promise.all(batch.map((j) => j.work));
+    for (let i = 0; i < batch.length; i++) batch[i].apply(results[i]);
+  };
+
   const runUntil = async (limit_ms: number, stopWhenIdle: boolean): Promise<RunReport> => {
     const report: RunReport = { ran: 0, kinds: {}, truncated: false };
-    for (let next = head(); next && next.due_ms <= limit_ms; next = head()) {
+    for (;;) {
+      const next = head();
+      // Joined results land before time moves on; applying them may schedule more work at this instant.
+      if (joined.length > 0 && (!next || next.due_ms > clock.now_ms() || joined.length >= JOIN_BOUND)) {
+        await flush();
+        continue;
+      }
+      if (!next || next.due_ms > limit_ms) break;
       if (report.ran >= TASK_BOUND) {
         report.truncated = true;
         break;
@@ -114,8 +145,11 @@ export function createScheduler(clock: Clock): Scheduler {
       clock.setNow(task.due_ms);
       report.ran++;
       report.kinds[task.kind] = (report.kinds[task.kind] ?? 0) + 1;
-      await task.run();
+      const pending = task.run();
+      // A synchronous task needs no await (a microtask turn per task adds up over millions of tasks).
+      if (pending) await pending;
     }
+    if (joined.length > 0) await flush();
     if (!report.truncated && !(stopWhenIdle && live.size === 0)) clock.setNow(limit_ms);
     return report;
   };
@@ -135,6 +169,9 @@ export function createScheduler(clock: Clock): Scheduler {
     },
     after(delay_ms, kind, run) {
       return scheduler.schedule(clock.now_ms() + Math.max(0, delay_ms), kind, run);
+    },
+    join(work, apply) {
+      joined.push({ work, apply: apply as (result: unknown) => void });
     },
     cancel(task_id) {
       if (!live.delete(task_id)) return false;
@@ -156,7 +193,8 @@ export function createScheduler(clock: Clock): Scheduler {
         busy = true;
         const target = sim_start + Math.floor((wallNow_ms() - wall_start) * clock.speed);
         const ms = Math.max(0, target - clock.now_ms());
-        if (ms > 0) onAdvance?.(ms);
+        // Every tick is reported, 0 ms too: it still runs what is due now, which a replay must do at the same point.
+        onAdvance?.(ms);
         scheduler
           .advance(ms)
           .catch(() => undefined)

@@ -47,6 +47,8 @@ export interface RequestFacts {
   headers: Record<string, string> | undefined;
   error_code: string | null;
   lost: boolean;
+  /** The request's wall time when a journal recorded it (a replay feeds the recorded one back). */
+  wall_ms?: number;
 }
 
 /** Records kept per key (oldest dropped first); findings are all kept. */
@@ -105,7 +107,7 @@ function listKey(path: string, query: Record<string, unknown>): string {
 export function recordRequest(world: World, api_key: string, f: RequestFacts): void {
   const c = forKey(world, api_key);
   const sim_ms = world.sim.now_ms();
-  const wall_ms = wallNow_ms();
+  const wall_ms = f.wall_ms ?? wallNow_ms();
   const suffix = keySuffix(api_key);
   const find = (kind: FindingKind, request_ids: string[], message: string): void => {
     c.findings.push({ kind, api_key_suffix: suffix, request_ids, message });
@@ -179,7 +181,8 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     request_id: f.request_id, method: f.method, path: f.path, idempotency_key: f.idempotency_key, body_fingerprint: print,
     status: f.status, lost: f.lost, retry_after_s, poll_after_ms, has_more, next_cursor, sim_ms, wall_ms,
   });
-  if (c.requests.length > CONDUCT_REQUESTS_KEPT) c.requests.splice(0, c.requests.length - CONDUCT_REQUESTS_KEPT);
+  // Trimmed in batches (amortized O(1) per request, where a splice per request copied the whole list); readers take the last KEPT.
+  if (c.requests.length >= 2 * CONDUCT_REQUESTS_KEPT) c.requests.splice(0, c.requests.length - CONDUCT_REQUESTS_KEPT);
 }
 
 export interface ConductReport {
@@ -190,7 +193,7 @@ export interface ConductReport {
 
 export function conductOf(world: World, api_key: string): ConductReport {
   const c = conduct(world).get(api_key);
-  return { api_key: maskKey(api_key), requests: c?.requests.slice() ?? [], findings: c?.findings.slice() ?? [] };
+  return { api_key: maskKey(api_key), requests: c?.requests.slice(-CONDUCT_REQUESTS_KEPT) ?? [], findings: c?.findings.slice() ?? [] };
 }
 
 export function allConduct(world: World): ConductReport[] {

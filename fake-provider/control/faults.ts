@@ -14,6 +14,8 @@ export const FAIL_CODES: Partial<Record<FaultTarget, readonly string[]>> = {
   cancel: ['broadcast_failed', 'confirmation_timeout'],
   // A deposit "fails" by being dropped before finality: no credit, and a waiting zap fails with this code.
   deposit: ['deposit_insufficient_confirmations'],
+  // A recovery's payout is a cancel-style transfer: it fails the way a cancel does.
+  recovery: ['broadcast_failed', 'confirmation_timeout'],
 };
 
 export const FLAG_REASONS = ['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged'] as const;
@@ -25,8 +27,8 @@ export const IMPLEMENTED_EFFECTS: Record<FaultTarget, readonly string[]> = {
   trade: ['fail', 'reorg', 'delay_ms'],
   zap: ['fail', 'reorg', 'delay_ms'],
   cancel: ['fail', 'delay_ms'],
-  recovery: [],
-  http: ['http_status', 'lose_response'],
+  recovery: ['fail', 'delay_ms'],
+  http: ['http_status', 'lose_response', 'delay_ms'],
 };
 
 export const faultBody = z.object({

@@ -28,8 +28,9 @@ export function controlAllowed(runtime: Pick<Runtime, 'options'>, remoteAddress:
 }
 
 export function controlGate(runtime: Runtime) {
-  return (req: Request, _res: Response, next: NextFunction): void => {
-    const refusal = controlAllowed(runtime, req.socket.remoteAddress, req.get('authorization'));
+  return (req: Request, res: Response, next: NextFunction): void => {
+    // A journaled (or replayed) request carries its recorded client address in locals.ip.
+    const refusal = controlAllowed(runtime, (res.locals as { ip?: string }).ip ?? req.socket.remoteAddress, req.get('authorization'));
     next(refusal ?? undefined);
   };
 }

@@ -33,14 +33,27 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * A frozen copy of the publisher's data: primitives (most fields: ids, amounts as strings) are shared,
+ * nested objects cloned, so nothing the publisher keeps can change the event and no string is duplicated.
+ */
+function frozenData(data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(data)) {
+    const v = data[key];
+    out[key] = v !== null && typeof v === 'object' ? deepFreeze(structuredClone(v)) : v;
+  }
+  return Object.freeze(out);
+}
+
 /** Appends one event and tells the installed listeners (webhooks) about it. */
 export function publish(world: World, org_id: string, account_id: string, type: string, data: Record<string, unknown>): StoredEvent {
-  const envelope: EventEnvelope = deepFreeze({
+  const envelope: EventEnvelope = Object.freeze({
     event_id: world.newId('evt'),
     type,
     created_at_ms: world.sim.now_ms(),
     account_id,
-    data: structuredClone(data),
+    data: frozenData(data),
   });
   const stored: StoredEvent = Object.freeze({ envelope, org_id, seq: world.nextSeq() });
   world.events.all.push(stored);

@@ -1,10 +1,12 @@
-// The engine's cached-scope transition against xstate's own pure `transition()`: on random event walks
-// through every lifecycle machine, both give the same state, context and effects at every step.
+// The engine against xstate's own pure `transition()`: on random event walks through every lifecycle
+// machine, the transition table (or, for a machine the table cannot express, the cached-scope xstate step)
+// gives the same state, context, status, acceptance and emitted effects at every step, and logs each step.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { initialTransition, transition, type AnyStateMachine, type EventObject } from 'xstate';
+import { assign, createMachine, emit, initialTransition, setup, transition, type AnyStateMachine, type EventObject } from 'xstate';
+import { newWorld } from '../app.ts';
 import { edgesOf, MACHINES } from './machines.ts';
-import { pureInitial, pureTransition } from './lifecycle.ts';
+import { send, start, tableFor, type EntitySnapshot } from './lifecycle.ts';
 
 /** One payload with every field any machine's events read; guards and assigns take what they need. */
 const payload = fc.record({
@@ -15,6 +17,7 @@ const payload = fc.record({
   final_due_ms: fc.nat({ max: 20_000 }),
   tx_hash: fc.constant('0xabc'),
   code: fc.constantFrom('execution_failed', 'settlement_failed', 'broadcast_failed', 'confirmation_timeout', 'zap_expired'),
+  failure_code: fc.constantFrom('broadcast_failed', 'confirmation_timeout'),
   holder_id: fc.constantFrom('h1', 'h2'),
   flag_reason: fc.constantFrom('sanctions_match', 'high_risk_score'),
   flag_category: fc.constant('c'),
@@ -22,6 +25,8 @@ const payload = fc.record({
   reason: fc.constant('r'),
   http_status: fc.constantFrom(200, 500, 0),
   credit_id: fc.constant('cred_1'),
+  quote_id: fc.constant('quote_1'),
+  trade_id: fc.constant('trd_1'),
   leg: fc.constantFrom('out', 'in'),
 });
 
@@ -34,30 +39,95 @@ const INPUTS: Record<string, unknown> = {
   webhook_delivery: { due_ms: 0, retry_schedule_ms: [10, 20], retry_window_ms: 100 },
 };
 
-const strip = (actions: { type: string; params?: unknown }[]) => actions.map((a) => ({ type: a.type, params: a.params }));
-const view = (s: any) => ({ value: s.value, context: s.context, status: s.status });
+type XSnap = { value: unknown; context: unknown; status: string; can(e: EventObject): boolean };
+const emitted = (actions: { type: string; params?: unknown }[]) => actions.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: unknown }).event);
+/** The engine names a nested state value by its JSON (flat machines: the state key itself). */
+const view = (s: { value: unknown; context: unknown; status: string }) => ({
+  value: typeof s.value === 'string' ? s.value : JSON.stringify(s.value),
+  context: s.context,
+  status: s.status,
+});
 
-describe('cached-scope transitions equal xstate transition()', () => {
+/** Walks the engine and xstate side by side; every step must agree, and every accepted step is logged. */
+function agreeOnWalk(machine: AnyStateMachine, input: unknown, steps: Array<[string, Record<string, unknown>]>): void {
+  const world = newWorld({ seed: 'table-vs-xstate', clock: 'virtual' });
+  const first = start(world, machine, 'e1', input);
+  let ours: EntitySnapshot = first.snapshot;
+  let [theirs, theirActions] = (initialTransition as (m: AnyStateMachine, i: unknown) => [XSnap, { type: string; params?: unknown }[]])(machine, input);
+  expect(view(ours)).toEqual(view(theirs));
+  expect(first.effects).toEqual(emitted(theirActions));
+  let logged = 1;
+  for (const [type, p] of steps) {
+    const event = { ...p, type } as EventObject;
+    const accepted = theirs.can(event);
+    const step = send(world, machine, 'e1', ours, event);
+    expect(step !== null, `${machine.id} in ${String(theirs.value)} accepts ${type}`).toBe(accepted);
+    [theirs, theirActions] = (transition as (m: AnyStateMachine, s: XSnap, e: EventObject) => [XSnap, { type: string; params?: unknown }[]])(machine, theirs, event);
+    if (step) {
+      ours = step.snapshot;
+      logged++;
+      expect(step.effects).toEqual(emitted(theirActions));
+    }
+    expect(view(ours)).toEqual(view(theirs));
+  }
+  const records = world.transitions.forEntity('e1');
+  expect(records.length).toBe(logged);
+  expect(records[records.length - 1].to).toBe(ours.value);
+}
+
+describe('engine transitions equal xstate transition()', () => {
+  it('every registered machine runs on a transition table (none falls back to xstate)', () => {
+    expect(Object.values(MACHINES).filter((i) => tableFor(i.machine) === null).map((i) => i.machine.id)).toEqual([]);
+  });
+
   for (const [name, info] of Object.entries(MACHINES)) {
     it(name, () => {
       const machine = info.machine as AnyStateMachine;
-      const types = [...new Set(edgesOf(machine).map((e) => e.event))];
+      const types = [...new Set([...edgesOf(machine).map((e) => e.event), 'UNKNOWN_EVENT'])];
       fc.assert(
-        fc.property(fc.array(fc.tuple(fc.constantFrom(...types), payload), { maxLength: 12 }), (steps) => {
-          let [ours, oursActions] = pureInitial(machine, INPUTS[name]) as [any, any];
-          let [theirs, theirActions] = (initialTransition as any)(machine, INPUTS[name]);
-          expect(view(ours)).toEqual(view(theirs));
-          expect(strip(oursActions)).toEqual(strip(theirActions));
-          for (const [type, p] of steps) {
-            const event = { ...p, type } as EventObject;
-            [ours, oursActions] = pureTransition(machine, ours, event) as [any, any];
-            [theirs, theirActions] = (transition as any)(machine, theirs, event);
-            expect(view(ours)).toEqual(view(theirs));
-            expect(strip(oursActions)).toEqual(strip(theirActions));
-          }
-        }),
-        { numRuns: 150 },
+        fc.property(fc.array(fc.tuple(fc.constantFrom(...types), payload), { maxLength: 14 }), (steps) => agreeOnWalk(machine, INPUTS[name], steps)),
+        { numRuns: 200 },
       );
     });
   }
+
+  it('a machine the table cannot express (nested states) falls back to xstate, with the same results', () => {
+    const nested = createMachine({
+      id: 'nested',
+      initial: 'a',
+      context: { n: 0 },
+      states: {
+        a: { initial: 'a1', states: { a1: { on: { NEXT: 'a2' } }, a2: {} }, on: { DONE: 'b' } },
+        b: { type: 'final', entry: assign({ n: 1 }) },
+      },
+    });
+    expect(tableFor(nested)).toBeNull();
+    agreeOnWalk(nested, undefined, [['NEXT', {}], ['NEXT', {}], ['DONE', {}], ['NEXT', {}]]);
+  });
+
+  it('parameterized and targetless actions see the context the previous assign left', () => {
+    const m = setup({
+      types: { context: {} as { n: number }, events: {} as { type: 'INC'; by: number } | { type: 'NOOP' } },
+      actions: {
+        add: assign({ n: ({ context }, params: { k: number }) => context.n + params.k }),
+        report: emit(({ context }) => ({ type: 'n', n: context.n })),
+      },
+      guards: { small: ({ context }) => context.n < 5 },
+    }).createMachine({
+      id: 'param',
+      initial: 'on',
+      context: { n: 0 },
+      states: {
+        on: {
+          on: {
+            INC: [{ guard: 'small', actions: [{ type: 'add', params: { k: 2 } }, 'report'] }, { target: 'off', actions: 'report' }],
+            NOOP: {},
+          },
+        },
+        off: { type: 'final' },
+      },
+    });
+    expect(tableFor(m)).not.toBeNull();
+    agreeOnWalk(m, undefined, [['INC', {}], ['NOOP', {}], ['INC', {}], ['INC', {}], ['INC', {}], ['INC', {}]]);
+  });
 });

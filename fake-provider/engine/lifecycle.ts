@@ -1,28 +1,19 @@
-// Runs lifecycles declared as xstate machines with xstate's pure `transition()` over stored snapshots
-// (no long-lived actors). Emitted events are returned as effects for the resource's model to apply, and
-// every transition taken is logged (timelines, path invariants, transition coverage).
-import { createActor, type AnyStateMachine, type SnapshotFrom, type EventObject } from 'xstate';
+// Runs lifecycles declared as xstate machines over stored snapshots (no long-lived actors): each machine's
+// transition table (table.ts, derived once from the machine) on the hot path, xstate's own pure step for a
+// machine the table cannot express. Emitted events come back as effects for the resource's model to
+// apply, and every transition taken is logged (timelines, path invariants, transition coverage).
+import { createActor, type AnyStateMachine, type ContextFrom, type EventObject } from 'xstate';
 import type { World } from '../world.ts';
+import { compileTable, tableApply, tableInitial, tableSelect, type EntitySnapshot, type Table } from './table.ts';
 
-export interface TransitionRecord {
-  kind: string;
-  entity_id: string;
-  from: string | null;
-  event: string;
-  to: string;
-  at_ms: number;
-}
+export { createTransitionLog, type TransitionLog, type TransitionRecord } from './transition-log.ts';
+export type { EntitySnapshot } from './table.ts';
 
-export interface TransitionLog {
-  readonly records: TransitionRecord[];
-}
-
-export function createTransitionLog(): TransitionLog {
-  return { records: [] };
-}
+/** The snapshot an entity of machine M stores. */
+export type MachineSnapshot<M extends AnyStateMachine> = EntitySnapshot<ContextFrom<M>>;
 
 export interface Step<M extends AnyStateMachine, E> {
-  snapshot: SnapshotFrom<M>;
+  snapshot: MachineSnapshot<M>;
   /** The machine's `emit`ted objects, in order: what the model must now do (publish events, write credits…). */
   effects: E[];
 }
@@ -38,11 +29,23 @@ function effectsOf<E>(actions: ReadonlyArray<{ type: string; params?: unknown }>
   return out;
 }
 
+// Per-machine tables and scopes are derived from static machine definitions (memos, not world state).
+const tables = new WeakMap<AnyStateMachine, Table | null>();
+
+/** The machine's table, or null when it must run through xstate (table.ts says which features). */
+export function tableFor(machine: AnyStateMachine): Table | null {
+  let table = tables.get(machine);
+  if (table === undefined) {
+    table = compileTable(machine);
+    tables.set(machine, table);
+  }
+  return table;
+}
+
 /**
  * xstate's pure `transition()` builds a throwaway actor (and recomputes the machine's initial snapshot)
- * on every call, which dominated the engine's cost. The same pure step is taken here with one inert
- * scope per machine, made once: our machines spawn no children, so nothing in the scope carries state
- * between calls. `lifecycle.test.ts` checks it against xstate's own `transition()` on random walks.
+ * on every call. The fallback takes the same pure step with one inert scope per machine, made once: our
+ * machines spawn no children, so nothing in the scope carries state between calls.
  */
 interface InertScope {
   self: unknown;
@@ -51,7 +54,6 @@ interface InertScope {
   [key: string]: unknown;
 }
 
-// Per-machine scopes are derived from static machine definitions (a memo, not world state).
 const scopes = new WeakMap<AnyStateMachine, InertScope>();
 
 function scopeFor(machine: AnyStateMachine): InertScope {
@@ -85,21 +87,53 @@ export function pureTransition(machine: AnyStateMachine, snapshot: unknown, even
   return [next, actions];
 }
 
+type XSnapshot = { value: unknown; context: unknown; status: string; can(e: EventObject): boolean };
+
+const fromXstate = (xs: XSnapshot, log_row: number): EntitySnapshot =>
+  ({ value: stateName(xs), context: xs.context, status: xs.status === 'active' ? 'active' : 'done', log_row, machine_snapshot: xs });
+
 /** Creates an entity's first snapshot; the creation counts as a transition from `null` on event `CREATE`. */
 export function start<M extends AnyStateMachine, E>(world: World, machine: M, entity_id: string, input: unknown): Step<M, E> {
-  const [snapshot, actions] = pureInitial(machine, input) as [SnapshotFrom<M>, Actions];
-  world.transitions.records.push({ kind: machine.id, entity_id, from: null, event: 'CREATE', to: stateName(snapshot), at_ms: world.sim.now_ms() });
+  const log = world.transitions;
+  const row = log.entityRow(entity_id);
+  const table = tableFor(machine);
+  if (table) {
+    const effects: E[] = [];
+    const snapshot = tableInitial(table, input, row, effects) as MachineSnapshot<M>;
+    log.append(row, table.createKey, world.sim.now_ms());
+    return { snapshot, effects };
+  }
+  const [xs, actions] = pureInitial(machine, input) as [XSnapshot, Actions];
+  const snapshot = fromXstate(xs, row) as MachineSnapshot<M>;
+  log.append(row, `${machine.id}||CREATE|${snapshot.value}`, world.sim.now_ms());
   return { snapshot, effects: effectsOf<E>(actions) };
+}
+
+function logStep(world: World, machine: AnyStateMachine, entity_id: string, snapshot: EntitySnapshot, key: string, event: string, to: string): void {
+  const log = world.transitions;
+  if (snapshot.log_row >= 0) log.append(snapshot.log_row, key, world.sim.now_ms());
+  else log.push({ kind: machine.id, entity_id, from: snapshot.value, event, to, at_ms: world.sim.now_ms() });
 }
 
 /**
  * Sends one event. Returns null when the machine does not accept it in its current state (a stale
  * timer, a late duplicate): the caller decides whether that is an error for the client or a no-op.
  */
-export function send<M extends AnyStateMachine, E>(world: World, machine: M, entity_id: string, snapshot: SnapshotFrom<M>, event: EventObject): Step<M, E> | null {
-  if (!(snapshot as { can(e: EventObject): boolean }).can(event)) return null;
-  const [next, actions] = pureTransition(machine, snapshot, event) as [SnapshotFrom<M>, Actions];
-  world.transitions.records.push({ kind: machine.id, entity_id, from: stateName(snapshot), event: event.type, to: stateName(next), at_ms: world.sim.now_ms() });
+export function send<M extends AnyStateMachine, E>(world: World, machine: M, entity_id: string, snapshot: MachineSnapshot<M>, event: EventObject): Step<M, E> | null {
+  const table = tableFor(machine);
+  if (table) {
+    const candidate = tableSelect(table, snapshot, event);
+    if (!candidate) return null;
+    const effects: E[] = [];
+    const next = tableApply(candidate, snapshot, event, effects) as MachineSnapshot<M>;
+    logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
+    return { snapshot: next, effects };
+  }
+  const xs = snapshot.machine_snapshot as XSnapshot;
+  if (!xs.can(event)) return null;
+  const [nextXs, actions] = pureTransition(machine, xs, event) as [XSnapshot, Actions];
+  const next = fromXstate(nextXs, snapshot.log_row) as MachineSnapshot<M>;
+  logStep(world, machine, entity_id, snapshot, `${machine.id}|${snapshot.value}|${event.type}|${next.value}`, event.type, next.value);
   return { snapshot: next, effects: effectsOf<E>(actions) };
 }
 
@@ -110,7 +144,7 @@ export function send<M extends AnyStateMachine, E>(world: World, machine: M, ent
 export function advance<M extends AnyStateMachine, E>(
   world: World,
   machine: M,
-  entity: { snapshot: SnapshotFrom<M> },
+  entity: { snapshot: MachineSnapshot<M> },
   entity_id: string,
   event: EventObject,
   apply: (effects: E[]) => void,
@@ -122,6 +156,6 @@ export function advance<M extends AnyStateMachine, E>(
   return true;
 }
 
-export function statusOf(snapshot: { value: unknown }): string {
-  return stateName(snapshot);
+export function statusOf(snapshot: { value: string }): string {
+  return snapshot.value;
 }

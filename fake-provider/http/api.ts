@@ -8,9 +8,9 @@ import { authenticate } from './auth.ts';
 import { ApiError, envelope } from './errors.ts';
 import { fingerprint, requireKey, withIdempotency, type StoredReply } from './idempotency.ts';
 import type { Page } from './pagination.ts';
-import { classesFor, type RateLimiter } from './rate-limits.ts';
+import { classesFor, limitRequest, type RateLimiter } from './rate-limits.ts';
 import { parseWith } from './validate.ts';
-import { httpFault, lostReplyError, type LostReply } from './faults.ts';
+import { holdOnSimClock, httpFault, lostReplyError, NO_HTTP_FAULT, type HttpFault } from './faults.ts';
 import { recordRequest } from '../conduct/recorder.ts';
 
 export interface ApiContext {
@@ -87,6 +87,11 @@ export function listSchema(key: string, item: Schema): Schema {
 export interface Locals {
   world: World;
   request_id: string;
+  /** Set only when journaling or replaying: the request's wall time and client address, as journaled. */
+  wall_ms?: number;
+  ip?: string;
+  /** The connection is reset on purpose (`lose_response`): a journal records a reset, not a client gone away. */
+  reset?: boolean;
 }
 
 const asRecord = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
@@ -101,17 +106,33 @@ function withExtensionFields(value: unknown): unknown {
   return out;
 }
 
+/**
+ * Writes a JSON answer on node's response directly: the bytes express's `res.json` sends here (same
+ * Content-Type and Content-Length; no ETag, the app disables it) without its per-request work, and one
+ * string write lets node send head and body in one syscall. HEAD gets the headers only.
+ */
+function writeJson(res: Response, status: number, body: unknown, headers: Record<string, string> | undefined): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  if (headers) for (const name of Object.keys(headers)) res.setHeader(name, headers[name]);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(res.req.method === 'HEAD' ? undefined : text);
+}
+
 function send(res: Response, reply: StoredReply, world: World, control: boolean): void {
-  if (reply.headers) res.set(reply.headers);
-  if (reply.status === 204) res.status(204).end();
+  if (reply.status === 204) {
+    if (reply.headers) res.set(reply.headers);
+    res.status(204).end();
+    return;
+  }
   // The control plane's shapes are exact (design.md); only /v1 answers grow unknown fields.
-  else res.status(reply.status).json(world.profile.extra_response_fields && !control ? withExtensionFields(reply.body) : reply.body);
+  writeJson(res, reply.status, world.profile.extra_response_fields && !control ? withExtensionFields(reply.body) : reply.body, reply.headers);
 }
 
 export function renderError(res: Response, err: ApiError, world: World, request_id: string): void {
   const { status, body } = envelope(err, request_id, world.profile);
-  if (err.headers) res.set(err.headers);
-  res.status(status).json(body);
+  writeJson(res, status, body, err.headers);
 }
 
 /** Builds the express handler for one declared route. */
@@ -122,46 +143,55 @@ export function handlerFor(route: AnyRoute, limiter: RateLimiter): (req: Request
     let api_key: string | undefined;
     try {
       let ctx: ApiContext | PublicContext;
-      let lost: LostReply | null = null;
+      let fault: HttpFault = NO_HTTP_FAULT;
       if (route.auth === 'public') {
-        ctx = { world, request_id, ip: req.socket.remoteAddress ?? 'unknown' };
+        ctx = { world, request_id, ip: (res.locals as Locals).ip ?? req.socket.remoteAddress ?? 'unknown' };
       } else {
         const who = authenticate(world, req.get('authorization'));
         api_key = who.api_key;
-        await limiter.consume(who.org, who.api_key, classesFor(req.method, route.path, req.body));
+        await limitRequest(limiter, world, request_id, who.org, who.api_key, classesFor(req.method, route.path, req.body));
         ctx = { world, org: who.org, api_key: who.api_key, request_id };
-        lost = httpFault(world, req.method, req.path, typeof req.params.account_id === 'string' ? req.params.account_id : undefined);
+        fault = httpFault(world, req.method, req.path, typeof req.params.account_id === 'string' ? req.params.account_id : undefined);
       }
-      if (route.body !== undefined && req.body !== undefined && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
-        throw new ApiError('invalid_parameter', 'the request body must be a JSON object');
-      }
-      const input = {
-        params: route.params ? parseWith(route.params, req.params, 'path') : undefined,
-        query: route.query ? parseWith(route.query, asRecord(req.query), 'query') : undefined,
-        body: route.body ? parseWith(route.body, req.body ?? {}, 'body') : undefined,
-      };
-      const execute = async (): Promise<StoredReply> => {
-        try {
-          const reply = await (route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>)(input, ctx);
-          const status = reply.status ?? route.status ?? 200;
-          return { status, body: status === 204 ? undefined : { request_id, ...reply.body }, headers: reply.headers };
-        } catch (e) {
-          if (!(e instanceof ApiError)) throw e;
-          const { status, body } = envelope(e, request_id, world.profile);
-          return { status, body, headers: e.headers };
+      const respond = async (): Promise<void> => {
+        if (fault.error) throw fault.error;
+        const lost = fault.lost;
+        if (route.body !== undefined && req.body !== undefined && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
+          throw new ApiError('invalid_parameter', 'the request body must be a JSON object');
         }
+        const input = {
+          params: route.params ? parseWith(route.params, req.params, 'path') : undefined,
+          query: route.query ? parseWith(route.query, asRecord(req.query), 'query') : undefined,
+          body: route.body ? parseWith(route.body, req.body ?? {}, 'body') : undefined,
+        };
+        const execute = async (): Promise<StoredReply> => {
+          try {
+            const reply = await (route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>)(input, ctx);
+            const status = reply.status ?? route.status ?? 200;
+            return { status, body: status === 204 ? undefined : { request_id, ...reply.body }, headers: reply.headers };
+          } catch (e) {
+            if (!(e instanceof ApiError)) throw e;
+            const { status, body } = envelope(e, request_id, world.profile);
+            return { status, body, headers: e.headers };
+          }
+        };
+        let reply: StoredReply;
+        if (route.idempotent && 'org' in ctx) {
+          const key = requireKey(req.get('idempotency-key'));
+          reply = (await withIdempotency(world, ctx.org.organization_id, key, fingerprint(req.method, req.path, req.body), execute)).reply;
+        } else {
+          reply = await execute();
+        }
+        if (api_key !== undefined) recordConduct(world, api_key, request_id, route, req, lost ? (lost === 'reset' ? 0 : 500) : reply.status, reply, lost !== null);
+        if (lost === 'reset') {
+          (res.locals as Locals).reset = true;
+          res.socket?.destroy();
+        }
+        else if (lost === 'error_500') renderError(res, lostReplyError(), world, request_id);
+        else send(res, reply, world, req.baseUrl.startsWith('/_sim'));
       };
-      let reply: StoredReply;
-      if (route.idempotent && 'org' in ctx) {
-        const key = requireKey(req.get('idempotency-key'));
-        reply = (await withIdempotency(world, ctx.org.organization_id, key, fingerprint(req.method, req.path, req.body), execute)).reply;
-      } else {
-        reply = await execute();
-      }
-      if (api_key !== undefined) recordConduct(world, api_key, request_id, route, req, lost ? (lost === 'reset' ? 0 : 500) : reply.status, reply, lost !== null);
-      if (lost === 'reset') res.socket?.destroy();
-      else if (lost === 'error_500') renderError(res, lostReplyError(), world, request_id);
-      else send(res, reply, world, req.baseUrl.startsWith('/_sim'));
+      // A `delay_ms` rule runs the rest of the request as a sim-clock task: it takes effect when released.
+      await (fault.delay_ms > 0 ? holdOnSimClock(world, fault.delay_ms, respond) : respond());
     } catch (e) {
       if (api_key !== undefined && e instanceof ApiError) {
         const { status, body } = envelope(e, request_id, world.profile);
@@ -176,6 +206,7 @@ function recordConduct(world: World, api_key: string, request_id: string, route:
   const err = (reply.body as { error?: { code?: string } } | undefined)?.error;
   recordRequest(world, api_key, {
     request_id,
+    wall_ms: (req.res?.locals as Locals | undefined)?.wall_ms,
     method: req.method,
     path: req.path,
     route_path: route.path,
@@ -223,7 +254,7 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
  * JSON body parsing for every request with a body, whatever its Content-Type says (1 MiB limit). The raw
  * text is kept on the request for the journal, which records inputs exactly as they arrived.
  */
-export const jsonBody = express.json({
+const parseJson = express.json({
   limit: '1mb',
   type: () => true,
   strict: false,
@@ -232,27 +263,11 @@ export const jsonBody = express.json({
   },
 });
 
-/** Journals one input (an API or control request) when the sim has a journal. */
-export function journalInput(kind: 'api' | 'control') {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const { world } = res.locals as Locals;
-    if (world.sim.journal.path !== null) {
-      world.sim.journal.write({
-        kind,
-        sim_ms: world.sim.now_ms(),
-        request_id: (res.locals as Locals).request_id,
-        method: req.method,
-        url: req.originalUrl,
-        headers: {
-          authorization: req.get('authorization') ?? null,
-          'idempotency-key': req.get('idempotency-key') ?? null,
-        },
-        body: (req as Request & { rawBody?: string }).rawBody ?? null,
-      });
-    }
-    next();
-  };
-}
+/** A request without a body (no Content-Length nor Transfer-Encoding: every GET) skips the parser, as the parser itself would. */
+export const jsonBody = (req: Request, res: Response, next: NextFunction): void => {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) next();
+  else parseJson(req, res, next);
+};
 
 /** Express path `/a/:id` → OpenAPI `/a/{id}`. */
 export function openapiPath(path: string): string {

@@ -1,10 +1,23 @@
 // Bearer auth: resolves an API key to its organization. Keys are compared as SHA-256 digests with
 // timingSafeEqual against every key of every org, so the time taken says nothing about near misses.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Organization, World } from '../world.ts';
+import { defineStore, type Organization, type World } from '../world.ts';
 import { ApiError } from './errors.ts';
 
 const digest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+
+/** The digest of each organization key, computed once per world (by content, so it can never go stale). */
+const keyDigests = defineStore('auth-key-digests', () => new Map<string, Buffer>());
+
+function digestOf(world: World, key: string): Buffer {
+  const known = keyDigests(world);
+  let d = known.get(key);
+  if (d === undefined) {
+    d = digest(key);
+    known.set(key, d);
+  }
+  return d;
+}
 
 export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -20,7 +33,7 @@ export function authenticate(world: World, header: string | undefined): { org: O
   for (const org of world.orgs.values()) {
     for (const k of org.api_keys) {
       // No early exit: every comparison runs whatever matched.
-      if (timingSafeEqual(wanted, digest(k)) && found === undefined) found = org;
+      if (timingSafeEqual(wanted, digestOf(world, k)) && found === undefined) found = org;
     }
   }
   if (!found) throw new ApiError('unauthorized', 'invalid API key', { param: 'Authorization' });

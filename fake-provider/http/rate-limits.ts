@@ -1,7 +1,8 @@
 // Per-API-key rate limits on wall time, as the spec defines them: reads, writes, and indicative/firm
-// RFQs (which also count as writes). Limits come from the organization (per-org override).
+// RFQs (which also count as writes). Limits come from the organization (per-org override). Wall time
+// is an input a replay cannot re-derive, so a journaled run records each 429 verdict and a replay reuses it.
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Organization, RateLimits } from '../world.ts';
+import type { Organization, RateLimits, World } from '../world.ts';
 import { ApiError } from './errors.ts';
 
 export const DEFAULT_RATE_LIMITS: RateLimits = { reads: 100, writes: 20, indicative_rfqs: 10, firm_rfqs: 5 };
@@ -10,27 +11,35 @@ export type LimitClass = keyof RateLimits;
 
 export interface RateLimiter {
   /** Consumes one point in each class; throws `rate_limited` (with Retry-After when enabled). */
-  consume(org: Organization, api_key: string, classes: LimitClass[]): Promise<void>;
+  consume(org: Organization, api_key: string, classes: readonly LimitClass[]): Promise<void>;
 }
 
-export function classesFor(method: string, path: string, body: unknown): LimitClass[] {
-  if (method === 'GET' || method === 'HEAD') return ['reads'];
+// Shared, frozen answers: classifying a request allocates nothing.
+const READS: readonly LimitClass[] = Object.freeze(['reads']);
+const WRITES: readonly LimitClass[] = Object.freeze(['writes']);
+const FIRM_RFQS: readonly LimitClass[] = Object.freeze(['firm_rfqs', 'writes']);
+const INDICATIVE_RFQS: readonly LimitClass[] = Object.freeze(['indicative_rfqs', 'writes']);
+
+export function classesFor(method: string, path: string, body: unknown): readonly LimitClass[] {
+  if (method === 'GET' || method === 'HEAD') return READS;
   if (method === 'POST' && path === '/rfqs') {
     const mode = (body as { mode?: unknown } | undefined)?.mode;
-    if (mode === 'firm') return ['firm_rfqs', 'writes'];
-    if (mode === 'indicative') return ['indicative_rfqs', 'writes'];
+    if (mode === 'firm') return FIRM_RFQS;
+    if (mode === 'indicative') return INDICATIVE_RFQS;
   }
-  return ['writes'];
+  return WRITES;
 }
 
 export function createRateLimiter(opts: { retry_after: () => boolean }): RateLimiter {
-  const limiters = new Map<string, RateLimiterMemory>();
+  // One limiter per (class, points): orgs with the same limit share it (keys are per API key anyway).
+  const limiters = new Map<LimitClass, Map<number, RateLimiterMemory>>();
   const limiterFor = (cls: LimitClass, points: number): RateLimiterMemory => {
-    const id = `${cls}:${points}`;
-    let l = limiters.get(id);
+    let byPoints = limiters.get(cls);
+    if (!byPoints) limiters.set(cls, (byPoints = new Map()));
+    let l = byPoints.get(points);
     if (!l) {
-      l = new RateLimiterMemory({ keyPrefix: id, points, duration: 1 });
-      limiters.set(id, l);
+      l = new RateLimiterMemory({ keyPrefix: `${cls}:${points}`, points, duration: 1 });
+      byPoints.set(points, l);
     }
     return l;
   };
@@ -48,4 +57,26 @@ export function createRateLimiter(opts: { retry_after: () => boolean }): RateLim
       }
     },
   };
+}
+
+/**
+ * The limiter as the route wrapper calls it. Journaling: a 429 is recorded (`rate_limited` fact keyed by
+ * request id); replaying: the recorded verdict decides and the wall-time limiter is not consulted.
+ */
+export async function limitRequest(limiter: RateLimiter, world: World, request_id: string, org: Organization, api_key: string, classes: readonly LimitClass[]): Promise<void> {
+  const journal = world.sim.journal;
+  if (journal.mode === 'off') return limiter.consume(org, api_key, classes);
+  if (journal.mode === 'replay') {
+    const verdict = journal.fact('rate_limited', request_id) as { message: string; headers: Record<string, string> } | undefined;
+    if (verdict) throw new ApiError('rate_limited', verdict.message, { headers: verdict.headers });
+    return;
+  }
+  try {
+    await limiter.consume(org, api_key, classes);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'rate_limited') {
+      journal.write({ kind: 'fact', what: 'rate_limited', key: request_id, value: { message: e.message, headers: e.headers ?? {} } });
+    }
+    throw e;
+  }
 }

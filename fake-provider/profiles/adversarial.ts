@@ -1,7 +1,7 @@
 // The seeded `adversarial` profile: every "not shown" setting whose alternatives are safe is drawn per
 // seed among plausible alternatives, so a client tested against many seeds depends on none of them.
 import { createRng, type Rng } from '../../sim/rng.ts';
-import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, type Profile } from '../profile.ts';
+import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, WEBHOOK_DELIVERY_ORDERS, type Profile } from '../profile.ts';
 
 const HOUR = 3_600_000;
 
@@ -63,5 +63,8 @@ export function adversarialProfile(seed: string | number): Profile {
   p.quote_read_after_expiry = rng.pick(['quote', 'quote_expired'] as const);
   p.extra_response_fields = rng.chance(0.5);
   p.unknown_event_types = rng.chance(0.5);
+  // Drawn last, so the draws above stay what they were for every seed.
+  p.otp_max_attempts = rng.pick([3, 5, 10]);
+  p.webhook_delivery_order = rng.pick(WEBHOOK_DELIVERY_ORDERS);
   return p;
 }

@@ -1,7 +1,7 @@
 // The behaviour-profile schema (zod): every field of `Profile`, strict, with range checks, plus the
 // partial form a user file uses (any subset of the default, nested objects merged field by field).
 import { z } from 'zod';
-import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, type LifecycleErrorCode, type Profile } from '../profile.ts';
+import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, WEBHOOK_DELIVERY_ORDERS, type LifecycleErrorCode, type Profile } from '../profile.ts';
 
 const POS_INT = 'must be a positive integer';
 const NONNEG_INT = 'must be a non-negative integer';
@@ -77,6 +77,8 @@ function build(partial: boolean) {
     export_sweep_ms: nonNegInt(),
     extra_response_fields: bool(),
     unknown_event_types: bool(),
+    otp_max_attempts: posInt(),
+    webhook_delivery_order: enumOf(WEBHOOK_DELIVERY_ORDERS),
   });
 }
 

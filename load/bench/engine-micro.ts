@@ -15,6 +15,7 @@ const world = newWorld({ seed: 'micro' });
 const rng = createRng('micro');
 const input = { required_confirmations: 1_000_000_000, partner_screening: false };
 const [snap0] = initialTransition(depositMachine, input);
+const entity0 = start(world, depositMachine, 'dep_x', input).snapshot;
 
 const clock = createClock();
 const big = createScheduler(clock);
@@ -26,7 +27,7 @@ bench
   .add('xstate transition() (deposit CONFIRM)', () => void transition(depositMachine, snap0, { type: 'CONFIRM' }))
   .add('xstate initialTransition() (deposit)', () => void initialTransition(depositMachine, input))
   .add('snapshot.can() (deposit CONFIRM)', () => void snap0.can({ type: 'CONFIRM' }))
-  .add('lifecycle.send (can + transition + log)', () => void send(world, depositMachine, 'dep_x', snap0, { type: 'CONFIRM' }))
+  .add('lifecycle.send (table select + apply + log)', () => void send(world, depositMachine, 'dep_x', entity0, { type: 'CONFIRM' }))
   .add('lifecycle.start', () => void start(world, depositMachine, 'dep_x', input))
   .add('rng.fork (SHA-256 seed)', () => void rng.fork('fills/trd_abcdef0123456789'))
   .add('generateSourceAddress evm (secp256k1 keygen)', () => void generateSourceAddress('evm:42161', rng))
@@ -34,7 +35,7 @@ bench
   .add('generateTxHash evm', () => void generateTxHash('evm:42161', rng))
   .add('scheduler schedule+cancel, 50k queued (splice/findIndex)', () => void big.cancel(big.schedule(clock.now_ms() + 500_000, 'x', () => undefined)))
   .add('scheduler schedule+cancel, empty queue', () => void small.cancel(small.schedule(clock.now_ms(), 'y', () => undefined)))
-  .add('publish (freeze + structuredClone + 0 listeners)', () => void publish(world, 'org_x', 'acct_x', 'deposit.pending', { deposit_address_id: 'dpa_x', asset_key: 'native.evm:42161', detected_atoms: '2000000000000000000' }));
+  .add('publish (frozen shallow copy + 0 listeners)', () => void publish(world, 'org_x', 'acct_x', 'deposit.pending', { deposit_address_id: 'dpa_x', asset_key: 'native.evm:42161', detected_atoms: '2000000000000000000' }));
 
 await bench.run();
 console.table(

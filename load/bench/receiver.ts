@@ -1,15 +1,24 @@
-// A webhook receiver for the engine benchmark: a node:http server on 127.0.0.1 that drains each
-// request and answers 200, counting what it received. Runs in the benchmark's own process.
+// A webhook receiver for the engine benchmark: a node:http server on 127.0.0.1 that drains each request
+// and answers 200, counting what it received. `inline` runs it in the benchmark's own process (its CPU
+// counts against the sim); `process` runs it as a child process, as an integrator's app would be.
+import { fork } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 export interface Receiver {
   url: string;
-  received(): number;
+  received(): Promise<number>;
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+export type ReceiverMode = 'inline' | 'process';
+
+export async function startReceiver(mode: ReceiverMode = 'inline'): Promise<Receiver> {
+  return mode === 'process' ? startChild() : startInline();
+}
+
+async function startInline(): Promise<Receiver> {
   let count = 0;
   const server: Server = createServer((req, res) => {
     req.resume();
@@ -22,10 +31,37 @@ export async function startReceiver(): Promise<Receiver> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/webhooks`,
-    received: () => count,
+    received: async () => count,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
+    }),
+  };
+}
+
+async function startChild(): Promise<Receiver> {
+  const child = fork(fileURLToPath(new URL('./receiver-process.mjs', import.meta.url)), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const next = <T>(key: string): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (m: Record<string, unknown>) => {
+        if (!(key in m)) return;
+        child.off('message', onMessage);
+        resolve(m[key] as T);
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`receiver process exited (${code})`)));
+    });
+  const port = await next<number>('port');
+  return {
+    url: `http://127.0.0.1:${port}/webhooks`,
+    received: () => {
+      const answer = next<number>('count');
+      child.send('count');
+      return answer;
+    },
+    close: () => new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.disconnect();
     }),
   };
 }

@@ -1,6 +1,6 @@
 // Account operations over the world: create (with wallet derivation per chain on the sim clock), read,
 // list, attach an email, deactivate, and the guards other resources call before acting on an account.
-import type { SnapshotFrom } from 'xstate';
+import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
@@ -18,7 +18,7 @@ export interface Account {
   email: string | null;
   created_at_ms: number;
   seq: number;
-  snapshot: SnapshotFrom<typeof accountMachine>;
+  snapshot: MachineSnapshot<typeof accountMachine>;
   /** Real keys, kept for the key-export flow; never serialized into /v1 responses. */
   wallets: Map<WalletChain, WalletKey>;
   /**

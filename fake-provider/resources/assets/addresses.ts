@@ -34,9 +34,10 @@ function evmProblem(address: string): string | null {
 /** EIP-55: a hex letter is uppercase when the matching nibble of keccak256(lowercase hex) is >= 8. */
 export function toChecksumAddress(lowerHex40: string): string {
   const hash = bytesToHex(keccak_256(utf8ToBytes(lowerHex40)));
-  let out = '0x';
-  for (let i = 0; i < 40; i++) out += parseInt(hash[i]!, 16) >= 8 ? lowerHex40[i]!.toUpperCase() : lowerHex40[i]!;
-  return out;
+  // Joined once: appending char by char would leave a 40-deep rope behind every stored address.
+  const out: string[] = ['0x'];
+  for (let i = 0; i < 40; i++) out.push(parseInt(hash[i]!, 16) >= 8 ? lowerHex40[i]!.toUpperCase() : lowerHex40[i]!);
+  return out.join('');
 }
 
 // Mainnet only (the service has no test network): `bc` segwit, P2PKH version 0x00, P2SH version 0x05.

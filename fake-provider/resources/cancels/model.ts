@@ -1,6 +1,6 @@
 // Cancels over the world: create (every check before any state change), the broadcast and finality steps
 // on the sim clock with the `cancel` fault rules drawn at broadcast time, reads, and history records.
-import type { SnapshotFrom } from 'xstate';
+import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
@@ -26,9 +26,11 @@ export interface Cancel {
   /** Kept at creation: history shows it even after the destination is deleted. */
   destination_address: string;
   client_cancel_id: string | null;
+  /** Set when this cancel is a recovery's payout: `recovery` fault rules apply to it, not `cancel` ones. */
+  recovery_id: string | null;
   created_at_ms: number;
   seq: number;
-  snapshot: SnapshotFrom<typeof cancelMachine>;
+  snapshot: MachineSnapshot<typeof cancelMachine>;
 }
 
 export const cancelStore = defineStore('cancels', (world) => ({
@@ -38,6 +40,8 @@ export const cancelStore = defineStore('cancels', (world) => ({
   byAccount: new Map<string, Cancel[]>(),
   /** Broadcast transaction hashes. */
   rng: world.sim.rng.fork('cancels'),
+  /** Told after a cancel fails and cancel.failed is out (recoveries installs one for its payouts). */
+  failureListeners: [] as Array<(c: Cancel) => void>,
 }));
 
 export function cancelStatus(c: Cancel): CancelStatus {
@@ -66,6 +70,7 @@ function applyEffects(world: World, c: Cancel, effects: CancelEffect[]): void {
     } else {
       releaseCredit(world, c.credit_id, c.cancel_id);
       publish(world, c.org_id, c.account_id, 'cancel.failed', eventData(c, { failure_code: ctx.failure_code }));
+      for (const listener of cancelStore(world).failureListeners) listener(c);
     }
   }
 }
@@ -75,7 +80,7 @@ export function sendCancel(world: World, c: Cancel, event: CancelEvent): boolean
   return advance<typeof cancelMachine, CancelEffect>(world, cancelMachine, c, c.cancel_id, event, (effects) => applyEffects(world, c, effects));
 }
 
-/** The `cancel` fault rules drawn once, when the broadcast falls due. */
+/** The `cancel` (or, for a recovery payout, `recovery`) fault rules drawn once, when the broadcast falls due. */
 interface CancelFaults {
   fail: CancelFailureCode | null;
   delay_ms: number;
@@ -83,8 +88,9 @@ interface CancelFaults {
 
 function drawFaults(world: World, c: Cancel): CancelFaults {
   const out: CancelFaults = { fail: null, delay_ms: 0 };
-  const subject = { ids: [c.cancel_id, c.credit_id], account_id: c.account_id, asset_key: c.asset_key, accepts: ['fail', 'delay_ms'], fail_codes: CANCEL_FAILURE_CODES };
-  for (const rule of world.sim.faults.fire('cancel', subject, world.sim.now_ms())) {
+  const ids = c.recovery_id === null ? [c.cancel_id, c.credit_id] : [c.cancel_id, c.credit_id, c.recovery_id];
+  const subject = { ids, account_id: c.account_id, asset_key: c.asset_key, accepts: ['fail', 'delay_ms'], fail_codes: CANCEL_FAILURE_CODES };
+  for (const rule of world.sim.faults.fire(c.recovery_id === null ? 'cancel' : 'recovery', subject, world.sim.now_ms())) {
     const e = rule.effect;
     // The first matching fail rule decides; later ones fire (their `times` count) but change nothing.
     if ('fail' in e && out.fail === null) out.fail = e.fail as CancelFailureCode;
@@ -133,6 +139,8 @@ export interface LaunchInput {
   destination_id: string | null;
   destination_address: string;
   client_cancel_id: string | null;
+  /** The recovery this transfer pays out, if any. */
+  recovery_id?: string;
 }
 
 /**
@@ -157,6 +165,7 @@ export function launchCancel(world: World, input: LaunchInput): Cancel {
     destination_id: input.destination_id,
     destination_address: input.destination_address,
     client_cancel_id: input.client_cancel_id,
+    recovery_id: input.recovery_id ?? null,
     created_at_ms: world.sim.now_ms(),
     seq: world.nextSeq(),
     snapshot: initial.snapshot,

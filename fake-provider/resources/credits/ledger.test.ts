@@ -171,7 +171,7 @@ describe('invariants', () => {
     expect(names).toContain('credits.conservation');
     store.list.pop();
 
-    world.transitions.records.push({ kind: 'credit', entity_id: b.credit_id, from: 'consumed', event: 'REOPEN', to: 'open', at_ms: 0 });
+    world.transitions.push({ kind: 'credit', entity_id: b.credit_id, from: 'consumed', event: 'REOPEN', to: 'open', at_ms: 0 });
     expect(creditInvariants(world).map((v) => v.invariant)).toContain('credits.consumed_never_reopens');
   });
 });

@@ -1,6 +1,6 @@
 // The credits ledger: BigInt credits per account (create once per source, lock, release, consume once),
 // pending amounts keyed by their cause (unconfirmed deposits, in-flight settlements) and the balances.
-import type { SnapshotFrom } from 'xstate';
+import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
@@ -23,7 +23,7 @@ export interface Credit {
   created_at_ms: number;
   consumed_at_ms: number | null;
   seq: number;
-  snapshot: SnapshotFrom<typeof creditMachine>;
+  snapshot: MachineSnapshot<typeof creditMachine>;
 }
 
 export interface PendingAmount {

@@ -1,7 +1,7 @@
 // Deposits landing on deposit addresses and their lifecycle on the sim clock: validation of the control
 // call, fault draws at landing, one CONFIRM per block, source screening, the partner window and partner
 // flags, and the effects (pending balance, deposit.* events, the credit) applied after each transition.
-import type { SnapshotFrom } from 'xstate';
+import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
@@ -42,7 +42,7 @@ export interface Deposit {
   resolved_at_ms: number | null;
   credit_id: string | null;
   seq: number;
-  snapshot: SnapshotFrom<typeof depositMachine>;
+  snapshot: MachineSnapshot<typeof depositMachine>;
 }
 
 export type DepositListener = (world: World, deposit: Deposit) => void;

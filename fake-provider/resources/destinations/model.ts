@@ -1,6 +1,6 @@
 // Destination operations over the world: register (address format + screening), list, delete, the
 // delta-screening suspend/reactivate, and the guard trades, zaps and cancels call before paying out.
-import type { SnapshotFrom } from 'xstate';
+import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
@@ -24,7 +24,7 @@ export interface Destination {
   label: string | null;
   created_at_ms: number;
   seq: number;
-  snapshot: SnapshotFrom<typeof destinationMachine>;
+  snapshot: MachineSnapshot<typeof destinationMachine>;
 }
 
 export const destinationStore = defineStore('destinations', () => ({

@@ -286,6 +286,34 @@ describe('user-initiated export (public endpoints, email OTP)', () => {
     expect((await pub(sim, 'POST', '/public/initiate-export', { account_id: id })).status).toBe(200);
   });
 
+  it('burns the OTP after otp_max_attempts wrong codes: even the right code is invalid_otp until a new initiation', async () => {
+    const max = ROOMY.otp_max_attempts;
+    const id = await accountWithEmail(sim);
+    const complete = (otp_code: string) => pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code, target_public_key: KEYS.public_key_hex });
+    const wrongFor = (code: string) => (code === '000000' ? '000001' : '000000');
+    expect((await pub(sim, 'POST', '/public/initiate-export', { account_id: id })).status).toBe(200);
+    const otp = await latestOtp(sim, id);
+    for (let i = 1; i < max; i++) {
+      const r = await complete(wrongFor(otp));
+      expect(r.status).toBe(401);
+      expect(r.body.error.message).not.toMatch(/no longer works/);
+    }
+    const burning = await complete(wrongFor(otp));
+    expect(burning.body.error).toMatchObject({ code: 'invalid_otp', param: 'otp_code' });
+    expect(burning.body.error.message).toMatch(/no longer works/);
+    const right = await complete(otp);
+    expect(right.status).toBe(401);
+    expect(right.body.error.code).toBe('invalid_otp');
+    expect(await status(sim, id)).toBe('active');
+    // A new initiation emails a fresh OTP with a fresh count: max - 1 wrong codes leave it working.
+    expect((await pub(sim, 'POST', '/public/initiate-export', { account_id: id })).status).toBe(200);
+    const fresh = await latestOtp(sim, id);
+    for (let i = 1; i < max; i++) expect((await complete(wrongFor(fresh))).status).toBe(401);
+    expect((await complete(fresh)).status).toBe(200);
+    await sim.settle();
+    expect(await status(sim, id)).toBe('exported');
+  });
+
   it('keeps every invariant', async () => {
     expect(await sim.invariants()).toMatchObject({ ok: true, violations: [] });
   });

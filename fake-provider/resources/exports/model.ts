@@ -10,7 +10,7 @@ import { tradeState, tradeStore } from '../trades/index.ts';
 import { zapState, zapStore } from '../zaps/index.ts';
 import { cancelStatus, cancelStore } from '../cancels/index.ts';
 import { sealBundle } from './hpke.ts';
-import { checkWindow, recordHit, type Windows } from './throttle.ts';
+import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from './throttle.ts';
 
 export type ExportSource = 'integrator' | 'user_email';
 type ExportedKeys = NonNullable<Account['exported_keys']>;
@@ -30,15 +30,10 @@ export interface ExportRecord {
   seq: number;
 }
 
-interface Otp {
-  code: string;
-  expires_at_ms: number;
-}
-
 export const exportStore = defineStore('exports', (world) => ({
   byAccount: new Map<string, ExportRecord>(),
-  /** The newest unused OTP per account: initiating again supersedes the previous one. */
-  otps: new Map<string, Otp>(),
+  /** The newest unused OTP per account: initiating again supersedes the previous one (and its wrong guesses). */
+  otps: new Map<string, GuardedOtp>(),
   initiations: new Map() as Windows,
   ipHits: new Map() as Windows,
   /** OTP digits come from their own stream so that exports never shift other draws. */
@@ -115,11 +110,14 @@ export function initiateExport(world: World, ip: string, account_id: string): vo
   recordHit(world, store.initiations, account_id);
   const code = String(store.otpRng.int(0, 999_999)).padStart(6, '0');
   const now = world.sim.now_ms();
-  store.otps.set(account_id, { code, expires_at_ms: now + world.profile.otp_validity_ms });
+  store.otps.set(account_id, { code, expires_at_ms: now + world.profile.otp_validity_ms, wrong_guesses: 0 });
   sendEmail(world, { account_id, email: account.email, purpose: 'export', otp_code: code, sent_at_ms: now });
 }
 
-/** POST /public/complete-export: the OTP is consumed here and becomes export-status's session proof. */
+/**
+ * POST /public/complete-export: the OTP is consumed here and becomes export-status's session proof. Each
+ * wrong code counts against the account's live OTP; `otp_max_attempts` of them burn it (see throttle.ts).
+ */
 export function completeExport(world: World, ip: string, input: { account_id: string; otp_code: string; target_public_key: string }): Account {
   throttleIp(world, ip);
   const store = exportStore(world);
@@ -128,8 +126,10 @@ export function completeExport(world: World, ip: string, input: { account_id: st
   if (!account) throw new ApiError('invalid_otp', 'the OTP is not valid for this account', { param: 'otp_code' });
   const status = accountStatus(account);
   if (status === 'export_initiated' || status === 'exported') throw alreadyExported(account);
-  const otp = store.otps.get(account.account_id);
-  if (!otp || !sameSecret(otp.code, input.otp_code)) throw new ApiError('invalid_otp', 'the OTP is not valid for this account', { param: 'otp_code' });
+  const otp = store.otps.get(account.account_id) ?? null;
+  if (otp === null || !sameSecret(otp.code, input.otp_code)) {
+    throw wrongOtpGuess(world, otp, () => store.otps.delete(account.account_id), { subject: 'this account', again: 'call POST /public/initiate-export' });
+  }
   if (world.sim.now_ms() >= otp.expires_at_ms) throw new ApiError('otp_expired', 'the OTP has expired; call POST /public/initiate-export again', { param: 'otp_code' });
   requireExportable(account);
   store.otps.delete(account.account_id);
@@ -179,17 +179,19 @@ async function sweep(world: World, record: ExportRecord): Promise<void> {
   record.sweep_due_ms = null;
   const account = accountStore(world).byId.get(record.account_id)!;
   if (accountStatus(account) !== 'export_initiated' || exportBlocked(world, account)) return;
-  account.exported_keys = await sealKeys(account, record.target_public_key);
+  account.exported_keys = await sealKeys(world, account, record.target_public_key);
   // Marked first, so the account.key_exported event this publishes schedules no further sweep.
   record.exported_at_ms = world.sim.now_ms();
   if (!sendAccount(world, account, { type: 'SETTLEMENTS_RESOLVED' })) throw new Error(`account ${account.account_id} refused SETTLEMENTS_RESOLVED`);
 }
 
-async function sealKeys(account: Account, target_public_key: string): Promise<ExportedKeys> {
+/** Each seal draws a WebCrypto ephemeral key: an outside input, so a journal records the bundle and a replay reuses it. */
+async function sealKeys(world: World, account: Account, target_public_key: string): Promise<ExportedKeys> {
   return Promise.all(
     WALLET_CHAINS.map(async (chain) => {
       const wallet = walletOf(account, chain);
-      const export_bundle = await sealBundle(target_public_key, { chain, address: wallet.address, private_key_hex: wallet.private_key_hex });
+      const seal = (): Promise<string> => sealBundle(target_public_key, { chain, address: wallet.address, private_key_hex: wallet.private_key_hex });
+      const export_bundle = world.sim.journal.mode === 'off' ? await seal() : await world.sim.journal.outside('hpke', `${account.account_id}/${chain}`, seal);
       return { chain, address: wallet.address, export_bundle };
     }),
   );

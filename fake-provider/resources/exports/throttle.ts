@@ -1,5 +1,5 @@
-// Abuse controls of the public export endpoints: sliding windows on sim time (per account, per client
-// IP), kept in the exports store. A refused request is not counted, so a client that backs off recovers.
+// Abuse controls of the public endpoints (export, recovery): sliding windows on sim time (per account, per
+// client IP; a refused request is not counted, so a client that backs off recovers) and the OTP guess limit.
 import type { World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 
@@ -32,4 +32,25 @@ export function recordHit(world: World, windows: Windows, key: string): void {
   const hits = windows.get(key) ?? [];
   hits.push(world.sim.now_ms());
   windows.set(key, hits);
+}
+
+/** An emailed OTP and the wrong codes tried against it so far. */
+export interface GuardedOtp {
+  code: string;
+  expires_at_ms: number;
+  wrong_guesses: number;
+}
+
+/**
+ * Counts one wrong code against a live OTP and returns the 401 to answer. The guess that reaches the
+ * profile's `otp_max_attempts` burns the OTP (`burn` drops it): from then on even the right code is
+ * `invalid_otp`, until a fresh OTP is emailed (`again` says how to get one).
+ */
+export function wrongOtpGuess(world: World, otp: GuardedOtp | null, burn: () => void, text: { subject: string; again: string }): ApiError {
+  const message = `the OTP is not valid for ${text.subject}`;
+  if (otp !== null && ++otp.wrong_guesses >= world.profile.otp_max_attempts) {
+    burn();
+    return new ApiError('invalid_otp', `${message}; after ${world.profile.otp_max_attempts} wrong codes it no longer works: ${text.again} for a new one`, { param: 'otp_code' });
+  }
+  return new ApiError('invalid_otp', message, { param: 'otp_code' });
 }

@@ -42,7 +42,10 @@ export function recoverFunds(sim: TestSim, body: Record<string, unknown>) {
   return sim.api('POST', '/public/recover-funds', { body, key: null });
 }
 
-/** created → active → active (resend) → failed (flagged destination) → active → claimed, then the cancel confirms. */
+/**
+ * created → active → active (resend) → failed (flagged destination) → active → claimed → failed (a
+ * `recovery` fault fails the payout) → active → claimed, then the payout confirms.
+ */
 export async function driveRecoveryEdges(sim: TestSim): Promise<void> {
   const { account_id, credit_id, zap } = await failedZap(sim);
   const recovery_id = zap.recovery.recovery_id as string;
@@ -55,6 +58,10 @@ export async function driveRecoveryEdges(sim: TestSim): Promise<void> {
   await ok(activate(sim, recovery_id, { account_id, credit_id }), 200);
   await sim.control('POST', '/screening/addresses', { address: FLAGGED_ADDRESS, flag_reason: 'sanctions_match' });
   await ok(recoverFunds(sim, { account_id, credit_id, otp_code: await latestOtp(sim, account_id), destination: { address: FLAGGED_ADDRESS } }), 403);
+  await ok(activate(sim, recovery_id, { account_id, credit_id }), 200);
+  await ok(sim.control('POST', '/faults', { target: 'recovery', effect: { fail: 'broadcast_failed' }, match: { ids: [recovery_id] }, times: 1 }), 200);
+  await ok(recoverFunds(sim, { account_id, credit_id, otp_code: await latestOtp(sim, account_id), destination: { address: EVM_ADDRESS } }), 202);
+  await sim.settle();
   await ok(activate(sim, recovery_id, { account_id, credit_id }), 200);
   await ok(recoverFunds(sim, { account_id, credit_id, otp_code: await latestOtp(sim, account_id), destination: { address: EVM_ADDRESS } }), 202);
   await sim.settle();

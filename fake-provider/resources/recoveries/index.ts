@@ -1,7 +1,7 @@
 // The recoveries resource: failed-zap recovery (created by the service, activated by the integrator,
 // claimed by the user with an emailed OTP); what other resources may use, its /v1 routes, its invariants.
 import type { ResourceModule } from '../../resource.ts';
-import { recoveryInvariants } from './model.ts';
+import { installRecoveries, recoveryInvariants } from './model.ts';
 import { recoveryRoutes } from './routes.ts';
 
 export { recoveryForFailedZap, recoveryStatus, recoveryStore, type Recovery } from './model.ts';
@@ -10,5 +10,6 @@ export { recoveryMachine, RECOVERY_STATUSES, type RecoveryStatus } from './machi
 export const recoveriesResource: ResourceModule = {
   name: 'recoveries',
   routes: recoveryRoutes,
+  install: installRecoveries,
   invariants: recoveryInvariants,
 };

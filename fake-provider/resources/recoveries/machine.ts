@@ -1,12 +1,16 @@
 // The recovery lifecycle (spec: States → Recovery): created (by the service, for a failed zap's open
-// credit) → active (OTP emailed; activating again resends) → claimed, or failed for a refused claim attempt.
+// credit) → active (OTP emailed; activating again resends) → claimed, or failed for a refused claim attempt
+// or a payout that failed on chain (the credit stays open either way, so activating again starts over).
 import { emit, setup } from 'xstate';
 
 export const RECOVERY_STATUSES = ['created', 'active', 'claimed', 'failed'] as const;
 export type RecoveryStatus = (typeof RECOVERY_STATUSES)[number];
 
+/** Why a claim attempt ended `failed`: screening refused the destination, or the payout cancel failed. */
+export type RecoveryFailureCode = 'destination_screening_failed' | 'broadcast_failed' | 'confirmation_timeout';
+
 /** The model applies each one: email an OTP, publish an event. */
-export type RecoveryEffect = { type: 'otp' } | { type: 'claimed' } | { type: 'claim_failed' };
+export type RecoveryEffect = { type: 'otp' } | { type: 'claimed' } | { type: 'claim_failed'; failure_code: RecoveryFailureCode };
 
 export type RecoveryEvent =
   /** POST /recoveries/{id}/activate: a fresh OTP each time. */
@@ -14,14 +18,19 @@ export type RecoveryEvent =
   /** A claim that passed every check: the cancel-style transfer has started. */
   | { type: 'CLAIM' }
   /** A claim refused by destination screening; the credit stays open. */
-  | { type: 'CLAIM_FAILED' };
+  | { type: 'CLAIM_FAILED' }
+  /** The claim's payout (a cancel) failed: nothing left the account, the credit is open again. */
+  | { type: 'PAYOUT_FAILED'; failure_code: 'broadcast_failed' | 'confirmation_timeout' };
 
 export const recoveryMachine = setup({
   types: { context: {} as Record<string, never>, events: {} as RecoveryEvent, emitted: {} as RecoveryEffect },
   actions: {
     sendOtp: emit((): RecoveryEffect => ({ type: 'otp' })),
     claimed: emit((): RecoveryEffect => ({ type: 'claimed' })),
-    claimFailed: emit((): RecoveryEffect => ({ type: 'claim_failed' })),
+    claimFailed: emit(({ event }): RecoveryEffect => ({
+      type: 'claim_failed',
+      failure_code: event.type === 'PAYOUT_FAILED' ? event.failure_code : 'destination_screening_failed',
+    })),
   },
 }).createMachine({
   id: 'recovery',
@@ -38,6 +47,7 @@ export const recoveryMachine = setup({
     },
     // `failed` records the refused attempt; the credit is still open, so activating again starts a new one.
     failed: { on: { ACTIVATE: { target: 'active', actions: 'sendOtp' } } },
-    claimed: { type: 'final' },
+    // Claimed ends the recovery once its payout confirms; a failed payout moved nothing, so it is not final.
+    claimed: { on: { PAYOUT_FAILED: { target: 'failed', actions: 'claimFailed' } } },
   },
 });

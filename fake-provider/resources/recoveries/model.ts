@@ -1,6 +1,7 @@
 // Recoveries over the world: creation for a failed zap's open credit, activation (emailed OTP), the public
-// claim (throttle, OTP, address, screening, then a cancel-style transfer of the whole credit), invariants.
-import type { SnapshotFrom } from 'xstate';
+// claim (throttle, OTP with a guess limit, address, screening, then a cancel-style transfer of the whole
+// credit, whose failure reopens the recovery), invariants.
+import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -10,10 +11,10 @@ import { sendEmail } from '../../emails.ts';
 import type { Violation } from '../../resource.ts';
 import { accountStore } from '../accounts/index.ts';
 import { addressProblem, assetByKey } from '../assets/index.ts';
-import { cancelStore, launchCancel, serializeCancel } from '../cancels/index.ts';
+import { cancelStatus, cancelStore, launchCancel, serializeCancel, type Cancel } from '../cancels/index.ts';
 import { creditHolder, creditStatus, creditStore, type Credit } from '../credits/index.ts';
 import { screen } from '../screening/index.ts';
-import { checkWindow, recordHit, type Windows } from '../exports/throttle.ts';
+import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../exports/throttle.ts';
 import { recoveryMachine, type RecoveryEffect, type RecoveryEvent, type RecoveryStatus } from './machine.ts';
 
 export interface Recovery {
@@ -22,19 +23,22 @@ export interface Recovery {
   account_id: string;
   credit_id: string;
   asset_key: string;
-  /** The newest emailed OTP; null before activation and once a claim attempt used it. */
-  otp: { code: string; expires_at_ms: number } | null;
+  /** The newest emailed OTP; null before activation, once a claim attempt used it, or once wrong guesses burned it. */
+  otp: GuardedOtp | null;
   activated_at_ms: number | null;
+  /** The payout of the current claim; null unless claimed. */
   cancel_id: string | null;
+  /** Every payout cancel this recovery started, oldest first: all but a claimed one's last have failed. */
+  payouts: string[];
   created_at_ms: number;
   seq: number;
-  snapshot: SnapshotFrom<typeof recoveryMachine>;
+  snapshot: MachineSnapshot<typeof recoveryMachine>;
 }
 
 export const recoveryStore = defineStore('recoveries', (world) => ({
   byId: new Map<string, Recovery>(),
   list: [] as Recovery[],
-  /** `account_id|credit_id` → the recovery bound to it (the newest, if a claimed one's cancel failed). */
+  /** `account_id|credit_id` → the recovery bound to it. */
   byBinding: new Map<string, Recovery>(),
   ipHits: new Map() as Windows,
   /** OTP digits from their own stream, so recoveries never shift other draws. */
@@ -57,13 +61,13 @@ function applyEffects(world: World, r: Recovery, effects: RecoveryEffect[]): voi
       const email = accountStore(world).byId.get(r.account_id)!.email!;
       const now = world.sim.now_ms();
       const code = String(recoveryStore(world).otpRng.int(0, 999_999)).padStart(6, '0');
-      r.otp = { code, expires_at_ms: now + world.profile.otp_validity_ms };
+      r.otp = { code, expires_at_ms: now + world.profile.otp_validity_ms, wrong_guesses: 0 };
       r.activated_at_ms = now;
       sendEmail(world, { account_id: r.account_id, email, purpose: 'recovery', otp_code: code, sent_at_ms: now });
     } else if (e.type === 'claimed') {
       publish(world, r.org_id, r.account_id, 'recovery.claimed', { ...ids(r), cancel_id: r.cancel_id });
     } else {
-      publish(world, r.org_id, r.account_id, 'recovery.failed', { ...ids(r), failure_code: 'destination_screening_failed' });
+      publish(world, r.org_id, r.account_id, 'recovery.failed', { ...ids(r), failure_code: e.failure_code });
     }
   }
 }
@@ -95,6 +99,7 @@ export function recoveryForFailedZap(world: World, input: { org_id: string; acco
     otp: null,
     activated_at_ms: null,
     cancel_id: null,
+    payouts: [],
     created_at_ms: world.sim.now_ms(),
     seq: world.nextSeq(),
     snapshot: start<typeof recoveryMachine, RecoveryEffect>(world, recoveryMachine, recovery_id, undefined).snapshot,
@@ -175,7 +180,9 @@ export function recoverFunds(world: World, ip: string, input: RecoverFundsInput)
   if (!r) throw notFound();
   if (recoveryStatus(r) === 'claimed') throw alreadyClaimed(r);
   const credit = requireOpenCredit(world, r);
-  if (r.otp === null || !sameSecret(r.otp.code, input.otp_code)) throw new ApiError('invalid_otp', 'the OTP is not valid for this recovery', { param: 'otp_code' });
+  if (r.otp === null || !sameSecret(r.otp.code, input.otp_code)) {
+    throw wrongOtpGuess(world, r.otp, () => (r.otp = null), { subject: 'this recovery', again: 'activate the recovery again' });
+  }
   if (world.sim.now_ms() >= r.otp.expires_at_ms) {
     throw new ApiError('otp_expired', 'the OTP has expired; activate the recovery again to get a new one', { param: 'otp_code' });
   }
@@ -206,10 +213,31 @@ export function recoverFunds(world: World, ip: string, input: RecoverFundsInput)
     destination_id: null,
     destination_address: input.destination.address,
     client_cancel_id: null,
+    recovery_id: r.recovery_id,
   });
   r.cancel_id = cancel.cancel_id;
+  r.payouts.push(cancel.cancel_id);
   if (!sendRecovery(world, r, { type: 'CLAIM' })) throw new Error(`recovery ${r.recovery_id} refused CLAIM`);
   return r;
+}
+
+/**
+ * A claim's payout cancel failed (`broadcast_failed`, `confirmation_timeout`): the cancel released the
+ * credit, so the recovery records the failed attempt (`recovery.failed` after `cancel.failed`) and can be
+ * activated and claimed again. Nothing left the account, so a new payout is not a second one.
+ */
+function onPayoutFailed(world: World, cancel: Cancel): void {
+  const r = cancel.recovery_id === null ? undefined : recoveryStore(world).byId.get(cancel.recovery_id);
+  if (!r || r.cancel_id !== cancel.cancel_id) return;
+  const failure_code = cancel.snapshot.context.failure_code;
+  if (failure_code === null) throw new Error(`cancel ${cancel.cancel_id} failed without a failure_code`);
+  r.cancel_id = null;
+  if (!sendRecovery(world, r, { type: 'PAYOUT_FAILED', failure_code })) throw new Error(`recovery ${r.recovery_id} refused PAYOUT_FAILED`);
+}
+
+/** Installed per world: recoveries hear about their payouts' failures. */
+export function installRecoveries(world: World): void {
+  cancelStore(world).failureListeners.push((c) => onPayoutFailed(world, c));
 }
 
 export function serializeClaimed(world: World, r: Recovery): Record<string, unknown> {
@@ -229,7 +257,8 @@ export function serializeClaimed(world: World, r: Recovery): Record<string, unkn
 
 /**
  * Per recovery: its credit is on its account and asset; a claimed recovery names a cancel of exactly its
- * credit, for the whole amount; no two recoveries' claims share a cancel; only claimed ones name a cancel.
+ * credit, for the whole amount; only claimed ones name a current cancel; every payout is this recovery's
+ * own cancel and no two recoveries share one; every payout but a claimed recovery's current one failed.
  */
 export function recoveryInvariants(world: World): Violation[] {
   const out: Violation[] = [];
@@ -240,11 +269,17 @@ export function recoveryInvariants(world: World): Violation[] {
     if (!credit || credit.account_id !== r.account_id || credit.asset_key !== r.asset_key) bad('binding', r, 'credit missing or not on the recovery’s account and asset');
     const claimed = recoveryStatus(r) === 'claimed';
     if (claimed !== (r.cancel_id !== null)) bad('claim_has_cancel', r, 'claimed without a cancel, or a cancel without a claim');
-    if (r.cancel_id === null) continue;
-    if (seen.has(r.cancel_id)) bad('one_payout', r, `cancel ${r.cancel_id} pays out two recoveries`);
-    seen.add(r.cancel_id);
-    const cancel = cancelStore(world).byId.get(r.cancel_id);
-    if (!cancel || cancel.credit_id !== r.credit_id || (credit && cancel.amount_atoms !== credit.atoms)) bad('cancel_is_whole_credit', r, 'claim cancel is not the whole recovery credit');
+    if (r.cancel_id !== null && r.payouts.at(-1) !== r.cancel_id) bad('current_payout', r, `cancel ${r.cancel_id} is not the recovery’s latest payout`);
+    for (const cancel_id of r.payouts) {
+      if (seen.has(cancel_id)) bad('one_payout', r, `cancel ${cancel_id} pays out two recoveries`);
+      seen.add(cancel_id);
+      const cancel = cancelStore(world).byId.get(cancel_id);
+      if (!cancel || cancel.recovery_id !== r.recovery_id || cancel.credit_id !== r.credit_id || (credit && cancel.amount_atoms !== credit.atoms)) {
+        bad('cancel_is_whole_credit', r, `payout ${cancel_id} is not this recovery’s transfer of its whole credit`);
+      } else if (cancel_id !== r.cancel_id && cancelStatus(cancel) !== 'failed') {
+        bad('earlier_payouts_failed', r, `payout ${cancel_id} was replaced while ${cancelStatus(cancel)}`);
+      }
+    }
   }
   return out;
 }

@@ -240,6 +240,34 @@ describe('POST /public/recover-funds', () => {
 });
 
 describe('abuse controls', () => {
+  it('burns the OTP after otp_max_attempts wrong codes: even the right code is invalid_otp until activation sends a fresh one', async () => {
+    const max = ROOMY.otp_max_attempts;
+    const { account_id, credit_id, recovery_id, otp } = await activated();
+    const claim = (otp_code: string) => recoverFunds(sim, { account_id, credit_id, otp_code, destination: { address: EVM_ADDRESS } });
+    const wrongFor = (code: string) => (code === '000000' ? '000001' : '000000');
+    for (let i = 1; i < max; i++) {
+      const r = await claim(wrongFor(otp));
+      expect(r.status).toBe(401);
+      expect(r.body.error).toMatchObject({ code: 'invalid_otp', param: 'otp_code' });
+      expect(r.body.error.message).not.toMatch(/no longer works/);
+    }
+    const burning = await claim(wrongFor(otp));
+    expect(burning.status).toBe(401);
+    expect(burning.body.error.code).toBe('invalid_otp');
+    expect(burning.body.error.message).toMatch(/no longer works/);
+    const right = await claim(otp);
+    expect(right.status).toBe(401);
+    expect(right.body.error.code).toBe('invalid_otp');
+    expect(envelopes(sim).filter((e) => e.account_id === account_id && e.type.startsWith('cancel.'))).toEqual([]);
+    // A fresh OTP starts a fresh count: max - 1 wrong codes leave it working.
+    expect((await activate(sim, recovery_id, { account_id, credit_id })).status).toBe(200);
+    const fresh = await latestOtp(sim, account_id);
+    for (let i = 1; i < max; i++) expect((await claim(wrongFor(fresh))).status).toBe(401);
+    const ok = await claim(fresh);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(202);
+    await sim.settle();
+  });
+
   it('429 rate_limited per client address, on sim time', async () => {
     const s = await startTestSim({ profile: { ...DEFAULT_PROFILE, public_per_ip: { max: 2, window_ms: 60_000 } }, seed: 'recoveries-ip' });
     try {

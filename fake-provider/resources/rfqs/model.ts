@@ -1,7 +1,7 @@
 // RFQs and quotes over the world: validate and price a request, answer within wait_ms or later on the sim
 // clock (one best quote per RFQ, priced when the solvers answer), expire on the TTL, read, and accept a
 // firm quote into a trade. Every check runs before anything changes.
-import type { SnapshotFrom } from 'xstate';
+import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { oneOfAmount } from '../../http/amounts.ts';
@@ -41,7 +41,7 @@ export interface Rfq {
   /** Why the solvers' answer produced no quote (prices or liquidity moved since the request); null otherwise. */
   unquoted_reason: string | null;
   seq: number;
-  snapshot: SnapshotFrom<typeof rfqMachine>;
+  snapshot: MachineSnapshot<typeof rfqMachine>;
 }
 
 export interface Quote {
@@ -64,7 +64,7 @@ export interface Quote {
   produced_at_ms: number;
   expires_at_ms: number;
   seq: number;
-  snapshot: SnapshotFrom<typeof quoteMachine>;
+  snapshot: MachineSnapshot<typeof quoteMachine>;
 }
 
 export const rfqStore = defineStore('rfqs', () => ({

@@ -1,7 +1,7 @@
 // Trade operations: start a trade from an accepted firm quote (the source credit is locked), run it
 // through the shared execution driver, re-check the quoted terms at fill time (slippage, liquidity),
 // and serialize trades and their history records exactly as the spec shows them.
-import type { SnapshotFrom } from 'xstate';
+import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
@@ -40,7 +40,7 @@ export interface Trade {
   input: StartTradeInput;
   created_at_ms: number;
   seq: number;
-  snapshot: SnapshotFrom<typeof tradeMachine>;
+  snapshot: MachineSnapshot<typeof tradeMachine>;
   swap: Swap;
 }
 

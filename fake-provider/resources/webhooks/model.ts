@@ -1,7 +1,7 @@
 // Webhook operations over the world: CRUD with one active webhook per organization, secret rotation,
 // a delivery per published event (and per replayed one), each attempt a real signed HTTP POST run by the
 // sim scheduler, with the `webhook` fault effects applied at the attempt.
-import type { SnapshotFrom } from 'xstate';
+import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { selectEvents, type StoredEvent } from '../../engine/events.ts';
@@ -9,7 +9,8 @@ import { send, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { serializeEvent } from '../events/index.ts';
 import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEvent, type DeliveryState, type DeliveryStatus } from './machine.ts';
-import { post, signedRequest } from './sender.ts';
+import { createTransport, post, signedRequest } from './sender.ts';
+import { startInOrder } from './order.ts';
 
 export interface Webhook {
   webhook_id: string;
@@ -41,7 +42,7 @@ export interface Delivery {
   seq: number;
   /** True for deliveries created by POST /webhooks/{id}/replay. */
   replay: boolean;
-  snapshot: SnapshotFrom<typeof deliveryMachine>;
+  snapshot: MachineSnapshot<typeof deliveryMachine>;
   /** The scheduler task that will run the next attempt; null when none is scheduled. */
   task_id: number | null;
   /** Effects fired for an attempt that a delay/reorder postponed: applied when it finally goes out. */
@@ -60,6 +61,10 @@ export const webhookStore = defineStore('webhooks', (world) => ({
   byWebhook: new Map<string, Delivery[]>(),
   /** Secrets (and forged ones for bad_signature faults) come from their own stream. */
   rng: world.sim.rng.fork('webhooks'),
+  /** Keep-alive connections for this world's deliveries. */
+  transport: createTransport(),
+  /** Per account, the last POST still in flight: one account's deliveries go out one after another. */
+  inflight: new Map<string, Promise<unknown>>(),
 }));
 
 const newSecret = (world: World): string => `whsec_${webhookStore(world).rng.hex(32)}`;
@@ -176,7 +181,8 @@ function createDelivery(world: World, webhook: Webhook, event: StoredEvent, due_
   let mine = store.byWebhook.get(d.webhook_id);
   if (!mine) store.byWebhook.set(d.webhook_id, (mine = []));
   mine.push(d);
-  applyEffects(world, d, initial.effects);
+  // Profile `webhook_delivery_order` decides when (in this instant) the first attempt is scheduled.
+  startInOrder(world, event.envelope.account_id, () => applyEffects(world, d, initial.effects));
   return d;
 }
 
@@ -210,12 +216,15 @@ function fireFaults(world: World, d: Delivery, event: StoredEvent): { postpone_m
 const is2xx = (status: number): boolean => status >= 200 && status <= 299;
 
 /**
- * One attempt, run by the scheduler and awaited: in virtual mode `advance`/`settle` wait for it, bounded
- * by `webhook_timeout_ms`. The API keeps answering meanwhile, so a receiver may call /v1 back; a receiver
- * that calls /_sim/clock/* from inside a delivery waits on the serialized clock until its own attempt
- * times out (and fails). A stale task (rescheduled since) is a no-op.
+ * One attempt, run by the scheduler: in virtual mode `advance`/`settle` wait for it, bounded by
+ * `webhook_timeout_ms`. Without a journal the POST is joined to the scheduler (scheduler.ts `join`):
+ * attempts due at the same instant go out together and their outcomes are applied in dispatch order
+ * before time moves on. With a journal each attempt is awaited in turn, so its `outside` lines keep
+ * dispatch order. The API keeps answering meanwhile, so a receiver may call /v1 back; a receiver that
+ * calls /_sim/clock/* from inside a delivery waits on the serialized clock until its own attempt times
+ * out (and fails). A stale task (rescheduled since) is a no-op.
  */
-export async function runAttempt(world: World, delivery_id: string, task_id: number): Promise<void> {
+export function runAttempt(world: World, delivery_id: string, task_id: number): void | Promise<void> {
   const store = webhookStore(world);
   const d = store.deliveries.get(delivery_id);
   if (!d || d.task_id !== task_id || deliveryState(d) !== 'pending') return;
@@ -239,28 +248,44 @@ export async function runAttempt(world: World, delivery_id: string, task_id: num
   d.held_effects = null;
   const at_ms = world.sim.now_ms();
   step(world, d, { type: 'ATTEMPT', at_ms });
+  const sent: SendEffect[] = effects;
 
-  let http_status = 0;
-  let copies = 0;
-  if (!effects.includes('drop')) {
-    const req = signedRequest({
-      url: webhook.url,
-      prefix: world.profile.webhook_header_prefix,
-      // A forged key: the receiver's check must fail, exactly as for a spoofed request.
-      secret: effects.includes('bad_signature') ? newSecret(world) : webhook.secret,
-      webhook_id: webhook.webhook_id,
-      event_id: d.event_id,
-      delivery_id: d.delivery_id,
-      timestamp_ms: at_ms,
-      body: JSON.stringify(serializeEvent(event)),
-    });
-    copies = effects.includes('duplicate') ? 2 : 1;
+  const finish = (copies: number, statuses: number[]): void => {
+    const http_status = statuses.find(is2xx) ?? statuses[statuses.length - 1] ?? 0;
+    d.attempt_log.push({ at_ms, http_status, copies, effects: sent });
+    step(world, d, is2xx(http_status) ? { type: 'SUCCEEDED', http_status } : { type: 'FAILED', http_status, at_ms });
+  };
+  if (sent.includes('drop')) return finish(0, []);
+
+  const req = signedRequest({
+    url: webhook.url,
+    prefix: world.profile.webhook_header_prefix,
+    // A forged key: the receiver's check must fail, exactly as for a spoofed request.
+    secret: sent.includes('bad_signature') ? newSecret(world) : webhook.secret,
+    webhook_id: webhook.webhook_id,
+    event_id: d.event_id,
+    delivery_id: d.delivery_id,
+    timestamp_ms: at_ms,
+    body: JSON.stringify(serializeEvent(event)),
+  });
+  const copies = sent.includes('duplicate') ? 2 : 1;
+  const { journal, scheduler } = world.sim;
+  const account_id = event.envelope.account_id;
+  // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise):
+  // each waits for the account's previous POST; other accounts' go out alongside.
+  const previous = store.inflight.get(account_id)?.catch(() => undefined) ?? Promise.resolve();
+  const sending: Promise<number[]> = previous.then(async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms));
-    http_status = statuses.find(is2xx) ?? statuses[statuses.length - 1];
-  }
-  d.attempt_log.push({ at_ms, http_status, copies, effects });
-  step(world, d, is2xx(http_status) ? { type: 'SUCCEEDED', http_status } : { type: 'FAILED', http_status, at_ms });
+    // A duplicate's second copy follows the first, as a retrying sender's would.
+    for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport));
+    return statuses;
+  });
+  store.inflight.set(account_id, sending);
+  void sending.finally(() => {
+    if (store.inflight.get(account_id) === sending) store.inflight.delete(account_id);
+  }).catch(() => undefined);
+  if (journal.mode === 'off') return scheduler.join(sending, (statuses) => finish(copies, statuses));
+  return sending.then((statuses) => finish(copies, statuses));
 }
 
 /** Re-delivers the org's events since `since_ms` (matching `types`) to this webhook, in publication order. */

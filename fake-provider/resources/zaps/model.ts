@@ -1,7 +1,7 @@
 // Zap operations over the world: create (credit-funded: lock the credit and execute; deposit-funded: issue a
 // single-use deposit address and wait), the deposit's outcome, expiry, the fill-time floor check, reads and
 // lists, history records and invariants. Execution itself runs in the shared driver (resources/execution).
-import type { SnapshotFrom } from 'xstate';
+import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { oneOfAmount } from '../../http/amounts.ts';
@@ -59,7 +59,7 @@ export interface Zap {
   expiry_task_id: number | null;
   created_at_ms: number;
   seq: number;
-  snapshot: SnapshotFrom<typeof zapMachine>;
+  snapshot: MachineSnapshot<typeof zapMachine>;
 }
 
 export const zapStore = defineStore('zaps', () => ({

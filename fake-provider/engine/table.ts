@@ -1,0 +1,209 @@
+// A transition table derived once from each xstate machine's own definition (state × event → guarded
+// candidates with target and actions), executed on the hot path instead of xstate's interpreter. Guards,
+// assign and emit run through the machine's implementations; a machine using anything the table cannot
+// express (nesting, eventless or delayed transitions, state entry/exit, custom actions…) gets null here.
+import type { AnyStateMachine, EventObject } from 'xstate';
+
+/** What an entity keeps of its machine: the state, the context and whether a final state was reached. */
+export interface EntitySnapshot<C = unknown> {
+  readonly value: string;
+  readonly context: C;
+  readonly status: 'active' | 'done';
+  /** The entity's row in its world's transition log (engine bookkeeping; -1 when unknown). */
+  readonly log_row: number;
+  /** Only for a machine the table cannot run: xstate's own snapshot, stepped by xstate. */
+  readonly machine_snapshot?: unknown;
+}
+
+type Args = { context: Record<string, unknown>; event: EventObject };
+type Guard = (args: Args, params: unknown) => boolean;
+type ParamsOf = (args: Args) => unknown;
+
+interface CompiledAction {
+  kind: 'assign' | 'emit';
+  /** assign: the assignment (function or per-key map); emit: the event or its expression. */
+  body: unknown;
+  params: unknown;
+  dynamicParams: ParamsOf | null;
+}
+
+export interface Candidate {
+  guard: Guard | null;
+  guardParams: unknown;
+  guardDynamicParams: ParamsOf | null;
+  /** The state after the transition (the source state for a targetless one). */
+  target: string;
+  actions: CompiledAction[];
+  /** xstate's `can()`: a candidate with neither target nor actions is a refusal. */
+  accepts: boolean;
+  final: boolean;
+  /** `kind|from|event|to`, the transition log's interning key. */
+  key: string;
+}
+
+export interface Table {
+  id: string;
+  initial: string;
+  initialFinal: boolean;
+  context: unknown;
+  entry: CompiledAction[];
+  /** state → event type → candidates in document order. */
+  states: Map<string, Map<string, Candidate[]>>;
+  createKey: string;
+}
+
+type ActionItem = string | ((...a: unknown[]) => unknown) | { type: string; params?: unknown };
+type BuiltIn = { type?: string; assignment?: unknown; event?: unknown; resolve?: unknown };
+
+class Unsupported extends Error {}
+
+function compileAction(machine: AnyStateMachine, item: ActionItem): CompiledAction {
+  const impls = machine.implementations.actions as Record<string, unknown>;
+  const impl = (typeof item === 'function' ? item : impls[typeof item === 'string' ? item : item.type]) as BuiltIn | undefined;
+  const raw = typeof item === 'object' && item !== null && 'params' in item ? item.params : undefined;
+  const dynamicParams = typeof raw === 'function' ? (raw as ParamsOf) : null;
+  const params = dynamicParams ? undefined : raw;
+  if (impl && impl.type === 'xstate.assign') return { kind: 'assign', body: impl.assignment, params, dynamicParams };
+  if (impl && impl.type === 'xstate.emit') return { kind: 'emit', body: impl.event, params, dynamicParams };
+  throw new Unsupported(`action ${typeof item === 'string' ? item : typeof item === 'function' ? item.name : item.type}`);
+}
+
+function compileGuard(machine: AnyStateMachine, guard: unknown): Pick<Candidate, 'guard' | 'guardParams' | 'guardDynamicParams'> {
+  if (guard === undefined) return { guard: null, guardParams: undefined, guardDynamicParams: null };
+  const impls = machine.implementations.guards as Record<string, unknown>;
+  const g = guard as string | Guard | { type: string; params?: unknown };
+  const resolved = typeof g === 'function' ? g : impls[typeof g === 'string' ? g : g.type];
+  // Built-in combinators (and, or, not, stateIn) carry `check`; plain functions are all the table runs.
+  if (typeof resolved !== 'function' || 'check' in resolved) throw new Unsupported('guard');
+  const raw = typeof g === 'object' && 'params' in g ? g.params : undefined;
+  return {
+    guard: resolved as Guard,
+    guardParams: typeof raw === 'function' ? undefined : raw,
+    guardDynamicParams: typeof raw === 'function' ? (raw as ParamsOf) : null,
+  };
+}
+
+interface XNode {
+  key: string;
+  type: string;
+  states: Record<string, XNode>;
+  entry: unknown[];
+  exit: unknown[];
+  always?: unknown[];
+  after: unknown[];
+  invoke: unknown[];
+  transitions: Map<string, Array<{ eventType: string; guard?: unknown; target?: XNode[]; actions: ActionItem[]; reenter: boolean }>>;
+  initial?: { target: XNode[] };
+}
+
+/** The machine's table, or null when it uses a feature the table does not express. */
+export function compileTable(machine: AnyStateMachine): Table | null {
+  try {
+    return compile(machine);
+  } catch (e) {
+    if (e instanceof Unsupported) return null;
+    throw e;
+  }
+}
+
+function compile(machine: AnyStateMachine): Table {
+  const root = machine.root as unknown as XNode;
+  const config = machine.config as { context?: unknown; output?: unknown };
+  if (root.type !== 'compound' || root.exit.length || root.transitions.size || root.always?.length || root.invoke.length || config.output !== undefined) {
+    throw new Unsupported('root');
+  }
+  const states = new Map<string, Map<string, Candidate[]>>();
+  const finals = new Set<string>();
+  for (const [key, node] of Object.entries(root.states)) {
+    if (node.type === 'final') finals.add(key);
+    else if (node.type !== 'atomic') throw new Unsupported('nested state');
+    if (node.entry.length || node.exit.length || node.always?.length || node.after.length || node.invoke.length) throw new Unsupported('state');
+  }
+  for (const [key, node] of Object.entries(root.states)) {
+    const byEvent = new Map<string, Candidate[]>();
+    for (const [eventType, defs] of node.transitions) {
+      if (eventType === '*' || eventType.endsWith('.*') || eventType.startsWith('xstate.')) throw new Unsupported('event descriptor');
+      byEvent.set(
+        eventType,
+        defs.map((t) => {
+          if (t.target && (t.target.length !== 1 || !(t.target[0].key in root.states) || (t.reenter && t.target[0].key === key))) throw new Unsupported('target');
+          const target = t.target ? t.target[0].key : key;
+          return {
+            ...compileGuard(machine, t.guard),
+            target,
+            actions: t.actions.map((a) => compileAction(machine, a)),
+            accepts: t.target !== undefined || t.actions.length > 0,
+            final: finals.has(target),
+            key: `${machine.id}|${key}|${eventType}|${target}`,
+          };
+        }),
+      );
+    }
+    states.set(key, byEvent);
+  }
+  const initial = root.initial?.target[0]?.key;
+  if (!initial) throw new Unsupported('initial');
+  return {
+    id: machine.id,
+    initial,
+    initialFinal: finals.has(initial),
+    context: config.context,
+    entry: (root.entry as ActionItem[]).map((a) => compileAction(machine, a)),
+    states,
+    createKey: `${machine.id}||CREATE|${initial}`,
+  };
+}
+
+/** Runs actions in order (each sees the context the previous assign left); returns the context and fills `emitted`. */
+function runActions(actions: CompiledAction[], context: Record<string, unknown>, event: EventObject, emitted: unknown[]): Record<string, unknown> {
+  for (const a of actions) {
+    const args = { context, event };
+    const params = a.dynamicParams ? a.dynamicParams(args) : a.params;
+    if (a.kind === 'emit') {
+      emitted.push(typeof a.body === 'function' ? (a.body as (x: Args, p: unknown) => unknown)(args, params) : a.body);
+      continue;
+    }
+    const body = a.body as ((x: Args, p: unknown) => Record<string, unknown>) | Record<string, unknown>;
+    let update: Record<string, unknown>;
+    if (typeof body === 'function') update = body(args, params);
+    else {
+      update = {};
+      for (const key of Object.keys(body)) {
+        const v = body[key];
+        update[key] = typeof v === 'function' ? (v as (x: Args, p: unknown) => unknown)(args, params) : v;
+      }
+    }
+    context = Object.assign({}, context, update);
+  }
+  return context;
+}
+
+/** The initial snapshot (context from `input`, root entry actions run) and what the entry emitted. */
+export function tableInitial(table: Table, input: unknown, log_row: number, emitted: unknown[]): EntitySnapshot {
+  let context: Record<string, unknown>;
+  if (typeof table.context === 'function') {
+    context = Object.assign({}, (table.context as (a: { input: unknown }) => Record<string, unknown>)({ input }));
+  } else context = (table.context ?? {}) as Record<string, unknown>;
+  const init = { type: 'xstate.init', input } as EventObject;
+  context = runActions(table.entry, context, init, emitted);
+  return { value: table.initial, context, status: table.initialFinal ? 'done' : 'active', log_row };
+}
+
+/** The candidate the event selects (first whose guard passes), or null: xstate's `can()` is false. */
+export function tableSelect(table: Table, snapshot: EntitySnapshot, event: EventObject): Candidate | null {
+  if (snapshot.status !== 'active') return null;
+  const candidates = table.states.get(snapshot.value)?.get(event.type);
+  if (!candidates) return null;
+  const args = { context: snapshot.context as Record<string, unknown>, event };
+  for (const c of candidates) {
+    if (c.guard && !c.guard(args, c.guardDynamicParams ? c.guardDynamicParams(args) : c.guardParams)) continue;
+    return c.accepts ? c : null;
+  }
+  return null;
+}
+
+/** Takes the selected candidate: the next snapshot; the emitted events are pushed on `emitted`. */
+export function tableApply(candidate: Candidate, snapshot: EntitySnapshot, event: EventObject, emitted: unknown[]): EntitySnapshot {
+  const context = candidate.actions.length ? runActions(candidate.actions, snapshot.context as Record<string, unknown>, event, emitted) : snapshot.context;
+  return { value: candidate.target, context, status: candidate.final ? 'done' : 'active', log_row: snapshot.log_row };
+}

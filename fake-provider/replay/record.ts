@@ -1,0 +1,143 @@
+// Journaling at the app level: the header that rebuilds the world, one line per request at the moment it
+// takes effect (its id is drawn then, so every id-consuming request is journaled), and its answer. In a
+// replay the same middleware takes the recorded request line instead of wall time and the socket address.
+import { createRequire } from 'node:module';
+import type { NextFunction, Request, Response } from 'express';
+import { createJournal, JOURNAL_VERSION, wallNow_ms, type Journal } from '../../sim/index.ts';
+import { DEFAULT_PROFILE } from '../profile.ts';
+import type { Runtime, RuntimeOptions } from '../app.ts';
+import type { Locals } from '../http/api.ts';
+import type { CapturedResponse, HeaderLine, RequestLine } from './lines.ts';
+import type { ReplayTape } from './tape.ts';
+
+export const SWAPSIM_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+
+export function journalHeader(options: RuntimeOptions): HeaderLine {
+  return {
+    kind: 'header',
+    version: JOURNAL_VERSION,
+    swapsim_version: SWAPSIM_VERSION,
+    seed: String(options.seed ?? 1),
+    clock: options.clock ?? 'virtual',
+    speed: options.speed ?? 1,
+    start_ms: options.start_ms ?? null,
+    profile: options.profile ?? DEFAULT_PROFILE,
+    seed_orgs: options.seed_orgs ?? [],
+    control_token: options.control_token ?? null,
+    control_open: options.control_open ?? false,
+  };
+}
+
+/** The runtime's journal: the given one (a replay), a fresh recording (`journal_path`), or none. */
+export function runtimeJournal(options: RuntimeOptions): Journal | undefined {
+  if (options.journal) return options.journal;
+  if (!options.journal_path) return undefined;
+  return createJournal(options.journal_path, { header: journalHeader(options) });
+}
+
+/** A realtime world starts at wall time: an input, journaled as a fact (a replay reads it back). */
+export function worldStart_ms(options: RuntimeOptions): number | undefined {
+  const journal = options.journal;
+  if (options.clock !== 'realtime' || options.start_ms !== undefined || !journal || journal.mode === 'off') return options.start_ms;
+  if (journal.mode === 'replay') return journal.fact('start_ms', 'world') as number;
+  const start_ms = wallNow_ms();
+  journal.write({ kind: 'fact', what: 'start_ms', key: 'world', value: start_ms });
+  return start_ms;
+}
+
+type RawRequest = Request & { rawBody?: string };
+
+function requestLine(req: RawRequest, request_id: string, sim_ms: number, body_error: string | null): RequestLine {
+  return {
+    kind: 'request',
+    request_id,
+    sim_ms,
+    wall_ms: wallNow_ms(),
+    ip: req.socket.remoteAddress ?? 'unknown',
+    method: req.method,
+    url: req.originalUrl,
+    headers: {
+      authorization: req.get('authorization') ?? null,
+      'idempotency-key': req.get('idempotency-key') ?? null,
+      'content-type': req.get('content-type') ?? null,
+    },
+    body: body_error ? null : (req.rawBody ?? null),
+    body_error,
+  };
+}
+
+const chunkText = (chunk: unknown, encoding: unknown): string => {
+  if (chunk === undefined || chunk === null || typeof chunk === 'function') return '';
+  if (typeof chunk === 'string') return chunk;
+  return Buffer.from(chunk as Uint8Array).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+};
+
+/**
+ * Sees the answer exactly as handed to the socket (status, headers, body bytes), or the reset a
+ * `lose_response` fault made. A client that went away first changes nothing: the handler still answers.
+ */
+function captureResponse(res: Response, report: (r: CapturedResponse) => void): void {
+  let done = false;
+  const end = res.end;
+  res.end = function (this: Response, ...args: unknown[]) {
+    if (!done) {
+      done = true;
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(res.getHeaders())) if (value !== undefined) headers[name] = String(value);
+      report({ status: res.statusCode, headers, body: chunkText(args[0], args[1]) });
+    }
+    return (end as (...a: unknown[]) => Response).apply(this, args);
+  } as Response['end'];
+  res.once('close', () => {
+    if (done || !(res.locals as Locals).reset) return;
+    done = true;
+    report({ status: 0, headers: {}, body: '', reset: true });
+  });
+}
+
+/**
+ * The app's first middleware after body parsing (and its error twin, for bodies that could not be read):
+ * gives the request its world and id; with a journal, records it and its answer. Without one the cost is
+ * one `if`.
+ */
+export function requestJournal(runtime: Pick<Runtime, 'world'>) {
+  const begin = (req: RawRequest, res: Response, next: NextFunction, err?: unknown): void => {
+    const world = runtime.world;
+    const locals = res.locals as Locals;
+    locals.world = world;
+    const journal = world.sim.journal;
+    if (journal.mode === 'off') {
+      locals.request_id = world.newId('req');
+      next(err);
+      return;
+    }
+    const request_id = world.newId('req');
+    locals.request_id = request_id;
+    if (journal.mode === 'replay') return replayed(journal as ReplayTape, request_id, req, res, next);
+    const body_error = err === undefined ? null : String((err as { type?: unknown }).type ?? 'unknown');
+    const line = requestLine(req, request_id, world.sim.now_ms(), body_error);
+    locals.wall_ms = line.wall_ms;
+    locals.ip = line.ip;
+    journal.write(line);
+    captureResponse(res, (r) => journal.write({ kind: 'response', request_id, ...r }));
+    next(err);
+  };
+  return [
+    (req: Request, res: Response, next: NextFunction) => begin(req, res, next),
+    // A replayed body error is raised after `begin`, and passes here on its way to the error middleware.
+    (err: unknown, req: Request, res: Response, next: NextFunction) => ((res.locals as Partial<Locals>).request_id === undefined ? begin(req, res, next, err) : next(err)),
+  ] as const;
+}
+
+/** A replayed request: the recorded line supplies wall time, address and any body error. */
+function replayed(tape: ReplayTape, request_id: string, req: Request, res: Response, next: NextFunction): void {
+  const line = tape.arrive(request_id);
+  // A recorded request without a body stays without one (node's client may have sent Content-Length: 0).
+  if (line.body === null) req.body = undefined;
+  const locals = res.locals as Locals;
+  locals.wall_ms = line.wall_ms;
+  locals.ip = line.ip;
+  captureResponse(res, (r) => tape.answered(line.request_id, r));
+  const err = line.body_error ? Object.assign(new Error('replayed body error'), { type: line.body_error }) : undefined;
+  tape.context.run(line.request_id, () => next(err));
+}
