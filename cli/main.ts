@@ -6,6 +6,7 @@ import type { Profile } from '../fake-provider/profile.ts';
 import { registerReplay } from './replay.ts';
 import { registerScenario } from './scenario.ts';
 import { registerReport } from './report.ts';
+import { registerVerify } from './verify.ts';
 
 const int = (name: string) => (v: string): number => {
   if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
@@ -81,6 +82,7 @@ export function buildCli(): Command {
   registerReplay(program);
   registerScenario(program);
   registerReport(program);
+  registerVerify(program);
   return program;
 }
 

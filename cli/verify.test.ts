@@ -1,0 +1,84 @@
+// `swapsim verify` as a user runs it: a real process against a real app (the reference integrator, with and
+// without a bug), its exit status (0 pass, 1 mismatch, 2 usage or unreachable app), its report file, and a
+// printed replay command that reproduces the failure.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startIntegrator, type RunningIntegrator } from '../scenarios/examples/reference-integrator/app.ts';
+import { parseDurationMs } from './verify.ts';
+
+const BIN = new URL('../bin/swapsim.js', import.meta.url).pathname;
+const REPORTS = mkdtempSync(join(tmpdir(), 'swapsim-verify-'));
+
+function swapsim(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SWAPSIM_REPORTS_DIR: REPORTS } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
+}
+
+let good: RunningIntegrator;
+let buggy: RunningIntegrator;
+
+beforeAll(async () => {
+  good = await startIntegrator();
+  buggy = await startIntegrator({ bugs: ['no-dedupe'] });
+});
+
+afterAll(async () => {
+  await good.close();
+  await buggy.close();
+});
+
+describe('swapsim verify', () => {
+  it('exits 0 on a passing app, with the VerifyResult as JSON and in a report file', async () => {
+    const r = await swapsim(['verify', '--app', good.url, '--runs', '3', '--seed', '5', '--json', '--sim-seed', 'cli-test']);
+    expect(r.code, r.err).toBe(0);
+    const result = JSON.parse(r.out);
+    expect(result).toMatchObject({ kind: 'verify', app_url: good.url, seed: '5', runs: 3, passed: 3, failed: 0, conduct: [] });
+    expect(result.cases).toHaveLength(3);
+    const path = /report: (\S+)/.exec(r.err)![1];
+    expect(path.startsWith(REPORTS)).toBe(true);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(result);
+  }, 120_000);
+
+  it('exits 1 on a mismatch, prints the shrunk scenario, the divergence and a replay command that fails again', async () => {
+    const r = await swapsim(['verify', '--app', buggy.url, '--runs', '5', '--seed', '5']);
+    expect(r.code, r.err).toBe(1);
+    expect(r.out).toContain('swapsim verify: FAIL: run 1 diverged, 0 passed before it (seed 5');
+    expect(r.out).toMatch(/Shrunk scenario \(\d+ steps\):\n {2}1\. setup: account #0 is created/);
+    expect(r.out).toMatch(/First divergence:\n {2}balance acct_\S+ \S+: available_atoms: app "\d+", provider "\d+"/);
+    const replay = /Replay:\n {2}(npx swapsim verify .*)/.exec(r.out)![1];
+    expect(replay).toMatch(new RegExp(`^npx swapsim verify --app ${buggy.url} --seed 5 --path [0-9:]+$`));
+    const again = await swapsim(replay.replace(/^npx swapsim /, '').split(' '));
+    expect(again.code, again.err).toBe(1);
+    expect(again.out).toContain('First divergence:\n  balance acct_');
+    expect(again.out).toContain('FAIL: run 1 diverged');
+  }, 180_000);
+
+  it('exits 2 when the app cannot be reached, or on usage errors', async () => {
+    const unreachable = await swapsim(['verify', '--app', 'http://127.0.0.1:9', '--runs', '1']);
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.err).toContain('the app is unreachable or refused configuration');
+    const missing = await swapsim(['verify', '--runs', '1']);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain("required option '--app <url>' not specified");
+    const badRuns = await swapsim(['verify', '--app', good.url, '--runs', '0']);
+    expect(badRuns.code).toBe(2);
+    expect(badRuns.err).toContain('--runs must be a positive integer');
+    expect(existsSync(REPORTS)).toBe(true);
+  }, 120_000);
+
+  it('reads durations as a person writes them', () => {
+    expect(parseDurationMs('60s')).toBe(60_000);
+    expect(parseDurationMs('2m')).toBe(120_000);
+    expect(parseDurationMs('1500ms')).toBe(1_500);
+    expect(parseDurationMs('90')).toBe(90_000);
+    expect(() => parseDurationMs('soon')).toThrow(/duration/);
+    expect(() => parseDurationMs('0s')).toThrow(/longer than 0/);
+  });
+});

@@ -1,0 +1,97 @@
+// `swapsim verify --app URL`: checks an integrator's webhook consumer, in any language, through the probe
+// contract (scenarios/verify). Prints the verdict (and on a mismatch the shrunk scenario, the first divergent
+// entity and a replay command), writes the VerifyResult as report.json.
+// Exit status: 0 pass, 1 mismatch, 2 usage errors or an app that cannot be reached or configured.
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { createProgress } from '../reports/progress.ts';
+import { outputDir, writeReportJson } from '../reports/output.ts';
+import { AppUnreachable } from '../scenarios/verify/probe.ts';
+import { formatReport } from '../scenarios/verify/format.ts';
+import { verify } from '../scenarios/verify/verify.ts';
+
+interface VerifyFlags {
+  app: string;
+  runs: number;
+  seed?: number;
+  timeLimit?: number;
+  json?: boolean;
+  webhookPath: string;
+  path?: string;
+  simSeed?: string;
+  quiescence: number;
+}
+
+const UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000 };
+
+/** `60s`, `2m`, `1500ms`, `1h`; a bare number is seconds. */
+export function parseDurationMs(v: string): number {
+  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|min|h)?$/.exec(v.trim());
+  if (!m) throw new InvalidArgumentError('a duration such as 60s, 2m or 1500ms');
+  const ms = Math.round(Number(m[1]) * UNITS_MS[m[2] ?? 's']);
+  if (ms <= 0) throw new InvalidArgumentError('must be longer than 0');
+  return ms;
+}
+
+const positiveInt = (name: string) => (v: string): number => {
+  if (!/^[1-9][0-9]*$/.test(v)) throw new InvalidArgumentError(`${name} must be a positive integer`);
+  return Number(v);
+};
+
+const seedArg = (v: string): number => {
+  if (!/^-?[0-9]+$/.test(v) || Math.abs(Number(v)) > 2 ** 31 - 1) throw new InvalidArgumentError('an integer within ±2147483647');
+  return Number(v);
+};
+
+const appUrl = (v: string): string => {
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new InvalidArgumentError('an http(s) URL such as http://127.0.0.1:4020');
+  }
+  return v.replace(/\/$/, '');
+};
+
+const webhookPath = (v: string): string => {
+  if (!v.startsWith('/')) throw new InvalidArgumentError('a path starting with /');
+  return v;
+};
+
+async function runVerify(flags: VerifyFlags): Promise<number> {
+  const progress = createProgress({ label: 'verify', total: flags.path ? 1 : flags.runs });
+  const report = await verify({
+    app_url: flags.app, runs: flags.runs, seed: flags.seed, path: flags.path, time_limit_ms: flags.timeLimit,
+    webhook_path: flags.webhookPath, sim_seed: flags.simSeed, quiescence_ms: flags.quiescence,
+    on_run: (u) => progress.tick(u),
+  });
+  progress.done();
+  const path = writeReportJson(outputDir('verify'), report);
+  process.stdout.write((flags.json ? JSON.stringify(report) : formatReport(report)) + '\n');
+  process.stderr.write(`report: ${path}\n`);
+  return report.failure ? 1 : 0;
+}
+
+export function registerVerify(program: Command): void {
+  program
+    .command('verify')
+    .description("check an integrator's webhook consumer through the probe contract: generated adversarial scenarios, then its state against the provider's")
+    .requiredOption('--app <url>', 'the app under test (serves POST /probe/configure, its webhook endpoint, GET /probe/state)', appUrl)
+    .option('--runs <n>', 'generated scenarios to run', positiveInt('--runs'), 100)
+    .option('--seed <seed>', 'fast-check seed (default: drawn and printed)', seedArg)
+    .option('--time-limit <duration>', 'stop generating and shrinking after this wall time, e.g. 60s (the runs done stand)', parseDurationMs)
+    .option('--json', 'print the VerifyResult JSON instead of the readable report')
+    .option('--webhook-path <path>', "the app's webhook endpoint", webhookPath, '/webhooks')
+    .option('--path <path>', 'replay one failure: the path printed with its seed')
+    .option('--sim-seed <seed>', "seed of the provider's own draws (default: fresh per invocation, so event ids never repeat)")
+    .option('--quiescence <duration>', 'wall time an app without POST /probe/sync gets to converge after each run', parseDurationMs, 3_000)
+    // Usage errors (commander's and ours) exit 2; help exits 0.
+    .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
+    .action(async (flags: VerifyFlags, cmd: Command) => {
+      try {
+        process.exitCode = await runVerify(flags);
+      } catch (err) {
+        if (err instanceof AppUnreachable) cmd.error(`swapsim verify: the app is unreachable or refused configuration: ${err.message}`, { exitCode: 2, code: 'swapsim.app_unreachable' });
+        throw err;
+      }
+    });
+}

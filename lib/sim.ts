@@ -1,0 +1,227 @@
+// The in-process sim integrators (and `swapsim verify`) drive: a real swapsim server on an ephemeral port
+// with a virtual clock, one organization whose keys the caller may name, and a typed client for /v1 and
+// the control plane (/_sim). Nothing here reaches into the world: every call is HTTP, as from any language.
+import { randomUUID } from 'node:crypto';
+import { serve } from '../fake-provider/server.ts';
+import type { Profile } from '../fake-provider/profile.ts';
+
+export interface CreateSimOptions {
+  /** Seed of every provider-side draw (ids, spreads, latencies, fault probabilities). Default 1. */
+  seed?: string | number;
+  /** Behaviour profile (default: the documented default profile). */
+  profile?: Profile;
+  /** API keys of the sim's organization; the first is `sim.api_key`. Default one generated key. */
+  api_keys?: string[];
+  /** Requests per second per key. Default: raised far above the spec's limits, so tests never trip them by accident. */
+  rate_limits?: { reads?: number; writes?: number; indicative_rfqs?: number; firm_rfqs?: number };
+}
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export type FaultTarget = 'trade' | 'zap' | 'cancel' | 'deposit' | 'recovery' | 'webhook' | 'http';
+
+/** A fault rule as `POST /_sim/faults` takes it (README, "Faults applied in this version"). */
+export interface FaultRuleInput {
+  target: FaultTarget;
+  effect: Record<string, unknown>;
+  match?: { ids?: string[]; account_id?: string; asset_key?: string; event_type?: string; method?: string; path?: string };
+  probability?: number;
+  times?: number;
+}
+
+export interface FaultRule extends FaultRuleInput {
+  fault_id: string;
+}
+
+export interface SimEmail {
+  account_id: string;
+  email: string;
+  purpose: string;
+  otp_code: string;
+  sent_at_ms: number;
+}
+
+export interface ConductReport {
+  /** Masked to its last four characters. */
+  api_key: string;
+  /** The key's most recent requests (up to 1,000), as the recorder saw them. */
+  requests: Array<Record<string, unknown>>;
+  findings: Array<{ kind: string; api_key_suffix: string; request_ids: string[]; message: string }>;
+}
+
+/** What the provider holds for one account, in the probe contract's shape (`GET /probe/state`). */
+export interface AccountTruth {
+  balances: Array<{ asset_key: string; available_atoms: string }>;
+  trades: Array<{ trade_id: string; status: string }>;
+  zaps: Array<{ zap_id: string; status: string }>;
+  cancels: Array<{ cancel_id: string; status: string }>;
+}
+
+export interface Sim {
+  /** `http://127.0.0.1:<port>/v1` */
+  readonly base_url: string;
+  /** `http://127.0.0.1:<port>/_sim` */
+  readonly control_url: string;
+  /** The organization's first API key. */
+  readonly api_key: string;
+  readonly api_keys: readonly string[];
+  /** A /v1 call with `api_key` (or `key`); POST, PUT and PATCH get a fresh Idempotency-Key unless one is given. */
+  api<T = any>(method: string, path: string, opts?: { body?: unknown; key?: string; idempotency_key?: string }): Promise<Reply<T>>;
+  /** A control-plane call (`/_sim` + path). */
+  control<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+  /** Sim time in ms since epoch. */
+  now_ms(): Promise<number>;
+  /** Runs everything due within `ms` of sim time (webhook attempts included, each awaited); returns the new sim time. */
+  advance(ms: number): Promise<number>;
+  /** Advances until no scheduled work remains (or `max_ms`, default 80 h); returns the new sim time. */
+  settle(max_ms?: number): Promise<number>;
+  /** An on-chain transfer lands on a deposit address (`POST /_sim/deposits`). */
+  deposit(input: { deposit_address_id: string; atoms: string; asset_key?: string; source_address?: string }): Promise<{ tx_hash: string; [k: string]: unknown }>;
+  faults: {
+    add(rule: FaultRuleInput): Promise<FaultRule>;
+    list(): Promise<FaultRule[]>;
+    remove(fault_id: string): Promise<void>;
+    /** Removes every rule. */
+    clear(): Promise<void>;
+  };
+  /** The OTP inbox (recovery and export OTPs). */
+  emails(account_id?: string): Promise<SimEmail[]>;
+  /** The fake's own invariant check over the whole state. */
+  invariants(): Promise<{ ok: boolean; checked: number; violations: unknown[] }>;
+  /** Client-conduct findings for one API key (default `api_key`). */
+  conduct(api_key?: string): Promise<ConductReport>;
+  /** Registers the organization's active webhook; the secret is shown once, here. */
+  webhook(url: string): Promise<{ webhook_id: string; secret: string }>;
+  /** The provider's truth for one account: balances, and every trade, zap and cancel with its status. */
+  truth(account_id: string): Promise<AccountTruth>;
+  close(): Promise<void>;
+}
+
+const UNTHROTTLED = { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 };
+
+async function call(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<Reply> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] = 'application/json';
+  }
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text.length > 0 ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+function must<T>(r: Reply, what: string): T {
+  if (r.status < 200 || r.status > 299) throw new Error(`swapsim ${what}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body as T;
+}
+
+/** Every item of a /v1 list, following `next_cursor`. */
+export async function listAll<T>(sim: Pick<Sim, 'api'>, path: string, field: string, key?: string): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const page: Reply = await sim.api('GET', `${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key });
+    const body = must<Record<string, unknown>>(page, `GET ${path}`);
+    out.push(...(body[field] as T[]));
+    cursor = body.next_cursor as string | null;
+  } while (cursor);
+  return out;
+}
+
+/** Ids of every trade or cancel the account ever had, from its activity stream (the first event of each). */
+async function idsFromActivity(sim: Sim, account_id: string, type: string, field: string): Promise<string[]> {
+  const events = await listAll<{ data: Record<string, string> }>(sim, `/accounts/${account_id}/activity?types=${type}`, 'events');
+  return [...new Set(events.map((e) => e.data[field]))];
+}
+
+async function truthOf(sim: Sim, account_id: string): Promise<AccountTruth> {
+  const balances = await listAll<{ asset_key: string; available_atoms: string }>(sim, `/accounts/${account_id}/balances`, 'balances');
+  const trade_ids = await idsFromActivity(sim, account_id, 'trade.executing', 'trade_id');
+  const cancel_ids = await idsFromActivity(sim, account_id, 'cancel.created', 'cancel_id');
+  const trades = [];
+  for (const id of trade_ids) trades.push({ trade_id: id, status: must<{ trade: { status: string } }>(await sim.api('GET', `/trades/${id}`), 'trade').trade.status });
+  const cancels = [];
+  for (const id of cancel_ids) cancels.push({ cancel_id: id, status: must<{ cancel: { status: string } }>(await sim.api('GET', `/cancels/${id}`), 'cancel').cancel.status });
+  const zaps = (await listAll<{ zap_id: string; status: string }>(sim, `/zaps?account_id=${account_id}`, 'zaps')).map((z) => ({ zap_id: z.zap_id, status: z.status }));
+  return { balances: balances.map((b) => ({ asset_key: b.asset_key, available_atoms: b.available_atoms })), trades, zaps, cancels };
+}
+
+export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
+  const api_keys = options.api_keys && options.api_keys.length > 0 ? options.api_keys : [`sk_sim_${randomUUID().replace(/-/g, '')}`];
+  const running = await serve({
+    clock: 'virtual',
+    seed: options.seed ?? 1,
+    profile: options.profile,
+    port: 0,
+    seed_orgs: [{ api_keys, rate_limits: { ...UNTHROTTLED, ...options.rate_limits } }],
+  });
+  const control = (method: string, path: string, body?: unknown): Promise<Reply> => call(running.control_url + path, method.toUpperCase(), {}, body);
+  const sim: Sim = {
+    base_url: running.base_url,
+    control_url: running.control_url,
+    api_key: api_keys[0],
+    api_keys,
+    api(method, path, opts = {}) {
+      const upper = method.toUpperCase();
+      const headers: Record<string, string> = { authorization: `Bearer ${opts.key ?? api_keys[0]}` };
+      if (opts.idempotency_key !== undefined) headers['idempotency-key'] = opts.idempotency_key;
+      else if (upper === 'POST' || upper === 'PUT' || upper === 'PATCH') headers['idempotency-key'] = randomUUID();
+      return call(running.base_url + path, upper, headers, opts.body);
+    },
+    control,
+    async now_ms() {
+      return must<{ clock: { now_ms: number } }>(await control('GET', '/clock'), 'clock').clock.now_ms;
+    },
+    async advance(ms) {
+      return must<{ clock: { now_ms: number } }>(await control('POST', '/clock/advance', { ms }), 'advance').clock.now_ms;
+    },
+    async settle(max_ms) {
+      return must<{ clock: { now_ms: number } }>(await control('POST', '/clock/settle', max_ms === undefined ? {} : { max_ms }), 'settle').clock.now_ms;
+    },
+    async deposit(input) {
+      return must<{ deposit: { tx_hash: string } }>(await control('POST', '/deposits', input), 'deposit').deposit;
+    },
+    faults: {
+      async add(rule) {
+        return must<{ fault: FaultRule }>(await control('POST', '/faults', rule), 'add fault').fault;
+      },
+      async list() {
+        return must<{ faults: FaultRule[] }>(await control('GET', '/faults'), 'list faults').faults;
+      },
+      async remove(fault_id) {
+        const r = await control('DELETE', `/faults/${fault_id}`);
+        if (r.status !== 404) must(r, 'remove fault');
+      },
+      async clear() {
+        for (const rule of await sim.faults.list()) await sim.faults.remove(rule.fault_id);
+      },
+    },
+    async emails(account_id) {
+      return must<{ emails: SimEmail[] }>(await control('GET', `/emails${account_id ? `?account_id=${account_id}` : ''}`), 'emails').emails;
+    },
+    async invariants() {
+      return must(await control('GET', '/invariants'), 'invariants');
+    },
+    async conduct(api_key) {
+      return must<{ conduct: ConductReport }>(await control('GET', `/conduct?api_key=${encodeURIComponent(api_key ?? api_keys[0])}`), 'conduct').conduct;
+    },
+    async webhook(url) {
+      const hook = must<{ webhook: { webhook_id: string; secret: string } }>(await sim.api('POST', '/webhooks', { body: { url, active: true } }), 'webhook').webhook;
+      return { webhook_id: hook.webhook_id, secret: hook.secret };
+    },
+    truth: (account_id) => truthOf(sim, account_id),
+    close: () => running.close(),
+  };
+  return sim;
+}

@@ -1,0 +1,153 @@
+// The reference integrator's HTTP side (express): the probe contract of `swapsim verify` (POST
+// /probe/configure, GET /probe/state, and the optional POST /probe/sync), and the webhook endpoint, which
+// checks each signature over the raw body before anything is parsed. Every event, from a webhook or from
+// the feed, goes through one queue, so two copies of an event never race past the dedupe check.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Request, type Response } from 'express';
+import type { Bug } from './bugs.ts';
+import { createLedger, type Envelope } from './ledger.ts';
+import { get, type ProviderConfig } from './provider.ts';
+
+export interface IntegratorOptions {
+  bugs?: Iterable<Bug>;
+  /** Read GET /events every this many wall ms (0: only on configure and on POST /probe/sync). */
+  poll_ms?: number;
+  /** Brand part of the webhook header names (`Svc-Signature`, …). */
+  header_prefix?: string;
+  webhook_path?: string;
+}
+
+interface Config extends ProviderConfig {
+  webhook_secret: string;
+}
+
+/** The spec's scheme: `v1=` + hex HMAC-SHA256 with the secret over `<timestamp>.<raw body>`, compared in constant time. */
+export function validSignature(secret: string, timestamp: string, raw: Buffer, header: string): boolean {
+  const expected = Buffer.from(`v1=${createHmac('sha256', secret).update(`${timestamp}.`).update(raw).digest('hex')}`);
+  const given = Buffer.from(header);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export function createIntegratorApp(options: IntegratorOptions = {}) {
+  const bugs = new Set(options.bugs ?? []);
+  const prefix = (options.header_prefix ?? 'Svc').toLowerCase();
+  let config: Config | null = null;
+  /** Where the next feed read starts: the last next_cursor followed (the tail page is re-read; dedupe absorbs it). */
+  let cursor: string | null = null;
+  const ledger = createLedger(() => config!, bugs);
+
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  /** Reads the feed from the cursor to its end, applying each event in order. */
+  async function catchUp(): Promise<number> {
+    if (config === null || bugs.has('no-feed-catch-up')) return 0;
+    let applied = 0;
+    for (;;) {
+      const page = await get<{ events: Envelope[]; has_more: boolean; next_cursor: string | null }>(config, `/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      for (const event of page.events) await ledger.apply(event);
+      applied += page.events.length;
+      if (!page.has_more || page.next_cursor === null) return applied;
+      cursor = page.next_cursor;
+    }
+  }
+
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.post('/probe/configure', express.json(), async (req: Request, res: Response) => {
+    const { base_url, api_key, webhook_secret } = req.body ?? {};
+    if (typeof base_url !== 'string' || typeof api_key !== 'string' || typeof webhook_secret !== 'string') {
+      res.status(400).json({ error: 'base_url, api_key and webhook_secret are required strings' });
+      return;
+    }
+    await serial(async () => {
+      // Another provider (or another key) has its own feed: the old cursor means nothing there.
+      if (config === null || config.base_url !== base_url || config.api_key !== api_key) cursor = null;
+      config = { base_url: base_url.replace(/\/$/, ''), api_key, webhook_secret };
+    });
+    try {
+      await serial(catchUp);
+      res.json({ configured: true });
+    } catch (err) {
+      res.status(502).json({ error: `catch-up failed: ${(err as Error).message}` });
+    }
+  });
+
+  app.post(options.webhook_path ?? '/webhooks', express.raw({ type: () => true, limit: '2mb' }), async (req: Request, res: Response) => {
+    const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (config === null) return void res.status(503).send('not configured');
+    const timestamp = String(req.headers[`${prefix}-timestamp`] ?? '');
+    const signature = String(req.headers[`${prefix}-signature`] ?? '');
+    if (!bugs.has('no-signature-check') && !validSignature(config.webhook_secret, timestamp, raw, signature)) {
+      return void res.status(401).send('invalid signature');
+    }
+    let event: Envelope;
+    try {
+      event = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return void res.status(400).send('not JSON');
+    }
+    try {
+      await serial(() => ledger.apply(event));
+      res.status(200).send('ok');
+    } catch (err) {
+      // Not applied: a non-2xx makes the provider retry the delivery later.
+      res.status(500).send(`not applied: ${(err as Error).message}`);
+    }
+  });
+
+  app.get('/probe/state', (req: Request, res: Response) => {
+    const account_id = req.query.account_id;
+    if (typeof account_id !== 'string' || account_id.length === 0) return void res.status(400).json({ error: 'account_id is required' });
+    res.json(ledger.state(account_id));
+  });
+
+  app.post('/probe/sync', async (_req: Request, res: Response) => {
+    try {
+      res.json({ synced: true, events_read: await serial(catchUp) });
+    } catch (err) {
+      res.status(502).json({ error: `catch-up failed: ${(err as Error).message}` });
+    }
+  });
+
+  let timer: NodeJS.Timeout | null = null;
+  if (options.poll_ms && options.poll_ms > 0) {
+    timer = setInterval(() => void serial(catchUp).catch(() => undefined), options.poll_ms);
+    timer.unref();
+  }
+  return { app, stop: () => timer !== null && clearInterval(timer) };
+}
+
+export interface RunningIntegrator {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startIntegrator(options: IntegratorOptions & { port?: number; host?: string } = {}): Promise<RunningIntegrator> {
+  const { app, stop } = createIntegratorApp(options);
+  const server: Server = createServer(app);
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        stop();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,109 @@
+// What the integrator believes, and how events change it. Balances are a running sum: credit.created adds
+// its atoms (so applying an event twice would count a credit twice: events are deduped by event_id), and
+// credits the provider reports consumed are subtracted once each, re-read when a settlement or cancel
+// completes. Trade, zap and cancel statuses follow progress events until a terminal one; on a terminal
+// event the entity itself is re-read (the source of truth), and terminal statuses absorb later events.
+import type { Bug } from './bugs.ts';
+import { get, getAll, type ProviderConfig } from './provider.ts';
+
+export interface Envelope {
+  event_id: string;
+  type: string;
+  created_at_ms: number;
+  account_id: string;
+  data: Record<string, unknown>;
+}
+
+type Kind = 'trade' | 'zap' | 'cancel';
+
+interface Book {
+  /** asset_key → available atoms, as a running sum. */
+  available: Map<string, bigint>;
+  /** Consumed credits already subtracted (each once). */
+  consumed: Set<string>;
+  status: Record<Kind, Map<string, string>>;
+}
+
+const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
+const ID_FIELD: Record<Kind, string> = { trade: 'trade_id', zap: 'zap_id', cancel: 'cancel_id' };
+const PATH: Record<Kind, string> = { trade: '/trades/', zap: '/zaps/', cancel: '/cancels/' };
+/** The status a progress event announces (cancel.created → pending, the others by their name). */
+const PROGRESS: Record<string, string> = { created: 'pending', sent: 'sent', awaiting_deposit: 'awaiting_deposit', executing: 'executing', filled: 'filled', pending_settle: 'pending_settle' };
+const SETTLEMENT_NEWS = new Set(['settlement_orphaned', 'settlement_reconfirmed']);
+
+export interface Ledger {
+  apply(event: Envelope): Promise<void>;
+  state(account_id: string): {
+    balances: Array<{ asset_key: string; available_atoms: string }>;
+    trades: Array<{ trade_id: string; status: string }>;
+    zaps: Array<{ zap_id: string; status: string }>;
+    cancels: Array<{ cancel_id: string; status: string }>;
+  };
+}
+
+export function createLedger(provider: () => ProviderConfig, bugs: ReadonlySet<Bug>): Ledger {
+  const seen = new Set<string>();
+  const books = new Map<string, Book>();
+  const book = (account_id: string): Book => {
+    let b = books.get(account_id);
+    if (!b) books.set(account_id, (b = { available: new Map(), consumed: new Set(), status: { trade: new Map(), zap: new Map(), cancel: new Map() } }));
+    return b;
+  };
+  const add = (b: Book, asset_key: string, atoms: bigint): void => {
+    b.available.set(asset_key, (b.available.get(asset_key) ?? 0n) + atoms);
+  };
+
+  /** Subtracts every credit the provider now reports consumed that this book has not subtracted yet. */
+  async function reconcileConsumed(account_id: string): Promise<void> {
+    const b = book(account_id);
+    const consumed = await getAll<{ credit_id: string; asset_key: string; atoms: string }>(provider(), `/accounts/${account_id}/credits?status=consumed`, 'credits');
+    for (const c of consumed) {
+      if (b.consumed.has(c.credit_id)) continue;
+      b.consumed.add(c.credit_id);
+      add(b, c.asset_key, -BigInt(c.atoms));
+    }
+  }
+
+  async function readTruth(kind: Kind, id: string): Promise<string> {
+    const body = await get<Record<string, { status: string }>>(provider(), PATH[kind] + encodeURIComponent(id));
+    return body[kind].status;
+  }
+
+  async function track(kind: Kind, account_id: string, id: string, news: string): Promise<void> {
+    const statuses = book(account_id).status[kind];
+    const current = statuses.get(id);
+    if (news === 'settlement_orphaned' && bugs.has('orphan-as-failed')) return void statuses.set(id, 'failed');
+    if (current !== undefined && TERMINAL.has(current) && !bugs.has('status-follows-last-event')) return;
+    if (news === 'filled' && bugs.has('filled-as-settled')) return void statuses.set(id, 'settled');
+    if (Object.hasOwn(PROGRESS, news)) return void statuses.set(id, PROGRESS[news]);
+    if (!TERMINAL.has(news) && !SETTLEMENT_NEWS.has(news)) return; // a type this version does not know: ignored
+    // Terminal (or settlement) news: the entity itself says where it stands.
+    const truth = await readTruth(kind, id);
+    statuses.set(id, truth);
+    if (truth === 'settled' || truth === 'confirmed') await reconcileConsumed(account_id);
+  }
+
+  return {
+    async apply(event) {
+      if (seen.has(event.event_id) && !bugs.has('no-dedupe')) return;
+      const [family, news] = event.type.split('.', 2) as [string, string];
+      if (event.type === 'credit.created') {
+        add(book(event.account_id), String(event.data.asset_key), BigInt(String(event.data.atoms)));
+      } else if (family === 'trade' || family === 'zap' || family === 'cancel') {
+        await track(family, event.account_id, String(event.data[ID_FIELD[family]]), news);
+      }
+      // Marked seen only once applied: a failed re-read answers 500 and the retry applies it.
+      seen.add(event.event_id);
+    },
+    state(account_id) {
+      const b = book(account_id);
+      const list = <K extends string>(m: Map<string, string>, key: K) => [...m].map(([id, status]) => ({ [key]: id, status }) as { [P in K]: string } & { status: string });
+      return {
+        balances: [...b.available].map(([asset_key, atoms]) => ({ asset_key, available_atoms: atoms.toString() })),
+        trades: list(b.status.trade, 'trade_id'),
+        zaps: list(b.status.zap, 'zap_id'),
+        cancels: list(b.status.cancel, 'cancel_id'),
+      };
+    },
+  };
+}
