@@ -1,4 +1,4 @@
-// swapsim's public library, pinned (index.test.ts checks the export list): `createSim()` for an in-process
+// swapsim's public library, pinned (lib/public-api.test.ts checks the export list): `createSim()` for an in-process
 // fake with a typed control client, `arbitraries` to generate journeys, fault plans and delivery chaos in
 // fast-check properties, and `dsl`, the scenario DSL the named scenarios are written in.
 import { createSim as createSimImpl, type CreateSimOptions, type Sim } from './lib/sim.ts';

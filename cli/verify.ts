@@ -5,6 +5,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { createProgress } from '../reports/progress.ts';
 import { outputDir, writeReportJson } from '../reports/output.ts';
+import { writeReport } from '../reports/index.ts';
 import { AppUnreachable } from '../scenarios/verify/probe.ts';
 import { formatReport } from '../scenarios/verify/format.ts';
 import { verify } from '../scenarios/verify/verify.ts';
@@ -65,9 +66,11 @@ async function runVerify(flags: VerifyFlags): Promise<number> {
     on_run: (u) => progress.tick(u),
   });
   progress.done();
-  const path = writeReportJson(outputDir('verify'), report);
+  const dir = outputDir('verify');
+  const path = writeReportJson(dir, report);
   process.stdout.write((flags.json ? JSON.stringify(report) : formatReport(report)) + '\n');
   process.stderr.write(`report: ${path}\n`);
+  process.stderr.write(`page: ${await writeReport(dir)}\n`);
   return report.failure ? 1 : 0;
 }
 
