@@ -1,7 +1,6 @@
 // `swapsim replay`: a mixed session recorded with a journal (trading, webhooks with a failing delivery and a
 // call-back, faults, 429s, clock moves, an HPKE export) and a realtime run replay byte for byte; tampered,
 // cut-off, foreign-version and SIGKILLed journals each give the documented outcome.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +12,8 @@ import { ARB_ETH, ARB_USDC, creditZap, funded, fundedCredit, newDestination, pin
 import { postCancel } from '../fake-provider/resources/cancels/fixtures.ts';
 import { recipientKeys } from '../fake-provider/resources/exports/fixtures.ts';
 import { runReplay } from './replay.ts';
+import { runSwapsim, startServe } from './testing.ts';
 
-const BIN = new URL('../bin/swapsim.js', import.meta.url).pathname;
 const tmp = (name: string): string => join(mkdtempSync(join(tmpdir(), 'swapsim-replay-')), name);
 
 function io() {
@@ -238,15 +237,6 @@ describe('swapsim replay of a realtime run', () => {
   }, 60_000);
 });
 
-/** Runs the real command; resolves with its exit status and output. */
-function runCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
-}
 
 describe('swapsim replay of a served process killed with SIGKILL', () => {
   it('replays up to the last complete line, verifying what was answered and replaying the request cut off', async () => {
@@ -254,22 +244,9 @@ describe('swapsim replay of a served process killed with SIGKILL', () => {
     // The receiver never answers: the clock advance that delivers to it is in flight when the process dies.
     const receiver = await startReceiver();
     receiver.answer = () => 'hang';
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--clock', 'virtual', '--seed', '9', '--api-key', 'sk_kill_test', '--journal', journal], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const served = await startServe(['--port', '0', '--clock', 'virtual', '--seed', '9', '--api-key', 'sk_kill_test', '--journal', journal]);
     try {
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      const base = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no base URL printed: ${out}`)), 20_000);
-        child.stdout.on('data', () => {
-          const m = /base URL:\s+(\S+)/.exec(out);
-          if (m && out.includes('API key')) {
-            clearTimeout(timer);
-            resolve(m[1]);
-          }
-        });
-      });
+      const base = served.base_url;
       const headers = { authorization: 'Bearer sk_kill_test', 'content-type': 'application/json' };
       const post = (path: string, body: unknown, key: string) => fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body: JSON.stringify(body) });
       expect((await post('/webhooks', { url: receiver.url }, 'w')).status).toBe(200);
@@ -279,14 +256,13 @@ describe('swapsim replay of a served process killed with SIGKILL', () => {
       for (let i = 0; i < 400 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
       expect(receiver.received.length).toBeGreaterThan(0);
     } finally {
-      const exit = new Promise((resolve) => child.on('exit', resolve));
-      child.kill('SIGKILL');
-      await exit;
+      served.child.kill('SIGKILL');
+      await served.exited;
       await receiver.close();
     }
     const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.at(-1)).toMatchObject({ kind: 'request', url: '/_sim/clock/advance' });
-    const r = await runCli(['replay', journal, '--verify']);
+    const r = await runSwapsim(['replay', journal, '--verify']);
     expect(r.code, r.err).toBe(0);
     expect(r.out.trim()).toMatch(/^replayed 7 inputs, verified 6 responses, 0 mismatches; 1 still running when the journal ends \(req_\w+\)$/);
   }, 60_000);
@@ -294,7 +270,7 @@ describe('swapsim replay of a served process killed with SIGKILL', () => {
   it('the command exits 2 on a file that is not a journal', async () => {
     const junk = tmp('junk.jsonl');
     writeFileSync(junk, 'hello\nworld\n');
-    const r = await runCli(['replay', junk]);
+    const r = await runSwapsim(['replay', junk]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/line 1 is not a JSON line/);
   }, 60_000);

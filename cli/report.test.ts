@@ -5,19 +5,12 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runSwapsim } from './testing.ts';
 
-const BIN = new URL('../bin/swapsim.js', import.meta.url).pathname;
 const FIXTURES = new URL('../reports/fixtures/', import.meta.url).pathname;
 const ROOT = mkdtempSync(join(tmpdir(), 'swapsim-report-cli-'));
 
-function swapsim(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SWAPSIM_REPORTS_DIR: ROOT } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
-}
+const swapsim = (args: string[]) => runSwapsim(args, { SWAPSIM_REPORTS_DIR: ROOT });
 
 describe('swapsim report', () => {
   it('writes report.html for a run folder and prints its path', async () => {

@@ -1,24 +1,17 @@
 // `swapsim scenario` as a user runs it: a real process. list; run of a passing scenario (timeline, report
 // JSON, exit 0), of the canary (exit 1), of an unknown name (close names, exit 2); and a run against a
 // separately started `swapsim serve --clock virtual` through --base-url/--control-url.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runSwapsim, startServe } from './testing.ts';
 import type { ScenarioBatch } from '../reports/types.ts';
 
-const BIN = new URL('../bin/swapsim.js', import.meta.url).pathname;
 const REPORTS = mkdtempSync(join(tmpdir(), 'swapsim-scenario-cli-'));
 
-function swapsim(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SWAPSIM_REPORTS_DIR: REPORTS } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
-}
+const swapsim = (args: string[]) => runSwapsim(args, { SWAPSIM_REPORTS_DIR: REPORTS });
 
 const reportOf = (err: string): ScenarioBatch => JSON.parse(readFileSync(/report: (\S+)/.exec(err)![1], 'utf8'));
 
@@ -67,21 +60,9 @@ describe('swapsim scenario', () => {
   });
 
   it('runs against a separately started swapsim (--base-url/--control-url), in a fresh organization', async () => {
-    const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--clock', 'virtual', '--api-key', 'sk_cli_scenario'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    servers.push(server);
-    let log = '';
-    const urls = await new Promise<{ base: string; control: string }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve printed no URLs: ${log}`)), 20_000);
-      server.stdout!.on('data', (d) => {
-        log += d;
-        const base = /base URL:\s+(\S+)/.exec(log);
-        const control = /control URL:\s+(\S+)/.exec(log);
-        if (base && control && log.includes('API key')) {
-          clearTimeout(timer);
-          resolve({ base: base[1], control: control[1] });
-        }
-      });
-    });
+    const served = await startServe(['--port', '0', '--clock', 'virtual', '--api-key', 'sk_cli_scenario']);
+    servers.push(served.child);
+    const urls = { base: served.base_url, control: served.control_url };
     const { code, out, err } = await swapsim(['scenario', 'run', 'cancel-credit', 'deposit-flagged-high-risk-score', '--base-url', urls.base, '--api-key', 'sk_cli_scenario', '--control-url', urls.control]);
     expect(code, out + err).toBe(0);
     expect(out).toMatch(/^2 passed, 0 failed$/m);

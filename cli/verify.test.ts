@@ -6,20 +6,13 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSwapsim } from './testing.ts';
 import { startIntegrator, type RunningIntegrator } from '../scenarios/examples/reference-integrator/app.ts';
 import { parseDurationMs } from './verify.ts';
 
-const BIN = new URL('../bin/swapsim.js', import.meta.url).pathname;
 const REPORTS = mkdtempSync(join(tmpdir(), 'swapsim-verify-'));
 
-function swapsim(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SWAPSIM_REPORTS_DIR: REPORTS } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
-}
+const swapsim = (args: string[]) => runSwapsim(args, { SWAPSIM_REPORTS_DIR: REPORTS });
 
 let good: RunningIntegrator;
 let buggy: RunningIntegrator;
