@@ -3,6 +3,7 @@
 // the control plane (/_sim). Nothing here reaches into the world: every call is HTTP, as from any language.
 import { randomUUID } from 'node:crypto';
 import { serve } from '../fake-provider/server.ts';
+import { request } from '../scenarios/dsl/http.ts';
 import type { Profile } from '../fake-provider/profile.ts';
 
 export interface CreateSimOptions {
@@ -103,21 +104,11 @@ export interface Sim {
 
 const UNTHROTTLED = { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 };
 
+/** One HTTP call through the scenario DSL's client; a connection failure throws here (the DSL reports status 0). */
 async function call(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<Reply> {
-  const init: RequestInit = { method, headers: { ...headers } };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] = 'application/json';
-  }
-  const res = await fetch(url, init);
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text.length > 0 ? JSON.parse(text) : undefined;
-  } catch {
-    /* not JSON: keep the text */
-  }
-  return { status: res.status, body: parsed, headers: res.headers };
+  const r = await request(url, method, body, headers);
+  if (r.status === 0) throw new Error(`swapsim ${method} ${url}: ${r.network_error}`);
+  return { status: r.status, body: r.body, headers: r.headers };
 }
 
 function must<T>(r: Reply, what: string): T {
