@@ -72,6 +72,19 @@ describe.skipIf(!present)('reports in headless Chromium', () => {
     await page.close();
   }, 120_000);
 
+  it('soak report: the runs-over-time chart and the failing property render, no console error', async () => {
+    const path = await report('soak', fixture('soak-failing.json'));
+    const { page, seen } = await open(path);
+    const lines = await page.$$eval('#overview figure.chart svg', (svgs) => svgs.map((s) => s.querySelectorAll('.role-mark path').length));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toBeGreaterThanOrEqual(2);
+    expect(await page.locator('header .verdict').innerText()).toBe('1 FAILED');
+    expect(await page.locator('#property-trading pre').last().innerText()).toContain('SWAPSIM_TRADING_PATH=16:3:0:1:1');
+    await page.screenshot({ path: join(dir, 'soak-report.png'), fullPage: true });
+    expect(seen).toEqual({ errors: [], requests: [] });
+    await page.close();
+  }, 120_000);
+
   it('load report: rate, 429-share and latency charts and the thresholds table render, no console error', async () => {
     const path = await report('load', fixture('k6-1.x-writes.json'));
     const { page, seen } = await open(path);

@@ -8,12 +8,13 @@ import { isK6Summary } from './builders/k6-summary.ts';
 import { buildLoad } from './builders/load.ts';
 import type { ReportModel } from './builders/model.ts';
 import { buildScenarioBatch, buildScenarioRun } from './builders/scenario.ts';
+import { buildSoak } from './builders/soak.ts';
 import { buildVerify } from './builders/verify.ts';
 import { outputDir, REPORTS_ROOT, writeReportJson } from './output.ts';
 import type { BenchHistory, BenchResult } from './types.ts';
 
 export type { ReportModel };
-export const REPORT_KINDS = ['scenario', 'scenario-batch', 'verify', 'bench', 'bench-history', 'k6-summary'] as const;
+export const REPORT_KINDS = ['scenario', 'scenario-batch', 'verify', 'bench', 'bench-history', 'soak', 'k6-summary'] as const;
 
 /** Input that cannot become a report: unreadable, not JSON, or of no known kind. The CLI exits 2 on it. */
 export class ReportInputError extends Error {
@@ -45,6 +46,7 @@ export function buildModel(input: unknown, opts: BuildOptions = {}): ReportModel
     case 'verify': return buildVerify(data);
     case 'bench': return buildBench(data as Partial<BenchResult>, opts.history ?? []);
     case 'bench-history': return buildBenchHistory(Array.isArray(data.runs) ? (data.runs as BenchRun[]).filter(isObj).map((r) => ({ label: String(r.label ?? ''), source: typeof r.source === 'string' ? r.source : undefined, result: isObj(r.result) ? r.result : {} })) : []);
+    case 'soak': return buildSoak(data);
     case 'k6-summary': return buildLoad(input, { name: opts.name });
     default: {
       const got = isObj(input) && 'kind' in input ? `kind ${JSON.stringify(input.kind)}` : Array.isArray(input) ? 'an array' : typeof input;

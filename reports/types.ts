@@ -130,3 +130,57 @@ export interface K6SummaryExtras {
   script?: string;
   phases?: Array<{ name: string; limit_class?: string; limit_per_s?: number; offered_rate_per_s?: number; duration_s?: number; start_s?: number }>;
 }
+
+/** One fast-check failure of a soaked property, as fast-check printed it. */
+export interface SoakFailure {
+  /** fast-check's seed and path: with them the test replays exactly this case. */
+  seed: number;
+  path: string;
+  /** fast-check commands' replayPath, printed inside the counterexample (absent for non-command properties). */
+  replay_path?: string;
+  /** The shrunk counterexample (the command list), as printed. */
+  counterexample: string;
+  shrinks?: number;
+  /** Runs done when it failed ("Property failed after N tests"). */
+  after_runs?: number;
+  /** The first lines of the error the shrunk case threw. */
+  error?: string;
+  replay_command: string;
+}
+
+/** A run-progress sample: runs done by `elapsed_ms` of wall time since the soak started. */
+export interface SoakSample {
+  elapsed_ms: number;
+  runs: number;
+}
+
+export interface SoakProperty {
+  /** core | trading */
+  name: string;
+  test_file: string;
+  runs_requested: number;
+  /** Runs done (all requested when it passed; up to the failing one when it failed). */
+  runs: number;
+  seed: number;
+  passed: boolean;
+  failures: SoakFailure[];
+  /** The test did not run to a verdict (did not load, hook failed, timed out): what vitest said. */
+  error?: string;
+  wall_ms: number;
+  runs_per_s: number;
+  samples: SoakSample[];
+}
+
+/** `npm run test:soak` (scripts/soak.ts): the model property tests run many times. */
+export interface SoakResult {
+  kind: 'soak';
+  started_at: string;
+  command: string;
+  seed: number;
+  runs_requested: number;
+  passed: number;
+  failed: number;
+  wall_ms: number;
+  machine: { cpus: number; node: string };
+  properties: SoakProperty[];
+}

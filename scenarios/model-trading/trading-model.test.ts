@@ -5,10 +5,11 @@
 // after which every operation is terminal, each credit was consumed by at most one of them (and is open
 // when none succeeded), and available balances equal the open credits.
 // Runs: SWAPSIM_TRADING_RUNS (default 300); SWAPSIM_TRADING_SEED (+ SWAPSIM_TRADING_PATH) reruns a seed. A failure prints seed, path
-// and the replayPath of the commands.
+// and the replayPath of the commands. SWAPSIM_PROGRESS_FILE: progress lines for scripts/soak.ts.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../fake-provider/testing/harness.ts';
+import { soakProgress } from '../../scripts/soak-progress.ts';
 import { creditsOf, initialModel, tradingCommands, tradingPrelude, type OpKind, type TradingModel, type TradingReal } from './index.ts';
 
 const RUNS = Number(process.env.SWAPSIM_TRADING_RUNS ?? 300);
@@ -76,16 +77,16 @@ async function settleAndCompare(m: TradingModel, r: TradingReal): Promise<void> 
 }
 
 describe('trading model', () => {
-  it(`keeps every invariant over random trading sequences (${RUNS} runs)`, { timeout: 600_000 }, async () => {
+  it(`keeps every invariant over random trading sequences (${RUNS} runs)`, { timeout: Math.max(600_000, RUNS * 2_000) }, async () => {
     await fc.assert(
-      fc.asyncProperty(tradingPrelude(), fc.commands(tradingCommands(), { maxCommands: 20, size: 'max' }), async (prelude, cmds) => {
+      fc.asyncProperty(tradingPrelude(), fc.commands(tradingCommands(), { maxCommands: 20, size: 'max' }), soakProgress('trading', async (prelude, cmds) => {
         const model = await freshWorld();
         const real: TradingReal = { sim };
         // The prelude (a funded account and its destinations) gives the random commands something to trade.
         for (const c of prelude) if (c.check(model)) await c.run(model, real);
         await fc.asyncModelRun(() => ({ model, real }), cmds);
         await settleAndCompare(model, real);
-      }),
+      })),
       { numRuns: RUNS, seed: SEED, path: PATH, verbose: 1 },
     );
   });

@@ -2,15 +2,19 @@
 // addresses, clean and flagged deposits, destination registration and suspension, webhook outages and
 // clock advances, with the invariants checked after every step; then a settling phase after which every
 // clean deposit is credited and every event was either delivered or is marked failed after 72 h.
-// Runs: SWAPSIM_MODEL_RUNS (default 200). A failure prints seed, path and the replayPath of the commands.
+// Runs: SWAPSIM_MODEL_RUNS (default 200); SWAPSIM_MODEL_SEED (+ SWAPSIM_MODEL_PATH) reruns a seed. A failure prints seed,
+// path and the replayPath of the commands. SWAPSIM_PROGRESS_FILE: progress lines for scripts/soak.ts.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../fake-provider/testing/harness.ts';
+import { soakProgress } from '../../scripts/soak-progress.ts';
 import { acceptedEventIds, startReceiver, type Receiver } from '../../fake-provider/testing/webhook-receiver.ts';
 import { coreCommands, initialModel, type CoreModel, type CoreReal } from './index.ts';
 
 const RUNS = Number(process.env.SWAPSIM_MODEL_RUNS ?? 200);
 const SEED = process.env.SWAPSIM_MODEL_SEED ? Number(process.env.SWAPSIM_MODEL_SEED) : undefined;
+/** With the seed, replays one failing case directly (the `path` a failure prints). */
+const PATH = process.env.SWAPSIM_MODEL_PATH;
 
 let sim: TestSim;
 let receiver: Receiver;
@@ -74,13 +78,13 @@ async function settleAndCompare(m: CoreModel, r: CoreReal): Promise<void> {
 describe('service core model', () => {
   it(`keeps every invariant over random command sequences (${RUNS} runs)`, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.commands(coreCommands(), { maxCommands: 25 }), async (cmds) => {
+      fc.asyncProperty(fc.commands(coreCommands(), { maxCommands: 25 }), soakProgress('core', async (cmds) => {
         const model = await freshWorld();
         const real: CoreReal = { sim, receiver };
         await fc.asyncModelRun(() => ({ model, real }), cmds);
         await settleAndCompare(model, real);
-      }),
-      { numRuns: RUNS, seed: SEED, verbose: 1 },
+      })),
+      { numRuns: RUNS, seed: SEED, path: PATH, verbose: 1 },
     );
   });
 });
