@@ -29,6 +29,8 @@ function effectsOf<E>(actions: ReadonlyArray<{ type: string; params?: unknown }>
   return out;
 }
 
+const NO_EFFECTS: readonly never[] = Object.freeze([]);
+
 // Per-machine tables and scopes are derived from static machine definitions (memos, not world state).
 const tables = new WeakMap<AnyStateMachine, Table | null>();
 
@@ -124,7 +126,8 @@ export function send<M extends AnyStateMachine, E>(world: World, machine: M, ent
   if (table) {
     const candidate = tableSelect(table, snapshot, event);
     if (!candidate) return null;
-    const effects: E[] = [];
+    // Most steps emit nothing (a confirmation, a lock): they share one frozen empty list.
+    const effects: E[] = candidate.emits ? [] : (NO_EFFECTS as unknown as E[]);
     const next = tableApply(candidate, snapshot, event, effects) as MachineSnapshot<M>;
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
     return { snapshot: next, effects };
@@ -149,6 +152,18 @@ export function advance<M extends AnyStateMachine, E>(
   event: EventObject,
   apply: (effects: E[]) => void,
 ): boolean {
+  const table = tableFor(machine);
+  if (table) {
+    // `send`'s table path without its Step object: this runs once per transition of every entity.
+    const snapshot = entity.snapshot;
+    const candidate = tableSelect(table, snapshot, event);
+    if (!candidate) return false;
+    const effects: E[] = candidate.emits ? [] : (NO_EFFECTS as unknown as E[]);
+    entity.snapshot = tableApply(candidate, snapshot, event, effects) as MachineSnapshot<M>;
+    logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
+    apply(effects);
+    return true;
+  }
   const step = send<M, E>(world, machine, entity_id, entity.snapshot, event);
   if (!step) return false;
   entity.snapshot = step.snapshot;

@@ -23,6 +23,8 @@ interface CompiledAction {
   kind: 'assign' | 'emit';
   /** assign: the assignment (function or per-key map); emit: the event or its expression. */
   body: unknown;
+  /** A per-key assign's keys, in order (null otherwise). */
+  keys: string[] | null;
   params: unknown;
   dynamicParams: ParamsOf | null;
 }
@@ -36,6 +38,8 @@ export interface Candidate {
   actions: CompiledAction[];
   /** xstate's `can()`: a candidate with neither target nor actions is a refusal. */
   accepts: boolean;
+  /** Whether any action emits (otherwise the step has no effects to collect). */
+  emits: boolean;
   final: boolean;
   /** `kind|from|event|to`, the transition log's interning key. */
   key: string;
@@ -63,8 +67,12 @@ function compileAction(machine: AnyStateMachine, item: ActionItem): CompiledActi
   const raw = typeof item === 'object' && item !== null && 'params' in item ? item.params : undefined;
   const dynamicParams = typeof raw === 'function' ? (raw as ParamsOf) : null;
   const params = dynamicParams ? undefined : raw;
-  if (impl && impl.type === 'xstate.assign') return { kind: 'assign', body: impl.assignment, params, dynamicParams };
-  if (impl && impl.type === 'xstate.emit') return { kind: 'emit', body: impl.event, params, dynamicParams };
+  if (impl && impl.type === 'xstate.assign') {
+    const body = impl.assignment;
+    const keys = typeof body === 'function' || body === null || typeof body !== 'object' ? null : Object.keys(body);
+    return { kind: 'assign', body, keys, params, dynamicParams };
+  }
+  if (impl && impl.type === 'xstate.emit') return { kind: 'emit', body: impl.event, keys: null, params, dynamicParams };
   throw new Unsupported(`action ${typeof item === 'string' ? item : typeof item === 'function' ? item.name : item.type}`);
 }
 
@@ -128,10 +136,12 @@ function compile(machine: AnyStateMachine): Table {
         defs.map((t) => {
           if (t.target && (t.target.length !== 1 || !(t.target[0].key in root.states) || (t.reenter && t.target[0].key === key))) throw new Unsupported('target');
           const target = t.target ? t.target[0].key : key;
+          const actions = t.actions.map((a) => compileAction(machine, a));
           return {
             ...compileGuard(machine, t.guard),
             target,
-            actions: t.actions.map((a) => compileAction(machine, a)),
+            actions,
+            emits: actions.some((a) => a.kind === 'emit'),
             accepts: t.target !== undefined || t.actions.length > 0,
             final: finals.has(target),
             key: `${machine.id}|${key}|${eventType}|${target}`,
@@ -164,16 +174,17 @@ function runActions(actions: CompiledAction[], context: Record<string, unknown>,
       continue;
     }
     const body = a.body as ((x: Args, p: unknown) => Record<string, unknown>) | Record<string, unknown>;
-    let update: Record<string, unknown>;
-    if (typeof body === 'function') update = body(args, params);
-    else {
-      update = {};
-      for (const key of Object.keys(body)) {
-        const v = body[key];
-        update[key] = typeof v === 'function' ? (v as (x: Args, p: unknown) => unknown)(args, params) : v;
-      }
+    if (a.keys === null) {
+      context = { ...context, ...(body as (x: Args, p: unknown) => Record<string, unknown>)(args, params) };
+      continue;
     }
-    context = Object.assign({}, context, update);
+    // As xstate's assign: every key's assigner sees the context from before this action.
+    const next: Record<string, unknown> = { ...context };
+    for (const key of a.keys) {
+      const v = (body as Record<string, unknown>)[key];
+      next[key] = typeof v === 'function' ? (v as (x: Args, p: unknown) => unknown)(args, params) : v;
+    }
+    context = next;
   }
   return context;
 }
@@ -182,7 +193,9 @@ function runActions(actions: CompiledAction[], context: Record<string, unknown>,
 export function tableInitial(table: Table, input: unknown, log_row: number, emitted: unknown[]): EntitySnapshot {
   let context: Record<string, unknown>;
   if (typeof table.context === 'function') {
-    context = Object.assign({}, (table.context as (a: { input: unknown }) => Record<string, unknown>)({ input }));
+    // A spread keeps the factory's object layout (all fields in the object); `Object.assign({}, …)` would
+    // start from an empty literal and move fields past its fourth into a separate property array.
+    context = { ...(table.context as (a: { input: unknown }) => Record<string, unknown>)({ input }) };
   } else context = (table.context ?? {}) as Record<string, unknown>;
   const init = { type: 'xstate.init', input } as EventObject;
   context = runActions(table.entry, context, init, emitted);

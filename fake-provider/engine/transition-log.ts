@@ -1,6 +1,7 @@
 // The world's transition log (timelines, path invariants, transition coverage), stored compactly: one
 // row per entity (its id and kind) and, per transition, three numbers in growable typed arrays (entity row,
-// interned `kind|from|event|to`, at_ms). Readers get `{kind, entity_id, from, event, to, at_ms}` records.
+// interned `kind|from|event|to`, at_ms; 10 bytes a transition while they fit narrow columns). Readers get
+// `{kind, entity_id, from, event, to, at_ms}` records.
 
 export interface TransitionRecord {
   kind: string;
@@ -40,21 +41,49 @@ const parseKey = (key: string): Tuple => {
   return { kind, from: from === '' ? null : from, event, to };
 };
 
-function grow<T extends Uint32Array | Float64Array>(a: T, need: number): T {
+type Column = Uint16Array | Uint32Array | Float64Array;
+
+function grow<T extends Column>(a: T, need: number): T {
   if (need <= a.length) return a;
   const next = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
   next.set(a);
   return next;
 }
 
+/** The same values in a wider column type (the log starts narrow and widens when a value needs it). */
+function widen<T extends Column>(a: Column, Wider: new (n: number) => T, map: (v: number) => number = (v) => v): T {
+  const next = new Wider(a.length);
+  for (let i = 0; i < a.length; i++) next[i] = map(a[i]);
+  return next;
+}
+
+const U32_LIMIT = 2 ** 32;
+
 export function createTransitionLog(): TransitionLog {
   const entities: string[] = [];
   const tuples: Tuple[] = [];
   const codes = new Map<string, number>();
   let rowOf = new Uint32Array(1024);
-  let codeOf = new Uint32Array(1024);
-  let atOf = new Float64Array(1024);
+  // Narrow while it fits: interned tuples below 65,536 take 2 bytes; times are ms after the first
+  // record's in 4 bytes (49 days), and the column turns into absolute Float64 times beyond that.
+  let codeOf: Uint16Array | Uint32Array = new Uint16Array(1024);
+  let atOf: Uint32Array | Float64Array = new Uint32Array(1024);
+  let base_ms = NaN;
   let n = 0;
+  const atMs = (i: number): number => (atOf instanceof Float64Array ? atOf[i] : base_ms + atOf[i]);
+  const storeAt = (i: number, at_ms: number): void => {
+    if (atOf instanceof Uint32Array) {
+      if (Number.isNaN(base_ms) && Number.isInteger(at_ms)) base_ms = at_ms;
+      const offset = at_ms - base_ms;
+      if (Number.isInteger(offset) && offset >= 0 && offset < U32_LIMIT) {
+        atOf[i] = offset;
+        return;
+      }
+      const base = base_ms;
+      atOf = widen(atOf, Float64Array, (v) => base + v);
+    }
+    atOf[i] = at_ms;
+  };
   // Entity rows by id, for records pushed whole (tests) and forEntity: built on first use only.
   let rowById: Map<string, number> | null = null;
 
@@ -64,12 +93,13 @@ export function createTransitionLog(): TransitionLog {
       c = tuples.length;
       tuples.push(tuple ?? parseKey(key));
       codes.set(key, c);
+      if (c > 0xffff && codeOf instanceof Uint16Array) codeOf = widen(codeOf, Uint32Array);
     }
     return c;
   };
   const record = (i: number): TransitionRecord => {
     const t = tuples[codeOf[i]];
-    return { kind: t.kind, entity_id: entities[rowOf[i]], from: t.from, event: t.event, to: t.to, at_ms: atOf[i] };
+    return { kind: t.kind, entity_id: entities[rowOf[i]], from: t.from, event: t.event, to: t.to, at_ms: atMs(i) };
   };
   const rowsById = (): Map<string, number> => {
     if (!rowById) {
@@ -93,7 +123,7 @@ export function createTransitionLog(): TransitionLog {
       }
       rowOf[n] = row;
       codeOf[n] = code(key);
-      atOf[n] = at_ms;
+      storeAt(n, at_ms);
       n++;
     },
     push(r) {

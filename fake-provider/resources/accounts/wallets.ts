@@ -5,7 +5,8 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
-import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
+import { toChecksumAddress } from '../assets/addresses.ts';
 import { base58, bech32, createBase58check } from '@scure/base';
 
 export type WalletChain = 'evm:1' | 'evm:42161' | 'btc' | 'solana' | 'zec';
@@ -39,8 +40,9 @@ export function deriveWallet(chain: WalletChain, seed32: Uint8Array): WalletKey 
   return {
     chain,
     address: addressFromSecret(chain, secret),
-    private_key_hex: bytesToHex(secret),
-    public_key_hex: bytesToHex(publicKey(chain, secret)),
+    // Buffer's hex is one flat string; noble's bytesToHex grows a rope of one cons cell per byte.
+    private_key_hex: Buffer.from(secret).toString('hex'),
+    public_key_hex: Buffer.from(publicKey(chain, secret)).toString('hex'),
   };
 }
 
@@ -96,13 +98,3 @@ function evmAddress(uncompressedPub: Uint8Array): string {
   return toChecksumAddress(bytesToHex(keccak_256(uncompressedPub.subarray(1)).subarray(-20)));
 }
 
-// EIP-55: uppercase a hex letter when the matching nibble of keccak256(lowercase hex) is >= 8.
-function toChecksumAddress(lowerHex40: string): string {
-  const hash = bytesToHex(keccak_256(utf8ToBytes(lowerHex40)));
-  let out = '0x';
-  for (let i = 0; i < 40; i++) {
-    const c = lowerHex40[i]!;
-    out += parseInt(hash[i]!, 16) >= 8 ? c.toUpperCase() : c;
-  }
-  return out;
-}

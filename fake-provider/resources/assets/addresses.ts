@@ -2,7 +2,6 @@
 // Bitcoin segwit (bech32/bech32m) and legacy base58check, Solana base58 keys, Zcash transparent.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { base58, bech32, bech32m, createBase58check } from '@scure/base';
 import type { Chain } from '../assets/catalog.ts';
 
@@ -33,11 +32,20 @@ function evmProblem(address: string): string | null {
 
 /** EIP-55: a hex letter is uppercase when the matching nibble of keccak256(lowercase hex) is >= 8. */
 export function toChecksumAddress(lowerHex40: string): string {
-  const hash = bytesToHex(keccak_256(utf8ToBytes(lowerHex40)));
-  // Joined once: appending char by char would leave a 40-deep rope behind every stored address.
-  const out: string[] = ['0x'];
-  for (let i = 0; i < 40; i++) out.push(parseInt(hash[i]!, 16) >= 8 ? lowerHex40[i]!.toUpperCase() : lowerHex40[i]!);
-  return out.join('');
+  const text = new Uint8Array(lowerHex40.length);
+  for (let i = 0; i < text.length; i++) text[i] = lowerHex40.charCodeAt(i); // ASCII hex: one byte a char
+  const hash = keccak_256(text);
+  // Built from char codes in one go: appending char by char would leave a 40-deep rope behind every
+  // stored address; nibble i of the hash is the high (even i) or low (odd i) half of byte i/2.
+  const codes = new Array<number>(42);
+  codes[0] = 48; // '0'
+  codes[1] = 120; // 'x'
+  for (let i = 0; i < 40; i++) {
+    const nibble = i & 1 ? hash[i >> 1]! & 15 : hash[i >> 1]! >> 4;
+    const ch = lowerHex40.charCodeAt(i);
+    codes[i + 2] = nibble >= 8 && ch >= 97 ? ch - 32 : ch;
+  }
+  return String.fromCharCode(...codes);
 }
 
 // Mainnet only (the service has no test network): `bc` segwit, P2PKH version 0x00, P2SH version 0x05.

@@ -10,6 +10,7 @@ export {
   clearPending,
   consumeCredit,
   createCredit,
+  creditForSource,
   creditHolder,
   creditStatus,
   creditStore,

@@ -41,8 +41,11 @@ export const creditStore = defineStore('credits', () => ({
   /** Creation order = seq order, for listing. */
   list: [] as Credit[],
   byAccount: new Map<string, Credit[]>(),
-  /** (source_type, source_id, role) → credit_id: the once-per-source guard. */
-  bySource: new Map<string, string>(),
+  /**
+   * source_id → the credits made from that source (one per source_type and role): the once-per-source
+   * guard. Keyed by the id alone, a string the source already keeps, rather than a joined key per credit.
+   */
+  bySource: new Map<string, Credit[]>(),
   pending: new Map<string, PendingAmount>(),
   /** Running sum of open credits per (account, asset); the invariant recomputes it from the credits. */
   available: new Map<string, bigint>(),
@@ -115,8 +118,8 @@ export interface CreateCreditInput {
 export function createCredit(world: World, input: CreateCreditInput): Credit {
   const store = creditStore(world);
   const role = input.role ?? input.source_type;
-  const skey = sourceKey(input.source_type, input.source_id, role);
-  if (store.bySource.has(skey)) throw new Error(`credit for ${skey} already exists: ${store.bySource.get(skey)}`);
+  const twin = creditForSource(world, input.source_type, input.source_id, role);
+  if (twin) throw new Error(`credit for ${sourceKey(input.source_type, input.source_id, role)} already exists: ${twin.credit_id}`);
   if (input.atoms <= 0n) throw new Error(`credit atoms must be positive, got ${input.atoms}`);
   const credit_id = input.credit_id ?? newCreditId(world);
   if (store.byId.has(credit_id)) throw new Error(`credit id ${credit_id} already used`);
@@ -140,12 +143,19 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
   const mine = store.byAccount.get(credit.account_id);
   if (mine) mine.push(credit);
   else store.byAccount.set(credit.account_id, [credit]);
-  store.bySource.set(skey, credit_id);
+  const siblings = store.bySource.get(credit.source_id);
+  if (siblings) siblings.push(credit);
+  else store.bySource.set(credit.source_id, [credit]);
   store.createdAtoms.set(credit.asset_key, (store.createdAtoms.get(credit.asset_key) ?? 0n) + credit.atoms);
   touchRow(world, credit.account_id, credit.asset_key);
   addAvailable(world, credit, credit.atoms);
   applyEffects(world, credit, initial.effects);
   return credit;
+}
+
+/** The credit made from (source_type, source_id, role), if any; role defaults to the source_type. */
+export function creditForSource(world: World, source_type: string, source_id: string, role: string = source_type): Credit | undefined {
+  return creditStore(world).bySource.get(source_id)?.find((c) => c.source_type === source_type && c.role === role);
 }
 
 /** The credit if it exists in the org (and in the account, when given); otherwise 404 not_found. */

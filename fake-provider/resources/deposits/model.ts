@@ -151,12 +151,16 @@ export function sendDeposit(world: World, d: Deposit, event: DepositEvent): bool
   return advance<typeof depositMachine, DepositEffect>(world, depositMachine, d, d.deposit_id, event, (effects) => applyEffects(world, d, effects));
 }
 
+const NO_FAULTS: DepositFaults = Object.freeze({ drop: false, flag: null, delay_ms: 0 });
+
 /**
  * Draws the deposit fault rules. A `partner_flagged` rule means nothing for an organization without
  * partner screening, so it is left unfired there (its `times` and probability untouched) unless another
  * flag rule also matches the deposit, in which case it may be drawn but is ignored.
  */
 function drawFaults(world: World, subject: Omit<FaultSubject, 'accepts'>, partner: boolean): DepositFaults {
+  // No deposit rule, nothing to draw: every such deposit shares one frozen record (read-only after landing).
+  if (!world.sim.faults.has('deposit')) return NO_FAULTS;
   let accepts = ['fail', 'flag', 'delay_ms'];
   if (!partner) {
     const flagRules = world.sim.faults
@@ -271,20 +275,26 @@ export function landDeposit(world: World, input: LandInput): Deposit {
   return d;
 }
 
+/** Every block sends the same event, which carries no data: one frozen object for all of them. */
+const CONFIRM: DepositEvent = Object.freeze({ type: 'CONFIRM' });
+
+/**
+ * One block at a time: each confirmation schedules the next, and a resolved deposit stops the chain. A
+ * module function rather than a closure per deposit (under tsx a named closure also pays a name definition).
+ */
+function scheduleConfirm(world: World, d: Deposit, n: number, due_ms: number, block_ms: number): void {
+  world.sim.scheduler.schedule(due_ms, 'deposit.confirm', () => {
+    if (d.faults.drop && n === d.snapshot.context.required_confirmations) {
+      sendDeposit(world, d, { type: 'DROP' });
+      return;
+    }
+    if (sendDeposit(world, d, CONFIRM) && n < d.snapshot.context.required_confirmations) scheduleConfirm(world, d, n + 1, due_ms + block_ms, block_ms);
+  });
+}
+
 function scheduleChecks(world: World, d: Deposit, block_ms: number): void {
   const { scheduler } = world.sim;
-  const required = d.snapshot.context.required_confirmations;
-  // One block at a time: each confirmation schedules the next, and a resolved deposit stops the chain.
-  const confirm = (n: number, due_ms: number): void => {
-    scheduler.schedule(due_ms, 'deposit.confirm', () => {
-      if (d.faults.drop && n === required) {
-        sendDeposit(world, d, { type: 'DROP' });
-        return;
-      }
-      if (sendDeposit(world, d, { type: 'CONFIRM' }) && n < required) confirm(n + 1, due_ms + block_ms);
-    });
-  };
-  confirm(1, d.landed_at_ms + d.faults.delay_ms + block_ms);
+  scheduleConfirm(world, d, 1, d.landed_at_ms + d.faults.delay_ms + block_ms, block_ms);
 
   scheduler.after(world.profile.deposit_screening_ms, 'deposit.screening', () => {
     const flag = d.faults.flag !== null && d.faults.flag !== 'partner_flagged' ? d.faults.flag : screen(world, d.source_address);

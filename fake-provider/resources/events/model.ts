@@ -1,8 +1,8 @@
 // Reads over the immutable event store: the organization's event feed (oldest first, cursor = event seq)
 // and one account's activity stream with its data-field filters.
 import type { World } from '../../world.ts';
-import { selectEvents, type EventEnvelope, type StoredEvent } from '../../engine/events.ts';
-import { paginate, type Page } from '../../http/pagination.ts';
+import { matchesFilter, selectEvents, type EventEnvelope, type EventFilter, type StoredEvent } from '../../engine/events.ts';
+import { decodeCursor, DEFAULT_LIMIT, encodeCursor, paginate, type Page } from '../../http/pagination.ts';
 
 export interface FeedQuery {
   types?: string[];
@@ -34,8 +34,37 @@ const DATA_FILTERS = ['asset_key', 'trade_id', 'zap_id', 'cancel_id', 'credit_id
  * feed's documented answers are 200 and 400, and it must not reveal which ids exist elsewhere.
  */
 export function listEvents(world: World, org_id: string, q: FeedQuery): Page<StoredEvent> {
-  const items = selectEvents(world, { org_id, types: q.types, account_id: q.account_id, since_ms: q.since_ms, until_ms: q.until_ms });
-  return paginate(items, (e) => e.seq, { limit: q.limit, cursor: q.cursor });
+  const filter: EventFilter = { org_id, types: q.types, account_id: q.account_id, since_ms: q.since_ms, until_ms: q.until_ms };
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1) return paginate(selectEvents(world, filter), (e) => e.seq, { limit: q.limit, cursor: q.cursor });
+  // The same page `paginate` would cut from the whole filtered list, without filtering it all: the pool
+  // (the account's events or every event) is in seq order, so the cursor is found by binary search and
+  // the scan stops once one match beyond the page shows there is more.
+  const pool = q.account_id === undefined ? world.events.all : world.events.forAccount(q.account_id);
+  const after = q.cursor === undefined ? 0 : decodeCursor(q.cursor, 'asc');
+  const items: StoredEvent[] = [];
+  let has_more = false;
+  for (let i = firstAfter(pool, after); i < pool.length; i++) {
+    if (!matchesFilter(pool[i], filter)) continue;
+    if (items.length === limit) {
+      has_more = true;
+      break;
+    }
+    items.push(pool[i]);
+  }
+  return { items, has_more, next_cursor: has_more ? encodeCursor(items[items.length - 1].seq, 'asc') : null };
+}
+
+/** Index of the first event with seq > after in a seq-ordered list. */
+function firstAfter(pool: readonly StoredEvent[], after: number): number {
+  let lo = 0;
+  let hi = pool.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (pool[mid].seq > after) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /** One account's events (the caller has checked the account belongs to the org), in the profile's order. */

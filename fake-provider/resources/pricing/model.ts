@@ -60,6 +60,8 @@ export const pricingStore = defineStore('pricing', (world) => ({
   solvers: world.sim.rng.fork('solvers'),
   /** `from|to` → most notional (1e-12 USD) the market makers fill on that pair; absent = the profile default. */
   liquidity: new Map<string, bigint>(),
+  /** The profile's default pair liquidity, parsed, with the text it was parsed from. */
+  defaultLiquidity: null as { text: string; scaled: bigint } | null,
 }));
 
 const pairKey = (from_asset_key: string, to_asset_key: string): string => `${from_asset_key}|${to_asset_key}`;
@@ -84,7 +86,14 @@ export function drawSolverLatencyMs(world: World, substream?: string): number {
 
 /** The pair's liquidity in 1e-12 USD: its override, else the profile default. */
 export function pairLiquidityScaled(world: World, from_asset_key: string, to_asset_key: string): bigint {
-  return pricingStore(world).liquidity.get(pairKey(from_asset_key, to_asset_key)) ?? parseUsd(world.profile.pair_liquidity_usd, 'pair_liquidity_usd');
+  const store = pricingStore(world);
+  // Most worlds set no override: skip building and hashing the pair key then.
+  const override = store.liquidity.size === 0 ? undefined : store.liquidity.get(pairKey(from_asset_key, to_asset_key));
+  if (override !== undefined) return override;
+  const text = world.profile.pair_liquidity_usd;
+  // The profile can change between calls (control plane): the parse is cached against its text.
+  if (store.defaultLiquidity?.text !== text) store.defaultLiquidity = { text, scaled: parseUsd(text, 'pair_liquidity_usd') };
+  return store.defaultLiquidity.scaled;
 }
 
 function priceOf(world: World, asset: Asset, param: string): bigint {

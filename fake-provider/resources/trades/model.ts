@@ -8,7 +8,7 @@ import { publish } from '../../engine/events.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
 import { assetByKey } from '../assets/catalog.ts';
-import { creditStore, lockCredit, sourceKey } from '../credits/index.ts';
+import { creditForSource, creditStore, lockCredit } from '../credits/index.ts';
 import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapEvent, type SwapOps } from '../execution/index.ts';
 import { checkPairAllowed, forwardOut, serializeFees, type Fees } from '../pricing/index.ts';
 import { tradeMachine, type TradeEffect, type TradeState } from './machine.ts';
@@ -194,8 +194,8 @@ export function tradeHistory(world: World, account_id: string): HistoryRecord[] 
 /** Credit conservation per settled trade, fee arithmetic, and the source credit's state per outcome. */
 export function tradeInvariants(world: World): Violation[] {
   const out: Violation[] = [];
-  const { byId: credits, bySource } = creditStore(world);
-  const madeBy = (type: string, id: string) => credits.get(bySource.get(sourceKey(type, id, type)) ?? '');
+  const { byId: credits } = creditStore(world);
+  const madeBy = (type: string, id: string) => creditForSource(world, type, id);
   for (const t of tradeStore(world).list) {
     const f = t.input.fees;
     if (f.total_atoms !== f.platform_atoms + f.integrator_atoms) out.push({ invariant: 'fees_total', entity_id: t.trade_id, message: 'total_atoms != platform + integrator' });

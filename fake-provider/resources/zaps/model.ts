@@ -11,7 +11,7 @@ import { paginate, type Page } from '../../http/pagination.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { resolveAssetRef, type Asset } from '../assets/index.ts';
-import { creditHolder, creditStatus, creditStore, lockCredit, releaseCredit, requireCredit, sourceKey, type Credit } from '../credits/index.ts';
+import { creditForSource, creditHolder, creditStatus, creditStore, lockCredit, releaseCredit, requireCredit, type Credit } from '../credits/index.ts';
 import { createZapDepositAddress, depositStatus, serializeDepositAddress, type DepositAddress, type Deposit } from '../deposits/index.ts';
 import { requireUsableDestination } from '../destinations/index.ts';
 import { recoveryForFailedZap } from '../recoveries/index.ts';
@@ -433,8 +433,8 @@ export function zapHistory(world: World, account_id: string): HistoryRecord[] {
  */
 export function zapInvariants(world: World): Violation[] {
   const out: Violation[] = [];
-  const { byId: credits, bySource } = creditStore(world);
-  const madeBy = (type: string, id: string) => credits.get(bySource.get(sourceKey(type, id, type)) ?? '');
+  const { byId: credits } = creditStore(world);
+  const madeBy = (type: string, id: string) => creditForSource(world, type, id);
   const bad = (invariant: string, z: Zap, message: string) => out.push({ invariant: `zaps.${invariant}`, entity_id: z.zap_id, message });
   for (const z of zapStore(world).list) {
     const f = z.fees;
