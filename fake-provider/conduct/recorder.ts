@@ -41,6 +41,8 @@ export interface RequestFacts {
   route_path: string;
   query: Record<string, unknown>;
   body: unknown;
+  /** The write's fingerprint when the caller already computed it (the route wrapper hashes a body once). */
+  body_fingerprint?: string | null;
   idempotency_key: string | null;
   status: number;
   reply_body: unknown;
@@ -103,18 +105,19 @@ function listKey(path: string, query: Record<string, unknown>): string {
   return `${path}?${filters.join('&')}`;
 }
 
+function addFinding(c: KeyConduct, api_key_suffix: string, kind: FindingKind, request_ids: string[], message: string): void {
+  c.findings.push({ kind, api_key_suffix, request_ids, message });
+}
+
 /** Records one request and appends the findings it produces. */
 export function recordRequest(world: World, api_key: string, f: RequestFacts): void {
   const c = forKey(world, api_key);
   const sim_ms = world.sim.now_ms();
   const wall_ms = f.wall_ms ?? wallNow_ms();
   const suffix = keySuffix(api_key);
-  const find = (kind: FindingKind, request_ids: string[], message: string): void => {
-    c.findings.push({ kind, api_key_suffix: suffix, request_ids, message });
-  };
   const write = WRITE_METHODS.has(f.method);
   // Hashing only writes keeps reads (most of the traffic) cheap; a read's fingerprint would never be compared.
-  const print = write ? fingerprint(f.method, f.path, f.body) : null;
+  const print = write ? (f.body_fingerprint ?? fingerprint(f.method, f.path, f.body)) : null;
   const ra = f.headers?.['Retry-After'];
   const retry_after_s = ra === undefined ? null : Number(ra);
   const reply = isRecord(f.reply_body) ? f.reply_body : undefined;
@@ -125,7 +128,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
 
   // Retry-After is on wall time, like the rate limits themselves.
   if (c.throttle && wall_ms < c.throttle.until_wall_ms) {
-    find('retry_after_ignored', [c.throttle.request_id, f.request_id], `${f.method} ${f.path} sent ${c.throttle.until_wall_ms - wall_ms} ms before the Retry-After of ${c.throttle.request_id} elapsed`);
+    addFinding(c, suffix, 'retry_after_ignored', [c.throttle.request_id, f.request_id], `${f.method} ${f.path} sent ${c.throttle.until_wall_ms - wall_ms} ms before the Retry-After of ${c.throttle.request_id} elapsed`);
   }
   if (f.status === 429 && retry_after_s !== null && Number.isFinite(retry_after_s)) {
     c.throttle = { request_id: f.request_id, until_wall_ms: wall_ms + retry_after_s * 1000 };
@@ -134,7 +137,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
   if (polled) {
     const prev = c.polls.get(f.path);
     if (prev && sim_ms < prev.at_ms + prev.poll_after_ms) {
-      find('poll_too_fast', [prev.request_id, f.request_id], `GET ${f.path} polled ${sim_ms - prev.at_ms} ms after ${prev.request_id}, which said poll_after_ms ${prev.poll_after_ms}`);
+      addFinding(c, suffix, 'poll_too_fast', [prev.request_id, f.request_id], `GET ${f.path} polled ${sim_ms - prev.at_ms} ms after ${prev.request_id}, which said poll_after_ms ${prev.poll_after_ms}`);
     }
     if (poll_after_ms !== null) c.polls.set(f.path, { request_id: f.request_id, at_ms: sim_ms, poll_after_ms });
     else if (f.status === 200) c.polls.delete(f.path);
@@ -149,7 +152,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
 
   if (f.error_code === 'idempotency_key_reuse') {
     const first = f.idempotency_key === null ? undefined : c.keys.get(f.idempotency_key);
-    find('idempotency_key_reuse', first ? [first, f.request_id] : [f.request_id], `Idempotency-Key ${f.idempotency_key} reused with a different request (${f.method} ${f.path})`);
+    addFinding(c, suffix, 'idempotency_key_reuse', first ? [first, f.request_id] : [f.request_id], `Idempotency-Key ${f.idempotency_key} reused with a different request (${f.method} ${f.path})`);
   } else if (f.idempotency_key !== null && !c.keys.has(f.idempotency_key)) {
     c.keys.set(f.idempotency_key, f.request_id);
   }
@@ -159,7 +162,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     if (failed) {
       c.failed_writes.delete(print);
       if (failed.idempotency_key === null || f.idempotency_key !== failed.idempotency_key) {
-        find('retry_without_idempotency_key', [failed.request_id, f.request_id], `${f.method} ${f.path} retried after ${failed.request_id} failed, without its Idempotency-Key${failed.idempotency_key ? ` ${failed.idempotency_key}` : ''}`);
+        addFinding(c, suffix, 'retry_without_idempotency_key', [failed.request_id, f.request_id], `${f.method} ${f.path} retried after ${failed.request_id} failed, without its Idempotency-Key${failed.idempotency_key ? ` ${failed.idempotency_key}` : ''}`);
       }
     }
     if (f.lost || f.status >= 500) c.failed_writes.set(print, { request_id: f.request_id, idempotency_key: f.idempotency_key });
@@ -170,7 +173,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     const fromTop = f.query.cursor === undefined || f.query.cursor === '';
     const pending = c.lists.get(key);
     if (pending && fromTop) {
-      find('ignored_has_more', [pending.request_id, f.request_id], `GET ${f.path} read from the top again although ${pending.request_id} said has_more with next_cursor ${pending.next_cursor}`);
+      addFinding(c, suffix, 'ignored_has_more', [pending.request_id, f.request_id], `GET ${f.path} read from the top again although ${pending.request_id} said has_more with next_cursor ${pending.next_cursor}`);
     }
     if (!fromTop) c.lists.delete(key);
     else if (has_more === true && !f.lost) c.lists.set(key, { request_id: f.request_id, next_cursor });

@@ -135,83 +135,136 @@ export function renderError(res: Response, err: ApiError, world: World, request_
   writeJson(res, status, body, err.headers);
 }
 
-/** Builds the express handler for one declared route. */
+/** Where a request matched: the path under /v1 or /_sim as sent, its decoded parameters, and which plane. */
+export interface Matched {
+  path: string;
+  params: Record<string, string>;
+  /** Served under /_sim: its answers keep their exact shapes. */
+  control: boolean;
+}
+
+/** The per-request facts the route wrapper reads once and hands on (express 5 re-parses `req.query` on every read). */
+interface RequestView {
+  route: AnyRoute;
+  req: Request;
+  matched: Matched;
+  query: Record<string, unknown>;
+  /** method + path + canonical body of a write, hashed once for both the idempotency store and conduct. */
+  print: string | null;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Builds the express handler for one declared route (the /_sim router and the /v1 fallback use it). */
 export function handlerFor(route: AnyRoute, limiter: RateLimiter): (req: Request, res: Response, next: NextFunction) => Promise<void> {
-  return async (req, res, next) => {
+  const serve = serveRoute(route, limiter);
+  return (req, res, next) => serve(req, res, next, { path: req.path, params: req.params as Record<string, string>, control: req.baseUrl.startsWith('/_sim') });
+}
+
+/** Runs one declared route for a matched request: auth, rate limit, http faults, idempotency, conduct, reply. */
+export function serveRoute(route: AnyRoute, limiter: RateLimiter): (req: Request, res: Response, next: NextFunction, matched: Matched) => Promise<void> {
+  return async (req, res, next, matched) => {
     const { world, request_id } = res.locals as Locals;
+    const view: RequestView = { route, req, matched, query: {}, print: null };
     // Known once authenticated: every answer from then on goes to that key's conduct record.
     let api_key: string | undefined;
     try {
+      view.query = asRecord(req.query);
       let ctx: ApiContext | PublicContext;
       let fault: HttpFault = NO_HTTP_FAULT;
       if (route.auth === 'public') {
         ctx = { world, request_id, ip: (res.locals as Locals).ip ?? req.socket.remoteAddress ?? 'unknown' };
       } else {
-        const who = authenticate(world, req.get('authorization'));
+        const who = authenticate(world, req.headers.authorization);
         api_key = who.api_key;
+        if (WRITE_METHODS.has(req.method)) view.print = fingerprint(req.method, matched.path, req.body);
         await limitRequest(limiter, world, request_id, who.org, who.api_key, classesFor(req.method, route.path, req.body));
         ctx = { world, org: who.org, api_key: who.api_key, request_id };
-        fault = httpFault(world, req.method, req.path, typeof req.params.account_id === 'string' ? req.params.account_id : undefined);
+        fault = httpFault(world, req.method, matched.path, matched.params.account_id);
       }
-      const respond = async (): Promise<void> => {
-        if (fault.error) throw fault.error;
-        const lost = fault.lost;
-        if (route.body !== undefined && req.body !== undefined && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
-          throw new ApiError('invalid_parameter', 'the request body must be a JSON object');
-        }
-        const input = {
-          params: route.params ? parseWith(route.params, req.params, 'path') : undefined,
-          query: route.query ? parseWith(route.query, asRecord(req.query), 'query') : undefined,
-          body: route.body ? parseWith(route.body, req.body ?? {}, 'body') : undefined,
-        };
-        const execute = async (): Promise<StoredReply> => {
-          try {
-            const reply = await (route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>)(input, ctx);
-            const status = reply.status ?? route.status ?? 200;
-            return { status, body: status === 204 ? undefined : { request_id, ...reply.body }, headers: reply.headers };
-          } catch (e) {
-            if (!(e instanceof ApiError)) throw e;
-            const { status, body } = envelope(e, request_id, world.profile);
-            return { status, body, headers: e.headers };
-          }
-        };
-        let reply: StoredReply;
-        if (route.idempotent && 'org' in ctx) {
-          const key = requireKey(req.get('idempotency-key'));
-          reply = (await withIdempotency(world, ctx.org.organization_id, key, fingerprint(req.method, req.path, req.body), execute)).reply;
-        } else {
-          reply = await execute();
-        }
-        if (api_key !== undefined) recordConduct(world, api_key, request_id, route, req, lost ? (lost === 'reset' ? 0 : 500) : reply.status, reply, lost !== null);
-        if (lost === 'reset') {
-          (res.locals as Locals).reset = true;
-          res.socket?.destroy();
-        }
-        else if (lost === 'error_500') renderError(res, lostReplyError(), world, request_id);
-        else send(res, reply, world, req.baseUrl.startsWith('/_sim'));
-      };
       // A `delay_ms` rule runs the rest of the request as a sim-clock task: it takes effect when released.
-      await (fault.delay_ms > 0 ? holdOnSimClock(world, fault.delay_ms, respond) : respond());
+      if (fault.delay_ms > 0) {
+        const key = api_key;
+        await holdOnSimClock(world, fault.delay_ms, () => answer(view, res, ctx, fault, key));
+      } else await answer(view, res, ctx, fault, api_key);
     } catch (e) {
       if (api_key !== undefined && e instanceof ApiError) {
         const { status, body } = envelope(e, request_id, world.profile);
-        recordConduct(world, api_key, request_id, route, req, status, { status, body, headers: e.headers }, false);
+        recordConduct(world, api_key, request_id, view, status, { status, body, headers: e.headers }, false);
       }
       next(e);
     }
   };
 }
 
-function recordConduct(world: World, api_key: string, request_id: string, route: AnyRoute, req: Request, status: number, reply: StoredReply, lost: boolean): void {
+/** Parses the input, runs the handler (once per Idempotency-Key on IDEM routes), records conduct and answers. */
+async function answer(view: RequestView, res: Response, ctx: ApiContext | PublicContext, fault: HttpFault, api_key: string | undefined): Promise<void> {
+  const { route, req, matched } = view;
+  const { world, request_id } = ctx;
+  if (fault.error) throw fault.error;
+  const lost = fault.lost;
+  if (route.body !== undefined && req.body !== undefined && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
+    throw new ApiError('invalid_parameter', 'the request body must be a JSON object');
+  }
+  const input = {
+    params: route.params ? parseWith(route.params, matched.params, 'path') : undefined,
+    query: route.query ? parseWith(route.query, view.query, 'query') : undefined,
+    body: route.body ? parseWith(route.body, req.body ?? {}, 'body') : undefined,
+  };
+  let reply: StoredReply;
+  if (route.idempotent && 'org' in ctx) {
+    const key = requireKey(req.get('idempotency-key'));
+    const print = view.print ?? fingerprint(req.method, matched.path, req.body);
+    reply = (await withIdempotency(world, ctx.org.organization_id, key, print, async () => runHandler(route, input, ctx))).reply;
+  } else {
+    // Most handlers answer synchronously: only a promise is awaited.
+    const out = runHandler(route, input, ctx);
+    reply = out instanceof Promise ? await out : out;
+  }
+  if (api_key !== undefined) recordConduct(world, api_key, request_id, view, lost ? (lost === 'reset' ? 0 : 500) : reply.status, reply, lost !== null);
+  if (lost === 'reset') {
+    (res.locals as Locals).reset = true;
+    res.socket?.destroy();
+  } else if (lost === 'error_500') renderError(res, lostReplyError(), world, request_id);
+  else send(res, reply, world, matched.control);
+}
+
+/** The handler's reply with its request_id, or its ApiError as the envelope (both are stored by idempotency). */
+function runHandler(route: AnyRoute, input: { params: unknown; query: unknown; body: unknown }, ctx: ApiContext | PublicContext): StoredReply | Promise<StoredReply> {
+  let out: Reply | Promise<Reply>;
+  try {
+    out = (route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>)(input, ctx);
+  } catch (e) {
+    return failedReply(e, ctx);
+  }
+  if (out instanceof Promise) return out.then((reply) => storedReply(route, reply, ctx.request_id), (e: unknown) => failedReply(e, ctx));
+  return storedReply(route, out, ctx.request_id);
+}
+
+function storedReply(route: AnyRoute, reply: Reply, request_id: string): StoredReply {
+  const status = reply.status ?? route.status ?? 200;
+  return { status, body: status === 204 ? undefined : { request_id, ...reply.body }, headers: reply.headers };
+}
+
+/** An ApiError becomes its envelope; anything else is a bug and goes on to the error middleware. */
+function failedReply(e: unknown, ctx: ApiContext | PublicContext): StoredReply {
+  if (!(e instanceof ApiError)) throw e;
+  const { status, body } = envelope(e, ctx.request_id, ctx.world.profile);
+  return { status, body, headers: e.headers };
+}
+
+function recordConduct(world: World, api_key: string, request_id: string, view: RequestView, status: number, reply: StoredReply, lost: boolean): void {
+  const { req, route, matched } = view;
   const err = (reply.body as { error?: { code?: string } } | undefined)?.error;
   recordRequest(world, api_key, {
     request_id,
     wall_ms: (req.res?.locals as Locals | undefined)?.wall_ms,
     method: req.method,
-    path: req.path,
+    path: matched.path,
     route_path: route.path,
-    query: asRecord(req.query),
+    query: view.query,
     body: req.body,
+    body_fingerprint: view.print,
     idempotency_key: req.get('idempotency-key') ?? null,
     status,
     reply_body: reply.body,

@@ -1,5 +1,6 @@
 // Bearer auth: resolves an API key to its organization. Keys are compared as SHA-256 digests with
-// timingSafeEqual against every key of every org, so the time taken says nothing about near misses.
+// timingSafeEqual against every key of every org, so the time taken says nothing about near misses
+// (organization keys' digests are cached per world, so a valid key is not re-hashed on every request).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { defineStore, type Organization, type World } from '../world.ts';
 import { ApiError } from './errors.ts';
@@ -28,7 +29,9 @@ export function bearerToken(header: string | undefined): string | undefined {
 export function authenticate(world: World, header: string | undefined): { org: Organization; api_key: string } {
   const key = bearerToken(header);
   if (key === undefined) throw new ApiError('unauthorized', 'missing bearer API key', { param: 'Authorization' });
-  const wanted = digest(key);
+  // A key that is some organization's key already has its digest in the per-world cache (only org keys are
+  // ever put there, so unknown keys cannot grow it); any other key is hashed. Every comparison still runs.
+  const wanted = keyDigests(world).get(key) ?? digest(key);
   let found: Organization | undefined;
   for (const org of world.orgs.values()) {
     for (const k of org.api_keys) {

@@ -43,29 +43,38 @@ export function createRateLimiter(opts: { retry_after: () => boolean }): RateLim
     }
     return l;
   };
+  const refused = (e: unknown, org: Organization, cls: LimitClass): never => {
+    if (!(e instanceof RateLimiterRes)) throw e;
+    const headers: Record<string, string> = {};
+    if (opts.retry_after()) headers['Retry-After'] = String(Math.max(1, Math.ceil(e.msBeforeNext / 1000)));
+    throw new ApiError('rate_limited', `rate limit exceeded for ${cls} (${org.rate_limits[cls]}/s per key)`, { headers });
+  };
+  const consumeClass = (org: Organization, api_key: string, cls: LimitClass): Promise<void> =>
+    limiterFor(cls, org.rate_limits[cls]).consume(api_key).then(ACCEPTED, (e: unknown) => refused(e, org, cls));
   return {
-    async consume(org, api_key, classes) {
-      for (const cls of classes) {
-        try {
-          await limiterFor(cls, org.rate_limits[cls]).consume(api_key);
-        } catch (e) {
-          if (!(e instanceof RateLimiterRes)) throw e;
-          const headers: Record<string, string> = {};
-          if (opts.retry_after()) headers['Retry-After'] = String(Math.max(1, Math.ceil(e.msBeforeNext / 1000)));
-          throw new ApiError('rate_limited', `rate limit exceeded for ${cls} (${org.rate_limits[cls]}/s per key)`, { headers });
-        }
-      }
+    // Classes in order, each only once the previous one allowed the request; chained promises rather than
+    // async functions, so a read (one class) costs the limiter's own promise and one reaction.
+    consume(org, api_key, classes) {
+      let allowed = consumeClass(org, api_key, classes[0]);
+      for (let i = 1; i < classes.length; i++) allowed = allowed.then(() => consumeClass(org, api_key, classes[i]));
+      return allowed;
     },
   };
 }
+
+const ACCEPTED = (): void => undefined;
 
 /**
  * The limiter as the route wrapper calls it. Journaling: a 429 is recorded (`rate_limited` fact keyed by
  * request id); replaying: the recorded verdict decides and the wall-time limiter is not consulted.
  */
-export async function limitRequest(limiter: RateLimiter, world: World, request_id: string, org: Organization, api_key: string, classes: readonly LimitClass[]): Promise<void> {
+export function limitRequest(limiter: RateLimiter, world: World, request_id: string, org: Organization, api_key: string, classes: readonly LimitClass[]): Promise<void> {
+  if (world.sim.journal.mode === 'off') return limiter.consume(org, api_key, classes);
+  return limitJournaled(limiter, world, request_id, org, api_key, classes);
+}
+
+async function limitJournaled(limiter: RateLimiter, world: World, request_id: string, org: Organization, api_key: string, classes: readonly LimitClass[]): Promise<void> {
   const journal = world.sim.journal;
-  if (journal.mode === 'off') return limiter.consume(org, api_key, classes);
   if (journal.mode === 'replay') {
     const verdict = journal.fact('rate_limited', request_id) as { message: string; headers: Record<string, string> } | undefined;
     if (verdict) throw new ApiError('rate_limited', verdict.message, { headers: verdict.headers });

@@ -1,6 +1,7 @@
-// The HTTP self-benchmark: baselines (raw node:http, express 5 hello-world) and swapsim's cases (a) balances
-// read, (a) at a fixed rate, (b) idempotent replay, (c) mixed lifecycle, each against a server in its own
-// child process, measured by autocannon in this process; returns the BenchResult with ratios and targets.
+// The HTTP self-benchmark: baselines (raw node:http, also at the fixed rate as the latency floor; express 5
+// hello-world) and swapsim's cases (a) balances read, (a) at a fixed rate, (b) idempotent replay, (c) mixed
+// lifecycle, each against a server in its own child process, measured by autocannon in this process;
+// returns the BenchResult with ratios and targets.
 import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import type { BenchCase, BenchResult } from '../../reports/types.ts';
@@ -8,7 +9,7 @@ import { startServer, type ServerChild, type ServerKind } from './children.ts';
 import { driveClock, fundAccounts, type Target } from './setup.ts';
 import { mixedLoad } from './mixed.ts';
 
-export const CASE_IDS = ['raw', 'express', 'read', 'read-fixed', 'replay', 'mixed'] as const;
+export const CASE_IDS = ['raw', 'raw-fixed', 'express', 'read', 'read-fixed', 'replay', 'mixed'] as const;
 export type CaseId = (typeof CASE_IDS)[number];
 
 export interface BenchOptions {
@@ -54,13 +55,14 @@ export interface BenchCaseDetail extends BenchCase {
 const API_KEY = 'sk_bench_0123456789abcdef0123456789';
 const NAMES: Record<CaseId, string> = {
   raw: 'raw node:http hello-world',
+  'raw-fixed': 'raw node:http hello-world, fixed rate',
   express: 'express 5 hello-world',
   read: 'swapsim (a) balances read',
   'read-fixed': 'swapsim (a) balances read, fixed rate',
   replay: 'swapsim (b) idempotent write replay',
   mixed: 'swapsim (c) mixed lifecycle',
 };
-const SERVER: Record<CaseId, ServerKind> = { raw: 'raw', express: 'express', read: 'swapsim', 'read-fixed': 'swapsim', replay: 'swapsim', mixed: 'swapsim' };
+const SERVER: Record<CaseId, ServerKind> = { raw: 'raw', 'raw-fixed': 'raw', express: 'express', read: 'swapsim', 'read-fixed': 'swapsim', replay: 'swapsim', mixed: 'swapsim' };
 /** Cycles per second the mixed case is sized for (credit pool); a run that drains it says so in its note. */
 const MIXED_CYCLES_PER_S = 500;
 
@@ -78,6 +80,8 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
   const client_key = o.client_api_key ?? API_KEY;
   const auth = { authorization: `Bearer ${client_key}` };
   if (id === 'raw' || id === 'express') return { path: '/', opts: {} };
+  // The latency floor of the fixed-rate target: the load generator and the machine with the cheapest server.
+  if (id === 'raw-fixed') return { path: '/', opts: { overallRate: o.rate_per_s } };
   if (id === 'read' || id === 'read-fixed') {
     const [a] = await fundAccounts(t, 1, 3);
     const path = `/v1/accounts/${a.account_id}/balances`;
@@ -145,7 +149,7 @@ function summarize(id: CaseId, measured: Measured[], warm: Measured[], o: BenchO
     latency_p50_ms: round(median(runs.map((r) => r.latency.p50))),
     latency_p99_ms: round(median(runs.map((r) => r.latency.p99))),
     errors: non_2xx + transport_errors,
-    ...(id === 'read-fixed' ? { offered_rate_per_s: o.rate_per_s } : {}),
+    ...(id === 'read-fixed' || id === 'raw-fixed' ? { offered_rate_per_s: o.rate_per_s } : {}),
     non_2xx,
     status_codes,
     transport_errors,
@@ -154,21 +158,48 @@ function summarize(id: CaseId, measured: Measured[], warm: Measured[], o: BenchO
   };
 }
 
-async function runCase(id: CaseId, o: BenchOptions): Promise<BenchCaseDetail> {
+interface RunningCase {
+  id: CaseId;
+  server: ServerChild;
+  p: Prepared;
+  warmups: Measured[];
+  runs: Measured[];
+}
+
+async function startCase(id: CaseId, o: BenchOptions): Promise<RunningCase> {
   const kind = SERVER[id];
   const server = await startServer(kind, { env: { BENCH_API_KEY: API_KEY }, cpu_prof_dir: kind === 'swapsim' ? o.cpu_prof_dir : undefined });
   try {
-    const p = await prepare(id, server, o);
-    const warmups: Measured[] = [];
-    const runs: Measured[] = [];
-    for (let i = 0; i < o.repeat; i++) {
-      // The warm-up lets the JIT settle; it is not timed, but its answers count (never quietly measure failures).
-      if (o.warmup_s > 0) warmups.push(await measure(server, o, p, o.warmup_s));
-      runs.push(await measure(server, o, p, o.duration_s));
-    }
-    return summarize(id, runs, warmups, o, p.note?.());
-  } finally {
+    return { id, server, p: await prepare(id, server, o), warmups: [], runs: [] };
+  } catch (e) {
     await server.stop();
+    throw e;
+  }
+}
+
+async function measureCase(c: RunningCase, o: BenchOptions): Promise<void> {
+  // The warm-up lets the JIT settle; it is not timed, but its answers count (never quietly measure failures).
+  if (o.warmup_s > 0) c.warmups.push(await measure(c.server, o, c.p, o.warmup_s));
+  c.runs.push(await measure(c.server, o, c.p, o.duration_s));
+}
+
+/**
+ * Every case's server starts (and is set up) first; then `repeat` rounds measure each case once in turn, so
+ * a shared machine that gets busier or quieter weighs on every case alike and the medians stay comparable.
+ */
+async function runCases(o: BenchOptions): Promise<BenchCaseDetail[]> {
+  const running: RunningCase[] = [];
+  try {
+    for (const id of o.cases) running.push(await startCase(id, o));
+    for (let round = 0; round < o.repeat; round++) {
+      for (const [i, c] of running.entries()) {
+        await measureCase(c, o);
+        if (round === o.repeat - 1) o.onCaseDone?.(i + 1, running.length, NAMES[c.id]);
+      }
+    }
+    return running.map((c) => summarize(c.id, c.runs, c.warmups, o, c.p.note?.()));
+  } finally {
+    await Promise.all(running.map((c) => c.server.stop()));
   }
 }
 
@@ -205,12 +236,11 @@ export type BenchReport = Omit<BenchResult, 'cases'> & { cases: BenchCaseDetail[
 
 export async function runBench(o: BenchOptions): Promise<BenchReport> {
   const started_at = new Date().toISOString();
-  const cases: BenchCaseDetail[] = [];
-  for (const id of o.cases) {
-    cases.push(await runCase(id, o));
-    o.onCaseDone?.(cases.length, o.cases.length, NAMES[id]);
-  }
+  const cases = await runCases(o);
   const ratios = ratiosOf(cases);
+  const floor = cases.find((c) => c.id === 'raw-fixed');
+  const fixed = cases.find((c) => c.id === 'read-fixed');
+  if (floor && fixed) fixed.note = `raw node:http at the same rate: p99 ${floor.latency_p99_ms} ms (the floor the load generator and this machine allow)`;
   const { onCaseDone: _cb, command: _cmd, ...options } = o;
   return {
     kind: 'bench',

@@ -13,7 +13,7 @@ const HELP = `npm run bench -- [options]
   --connections <n>  autocannon connections (env BENCH_CONNECTIONS, default ${DEFAULT_OPTIONS.connections})
   --warmup <s>       untimed warm-up per case (env BENCH_WARMUP_S, default ${DEFAULT_OPTIONS.warmup_s})
   --rate <n>         offered req/s of the fixed-rate case (env BENCH_RATE, default ${DEFAULT_OPTIONS.rate_per_s})
-  --repeat <n>       measured runs per case, medians reported (env BENCH_REPEAT, default ${DEFAULT_OPTIONS.repeat})
+  --repeat <n>       rounds, each measuring every case once in turn; medians reported (env BENCH_REPEAT, default ${DEFAULT_OPTIONS.repeat})
   --credits <n>      credit pool of the mixed case (default: 500 per second of load)
   --cases <list>     comma list of ${CASE_IDS.join(', ')} (default all)
   --cpu-prof <dir>   profile each swapsim server child with node --cpu-prof into <dir>`;
@@ -63,7 +63,7 @@ export function table(cases: BenchCaseDetail[], ratios: Record<string, number>):
   const lines = [`${pad('case', 42, true)} ${pad('req/s', 8)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('errors', 7)} ${pad('÷ express', 9)} ${pad('÷ raw', 7)} ${pad('cpu µs/req', 10)}`];
   for (const c of cases) {
     const name = c.offered_rate_per_s ? `${c.name} @ ${c.offered_rate_per_s}/s` : c.name;
-    const key = c.id === 'read-fixed' ? undefined : c.id;
+    const key = c.offered_rate_per_s ? undefined : c.id;
     const vsExpress = key && ratios[`${key}/express`] !== undefined ? ratios[`${key}/express`].toFixed(2) : '';
     const vsRaw = key && ratios[`${key}/raw`] !== undefined ? ratios[`${key}/raw`].toFixed(2) : '';
     lines.push(`${pad(name, 42, true)} ${pad(c.requests_per_s, 8)} ${pad(c.latency_p50_ms, 8)} ${pad(c.latency_p99_ms, 8)} ${pad(c.errors, 7)} ${pad(vsExpress, 9)} ${pad(vsRaw, 7)} ${pad(c.server_cpu_us_per_request ?? '', 10)}`);

@@ -1,0 +1,141 @@
+// The /v1 route table against express 5's own router: the same paths match the same routes with the same
+// decoded parameters (case, trailing slash, percent-encoding), and over HTTP the fast path answers as before.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRoutes } from '../app.ts';
+import { startTestSim, type TestSim } from '../testing/harness.ts';
+import { readyAccount } from '../testing/flows.ts';
+import { compileRoute, inSequence } from './dispatch.ts';
+
+interface ExpressLayer {
+  /** router 2.3: the match (with decoded params) or false. */
+  match(path: string): { params: Record<string, string> } | false;
+}
+
+/** express's router's own matcher for one route path (its Layer, as `router.route` builds it). */
+function expressMatcher(path: string): (p: string) => Record<string, string> | null {
+  const router = express.Router() as unknown as { route(p: string): unknown; stack: ExpressLayer[] };
+  router.route(path);
+  const layer = router.stack[0];
+  return (p) => {
+    const m = layer.match(p);
+    return m ? { ...m.params } : null;
+  };
+}
+
+function ourMatcher(path: string): (p: string) => Record<string, string> | null {
+  const { regex, names } = compileRoute(path);
+  return (p) => {
+    const m = regex.exec(p);
+    if (m === null) return null;
+    return Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+  };
+}
+
+/** Paths near a route path: its own shape with assorted values, case, trailing slashes, extra or missing segments. */
+function samplesFor(path: string): string[] {
+  const fill = (v: string): string => path.replace(/:[A-Za-z0-9_]+/g, v);
+  const base = fill('acc_01');
+  return [
+    base, `${base}/`, `${base}//`, base.toUpperCase(), `${base}/x`, base.replace(/\/[^/]*$/, ''), `${base}.json`,
+    fill('a%20b'), fill('a%2Fb'), fill('%C3%A9t%C3%A9'), fill('a.b-c~d'), fill(''), `/${base}`, base.replace(/-/g, '_'),
+  ];
+}
+
+describe('route table matching', () => {
+  it('matches exactly what express 5 matches, with the same decoded params, for every declared route', () => {
+    const paths = [...new Set(apiRoutes().map((r) => r.path))];
+    const everySample = paths.flatMap(samplesFor);
+    let compared = 0;
+    for (const path of paths) {
+      const theirs = expressMatcher(path);
+      const ours = ourMatcher(path);
+      for (const sample of everySample) {
+        expect(ours(sample), `${path} vs ${sample}`).toEqual(theirs(sample));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+  });
+
+  it('a malformed percent-encoding in a parameter throws URIError, as express does', () => {
+    const theirs = expressMatcher('/accounts/:account_id');
+    expect(() => theirs('/accounts/%E0%A4%A')).toThrow(URIError);
+    expect(() => ourMatcher('/accounts/:account_id')('/accounts/%E0%A4%A')).toThrow(URIError);
+  });
+
+  it('refuses route paths beyond literal segments and :params (they would need path-to-regexp)', () => {
+    expect(() => compileRoute('/files/*rest')).toThrow(/only literal segments/);
+    expect(() => compileRoute('/a{/:b}')).toThrow(/only literal segments/);
+  });
+});
+
+describe('inSequence', () => {
+  const req = {} as Request;
+  const res = {} as Response;
+  const run = (...steps: Array<(q: Request, s: Response, n: NextFunction) => void>): { ran: string[]; passed: unknown[] } => {
+    const ran: string[] = [];
+    const passed: unknown[] = [];
+    inSequence(...steps.map((f, i) => (q: Request, s: Response, n: NextFunction) => (ran.push(`step${i}`), f(q, s, n))))(req, res, (err?: unknown) => passed.push(err));
+    return { ran, passed };
+  };
+
+  it('runs every step in order, then calls next once without an error', () => {
+    expect(run((_q, _s, n) => n(), (_q, _s, n) => n())).toEqual({ ran: ['step0', 'step1'], passed: [undefined] });
+  });
+
+  it('an error passed or thrown skips the remaining steps and reaches next', () => {
+    const boom = new Error('boom');
+    expect(run((_q, _s, n) => n(boom), (_q, _s, n) => n())).toEqual({ ran: ['step0'], passed: [boom] });
+    expect(run(() => { throw boom; }, (_q, _s, n) => n())).toEqual({ ran: ['step0'], passed: [boom] });
+  });
+
+  it('a step that answers without calling next ends the sequence', () => {
+    expect(run(() => undefined, (_q, _s, n) => n())).toEqual({ ran: ['step0'], passed: [] });
+  });
+});
+
+describe('route table over HTTP', () => {
+  let sim: TestSim;
+  let account_id: string;
+  beforeAll(async () => {
+    sim = await startTestSim();
+    account_id = await readyAccount(sim);
+  });
+  afterAll(() => sim.close());
+
+  it('serves a route whatever the case of the path and with a trailing slash, as express did', async () => {
+    const plain = await sim.api('GET', `/accounts/${account_id}/balances`);
+    expect(plain.status).toBe(200);
+    for (const path of [`/accounts/${account_id}/balances/`, `/ACCOUNTS/${account_id}/Balances`]) {
+      const r = await sim.api('GET', path);
+      expect(r.status, path).toBe(200);
+      expect(r.body.balances).toEqual(plain.body.balances);
+    }
+  });
+
+  it('answers HEAD from the GET route, headers only', async () => {
+    const r = await fetch(`${sim.base_url}/accounts/${account_id}/balances`, { method: 'HEAD', headers: { authorization: `Bearer ${sim.api_key}` } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Number(r.headers.get('content-length'))).toBeGreaterThan(0);
+    expect(await r.text()).toBe('');
+  });
+
+  it('a malformed percent-encoding in a path parameter is 400 invalid_parameter; unknown paths and methods are 404', async () => {
+    const bad = await sim.api('GET', '/accounts/%E0%A4%A/balances');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_parameter');
+    for (const [method, path] of [['GET', `/accounts/${account_id}/balances/extra`], ['PUT', `/accounts/${account_id}/balances`], ['GET', '//accounts']] as const) {
+      const r = await sim.api(method, path);
+      expect(r.status, `${method} ${path}`).toBe(404);
+      expect(r.body.error.code).toBe('route_not_found');
+    }
+  });
+
+  it('the OpenAPI document is still served under /v1 (by the express router the table falls through to)', async () => {
+    const r = await fetch(`${sim.base_url}/openapi.json`);
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { openapi: string }).openapi).toBe('3.1.0');
+  });
+});
