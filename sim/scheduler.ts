@@ -44,76 +44,146 @@ export interface Scheduler {
 const TASK_BOUND = 1_000_000;
 /** Joined outside work in flight at once, at most (a bound on sockets and memory, not on correctness). */
 const JOIN_BOUND = 64;
+/** What a run or cancelled slot holds, so a bucket does not keep a spent closure (and what it captured) alive. */
+const NOOP = (): void => undefined;
+/** Spent buckets kept for reuse, at most (after a burst of distinct due times the rest go to the GC). */
+const SPARE_BOUND = 1024;
+/** Slots of the cache that finds the newest bucket at a due ms (see createTimers). */
+const SLOTS = 256;
 
-/** Earlier due first; equal due times in scheduling order. */
-const before = (x: Task, y: Task): boolean => x.due_ms < y.due_ms || (x.due_ms === y.due_ms && x.task_id < y.task_id);
+/**
+ * Tasks due at one sim ms, in scheduling order: `items` holds (task_id, kind, run) triples one after
+ * another (one array per bucket, not an object per task) and `next` is the read cursor into it.
+ */
+interface Bucket {
+  due_ms: number;
+  items: Array<number | string | Task['run']>;
+  next: number;
+}
 
-/** A binary min-heap of tasks: O(log n) schedule and pop (a sorted array's splice was O(n) per task). */
-function createHeap() {
-  const items: Task[] = [];
-  // Sift with a hole (one write per level) rather than swapping pairs: the heap holds every pending timer.
+/**
+ * Pending timers as buckets of tasks, kept in a binary min-heap by (due_ms, first task id). Tasks cost one
+ * array push (no object each). A task joins an existing bucket only if that bucket is the newest one at
+ * its due ms; otherwise it opens a new one, whose ids all exceed the older buckets' at that ms, so the
+ * heap order is exactly (due_ms, task_id). The newest bucket per due ms is found through a small
+ * direct-mapped cache (slot = due ms modulo SLOTS): a slot holding a bucket of the same due ms holds the
+ * newest one (any newer bucket at that ms would have taken the slot); a miss only opens a new bucket.
+ * Many lifecycles share block times, so in a batch most tasks land in a few buckets.
+ */
+function createTimers() {
+  const heap: Bucket[] = [];
+  const slots: Array<Bucket | undefined> = new Array(SLOTS).fill(undefined);
+  // Spent buckets are reused: a lifecycle alone in the world opens a bucket for most of its tasks.
+  const spare: Bucket[] = [];
+  const before = (x: Bucket, y: Bucket): boolean =>
+    x.due_ms < y.due_ms || (x.due_ms === y.due_ms && (x.items[0] as number) < (y.items[0] as number));
+  // Sift with a hole (one write per level) rather than swapping pairs.
   const up = (i: number): void => {
-    const t = items[i];
+    const b = heap[i];
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!before(t, items[parent])) break;
-      items[i] = items[parent];
+      if (!before(b, heap[parent])) break;
+      heap[i] = heap[parent];
       i = parent;
     }
-    items[i] = t;
+    heap[i] = b;
   };
   const down = (i: number): void => {
-    const t = items[i];
-    const n = items.length;
+    const b = heap[i];
+    const n = heap.length;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
-      const m = r < n && before(items[r], items[l]) ? r : l;
-      if (!before(items[m], t)) break;
-      items[i] = items[m];
+      const m = r < n && before(heap[r], heap[l]) ? r : l;
+      if (!before(heap[m], b)) break;
+      heap[i] = heap[m];
       i = m;
     }
-    items[i] = t;
+    heap[i] = b;
   };
   return {
-    push(t: Task): void {
-      items.push(t);
-      up(items.length - 1);
-    },
-    peek: (): Task | undefined => items[0],
-    pop(): Task | undefined {
-      const top = items[0];
-      const last = items.pop();
-      if (items.length > 0 && last) {
-        items[0] = last;
-        down(0);
+    push(task_id: number, due_ms: number, kind: string, run: Task['run']): void {
+      const rem = due_ms % SLOTS;
+      const slot = rem >= 0 ? rem | 0 : 0;
+      let b = slots[slot];
+      if (b !== undefined && b.due_ms === due_ms) {
+        b.items.push(task_id, kind, run);
+        return;
       }
-      return top;
+      b = spare.pop();
+      if (b === undefined) b = { due_ms, items: [task_id, kind, run], next: 0 };
+      else {
+        b.due_ms = due_ms;
+        b.items.push(task_id, kind, run);
+      }
+      slots[slot] = b;
+      heap.push(b);
+      up(heap.length - 1);
     },
-    get size(): number {
-      return items.length;
+    /** The earliest bucket with tasks left, dropping spent ones (a bucket is spent once its cursor is at the end). */
+    first(): Bucket | undefined {
+      while (heap.length > 0) {
+        const b = heap[0];
+        if (b.next < b.items.length) return b;
+        const tail = heap.pop()!;
+        if (heap.length > 0) {
+          heap[0] = tail;
+          down(0);
+        }
+        // A recycled bucket's due is NaN, so a slot still naming it never matches (NaN equals nothing).
+        b.items.length = 0;
+        b.next = 0;
+        b.due_ms = Number.NaN;
+        if (spare.length < SPARE_BOUND) spare.push(b);
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
+ * Which task ids are still pending: one bit per id ever scheduled (ids are dense from 1), so scheduling,
+ * running and cancelling touch a byte rather than a Set entry. Cancelled tasks stay in their bucket and
+ * are skipped when they come up (lazy deletion).
+ */
+function createPendingBits() {
+  let bits = new Uint8Array(1024);
+  return {
+    set(id: number): void {
+      const byte = id >>> 3;
+      if (byte >= bits.length) {
+        const grown = new Uint8Array(Math.max(bits.length * 2, byte + 1));
+        grown.set(bits);
+        bits = grown;
+      }
+      bits[byte] |= 1 << (id & 7);
+    },
+    has: (id: number): boolean => (id >>> 3 < bits.length ? (bits[id >>> 3] & (1 << (id & 7))) !== 0 : false),
+    clear(id: number): void {
+      bits[id >>> 3] &= ~(1 << (id & 7));
     },
   };
 }
 
 export function createScheduler(clock: Clock): Scheduler {
-  const heap = createHeap();
-  // Cancelled tasks stay in the heap and are skipped when they surface (lazy deletion).
-  const cancelled = new Set<number>();
-  const live = new Set<number>();
+  const timers = createTimers();
+  const pendingIds = createPendingBits();
+  let live = 0;
   let seq = 0;
   let chain: Promise<unknown> = Promise.resolve();
 
-  /** The next task that was not cancelled, dropping cancelled ones on the way. */
-  const head = (): Task | undefined => {
-    let t = heap.peek();
-    while (t && cancelled.has(t.task_id)) {
-      heap.pop();
-      cancelled.delete(t.task_id);
-      t = heap.peek();
+  /** The bucket holding the next task that was not cancelled, its cursor on that task. */
+  const head = (): Bucket | undefined => {
+    for (;;) {
+      const b = timers.first();
+      if (b === undefined) return undefined;
+      while (b.next < b.items.length && !pendingIds.has(b.items[b.next] as number)) {
+        b.items[b.next + 2] = NOOP;
+        b.next += 3;
+      }
+      if (b.next < b.items.length) return b;
     }
-    return t;
   };
 
   let joined: Array<{ work: Promise<unknown>; apply: (result: unknown) => void }> = [];
@@ -128,29 +198,45 @@ export function createScheduler(clock: Clock): Scheduler {
 
   const runUntil = async (limit_ms: number, stopWhenIdle: boolean): Promise<RunReport> => {
     const report: RunReport = { ran: 0, kinds: {}, truncated: false };
+    // Kinds are counted per run of equal kinds (a block's confirmations come in runs): one keyed write per
+    // run, not per task. Runs end in the order they start, so the keys keep first-seen order.
+    let run_kind = '';
+    let run_count = 0;
     for (;;) {
       const next = head();
       // Joined results land before time moves on; applying them may schedule more work at this instant.
-      if (joined.length > 0 && (!next || next.due_ms > clock.now_ms() || joined.length >= JOIN_BOUND)) {
+      if (joined.length > 0 && (next === undefined || next.due_ms > clock.now_ms() || joined.length >= JOIN_BOUND)) {
         await flush();
         continue;
       }
-      if (!next || next.due_ms > limit_ms) break;
+      if (next === undefined || next.due_ms > limit_ms) break;
       if (report.ran >= TASK_BOUND) {
         report.truncated = true;
         break;
       }
-      const task = heap.pop()!;
-      live.delete(task.task_id);
-      clock.setNow(task.due_ms);
+      // Take the task off its bucket before running it: a task may schedule more at this same instant.
+      const i = next.next;
+      next.next = i + 3;
+      const kind = next.items[i + 1] as string;
+      const run = next.items[i + 2] as Task['run'];
+      next.items[i + 2] = NOOP;
+      pendingIds.clear(next.items[i] as number);
+      live--;
+      clock.setNow(next.due_ms);
       report.ran++;
-      report.kinds[task.kind] = (report.kinds[task.kind] ?? 0) + 1;
-      const pending = task.run();
+      if (kind === run_kind) run_count++;
+      else {
+        if (run_count > 0) report.kinds[run_kind] = (report.kinds[run_kind] ?? 0) + run_count;
+        run_kind = kind;
+        run_count = 1;
+      }
+      const pending = run();
       // A synchronous task needs no await (a microtask turn per task adds up over millions of tasks).
       if (pending) await pending;
     }
+    if (run_count > 0) report.kinds[run_kind] = (report.kinds[run_kind] ?? 0) + run_count;
     if (joined.length > 0) await flush();
-    if (!report.truncated && !(stopWhenIdle && live.size === 0)) clock.setNow(limit_ms);
+    if (!report.truncated && !(stopWhenIdle && live === 0)) clock.setNow(limit_ms);
     return report;
   };
 
@@ -162,10 +248,12 @@ export function createScheduler(clock: Clock): Scheduler {
 
   const scheduler: Scheduler = {
     schedule(due_ms, kind, run) {
-      const task: Task = { task_id: ++seq, due_ms: Math.max(due_ms, clock.now_ms()), kind, run };
-      heap.push(task);
-      live.add(task.task_id);
-      return task.task_id;
+      const task_id = ++seq;
+      const now = clock.now_ms();
+      timers.push(task_id, due_ms > now ? due_ms : now, kind, run);
+      pendingIds.set(task_id);
+      live++;
+      return task_id;
     },
     after(delay_ms, kind, run) {
       return scheduler.schedule(clock.now_ms() + Math.max(0, delay_ms), kind, run);
@@ -174,11 +262,13 @@ export function createScheduler(clock: Clock): Scheduler {
       joined.push({ work, apply: apply as (result: unknown) => void });
     },
     cancel(task_id) {
-      if (!live.delete(task_id)) return false;
-      cancelled.add(task_id);
+      // Only ids this scheduler handed out: the bit index would truncate a fraction onto another task's id.
+      if (!Number.isInteger(task_id) || !pendingIds.has(task_id)) return false;
+      pendingIds.clear(task_id);
+      live--;
       return true;
     },
-    pending: () => live.size,
+    pending: () => live,
     nextDue_ms: () => head()?.due_ms,
     advance: (ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, ms), false)),
     settle: (max_ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, max_ms), true)),
