@@ -18,6 +18,10 @@ export interface BenchOptions {
   warmup_s: number;
   /** The fixed offered rate of case read-fixed. */
   rate_per_s: number;
+  /** Connections of the fixed-rate cases. autocannon sends each connection's share of the rate in a burst per
+   *  tick, so at c=50 fifty requests land at once and the last waits for the other 49 (≈ 50 × CPU/request):
+   *  the latency target is measured with a pool that spreads the rate instead. */
+  fixed_connections: number;
   /** Measured runs per case; figures are the medians. */
   repeat: number;
   cases: CaseId[];
@@ -36,6 +40,7 @@ export const DEFAULT_OPTIONS: Omit<BenchOptions, 'command'> = {
   connections: 50,
   warmup_s: 2,
   rate_per_s: 2_000,
+  fixed_connections: 10,
   repeat: 1,
   cases: [...CASE_IDS],
 };
@@ -81,11 +86,11 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
   const auth = { authorization: `Bearer ${client_key}` };
   if (id === 'raw' || id === 'express') return { path: '/', opts: {} };
   // The latency floor of the fixed-rate target: the load generator and the machine with the cheapest server.
-  if (id === 'raw-fixed') return { path: '/', opts: { overallRate: o.rate_per_s } };
+  if (id === 'raw-fixed') return { path: '/', opts: { overallRate: o.rate_per_s, connections: o.fixed_connections } };
   if (id === 'read' || id === 'read-fixed') {
     const [a] = await fundAccounts(t, 1, 3);
     const path = `/v1/accounts/${a.account_id}/balances`;
-    return { path, opts: { headers: auth, ...(id === 'read-fixed' ? { overallRate: o.rate_per_s } : {}) } };
+    return { path, opts: { headers: auth, ...(id === 'read-fixed' ? { overallRate: o.rate_per_s, connections: o.fixed_connections } : {}) } };
   }
   if (id === 'replay') {
     const headers = { ...auth, 'content-type': 'application/json', 'idempotency-key': 'bench-replay-1' };
@@ -240,7 +245,7 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
   const ratios = ratiosOf(cases);
   const floor = cases.find((c) => c.id === 'raw-fixed');
   const fixed = cases.find((c) => c.id === 'read-fixed');
-  if (floor && fixed) fixed.note = `raw node:http at the same rate: p99 ${floor.latency_p99_ms} ms (the floor the load generator and this machine allow)`;
+  if (floor && fixed) fixed.note = `${o.fixed_connections} connections; raw node:http at the same rate: p99 ${floor.latency_p99_ms} ms (the floor the load generator and this machine allow)`;
   const { onCaseDone: _cb, command: _cmd, ...options } = o;
   return {
     kind: 'bench',

@@ -13,6 +13,7 @@ const HELP = `npm run bench -- [options]
   --connections <n>  autocannon connections (env BENCH_CONNECTIONS, default ${DEFAULT_OPTIONS.connections})
   --warmup <s>       untimed warm-up per case (env BENCH_WARMUP_S, default ${DEFAULT_OPTIONS.warmup_s})
   --rate <n>         offered req/s of the fixed-rate case (env BENCH_RATE, default ${DEFAULT_OPTIONS.rate_per_s})
+  --fixed-connections <n>  connections of the fixed-rate cases (env BENCH_FIXED_CONNECTIONS, default ${DEFAULT_OPTIONS.fixed_connections})
   --repeat <n>       rounds, each measuring every case once in turn; medians reported (env BENCH_REPEAT, default ${DEFAULT_OPTIONS.repeat})
   --credits <n>      credit pool of the mixed case (default: 500 per second of load)
   --cases <list>     comma list of ${CASE_IDS.join(', ')} (default all)
@@ -29,7 +30,7 @@ function options(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
-      duration: { type: 'string' }, connections: { type: 'string' }, warmup: { type: 'string' }, rate: { type: 'string' },
+      duration: { type: 'string' }, connections: { type: 'string' }, warmup: { type: 'string' }, rate: { type: 'string' }, 'fixed-connections': { type: 'string' },
       repeat: { type: 'string' }, credits: { type: 'string' }, cases: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean' },
     },
   });
@@ -49,6 +50,7 @@ function options(argv: string[]): BenchOptions {
     connections: Math.round(positive('connections', values.connections ?? env.BENCH_CONNECTIONS, DEFAULT_OPTIONS.connections)),
     warmup_s: warmup === '0' ? 0 : positive('warmup', warmup, DEFAULT_OPTIONS.warmup_s),
     rate_per_s: positive('rate', values.rate ?? env.BENCH_RATE, DEFAULT_OPTIONS.rate_per_s),
+    fixed_connections: Math.round(positive('fixed-connections', values['fixed-connections'] ?? env.BENCH_FIXED_CONNECTIONS, DEFAULT_OPTIONS.fixed_connections)),
     repeat: Math.round(positive('repeat', values.repeat ?? env.BENCH_REPEAT, DEFAULT_OPTIONS.repeat)),
     cases,
     ...(values.credits !== undefined ? { credits: Math.round(positive('credits', values.credits, 0)) } : {}),
