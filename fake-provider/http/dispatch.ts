@@ -1,44 +1,36 @@
 // The /v1 fast path: one middleware that finds a declared route by method + first path segment in a table
-// compiled once from the route declarations, matching exactly as express 5's router would (see compileRoute).
+// compiled once from the route declarations, matching with path-to-regexp as express 5's router does (compileRoute).
 // Anything it does not match falls through to the express router, which stays the reference. Also
 // `inSequence`: several middlewares as one router layer.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { match as pathMatch } from 'path-to-regexp';
 import type { AnyRoute, Matched } from './api.ts';
 
 /** What the table runs for a matched request (api.ts `serveRoute`). */
 export type MatchedHandler = (req: Request, res: Response, next: NextFunction, matched: Matched) => Promise<void>;
 
 interface Entry {
-  regex: RegExp;
-  names: string[];
+  match: RouteMatcher;
   serve: MatchedHandler;
 }
 
-const escapeRegex = (s: string): string => s.replace(/[.+*?^${}()[\]|/\\]/g, '\\$&');
-
-/**
- * An express route path (`/accounts/:account_id/balances`) as the regex express 5's router builds for it
- * with its defaults (path-to-regexp 8: case-insensitive, one optional trailing slash, a parameter is one
- * non-empty segment). Declared paths use only literal segments and `:name` parameters; anything else throws.
- */
-export function compileRoute(path: string): { regex: RegExp; names: string[] } {
-  const names: string[] = [];
-  const source = path
-    .split('/')
-    .map((segment) => {
-      if (!segment.startsWith(':')) {
-        if (/[:*?(){}]/.test(segment)) throw new Error(`route path ${path}: only literal segments and :params are supported`);
-        return escapeRegex(segment);
-      }
-      names.push(segment.slice(1));
-      return '([^\\/]+)';
-    })
-    .join('\\/');
-  return { regex: new RegExp(`^(?:${source})(?:\\/$)?$`, 'i'), names };
-}
+export type RouteMatcher = (path: string) => Record<string, string> | null;
 
 /** Express decodes each parameter with decodeURIComponent; a malformed one throws URIError (a 400 in errorMiddleware). */
-const decodeParam = (value: string): string => decodeURIComponent(value);
+const decodeParam = (value: string): string => (value.length === 0 ? value : decodeURIComponent(value));
+
+/**
+ * A declared route path (`/accounts/:account_id/balances`) as express 5's router matches it: path-to-regexp's
+ * `match` with the options its Layer passes by default (case-insensitive, to the end, optional trailing slash,
+ * parameters decoded).
+ */
+export function compileRoute(path: string): RouteMatcher {
+  const match = pathMatch(path.replace(/\/+$/, '') || '/', { sensitive: false, end: true, trailing: true, decode: decodeParam });
+  return (p) => {
+    const m = match(p);
+    return m === false ? null : (m.params as Record<string, string>);
+  };
+}
 
 /** The first segment of `/a/b/c` (`a`), lowercased as the match is case-insensitive. */
 function firstSegment(path: string): string {
@@ -55,7 +47,7 @@ export function routeTable(prefix: string, routes: ReadonlyArray<{ route: AnyRou
   for (const { route, serve } of routes) {
     const key = `${route.method.toUpperCase()} ${firstSegment(route.path)}`;
     const bucket = table.get(key) ?? [];
-    bucket.push({ ...compileRoute(route.path), serve });
+    bucket.push({ match: compileRoute(route.path), serve });
     table.set(key, bucket);
   }
   const lowerPrefix = prefix.toLowerCase();
@@ -63,11 +55,8 @@ export function routeTable(prefix: string, routes: ReadonlyArray<{ route: AnyRou
     const bucket = table.get(`${method === 'HEAD' ? 'GET' : method} ${firstSegment(path)}`);
     if (bucket === undefined) return undefined;
     for (const entry of bucket) {
-      const m = entry.regex.exec(path);
-      if (m === null) continue;
-      const params: Record<string, string> = {};
-      for (let i = 0; i < entry.names.length; i++) params[entry.names[i]] = decodeParam(m[i + 1]);
-      return { entry, params };
+      const params = entry.match(path);
+      if (params !== null) return { entry, params };
     }
     return undefined;
   };
