@@ -20,24 +20,6 @@ export interface TimelineQuery {
   organization_id?: string;
 }
 
-interface Transition {
-  kind: string;
-  entity_id: string;
-  from: string | null;
-  event: string;
-  to: string;
-  at_ms: number;
-}
-
-/**
- * The one place that reads the transition log (its storage is being reworked for memory: adapt here).
- * Records come out oldest first.
- */
-export function readTransitions(world: World): Iterable<Transition> {
-  const log = world.transitions as unknown as { all?: () => Iterable<Transition>; records: Transition[] };
-  return log.all ? log.all() : log.records;
-}
-
 /** Every string an event names as an entity: the account, `*_id` fields, tx hashes. */
 function idsOf(e: StoredEvent): string[] {
   const out = [e.envelope.account_id];
@@ -76,7 +58,7 @@ function eventEntity(world: World, e: StoredEvent): { entity_type: string; entit
 
 function transitionEntries(world: World, q: TimelineQuery, scope: Set<string> | null): TimelineEntry[] {
   const out: TimelineEntry[] = [];
-  for (const r of readTransitions(world)) {
+  for (const r of world.transitions.all()) {
     if (!inWindow(q, r.at_ms) || (scope && !scope.has(r.entity_id))) continue;
     out.push({ sim_ms: r.at_ms, entity_type: r.kind, entity_id: r.entity_id, kind: 'transition', ...(r.from === null ? {} : { from: r.from }), to: r.to, detail: r.event });
   }
