@@ -1,5 +1,7 @@
-// The runtime and the express app: one runtime holds the current world (reset swaps it), the /v1 API
-// built from every resource's declared routes, the control plane under /_sim, and the OpenAPI document.
+// The runtime and the app: one runtime holds the current world (reset swaps it), the /v1 API built from
+// every resource's declared routes (served by http/front.ts, the rest by express), the control plane under
+// /_sim, and the OpenAPI document.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
@@ -8,7 +10,8 @@ import { DEFAULT_PROFILE, type Profile } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
 import { errorMiddleware, handlerFor, jsonBody, openapiPath, renderError, serveRoute, type AnyRoute, type Locals } from './http/api.ts';
-import { inSequence, routeTable } from './http/dispatch.ts';
+import { routeTable } from './http/dispatch.ts';
+import { frontDoor } from './http/front.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limits.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { RESOURCES } from './resources/index.ts';
@@ -113,7 +116,8 @@ function mount(router: express.Router, routes: AnyRoute[], limiter: RateLimiter)
   for (const route of routes) router[route.method](route.path, handlerFor(route, limiter));
 }
 
-export function createApp(runtime: Runtime): express.Express {
+/** The server's request listener: declared /v1 routes through http/front.ts, everything else through express. */
+export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerResponse) => void {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -122,17 +126,15 @@ export function createApp(runtime: Runtime): express.Express {
   // Bodies are read first; then one small middleware gives every request its world and request id (ids
   // come from the sim, so a replayed run produces the same ids) and journals it when a journal is kept.
   // Drawing the id once the body is in makes the journal's order the order in which requests took effect.
-  // Then the /v1 fast path: the declared routes in a table matched by method + first segment (express's
-  // router walked ~45 layers in order); what it does not match goes on to the /v1 router below. The three
-  // run as one router layer; the journal's error twin stays a layer of its own.
-  const [journalRequest, journalBodyError] = requestJournal(runtime);
-  const table = routeTable('/v1', apiRoutes().map((route) => ({ route, serve: serveRoute(route, runtime.limiter) })));
-  app.use(inSequence(jsonBody, journalRequest, table), journalBodyError);
+  // front.ts runs the same steps for the declared /v1 routes.
+  const journal = requestJournal(runtime);
+  app.use(jsonBody, ...journal.middleware);
 
   const onBug = (err: unknown, request_id: string): void => {
     runtime.bugs.push({ request_id, message: err instanceof Error ? err.message : String(err) });
     console.error(`[swapsim] internal error on ${request_id}:`, err instanceof Error ? err.stack : err);
   };
+  const fail = errorMiddleware(onBug);
 
   const v1 = express.Router();
   let openapi: unknown;
@@ -154,6 +156,10 @@ export function createApp(runtime: Runtime): express.Express {
     const { world, request_id } = res.locals as Locals;
     renderError(res, new ApiError('route_not_found', `no route ${req.method} ${req.path}; the API lives under /v1`), world, request_id);
   });
-  app.use(errorMiddleware(onBug));
-  return app;
+  app.use(fail);
+
+  // The declared /v1 routes in a table matched by method + first segment (express's router walked ~45
+  // layers in order); the express /v1 router above serves the same routes and stays the reference.
+  const table = routeTable('/v1', apiRoutes().map((route) => ({ route, serve: serveRoute(route, runtime.limiter) })));
+  return frontDoor({ app, table, begin: journal.begin, fail });
 }

@@ -1,7 +1,11 @@
 // The one place HTTP conventions live: route declarations (zod schemas once, for validation, types and
 // OpenAPI), the /v1 gate (request id, bearer auth, body parsing), rate limits, idempotency, the list
-// shape and the error envelope. Resource routes declare `defineRoute(...)` and never touch express.
+// shape and the error envelope. Resource routes declare `defineRoute(...)` and never touch express; the
+// route wrapper reads node's request and response only, so /v1 can be served without express (front.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import parseurl from 'parseurl';
 import { z } from 'zod';
 import type { Organization, World } from '../world.ts';
 import { authenticate } from './auth.ts';
@@ -84,6 +88,24 @@ export function listSchema(key: string, item: Schema): Schema {
   return z.object({ request_id: z.string(), [key]: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
 }
 
+/** What the route wrapper reads of a request: node's, plus the parsed body (express's Request is one too). */
+export type ApiRequest = IncomingMessage & { method: string; body?: unknown; rawBody?: string; originalUrl?: string };
+/** Node's response with the per-request locals (express's Response is one too). */
+export type ApiResponse = ServerResponse & { locals: Record<string, unknown> };
+export type Next = (err?: unknown) => void;
+
+/** A request header as one string (express's `req.get`; node joins repeated headers except the ones it drops). */
+export function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** The query as express 5's 'simple' parser gives it: node's querystring over parseurl's query. */
+function queryOf(req: IncomingMessage): Record<string, unknown> {
+  const q = parseurl(req)?.query;
+  return typeof q === 'string' && q.length > 0 ? parseQuery(q) : {};
+}
+
 export interface Locals {
   world: World;
   request_id: string;
@@ -93,8 +115,6 @@ export interface Locals {
   /** The connection is reset on purpose (`lose_response`): a journal records a reset, not a client gone away. */
   reset?: boolean;
 }
-
-const asRecord = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
 
 /** Profile `extra_response_fields`: a copy of the body with an unknown field in every object. */
 function withExtensionFields(value: unknown): unknown {
@@ -111,7 +131,7 @@ function withExtensionFields(value: unknown): unknown {
  * Content-Type and Content-Length; no ETag, the app disables it) without its per-request work, and one
  * string write lets node send head and body in one syscall. HEAD gets the headers only.
  */
-function writeJson(res: Response, status: number, body: unknown, headers: Record<string, string> | undefined): void {
+function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> | undefined): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
   if (headers) for (const name of Object.keys(headers)) res.setHeader(name, headers[name]);
@@ -120,17 +140,18 @@ function writeJson(res: Response, status: number, body: unknown, headers: Record
   res.end(res.req.method === 'HEAD' ? undefined : text);
 }
 
-function send(res: Response, reply: StoredReply, world: World, control: boolean): void {
+function send(res: ServerResponse, reply: StoredReply, world: World, control: boolean): void {
   if (reply.status === 204) {
-    if (reply.headers) res.set(reply.headers);
-    res.status(204).end();
+    if (reply.headers) for (const name of Object.keys(reply.headers)) res.setHeader(name, reply.headers[name]);
+    res.statusCode = 204;
+    res.end();
     return;
   }
   // The control plane's shapes are exact (design.md); only /v1 answers grow unknown fields.
   writeJson(res, reply.status, world.profile.extra_response_fields && !control ? withExtensionFields(reply.body) : reply.body, reply.headers);
 }
 
-export function renderError(res: Response, err: ApiError, world: World, request_id: string): void {
+export function renderError(res: ServerResponse, err: ApiError, world: World, request_id: string): void {
   const { status, body } = envelope(err, request_id, world.profile);
   writeJson(res, status, body, err.headers);
 }
@@ -143,10 +164,11 @@ export interface Matched {
   control: boolean;
 }
 
-/** The per-request facts the route wrapper reads once and hands on (express 5 re-parses `req.query` on every read). */
+/** The per-request facts the route wrapper reads once and hands on. */
 interface RequestView {
   route: AnyRoute;
-  req: Request;
+  req: ApiRequest;
+  res: ApiResponse;
   matched: Matched;
   query: Record<string, unknown>;
   /** method + path + canonical body of a write, hashed once for both the idempotency store and conduct. */
@@ -161,19 +183,22 @@ export function handlerFor(route: AnyRoute, limiter: RateLimiter): (req: Request
   return (req, res, next) => serve(req, res, next, { path: req.path, params: req.params as Record<string, string>, control: req.baseUrl.startsWith('/_sim') });
 }
 
+/** What front.ts runs for a request the /v1 table matched (and `handlerFor` for express's routers). */
+export type MatchedHandler = (req: ApiRequest, res: ApiResponse, next: Next, matched: Matched) => Promise<void>;
+
 /** Runs one declared route for a matched request: auth, rate limit, http faults, idempotency, conduct, reply. */
-export function serveRoute(route: AnyRoute, limiter: RateLimiter): (req: Request, res: Response, next: NextFunction, matched: Matched) => Promise<void> {
+export function serveRoute(route: AnyRoute, limiter: RateLimiter): MatchedHandler {
   return async (req, res, next, matched) => {
-    const { world, request_id } = res.locals as Locals;
-    const view: RequestView = { route, req, matched, query: {}, print: null };
+    const { world, request_id } = res.locals as unknown as Locals;
+    const view: RequestView = { route, req, res, matched, query: {}, print: null };
     // Known once authenticated: every answer from then on goes to that key's conduct record.
     let api_key: string | undefined;
     try {
-      view.query = asRecord(req.query);
+      view.query = queryOf(req);
       let ctx: ApiContext | PublicContext;
       let fault: HttpFault = NO_HTTP_FAULT;
       if (route.auth === 'public') {
-        ctx = { world, request_id, ip: (res.locals as Locals).ip ?? req.socket.remoteAddress ?? 'unknown' };
+        ctx = { world, request_id, ip: (res.locals as unknown as Locals).ip ?? req.socket.remoteAddress ?? 'unknown' };
       } else {
         const who = authenticate(world, req.headers.authorization);
         api_key = who.api_key;
@@ -198,7 +223,7 @@ export function serveRoute(route: AnyRoute, limiter: RateLimiter): (req: Request
 }
 
 /** Parses the input, runs the handler (once per Idempotency-Key on IDEM routes), records conduct and answers. */
-async function answer(view: RequestView, res: Response, ctx: ApiContext | PublicContext, fault: HttpFault, api_key: string | undefined): Promise<void> {
+async function answer(view: RequestView, res: ApiResponse, ctx: ApiContext | PublicContext, fault: HttpFault, api_key: string | undefined): Promise<void> {
   const { route, req, matched } = view;
   const { world, request_id } = ctx;
   if (fault.error) throw fault.error;
@@ -213,7 +238,7 @@ async function answer(view: RequestView, res: Response, ctx: ApiContext | Public
   };
   let reply: StoredReply;
   if (route.idempotent && 'org' in ctx) {
-    const key = requireKey(req.get('idempotency-key'));
+    const key = requireKey(headerOf(req, 'idempotency-key'));
     const print = view.print ?? fingerprint(req.method, matched.path, req.body);
     reply = (await withIdempotency(world, ctx.org.organization_id, key, print, async () => runHandler(route, input, ctx))).reply;
   } else {
@@ -223,7 +248,7 @@ async function answer(view: RequestView, res: Response, ctx: ApiContext | Public
   }
   if (api_key !== undefined) recordConduct(world, api_key, request_id, view, lost ? (lost === 'reset' ? 0 : 500) : reply.status, reply, lost !== null);
   if (lost === 'reset') {
-    (res.locals as Locals).reset = true;
+    (res.locals as unknown as Locals).reset = true;
     res.socket?.destroy();
   } else if (lost === 'error_500') renderError(res, lostReplyError(), world, request_id);
   else send(res, reply, world, matched.control);
@@ -258,14 +283,14 @@ function recordConduct(world: World, api_key: string, request_id: string, view: 
   const err = (reply.body as { error?: { code?: string } } | undefined)?.error;
   recordRequest(world, api_key, {
     request_id,
-    wall_ms: (req.res?.locals as Locals | undefined)?.wall_ms,
+    wall_ms: (view.res.locals as unknown as Locals).wall_ms,
     method: req.method,
     path: matched.path,
     route_path: route.path,
     query: view.query,
     body: req.body,
     body_fingerprint: view.print,
-    idempotency_key: req.get('idempotency-key') ?? null,
+    idempotency_key: headerOf(req, 'idempotency-key') ?? null,
     status,
     reply_body: reply.body,
     headers: reply.headers,
@@ -276,12 +301,12 @@ function recordConduct(world: World, api_key: string, request_id: string, view: 
 
 /** Maps body-parser failures, ApiErrors and anything unexpected to the envelope. Unexpected = a bug. */
 export function errorMiddleware(onBug: (err: unknown, request_id: string) => void) {
-  return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
+  return (err: unknown, _req: IncomingMessage, res: ApiResponse, _next: Next): void => {
     const locals = res.locals as Partial<Locals>;
     const world = locals.world;
     const request_id = locals.request_id ?? 'req_unknown';
     if (!world) {
-      res.status(500).json({ request_id, error: { type: 'api_error', code: 'internal_error', message: 'internal error', request_id } });
+      if (!res.headersSent) writeJson(res, 500, { request_id, error: { type: 'api_error', code: 'internal_error', message: 'internal error', request_id } }, undefined);
       return;
     }
     let api: ApiError;
@@ -316,10 +341,13 @@ const parseJson = express.json({
   },
 });
 
-/** A request without a body (no Content-Length nor Transfer-Encoding: every GET) skips the parser, as the parser itself would. */
-export const jsonBody = (req: Request, res: Response, next: NextFunction): void => {
+/**
+ * A request without a body (no Content-Length nor Transfer-Encoding: every GET) skips the parser, as the parser
+ * itself would. body-parser reads node's request only, so this runs on front.ts's requests as well as express's.
+ */
+export const jsonBody = (req: ApiRequest, res: ServerResponse, next: Next): void => {
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) next();
-  else parseJson(req, res, next);
+  else parseJson(req as Request, res as Response, next);
 };
 
 /** Express path `/a/:id` → OpenAPI `/a/{id}`. */

@@ -1,11 +1,11 @@
 // The /v1 route table against express 5's own router: the same paths match the same routes with the same
 // decoded parameters (case, trailing slash, percent-encoding), and over HTTP the fast path answers as before.
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../app.ts';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
 import { readyAccount } from '../testing/flows.ts';
-import { compileRoute, inSequence } from './dispatch.ts';
+import { compileRoute, routeTable } from './dispatch.ts';
 
 interface ExpressLayer {
   /** router 2.3: the match (with decoded params) or false. */
@@ -59,28 +59,24 @@ describe('route table matching', () => {
 
 });
 
-describe('inSequence', () => {
-  const req = {} as Request;
-  const res = {} as Response;
-  const run = (...steps: Array<(q: Request, s: Response, n: NextFunction) => void>): { ran: string[]; passed: unknown[] } => {
-    const ran: string[] = [];
-    const passed: unknown[] = [];
-    inSequence(...steps.map((f, i) => (q: Request, s: Response, n: NextFunction) => (ran.push(`step${i}`), f(q, s, n))))(req, res, (err?: unknown) => passed.push(err));
-    return { ran, passed };
-  };
+describe('routeTable', () => {
+  const declare = (method: 'get' | 'post', path: string) => ({ method, path, summary: '', tag: '', handler: () => ({}) });
+  const table = routeTable('/v1', [
+    { route: declare('get', '/accounts/:account_id'), serve: 'first' },
+    { route: declare('get', '/accounts/:other'), serve: 'shadowed' },
+    { route: declare('post', '/accounts'), serve: 'create' },
+  ]);
 
-  it('runs every step in order, then calls next once without an error', () => {
-    expect(run((_q, _s, n) => n(), (_q, _s, n) => n())).toEqual({ ran: ['step0', 'step1'], passed: [undefined] });
+  it('finds by method and path under the prefix (any case), the first declared route winning, HEAD as GET', () => {
+    expect(table.find('GET', '/v1/accounts/acc_1')).toEqual({ serve: 'first', path: '/accounts/acc_1', params: { account_id: 'acc_1' } });
+    expect(table.find('HEAD', '/V1/Accounts/acc_1/')?.serve).toBe('first');
+    expect(table.find('POST', '/v1/accounts')?.serve).toBe('create');
   });
 
-  it('an error passed or thrown skips the remaining steps and reaches next', () => {
-    const boom = new Error('boom');
-    expect(run((_q, _s, n) => n(boom), (_q, _s, n) => n())).toEqual({ ran: ['step0'], passed: [boom] });
-    expect(run(() => { throw boom; }, (_q, _s, n) => n())).toEqual({ ran: ['step0'], passed: [boom] });
-  });
-
-  it('a step that answers without calling next ends the sequence', () => {
-    expect(run(() => undefined, (_q, _s, n) => n())).toEqual({ ran: ['step0'], passed: [] });
+  it('finds nothing outside the prefix, for the bare prefix, or for another method', () => {
+    for (const [method, path] of [['GET', '/v2/accounts/a'], ['GET', '/v1accounts/a'], ['GET', '/v1'], ['GET', '/v1/'], ['PUT', '/v1/accounts/a'], ['GET', '/v1/accounts/a/b']]) {
+      expect(table.find(method, path), `${method} ${path}`).toBeUndefined();
+    }
   });
 });
 

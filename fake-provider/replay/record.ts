@@ -2,11 +2,10 @@
 // takes effect (its id is drawn then, so every id-consuming request is journaled), and its answer. In a
 // replay the same middleware takes the recorded request line instead of wall time and the socket address.
 import { createRequire } from 'node:module';
-import type { NextFunction, Request, Response } from 'express';
 import { createJournal, JOURNAL_VERSION, wallNow_ms, type Journal } from '../../sim/index.ts';
 import { DEFAULT_PROFILE } from '../profile.ts';
 import type { Runtime, RuntimeOptions } from '../app.ts';
-import type { Locals } from '../http/api.ts';
+import { headerOf, type ApiRequest, type ApiResponse, type Locals, type Next } from '../http/api.ts';
 import type { CapturedResponse, HeaderLine, RequestLine } from './lines.ts';
 import type { ReplayTape } from './tape.ts';
 
@@ -45,9 +44,7 @@ export function worldStart_ms(options: RuntimeOptions): number | undefined {
   return start_ms;
 }
 
-type RawRequest = Request & { rawBody?: string };
-
-function requestLine(req: RawRequest, request_id: string, sim_ms: number, body_error: string | null): RequestLine {
+function requestLine(req: ApiRequest, request_id: string, sim_ms: number, body_error: string | null): RequestLine {
   return {
     kind: 'request',
     request_id,
@@ -55,11 +52,11 @@ function requestLine(req: RawRequest, request_id: string, sim_ms: number, body_e
     wall_ms: wallNow_ms(),
     ip: req.socket.remoteAddress ?? 'unknown',
     method: req.method,
-    url: req.originalUrl,
+    url: req.originalUrl ?? req.url ?? '',
     headers: {
-      authorization: req.get('authorization') ?? null,
-      'idempotency-key': req.get('idempotency-key') ?? null,
-      'content-type': req.get('content-type') ?? null,
+      authorization: headerOf(req, 'authorization') ?? null,
+      'idempotency-key': headerOf(req, 'idempotency-key') ?? null,
+      'content-type': headerOf(req, 'content-type') ?? null,
     },
     body: body_error ? null : (req.rawBody ?? null),
     body_error,
@@ -76,34 +73,34 @@ const chunkText = (chunk: unknown, encoding: unknown): string => {
  * Sees the answer exactly as handed to the socket (status, headers, body bytes), or the reset a
  * `lose_response` fault made. A client that went away first changes nothing: the handler still answers.
  */
-function captureResponse(res: Response, report: (r: CapturedResponse) => void): void {
+function captureResponse(res: ApiResponse, report: (r: CapturedResponse) => void): void {
   let done = false;
   const end = res.end;
-  res.end = function (this: Response, ...args: unknown[]) {
+  res.end = function (this: ApiResponse, ...args: unknown[]) {
     if (!done) {
       done = true;
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(res.getHeaders())) if (value !== undefined) headers[name] = String(value);
       report({ status: res.statusCode, headers, body: chunkText(args[0], args[1]) });
     }
-    return (end as (...a: unknown[]) => Response).apply(this, args);
-  } as Response['end'];
+    return (end as (...a: unknown[]) => ApiResponse).apply(this, args);
+  } as ApiResponse['end'];
   res.once('close', () => {
-    if (done || !(res.locals as Locals).reset) return;
+    if (done || !(res.locals as unknown as Locals).reset) return;
     done = true;
     report({ status: 0, headers: {}, body: '', reset: true });
   });
 }
 
 /**
- * The app's first middleware after body parsing (and its error twin, for bodies that could not be read):
- * gives the request its world and id; with a journal, records it and its answer. Without one the cost is
- * one `if`.
+ * What runs once a request's body is read (`err`: why it could not be): gives the request its world and id;
+ * with a journal, records it and its answer. Without one the cost is one `if`. `begin` is front.ts's call;
+ * `middleware` is the same as the express app's layer after body parsing and its error twin.
  */
 export function requestJournal(runtime: Pick<Runtime, 'world'>) {
-  const begin = (req: RawRequest, res: Response, next: NextFunction, err?: unknown): void => {
+  const begin = (req: ApiRequest, res: ApiResponse, next: Next, err?: unknown): void => {
     const world = runtime.world;
-    const locals = res.locals as Locals;
+    const locals = res.locals as unknown as Locals;
     locals.world = world;
     const journal = world.sim.journal;
     if (journal.mode === 'off') {
@@ -122,19 +119,22 @@ export function requestJournal(runtime: Pick<Runtime, 'world'>) {
     captureResponse(res, (r) => journal.write({ kind: 'response', request_id, ...r }));
     next(err);
   };
-  return [
-    (req: Request, res: Response, next: NextFunction) => begin(req, res, next),
-    // A replayed body error is raised after `begin`, and passes here on its way to the error middleware.
-    (err: unknown, req: Request, res: Response, next: NextFunction) => ((res.locals as Partial<Locals>).request_id === undefined ? begin(req, res, next, err) : next(err)),
-  ] as const;
+  return {
+    begin,
+    middleware: [
+      (req: ApiRequest, res: ApiResponse, next: Next) => begin(req, res, next),
+      // A replayed body error is raised after `begin`, and passes here on its way to the error middleware.
+      (err: unknown, req: ApiRequest, res: ApiResponse, next: Next) => ((res.locals as Partial<Locals>).request_id === undefined ? begin(req, res, next, err) : next(err)),
+    ] as const,
+  };
 }
 
 /** A replayed request: the recorded line supplies wall time, address and any body error. */
-function replayed(tape: ReplayTape, request_id: string, req: Request, res: Response, next: NextFunction): void {
+function replayed(tape: ReplayTape, request_id: string, req: ApiRequest, res: ApiResponse, next: Next): void {
   const line = tape.arrive(request_id);
   // A recorded request without a body stays without one (node's client may have sent Content-Length: 0).
   if (line.body === null) req.body = undefined;
-  const locals = res.locals as Locals;
+  const locals = res.locals as unknown as Locals;
   locals.wall_ms = line.wall_ms;
   locals.ip = line.ip;
   captureResponse(res, (r) => tape.answered(line.request_id, r));

@@ -1,13 +1,14 @@
 // The HTTP self-benchmark: baselines (raw node:http, also at the fixed rate as the latency floor; express 5
 // hello-world) and swapsim's cases (a) balances read, (a) at a fixed rate, (b) idempotent replay, (c) mixed
-// lifecycle, each against a server in its own child process, measured by autocannon in this process;
-// returns the BenchResult with ratios and targets.
+// lifecycle, each against a server in its own child process, measured by autocannon in this process (the
+// fixed-rate cases by an open-loop generator, open-loop.ts); returns the BenchResult with ratios and targets.
 import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import type { BenchCase, BenchResult } from '../../reports/types.ts';
 import { startServer, type ServerChild, type ServerKind } from './children.ts';
 import { driveClock, fundAccounts, type Target } from './setup.ts';
 import { mixedLoad } from './mixed.ts';
+import { openLoop } from './open-loop.ts';
 
 export const CASE_IDS = ['raw', 'raw-fixed', 'express', 'read', 'read-fixed', 'replay', 'mixed'] as const;
 export type CaseId = (typeof CASE_IDS)[number];
@@ -18,9 +19,7 @@ export interface BenchOptions {
   warmup_s: number;
   /** The fixed offered rate of case read-fixed. */
   rate_per_s: number;
-  /** Connections of the fixed-rate cases. autocannon sends each connection's share of the rate in a burst per
-   *  tick, so at c=50 fifty requests land at once and the last waits for the other 49 (≈ 50 × CPU/request):
-   *  the latency target is measured with a pool that spreads the rate instead. */
+  /** Keep-alive connections of the fixed-rate cases' open-loop generator (a request due while all are busy waits). */
   fixed_connections: number;
   /** Measured runs per case; figures are the medians. */
   repeat: number;
@@ -75,6 +74,8 @@ interface Prepared {
   /** Appended to the server's URL (autocannon takes the path in the URL). */
   path?: string;
   opts: Partial<autocannon.Options>;
+  /** Offered at a constant arrival rate by the open-loop generator instead of autocannon (GETs of `path`). */
+  fixed_rate?: { rate_per_s: number; connections: number; headers?: Record<string, string> };
   /** Runs around each measured (and warm-up) run, e.g. the sim-clock driver. */
   during?: () => () => Promise<void>;
   note?: () => string | undefined;
@@ -86,11 +87,12 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
   const auth = { authorization: `Bearer ${client_key}` };
   if (id === 'raw' || id === 'express') return { path: '/', opts: {} };
   // The latency floor of the fixed-rate target: the load generator and the machine with the cheapest server.
-  if (id === 'raw-fixed') return { path: '/', opts: { overallRate: o.rate_per_s, connections: o.fixed_connections } };
+  if (id === 'raw-fixed') return { path: '/', opts: {}, fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections } };
   if (id === 'read' || id === 'read-fixed') {
     const [a] = await fundAccounts(t, 1, 3);
     const path = `/v1/accounts/${a.account_id}/balances`;
-    return { path, opts: { headers: auth, ...(id === 'read-fixed' ? { overallRate: o.rate_per_s, connections: o.fixed_connections } : {}) } };
+    if (id === 'read-fixed') return { path, opts: {}, fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections, headers: auth } };
+    return { path, opts: { headers: auth } };
   }
   if (id === 'replay') {
     const headers = { ...auth, 'content-type': 'application/json', 'idempotency-key': 'bench-replay-1' };
@@ -111,18 +113,61 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
   };
 }
 
+/** One run's figures, whichever generator measured it. */
+interface RunFigures {
+  requests_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  answered: number;
+  non_2xx: number;
+  /** Socket errors + timeouts + body mismatches. */
+  transport_errors: number;
+  status_codes: Record<string, number>;
+}
+
 interface Measured {
-  result: autocannon.Result;
+  result: RunFigures;
   cpu_us_per_request?: number;
+}
+
+function fromAutocannon(r: autocannon.Result): RunFigures {
+  const status_codes: Record<string, number> = {};
+  for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) status_codes[code] = s?.count ?? 0;
+  return {
+    requests_per_s: r.requests.average,
+    p50_ms: r.latency.p50,
+    p99_ms: r.latency.p99,
+    answered: r.requests.total,
+    non_2xx: r.non2xx,
+    transport_errors: r.errors + r.timeouts + r.mismatches,
+    status_codes,
+  };
+}
+
+async function run(server: ServerChild, o: BenchOptions, p: Prepared, duration_s: number): Promise<RunFigures> {
+  const url = server.url + (p.path ?? '');
+  if (p.fixed_rate) {
+    const r = await openLoop({ url, duration_s, ...p.fixed_rate });
+    return {
+      requests_per_s: r.requests_per_s,
+      p50_ms: r.latency_ms.p50,
+      p99_ms: r.latency_ms.p99,
+      answered: r.answered,
+      non_2xx: r.non_2xx,
+      transport_errors: r.errors,
+      status_codes: r.status_codes,
+    };
+  }
+  return fromAutocannon(await autocannon({ url, connections: o.connections, duration: duration_s, ...p.opts }));
 }
 
 async function measure(server: ServerChild, o: BenchOptions, p: Prepared, duration_s: number): Promise<Measured> {
   const stop = p.during?.();
   const cpu_before_ms = server.cpu_ms();
   try {
-    const result = await autocannon({ url: server.url + (p.path ?? ''), connections: o.connections, duration: duration_s, ...p.opts });
+    const result = await run(server, o, p, duration_s);
     const cpu_after_ms = server.cpu_ms();
-    const answered = result.requests.total;
+    const answered = result.answered;
     const cpu_us_per_request = cpu_before_ms !== undefined && cpu_after_ms !== undefined && answered > 0 ? ((cpu_after_ms - cpu_before_ms) * 1000) / answered : undefined;
     return { result, cpu_us_per_request };
   } finally {
@@ -143,16 +188,16 @@ function summarize(id: CaseId, measured: Measured[], warm: Measured[], o: BenchO
   const runs = measured.map((m) => m.result);
   const cpu = measured.map((m) => m.cpu_us_per_request).filter((x): x is number => x !== undefined);
   for (const { result: r } of [...warm, ...measured]) {
-    non_2xx += r.non2xx;
-    transport_errors += r.errors + r.timeouts + r.mismatches;
-    for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) status_codes[code] = (status_codes[code] ?? 0) + (s?.count ?? 0);
+    non_2xx += r.non_2xx;
+    transport_errors += r.transport_errors;
+    for (const [code, n] of Object.entries(r.status_codes)) status_codes[code] = (status_codes[code] ?? 0) + n;
   }
   return {
     id,
     name: NAMES[id],
-    requests_per_s: Math.round(median(runs.map((r) => r.requests.average))),
-    latency_p50_ms: round(median(runs.map((r) => r.latency.p50))),
-    latency_p99_ms: round(median(runs.map((r) => r.latency.p99))),
+    requests_per_s: Math.round(median(runs.map((r) => r.requests_per_s))),
+    latency_p50_ms: round(median(runs.map((r) => r.p50_ms))),
+    latency_p99_ms: round(median(runs.map((r) => r.p99_ms))),
     errors: non_2xx + transport_errors,
     ...(id === 'read-fixed' || id === 'raw-fixed' ? { offered_rate_per_s: o.rate_per_s } : {}),
     non_2xx,
@@ -245,7 +290,7 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
   const ratios = ratiosOf(cases);
   const floor = cases.find((c) => c.id === 'raw-fixed');
   const fixed = cases.find((c) => c.id === 'read-fixed');
-  if (floor && fixed) fixed.note = `${o.fixed_connections} connections; raw node:http at the same rate: p99 ${floor.latency_p99_ms} ms (the floor the load generator and this machine allow)`;
+  if (floor && fixed) fixed.note = `open loop, ${o.fixed_connections} connections; raw node:http at the same rate: p99 ${floor.latency_p99_ms} ms (the floor the load generator and this machine allow)`;
   const { onCaseDone: _cb, command: _cmd, ...options } = o;
   return {
     kind: 'bench',
