@@ -2,18 +2,17 @@
 // one real HTTP POST per copy. Wall time bounds the network I/O only (AbortSignal.timeout), never the sim.
 // The receiver's answer is an outside input: a journal records it, and a replay substitutes the recording.
 import { createHmac } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent } from 'undici';
 import type { Journal } from '../../../sim/journal.ts';
 
-/** Keep-alive connection pools for one world's deliveries (node:http costs a fraction of fetch per POST). */
-export interface Transport {
-  http: HttpAgent;
-  https: HttpsAgent;
-}
+/**
+ * Keep-alive connection pools (per origin, http and https) for one world's deliveries. undici's request
+ * costs about two thirds of node:http's per POST once warm, and node:http about a third of fetch's.
+ */
+export type Transport = Agent;
 
 export function createTransport(): Transport {
-  return { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
+  return new Agent({ connections: 64 });
 }
 
 /** `v1=` + hex HMAC-SHA256 keyed with the secret's UTF-8 bytes over `<timestamp>.<raw body>`. */
@@ -66,35 +65,30 @@ export function post(req: SignedRequest, timeout_ms: number, journal?: Journal, 
   return journal.outside('webhook', `${header('-Delivery-Id')}@${header('-Timestamp')}`, () => send(req, timeout_ms, transport));
 }
 
+/** A receiver's answer body is read up to this much to keep the connection; past it the connection is dropped. */
+const DRAIN_LIMIT_BYTES = 2 ** 20;
+
 /**
- * One POST over node:http(s) with a keep-alive agent. Redirects are not followed (a 3xx is not a 2xx: a
- * failed attempt). The answer is the status line's code once the body is drained, ended or cut off; 0 when
- * no response came (timeout, refused connection, DNS, TLS…). The whole exchange is bounded by timeout_ms.
+ * One POST over undici with a keep-alive pool. Redirects are not followed (a 3xx is not a 2xx: a failed
+ * attempt). The answer is the status line's code once the body is drained, ended or cut off; 0 when no
+ * response came (timeout, refused connection, DNS, TLS…). The whole exchange is bounded by timeout_ms.
  */
-function send(req: SignedRequest, timeout_ms: number, transport: Transport = createTransport()): Promise<number> {
-  return new Promise((resolve) => {
-    let status = 0;
-    const done = (): void => resolve(status);
+async function send(req: SignedRequest, timeout_ms: number, transport: Transport = createTransport()): Promise<number> {
+  const signal = AbortSignal.timeout(timeout_ms);
+  let status: number;
+  try {
+    const url = new URL(req.url);
+    // Content-Length comes from the string body; undici adds Host.
+    const res = await transport.request({ origin: url.origin, path: url.pathname + url.search, method: 'POST', headers: req.headers, body: req.body, signal });
+    status = res.statusCode;
     try {
-      const https = req.url.startsWith('https:');
-      const out = (https ? httpsRequest : httpRequest)(
-        req.url,
-        {
-          method: 'POST',
-          headers: { ...req.headers, 'Content-Length': String(Buffer.byteLength(req.body)) },
-          agent: https ? transport.https : transport.http,
-          signal: AbortSignal.timeout(timeout_ms),
-        },
-        (res) => {
-          status = res.statusCode ?? 0;
-          // Drain the body so the connection can be reused; a receiver that stalls mid-body still times out.
-          res.on('end', done).on('error', done).on('close', done).resume();
-        },
-      );
-      out.on('error', done);
-      out.end(req.body);
+      // Drained so the connection can be reused (a large answer is cut off instead); a receiver that stalls mid-body still times out.
+      await res.body.dump({ limit: DRAIN_LIMIT_BYTES, signal });
     } catch {
-      resolve(0);
+      // The status line came: the answer stands even if the body did not.
     }
-  });
+  } catch {
+    return 0;
+  }
+  return status;
 }
