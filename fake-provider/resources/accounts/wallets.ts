@@ -3,10 +3,9 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import { toChecksumAddress } from '../assets/addresses.ts';
+import { keccak256, toChecksumAddress } from '../assets/addresses.ts';
 import { base58, bech32, createBase58check } from '@scure/base';
 
 export type WalletChain = 'evm:1' | 'evm:42161' | 'btc' | 'solana' | 'zec';
@@ -95,6 +94,6 @@ function zecTransparentAddress(compressedPub: Uint8Array): string {
 
 // Address = last 20 bytes of keccak256(X||Y), i.e. the uncompressed key without its 0x04 tag.
 function evmAddress(uncompressedPub: Uint8Array): string {
-  return toChecksumAddress(bytesToHex(keccak_256(uncompressedPub.subarray(1)).subarray(-20)));
+  return toChecksumAddress(bytesToHex(keccak256(uncompressedPub.subarray(1)).subarray(-20)));
 }
 

@@ -5,7 +5,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { createBase58check } from '@scure/base';
 import { deriveWallet, WALLET_CHAINS } from '../accounts/index.ts';
-import { addressProblem, toChecksumAddress } from './addresses.ts';
+import { addressProblem, keccak256, toChecksumAddress } from './addresses.ts';
 
 const seed = (label: string): Uint8Array => sha256(utf8ToBytes(label));
 const zecT3 = createBase58check(sha256).encode(Uint8Array.from([0x1c, 0xbd, ...seed('t3').subarray(0, 20)]));
@@ -64,5 +64,10 @@ describe('addressProblem', () => {
 
   it('computes EIP-55 casing (spec vector from EIP-55)', () => {
     expect(toChecksumAddress('5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')).toBe('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
+    // Keccak-256 (Ethereum's, not NIST SHA3-256): the empty input and "abc", as bytes and as a string.
+    const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+    expect(hex(keccak256(new Uint8Array()))).toBe('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+    expect(hex(keccak256('abc'))).toBe('4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45');
+    expect(hex(keccak256(new TextEncoder().encode('abc')))).toBe(hex(keccak256('abc')));
   });
 });

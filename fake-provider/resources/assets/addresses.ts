@@ -1,11 +1,26 @@
 // Real on-chain address formats per chain (destinations, deposit sources, recovery destinations): EVM hex with EIP-55,
 // Bitcoin segwit (bech32/bech32m) and legacy base58check, Solana base58 keys, Zcash transparent.
 import { sha256 } from '@noble/hashes/sha2.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58, bech32, bech32m, createBase58check } from '@scure/base';
+import { createKeccak } from 'hash-wasm';
 import type { Chain } from '../assets/catalog.ts';
 
 const base58check = createBase58check(sha256);
+
+/**
+ * Keccak-256 in WebAssembly (hash-wasm): about a seventh of a pure-JS keccak's cost per address, and every
+ * generated deposit sender and wallet address takes one. The hasher is a scratch instance created once
+ * (its creation is the only asynchronous step); each call runs init → update → digest synchronously, so
+ * calls never interleave and no state outlives a call.
+ */
+const keccakHasher = await createKeccak(256);
+
+/** keccak256 of `data` (the Ethereum hash, not NIST SHA3-256). */
+export function keccak256(data: Uint8Array | string): Uint8Array {
+  keccakHasher.init();
+  keccakHasher.update(data);
+  return keccakHasher.digest('binary');
+}
 
 /** Why an address is malformed for its chain, or null when it is a valid mainnet address. */
 export function addressProblem(chain: Chain, address: string): string | null {
@@ -32,9 +47,8 @@ function evmProblem(address: string): string | null {
 
 /** EIP-55: a hex letter is uppercase when the matching nibble of keccak256(lowercase hex) is >= 8. */
 export function toChecksumAddress(lowerHex40: string): string {
-  const text = new Uint8Array(lowerHex40.length);
-  for (let i = 0; i < text.length; i++) text[i] = lowerHex40.charCodeAt(i); // ASCII hex: one byte a char
-  const hash = keccak_256(text);
+  // ASCII hex: hash-wasm hashes a string as its UTF-8 bytes, one byte a char here.
+  const hash = keccak256(lowerHex40);
   // Built from char codes in one go: appending char by char would leave a 40-deep rope behind every
   // stored address; nibble i of the hash is the high (even i) or low (odd i) half of byte i/2.
   const codes = new Array<number>(42);
