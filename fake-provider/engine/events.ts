@@ -112,11 +112,23 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** Frozen and flat: nothing can change it, so events may share it (e.g. a trade's identifiers). */
+function sharable(data: Record<string, unknown>): boolean {
+  if (!Object.isFrozen(data) || Object.getPrototypeOf(data) !== Object.prototype) return false;
+  for (const key in data) {
+    const v = data[key];
+    if (v !== null && typeof v === 'object') return false;
+  }
+  return true;
+}
+
 /**
  * A frozen copy of the publisher's data: primitives (most fields: ids, amounts as strings) are shared,
  * nested objects cloned, so nothing the publisher keeps can change the event and no string is duplicated.
+ * Data already frozen and flat is stored as given, so a publisher can hand several events one object.
  */
 function frozenData(data: Record<string, unknown>): Record<string, unknown> {
+  if (sharable(data)) return data;
   const out: Record<string, unknown> = { ...data };
   for (const key in out) {
     const v = out[key];

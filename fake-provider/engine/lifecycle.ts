@@ -117,6 +117,34 @@ function logStep(world: World, machine: AnyStateMachine, entity_id: string, snap
   else log.push({ kind: machine.id, entity_id, from: snapshot.value, event, to, at_ms: world.sim.now_ms() });
 }
 
+/** Most distinct final contexts shared per machine and world: contexts holding times or counters never repeat. */
+const SHARED_FINAL_CONTEXTS_MAX = 64;
+const SHARED_FINAL_CONTEXTS = 'engine.final_contexts';
+
+const shareableValue = (v: unknown): boolean =>
+  v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0));
+
+/**
+ * A finished entity's context holding only null, booleans and numbers (a verified deposit's checks) is
+ * the same for most entities of its machine: they share one frozen copy, per world, instead of one each.
+ * Contexts are never written in place (each assign makes a new one), so sharing is not observable. The
+ * JSON key keeps the field order; the value check keeps NaN, -0 and undefined (which JSON would confuse) out.
+ */
+function shareFinalContext(world: World, table: Table, snapshot: EntitySnapshot): EntitySnapshot {
+  const context = snapshot.context as Record<string, unknown> | null;
+  if (context === null || typeof context !== 'object' || Object.getPrototypeOf(context) !== Object.prototype) return snapshot;
+  for (const key in context) if (!shareableValue(context[key])) return snapshot;
+  let byMachine = world.stores.get(SHARED_FINAL_CONTEXTS) as Map<string, Map<string, unknown>> | undefined;
+  if (byMachine === undefined) world.stores.set(SHARED_FINAL_CONTEXTS, (byMachine = new Map()));
+  let known = byMachine.get(table.id);
+  if (known === undefined) byMachine.set(table.id, (known = new Map()));
+  const key = JSON.stringify(context);
+  const shared = known.get(key);
+  if (shared !== undefined) return { ...snapshot, context: shared };
+  if (known.size < SHARED_FINAL_CONTEXTS_MAX) known.set(key, Object.freeze({ ...context }));
+  return snapshot;
+}
+
 /**
  * Sends one event. Returns null when the machine does not accept it in its current state (a stale
  * timer, a late duplicate): the caller decides whether that is an error for the client or a no-op.
@@ -128,7 +156,8 @@ export function send<M extends AnyStateMachine, E>(world: World, machine: M, ent
     if (!candidate) return null;
     // Most steps emit nothing (a confirmation, a lock): they share one frozen empty list.
     const effects: E[] = candidate.emits ? [] : (NO_EFFECTS as unknown as E[]);
-    const next = tableApply(candidate, snapshot, event, effects) as MachineSnapshot<M>;
+    let next = tableApply(candidate, snapshot, event, effects) as MachineSnapshot<M>;
+    if (candidate.final) next = shareFinalContext(world, table, next) as MachineSnapshot<M>;
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
     return { snapshot: next, effects };
   }
@@ -159,7 +188,8 @@ export function advance<M extends AnyStateMachine, E>(
     const candidate = tableSelect(table, snapshot, event);
     if (!candidate) return false;
     const effects: E[] = candidate.emits ? [] : (NO_EFFECTS as unknown as E[]);
-    entity.snapshot = tableApply(candidate, snapshot, event, effects) as MachineSnapshot<M>;
+    const next = tableApply(candidate, snapshot, event, effects);
+    entity.snapshot = (candidate.final ? shareFinalContext(world, table, next) : next) as MachineSnapshot<M>;
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
     apply(effects);
     return true;

@@ -35,4 +35,15 @@ describe('transition log columns', () => {
     expect(got[65_536]).toEqual(want[65_536]);
     expect(got[69_999]).toEqual(want[69_999]);
   });
+
+  it('widens every chunk: codes and times past the first 65,536 records, read back per entity', () => {
+    const log = createTransitionLog();
+    const want = Array.from({ length: 140_000 }, (_, i) => rec(i, 1_767_225_600_000 + i));
+    want.push({ ...rec(140_000, 1_767_225_600_000 + 60 * 86_400_000), event: 'late' });
+    for (let i = 0; i < 70_000; i++) want.push({ ...rec(i, 2_000_000_000_000 + i), event: `E${i}` });
+    for (const r of want) log.push(r);
+    expect(log.length).toBe(want.length);
+    expect(log.records).toEqual(want);
+    expect(log.forEntity('trd_5')).toEqual(want.filter((r) => r.entity_id === 'trd_5'));
+  });
 });

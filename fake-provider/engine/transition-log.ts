@@ -1,5 +1,5 @@
 // The world's transition log (timelines, path invariants, transition coverage), stored compactly: one
-// row per entity (its id and kind) and, per transition, three numbers in growable typed arrays (entity row,
+// row per entity (its id and kind) and, per transition, three numbers in chunked typed arrays (entity row,
 // interned `kind|from|event|to`, at_ms; 10 bytes a transition while they fit narrow columns). Readers get
 // `{kind, entity_id, from, event, to, at_ms}` records.
 
@@ -43,9 +43,18 @@ const parseKey = (key: string): Tuple => {
 
 type Column = Uint16Array | Uint32Array | Float64Array;
 
+/**
+ * Records per column chunk. The first chunk grows by doubling up to this size; past it the log adds
+ * whole chunks, so at most one chunk is spare and nothing is copied (one array doubling as it filled
+ * up left a quarter of the log unused on average, and needed old and new copies at once while growing).
+ */
+const CHUNK_BITS = 16;
+const CHUNK = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK - 1;
+
 function grow<T extends Column>(a: T, need: number): T {
   if (need <= a.length) return a;
-  const next = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
+  const next = new (a.constructor as new (n: number) => T)(Math.min(CHUNK, Math.max(need, a.length * 2)));
   next.set(a);
   return next;
 }
@@ -63,26 +72,30 @@ export function createTransitionLog(): TransitionLog {
   const entities: string[] = [];
   const tuples: Tuple[] = [];
   const codes = new Map<string, number>();
-  let rowOf = new Uint32Array(1024);
+  // Record i sits at offset `i & CHUNK_MASK` of chunk `i >>> CHUNK_BITS` of each column.
+  const rowOf: Uint32Array[] = [new Uint32Array(1024)];
   // Narrow while it fits: interned tuples below 65,536 take 2 bytes; times are ms after the first
   // record's in 4 bytes (49 days), and the column turns into absolute Float64 times beyond that.
-  let codeOf: Uint16Array | Uint32Array = new Uint16Array(1024);
-  let atOf: Uint32Array | Float64Array = new Uint32Array(1024);
+  let codeOf: Array<Uint16Array | Uint32Array> = [new Uint16Array(1024)];
+  let atOf: Array<Uint32Array | Float64Array> = [new Uint32Array(1024)];
+  let wideCodes = false;
+  let absoluteAt = false;
   let base_ms = NaN;
   let n = 0;
-  const atMs = (i: number): number => (atOf instanceof Float64Array ? atOf[i] : base_ms + atOf[i]);
-  const storeAt = (i: number, at_ms: number): void => {
-    if (atOf instanceof Uint32Array) {
+  const atMs = (c: number, o: number): number => (absoluteAt ? atOf[c][o] : base_ms + atOf[c][o]);
+  const storeAt = (c: number, o: number, at_ms: number): void => {
+    if (!absoluteAt) {
       if (Number.isNaN(base_ms) && Number.isInteger(at_ms)) base_ms = at_ms;
       const offset = at_ms - base_ms;
       if (Number.isInteger(offset) && offset >= 0 && offset < U32_LIMIT) {
-        atOf[i] = offset;
+        atOf[c][o] = offset;
         return;
       }
       const base = base_ms;
-      atOf = widen(atOf, Float64Array, (v) => base + v);
+      atOf = atOf.map((chunk) => widen(chunk, Float64Array, (v) => base + v));
+      absoluteAt = true;
     }
-    atOf[i] = at_ms;
+    atOf[c][o] = at_ms;
   };
   // Entity rows by id, for records pushed whole (tests) and forEntity: built on first use only.
   let rowById: Map<string, number> | null = null;
@@ -93,13 +106,31 @@ export function createTransitionLog(): TransitionLog {
       c = tuples.length;
       tuples.push(tuple ?? parseKey(key));
       codes.set(key, c);
-      if (c > 0xffff && codeOf instanceof Uint16Array) codeOf = widen(codeOf, Uint32Array);
+      if (c > 0xffff && !wideCodes) {
+        codeOf = codeOf.map((chunk) => widen(chunk, Uint32Array));
+        wideCodes = true;
+      }
     }
     return c;
   };
+  const rowAt = (i: number): number => rowOf[i >>> CHUNK_BITS][i & CHUNK_MASK];
   const record = (i: number): TransitionRecord => {
-    const t = tuples[codeOf[i]];
-    return { kind: t.kind, entity_id: entities[rowOf[i]], from: t.from, event: t.event, to: t.to, at_ms: atMs(i) };
+    const c = i >>> CHUNK_BITS;
+    const o = i & CHUNK_MASK;
+    const t = tuples[codeOf[c][o]];
+    return { kind: t.kind, entity_id: entities[rowOf[c][o]], from: t.from, event: t.event, to: t.to, at_ms: atMs(c, o) };
+  };
+  /** Room for record n: the first chunk doubles up to CHUNK records; then whole chunks are added. */
+  const reserve = (c: number, o: number): void => {
+    if (c === rowOf.length) {
+      rowOf.push(new Uint32Array(CHUNK));
+      codeOf.push(wideCodes ? new Uint32Array(CHUNK) : new Uint16Array(CHUNK));
+      atOf.push(absoluteAt ? new Float64Array(CHUNK) : new Uint32Array(CHUNK));
+    } else if (o === rowOf[c].length) {
+      rowOf[c] = grow(rowOf[c], o + 1);
+      codeOf[c] = grow(codeOf[c], o + 1);
+      atOf[c] = grow(atOf[c], o + 1);
+    }
   };
   const rowsById = (): Map<string, number> => {
     if (!rowById) {
@@ -116,14 +147,14 @@ export function createTransitionLog(): TransitionLog {
       return entities.length - 1;
     },
     append(row, key, at_ms) {
-      if (n === rowOf.length) {
-        rowOf = grow(rowOf, n + 1);
-        codeOf = grow(codeOf, n + 1);
-        atOf = grow(atOf, n + 1);
-      }
-      rowOf[n] = row;
-      codeOf[n] = code(key);
-      storeAt(n, at_ms);
+      const c = n >>> CHUNK_BITS;
+      const o = n & CHUNK_MASK;
+      reserve(c, o);
+      rowOf[c][o] = row;
+      // code() may widen the code column: index it after the call.
+      const k = code(key);
+      codeOf[c][o] = k;
+      storeAt(c, o, at_ms);
       n++;
     },
     push(r) {
@@ -148,7 +179,10 @@ export function createTransitionLog(): TransitionLog {
       const row = rowsById().get(entity_id);
       const out: TransitionRecord[] = [];
       if (row === undefined) return out;
-      for (let i = 0; i < n; i++) if (rowOf[i] === row || entities[rowOf[i]] === entity_id) out.push(record(i));
+      for (let i = 0; i < n; i++) {
+        const r = rowAt(i);
+        if (r === row || entities[r] === entity_id) out.push(record(i));
+      }
       return out;
     },
   };

@@ -14,6 +14,7 @@ import {
   clearPending,
   consumeCredit,
   createCredit,
+  creditForSource,
   creditHolder,
   creditStatus,
   creditStore,
@@ -63,6 +64,32 @@ describe('createCredit', () => {
     expect(creditStatus(createCredit(world, { ...input, role: 'zap_change' }))).toBe('open');
     expect(() => createCredit(world, { ...input, source_id: 'trade_2', atoms: 0n })).toThrow(/positive/);
     expect(creditStore(world).list).toHaveLength(2);
+  });
+
+  it('finds each credit of a source, whether the source made one, two or three (stored as one, a pair, then a list)', () => {
+    const world = newWorld();
+    const input = { org_id: 'org_1', account_id: 'acct_a', asset_key: ETH, atoms: 5n, source_id: 'zap_1' };
+    const settlement = createCredit(world, { ...input, source_type: 'trade_settlement' });
+    expect(creditForSource(world, 'trade_settlement', 'zap_1')).toBe(settlement);
+    expect(creditForSource(world, 'change', 'zap_1')).toBeUndefined();
+    const change = createCredit(world, { ...input, source_type: 'change' });
+    const extra = createCredit(world, { ...input, source_type: 'change', role: 'zap_change' });
+    expect([creditForSource(world, 'trade_settlement', 'zap_1'), creditForSource(world, 'change', 'zap_1'), creditForSource(world, 'change', 'zap_1', 'zap_change')]).toEqual([
+      settlement,
+      change,
+      extra,
+    ]);
+    for (const type of ['trade_settlement', 'change'] as const) expect(() => createCredit(world, { ...input, source_type: type })).toThrow(/already exists/);
+    expect(creditForSource(world, 'deposit', 'zap_1')).toBeUndefined();
+    expect(creditForSource(world, 'change', 'zap_2')).toBeUndefined();
+  });
+
+  it('credit.created carries the amount in decimal, given by the caller or made from the atoms', () => {
+    const world = newWorld();
+    const input = { org_id: 'org_1', account_id: 'acct_a', asset_key: ETH, atoms: 2_000_000_000_000_000_000n, source_type: 'deposit' as const };
+    createCredit(world, { ...input, source_id: 'tx_a', atoms_text: '2000000000000000000' });
+    createCredit(world, { ...input, source_id: 'tx_b' });
+    expect(world.events.all.map((e) => e.envelope.data.atoms)).toEqual(['2000000000000000000', '2000000000000000000']);
   });
 });
 

@@ -44,8 +44,10 @@ export const creditStore = defineStore('credits', () => ({
   /**
    * source_id → the credits made from that source (one per source_type and role): the once-per-source
    * guard. Keyed by the id alone, a string the source already keeps, rather than a joined key per credit.
+   * A lone credit is stored as itself and a pair as an exact two-slot array: a `[c]` later pushed to
+   * grows a 17-slot backing store, about 200 bytes per trade for nothing.
    */
-  bySource: new Map<string, Credit[]>(),
+  bySource: new Map<string, Credit | Credit[]>(),
   pending: new Map<string, PendingAmount>(),
   /** Running sum of open credits per (account, asset); the invariant recomputes it from the credits. */
   available: new Map<string, bigint>(),
@@ -76,13 +78,13 @@ function addAvailable(world: World, credit: Credit, delta: bigint): void {
   available.set(key, (available.get(key) ?? 0n) + delta);
 }
 
-function applyEffects(world: World, credit: Credit, effects: CreditEffect[]): void {
+function applyEffects(world: World, credit: Credit, effects: CreditEffect[], atoms_text?: string): void {
   for (const effect of effects) {
     if (effect.type === 'created') {
       publish(world, credit.org_id, credit.account_id, 'credit.created', {
         credit_id: credit.credit_id,
         asset_key: credit.asset_key,
-        atoms: credit.atoms.toString(),
+        atoms: atoms_text ?? credit.atoms.toString(),
         source_type: credit.source_type,
       });
     } else {
@@ -103,6 +105,8 @@ export interface CreateCreditInput {
   account_id: string;
   asset_key: string;
   atoms: bigint;
+  /** `atoms` in decimal when the caller has it already (credit.created then shares the string). */
+  atoms_text?: string;
   source_type: CreditSourceType;
   source_id: string;
   /** Default: the source_type. Give one when a source produces two credits of the same type. */
@@ -144,18 +148,21 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
   if (mine) mine.push(credit);
   else store.byAccount.set(credit.account_id, [credit]);
   const siblings = store.bySource.get(credit.source_id);
-  if (siblings) siblings.push(credit);
-  else store.bySource.set(credit.source_id, [credit]);
+  if (siblings === undefined) store.bySource.set(credit.source_id, credit);
+  else if (Array.isArray(siblings)) siblings.push(credit);
+  else store.bySource.set(credit.source_id, [siblings, credit]);
   store.createdAtoms.set(credit.asset_key, (store.createdAtoms.get(credit.asset_key) ?? 0n) + credit.atoms);
   touchRow(world, credit.account_id, credit.asset_key);
   addAvailable(world, credit, credit.atoms);
-  applyEffects(world, credit, initial.effects);
+  applyEffects(world, credit, initial.effects, input.atoms_text);
   return credit;
 }
 
 /** The credit made from (source_type, source_id, role), if any; role defaults to the source_type. */
 export function creditForSource(world: World, source_type: string, source_id: string, role: string = source_type): Credit | undefined {
-  return creditStore(world).bySource.get(source_id)?.find((c) => c.source_type === source_type && c.role === role);
+  const made = creditStore(world).bySource.get(source_id);
+  if (made === undefined || Array.isArray(made)) return made?.find((c) => c.source_type === source_type && c.role === role);
+  return made.source_type === source_type && made.role === role ? made : undefined;
 }
 
 /** The credit if it exists in the org (and in the account, when given); otherwise 404 not_found. */

@@ -31,6 +31,8 @@ export interface Deposit {
   chain: WalletChain;
   asset_key: string;
   atoms: bigint;
+  /** `atoms` in decimal, made once: deposit.pending, deposit.verified and credit.created share it. */
+  atoms_text: string;
   tx_hash: string;
   source_address: string;
   partner_screening: boolean;
@@ -75,7 +77,7 @@ function flaggedData(d: Deposit): Record<string, unknown> {
   const data: Record<string, unknown> = {
     deposit_address_id: d.deposit_address_id,
     asset_key: d.asset_key,
-    detected_atoms: d.atoms.toString(),
+    detected_atoms: d.atoms_text,
     source_address: d.source_address,
     flag_reason: c.flag_reason,
     flagged_by: c.flagged_by,
@@ -101,7 +103,7 @@ function applyEffects(world: World, d: Deposit, effects: DepositEffect[]): void 
       publish(world, d.org_id, d.account_id, 'deposit.pending', {
         deposit_address_id: d.deposit_address_id,
         asset_key: d.asset_key,
-        detected_atoms: d.atoms.toString(),
+        detected_atoms: d.atoms_text,
       });
       if (d.partner_screening) {
         publish(world, d.org_id, d.account_id, 'deposit.partner_screening', {
@@ -109,7 +111,7 @@ function applyEffects(world: World, d: Deposit, effects: DepositEffect[]): void 
           tx_hash: d.tx_hash,
           source_address: d.source_address,
           asset_key: d.asset_key,
-          detected_atoms: d.atoms.toString(),
+          detected_atoms: d.atoms_text,
           screening_deadline_ms: d.screening_deadline_ms,
         });
       }
@@ -122,7 +124,7 @@ function applyEffects(world: World, d: Deposit, effects: DepositEffect[]): void 
         deposit_address_id: d.deposit_address_id,
         credit_id,
         asset_key: d.asset_key,
-        credited_atoms: d.atoms.toString(),
+        credited_atoms: d.atoms_text,
         source_address: d.source_address,
       });
       createCredit(world, {
@@ -131,6 +133,7 @@ function applyEffects(world: World, d: Deposit, effects: DepositEffect[]): void 
         account_id: d.account_id,
         asset_key: d.asset_key,
         atoms: d.atoms,
+        atoms_text: d.atoms_text,
         source_type: 'deposit',
         source_id: d.tx_hash,
       });
@@ -253,6 +256,7 @@ export function landDeposit(world: World, input: LandInput): Deposit {
     chain: da.chain,
     asset_key,
     atoms: input.atoms,
+    atoms_text: input.atoms.toString(),
     tx_hash,
     source_address,
     partner_screening: org.partner_screening,
@@ -355,7 +359,7 @@ export function serializeDeposit(d: Deposit): Record<string, unknown> {
     deposit_address_id: d.deposit_address_id,
     account_id: d.account_id,
     asset_key: d.asset_key,
-    atoms: d.atoms.toString(),
+    atoms: d.atoms_text,
     source_address: d.source_address,
     status: depositStatus(d),
     confirmations: c.confirmations,

@@ -40,8 +40,6 @@ export interface Swap {
   settled_at_ms: number | null;
   /** When the next scheduled step falls due (poll_after_ms follows it). */
   next_due_ms: number | null;
-  /** Ids a fault rule's `match.ids` may name (trade/zap id, quote id, credit id…). */
-  fault_ids: string[];
   /** Set after an internal failure path has run (so a later stale step is a no-op). */
   done: boolean;
 }
@@ -51,25 +49,34 @@ export interface SwapOps {
   send(world: World, swap: Swap, event: SwapEvent): boolean;
   /** At fill time: a failure code when the fill cannot happen on the quoted terms, else null. */
   checkFill(world: World, swap: Swap): string | null;
+  /**
+   * Ids a fault rule's `match.ids` may name (trade/zap id, quote id, credit id…). Asked only when a rule
+   * targets the swap's kind, rather than kept on every swap (most worlds run without swap faults).
+   */
+  faultIds(world: World, swap: Swap): string[];
 }
 
 const chainOf = (asset_key: string): WalletChain => assetByKey(asset_key)!.chain as WalletChain;
 
-function subject(swap: Swap, accepts: string[], fail_codes?: readonly string[]) {
-  return { ids: swap.fault_ids, account_id: swap.account_id, asset_key: swap.from_asset_key, accepts, fail_codes };
+/** The rules for the swap's kind that fire now; with none for that kind nothing is drawn or recorded, so the subject is not built. */
+function fire(world: World, swap: Swap, ops: SwapOps, accepts: string[], fail_codes?: readonly string[]) {
+  const { faults } = world.sim;
+  if (!faults.has(swap.kind)) return [];
+  const subject = { ids: ops.faultIds(world, swap), account_id: swap.account_id, asset_key: swap.from_asset_key, accepts, fail_codes };
+  return faults.fire(swap.kind, subject, world.sim.now_ms());
 }
 
 /** Sum of the `delay_ms` faults that fire for this step. */
-function delayFor(world: World, swap: Swap): number {
+function delayFor(world: World, swap: Swap, ops: SwapOps): number {
   let total = 0;
-  for (const rule of world.sim.faults.fire(swap.kind, subject(swap, ['delay_ms']), world.sim.now_ms())) {
+  for (const rule of fire(world, swap, ops, ['delay_ms'])) {
     if ('delay_ms' in rule.effect) total += rule.effect.delay_ms;
   }
   return total;
 }
 
-function failCode(world: World, swap: Swap, codes: readonly string[]): string | null {
-  const fired = world.sim.faults.fire(swap.kind, subject(swap, ['fail'], codes), world.sim.now_ms());
+function failCode(world: World, swap: Swap, ops: SwapOps, codes: readonly string[]): string | null {
+  const fired = fire(world, swap, ops, ['fail'], codes);
   const first = fired.find((r) => 'fail' in r.effect);
   return first && 'fail' in first.effect ? first.effect.fail : null;
 }
@@ -94,17 +101,17 @@ export function failSwap(world: World, swap: Swap, ops: SwapOps, code: string): 
 export function beginExecution(world: World, swap: Swap, ops: SwapOps): void {
   const p = world.profile.execution.fill_ms;
   const fill_ms = p.min + Math.floor(world.sim.rng.fork(`fills/${swap.id}`).next() * (p.max - p.min + 1));
-  at(world, swap, world.sim.now_ms() + fill_ms + delayFor(world, swap), 'fill', () => fill(world, swap, ops));
+  at(world, swap, world.sim.now_ms() + fill_ms + delayFor(world, swap, ops), 'fill', () => fill(world, swap, ops));
 }
 
 function fill(world: World, swap: Swap, ops: SwapOps): void {
   if (swap.done) return;
-  const code = failCode(world, swap, EXECUTION_FAIL_CODES) ?? ops.checkFill(world, swap);
+  const code = failCode(world, swap, ops, EXECUTION_FAIL_CODES) ?? ops.checkFill(world, swap);
   if (code) return failSwap(world, swap, ops, code);
   if (!ops.send(world, swap, { type: 'FILL' })) return;
   // Funds are credited as pending from the fill until the settlement credit exists.
   addPending(world, { account_id: swap.account_id, asset_key: swap.to_asset_key, key: pendingKey(swap), atoms: swap.amount_out_atoms });
-  const due = world.sim.now_ms() + world.profile.execution.settle_initiate_ms + delayFor(world, swap);
+  const due = world.sim.now_ms() + world.profile.execution.settle_initiate_ms + delayFor(world, swap, ops);
   at(world, swap, due, 'settle_initiated', () => initiateSettlement(world, swap, ops));
 }
 
@@ -117,7 +124,7 @@ function initiateSettlement(world: World, swap: Swap, ops: SwapOps): void {
   if (swap.done) return;
   // settlement_failed lands here: the settlement transactions cannot be initiated (from `filled`);
   // settlement_timeout and settlement_orphaned land once the legs are on chain (from `pending_settle`).
-  const code = failCode(world, swap, SETTLEMENT_FAIL_CODES);
+  const code = failCode(world, swap, ops, SETTLEMENT_FAIL_CODES);
   if (code === 'settlement_failed') return failSwap(world, swap, ops, code);
   const rng = world.sim.rng.fork(`settlements/${swap.id}`);
   const now = world.sim.now_ms();
@@ -135,7 +142,7 @@ function initiateSettlement(world: World, swap: Swap, ops: SwapOps): void {
       failSwap(world, swap, ops, code);
     });
   } else {
-    at(world, swap, final_ms + delayFor(world, swap), 'settled', () => settle(world, swap, ops));
+    at(world, swap, final_ms + delayFor(world, swap, ops), 'settled', () => settle(world, swap, ops));
   }
 }
 
@@ -166,7 +173,7 @@ function settle(world: World, swap: Swap, ops: SwapOps): void {
  * One leg is orphaned at a time: a second reorg waits until the first leg has reconfirmed.
  */
 function scheduleReorgs(world: World, swap: Swap, ops: SwapOps): void {
-  for (const rule of world.sim.faults.fire(swap.kind, subject(swap, ['reorg']), world.sim.now_ms())) {
+  for (const rule of fire(world, swap, ops, ['reorg'])) {
     if (!('reorg' in rule.effect)) continue;
     const which: Leg = rule.effect.reorg;
     world.sim.scheduler.after(world.profile.reorg_after_ms, `${swap.kind}.settlement_orphaned`, () => orphan(world, swap, ops, which));

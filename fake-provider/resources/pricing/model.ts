@@ -43,8 +43,9 @@ export interface Priced {
   from_price_usd_scaled: bigint;
   to_price_usd_scaled: bigint;
   route_type: RouteType;
-  settlement_domains: string[];
-  route_requirements: Record<string, unknown>;
+  /** Read-only: routes without requirements share frozen constants (readers copy them). */
+  settlement_domains: readonly string[];
+  route_requirements: Readonly<Record<string, unknown>>;
 }
 
 /** Notional bounds of one trade or zap (spec: Limits, 1 to 100000 USD equivalent). */
@@ -171,16 +172,21 @@ function sizeError(world: World, message: string, param: string): ApiError {
   return new ApiError(world.profile.size_out_of_bounds_error, message, { param });
 }
 
+// Every quote keeps its route: the common ones share these frozen values rather than a fresh object each.
+const NO_ROUTE_REQUIREMENTS: Readonly<Record<string, unknown>> = Object.freeze({});
+const INTENTS_DOMAINS: readonly string[] = Object.freeze(['intents']);
+const HYBRID_DOMAINS: readonly string[] = Object.freeze(['solana', 'intents']);
+
 /** The route a pair takes: one chain → local swap; out of Solana → Solana leg to USDC, then intents; else intents. */
 function routeOf(world: World, from: Asset, to: Asset, notional_usd_scaled: bigint): Pick<Priced, 'route_type' | 'settlement_domains' | 'route_requirements'> {
-  if (from.chain === to.chain) return { route_type: 'LOCAL_CHAIN_SWAP', settlement_domains: [from.chain], route_requirements: {} };
-  if (from.chain !== 'solana') return { route_type: 'INTENTS_ONLY', settlement_domains: ['intents'], route_requirements: {} };
+  if (from.chain === to.chain) return { route_type: 'LOCAL_CHAIN_SWAP', settlement_domains: [from.chain], route_requirements: NO_ROUTE_REQUIREMENTS };
+  if (from.chain !== 'solana') return { route_type: 'INTENTS_ONLY', settlement_domains: INTENTS_DOMAINS, route_requirements: NO_ROUTE_REQUIREMENTS };
   const usdc_price = usdPriceScaled(world, SOLANA_USDC) ?? USD_PRICE_SCALE;
   const haircut = BigInt(world.profile.hybrid_intermediate_haircut_bps);
   const min_out_atoms = (notional_usd_scaled * 10n ** BigInt(USDC_DECIMALS) * (10_000n - haircut)) / (usdc_price * 10_000n);
   return {
     route_type: 'HYBRID_SOLANA_TO_INTENTS',
-    settlement_domains: ['solana', 'intents'],
+    settlement_domains: HYBRID_DOMAINS,
     route_requirements: { min_intermediate_out: { asset_key: SOLANA_USDC, min_out_atoms: min_out_atoms.toString() } },
   };
 }
@@ -219,6 +225,9 @@ export function price(world: World, req: PriceRequest): Priced {
   }
   const f = forward(amount_in_atoms, rate, rates);
   if (f.expected_out_atoms <= 0n) throw new ApiError('insufficient_liquidity', 'the output rounds to nothing after fees', { param: amountParam });
+  const route = routeOf(world, req.from, req.to, notional_usd_scaled);
+  // Field by field, not `...route`: a literal ending in a spread keeps only its first fields in the
+  // object and the rest in a separate property array (40 more bytes on every quote).
   return {
     amount_in_atoms,
     expected_out_atoms: f.expected_out_atoms,
@@ -227,7 +236,9 @@ export function price(world: World, req: PriceRequest): Priced {
     notional_usd_scaled,
     from_price_usd_scaled: rate.from_price_usd_scaled,
     to_price_usd_scaled: rate.to_price_usd_scaled,
-    ...routeOf(world, req.from, req.to, notional_usd_scaled),
+    route_type: route.route_type,
+    settlement_domains: route.settlement_domains,
+    route_requirements: route.route_requirements,
   };
 }
 

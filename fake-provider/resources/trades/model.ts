@@ -42,6 +42,8 @@ export interface Trade {
   seq: number;
   snapshot: MachineSnapshot<typeof tradeMachine>;
   swap: Swap;
+  /** trade_id, quote_id and client_order_id when given: the data of the trade's events (frozen, shared by them). */
+  ids: Readonly<Record<string, unknown>>;
 }
 
 export const tradeStore = defineStore('trades', () => ({ byId: new Map<string, Trade>(), list: [] as Trade[] }));
@@ -58,16 +60,24 @@ export function tradeStatus(world: World, t: Trade): string {
 
 const isTerminal = (world: World, t: Trade): boolean => ['settled', 'failed'].includes(tradeStatus(world, t));
 
-function identifiers(t: Trade): Record<string, unknown> {
-  const ids: Record<string, unknown> = { trade_id: t.trade_id, quote_id: t.input.quote_id };
-  if (t.input.client_order_id !== null) ids.client_order_id = t.input.client_order_id;
+function identifiers(trade_id: string, input: StartTradeInput): Record<string, unknown> {
+  const ids: Record<string, unknown> = { trade_id, quote_id: input.quote_id };
+  if (input.client_order_id !== null) ids.client_order_id = input.client_order_id;
   return ids;
 }
 
 function applyEffects(world: World, t: Trade, effects: TradeEffect[]): void {
   for (const e of effects) {
-    const data = { ...identifiers(t), ...e.extra };
-    if (e.event_type === 'trade.settled') data.credit_id = t.snapshot.context.settlement_credit_id;
+    const settled = e.event_type === 'trade.settled';
+    // executing, filled and pending_settle carry the identifiers alone: those events share the trade's
+    // frozen object (publish stores frozen flat data as given) instead of a copy each.
+    if (e.extra === undefined && !settled) {
+      publish(world, t.input.org.organization_id, t.input.account_id, e.event_type, t.ids);
+      continue;
+    }
+    // A fresh object, not a spread of the frozen one (whose copies V8 may give a hidden class each).
+    const data = { ...identifiers(t.trade_id, t.input), ...e.extra };
+    if (settled) data.credit_id = t.snapshot.context.settlement_credit_id;
     publish(world, t.input.org.organization_id, t.input.account_id, e.event_type, data);
   }
 }
@@ -105,6 +115,10 @@ function checkFill(world: World, swap: Swap): string | null {
 const ops: SwapOps = {
   send: (world, swap, event) => sendTrade(world, tradeStore(world).byId.get(swap.id)!, event),
   checkFill,
+  faultIds: (world, swap) => {
+    const { input } = tradeStore(world).byId.get(swap.id)!;
+    return [swap.id, input.quote_id, input.rfq_id, input.credit_id];
+  },
 };
 
 /** Locks the source credit (credit_in_use / credit_already_consumed if it cannot) and starts the trade. */
@@ -131,9 +145,9 @@ export function startTrade(world: World, input: StartTradeInput): { trade_id: st
       settlement: null,
       settled_at_ms: null,
       next_due_ms: null,
-      fault_ids: [trade_id, input.quote_id, input.rfq_id, input.credit_id],
       done: false,
     },
+    ids: Object.freeze(identifiers(trade_id, input)),
   };
   const store = tradeStore(world);
   store.byId.set(trade_id, t);

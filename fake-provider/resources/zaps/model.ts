@@ -160,6 +160,9 @@ function checkFill(world: World, swap: Swap): string | null {
 const ops: SwapOps = {
   send: (world, swap, event) => sendZap(world, zapStore(world).byId.get(swap.id)!, event),
   checkFill,
+  // The zap's credit and address are set before its swap exists and never change after: the same ids
+  // the swap used to copy at creation.
+  faultIds: (world, swap) => faultIds(zapStore(world).byId.get(swap.id)!),
 };
 
 function newSwap(z: Zap, credit_id: string, amount_in_atoms: bigint, amount_out_atoms: bigint): Swap {
@@ -176,7 +179,6 @@ function newSwap(z: Zap, credit_id: string, amount_in_atoms: bigint, amount_out_
     settlement: null,
     settled_at_ms: null,
     next_due_ms: null,
-    fault_ids: faultIds(z),
     done: false,
   };
 }
