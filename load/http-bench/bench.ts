@@ -8,7 +8,7 @@ import type { BenchCase, BenchResult } from '../../reports/types.ts';
 import { startServer, type ServerChild, type ServerKind } from './children.ts';
 import { driveClock, fundAccounts, type Target } from './setup.ts';
 import { mixedLoad } from './mixed.ts';
-import { openLoop } from './open-loop.ts';
+import { openLoopInChild } from './open-loop.ts';
 
 export const CASE_IDS = ['raw', 'raw-fixed', 'express', 'read', 'read-fixed', 'replay', 'mixed'] as const;
 export type CaseId = (typeof CASE_IDS)[number];
@@ -68,7 +68,7 @@ const NAMES: Record<CaseId, string> = {
 };
 const SERVER: Record<CaseId, ServerKind> = { raw: 'raw', 'raw-fixed': 'raw', express: 'express', read: 'swapsim', 'read-fixed': 'swapsim', replay: 'swapsim', mixed: 'swapsim' };
 /** Cycles per second the mixed case is sized for (credit pool); a run that drains it says so in its note. */
-const MIXED_CYCLES_PER_S = 500;
+const MIXED_CYCLES_PER_S = 700;
 
 interface Prepared {
   /** Appended to the server's URL (autocannon takes the path in the URL). */
@@ -144,10 +144,13 @@ function fromAutocannon(r: autocannon.Result): RunFigures {
   };
 }
 
-async function run(server: ServerChild, o: BenchOptions, p: Prepared, duration_s: number): Promise<RunFigures> {
+/** Seconds of the fixed rate the generator's own process offers before measuring (its JIT warming up). */
+const GENERATOR_WARMUP_S = 1;
+
+async function run(server: ServerChild, o: BenchOptions, p: Prepared, duration_s: number, onMeasuring: () => void): Promise<RunFigures> {
   const url = server.url + (p.path ?? '');
   if (p.fixed_rate) {
-    const r = await openLoop({ url, duration_s, ...p.fixed_rate });
+    const r = await openLoopInChild({ url, duration_s, warmup_s: GENERATOR_WARMUP_S, ...p.fixed_rate }, onMeasuring);
     return {
       requests_per_s: r.requests_per_s,
       p50_ms: r.latency_ms.p50,
@@ -158,14 +161,15 @@ async function run(server: ServerChild, o: BenchOptions, p: Prepared, duration_s
       status_codes: r.status_codes,
     };
   }
+  onMeasuring();
   return fromAutocannon(await autocannon({ url, connections: o.connections, duration: duration_s, ...p.opts }));
 }
 
 async function measure(server: ServerChild, o: BenchOptions, p: Prepared, duration_s: number): Promise<Measured> {
   const stop = p.during?.();
-  const cpu_before_ms = server.cpu_ms();
+  let cpu_before_ms: number | undefined;
   try {
-    const result = await run(server, o, p, duration_s);
+    const result = await run(server, o, p, duration_s, () => (cpu_before_ms = server.cpu_ms()));
     const cpu_after_ms = server.cpu_ms();
     const answered = result.answered;
     const cpu_us_per_request = cpu_before_ms !== undefined && cpu_after_ms !== undefined && answered > 0 ? ((cpu_after_ms - cpu_before_ms) * 1000) / answered : undefined;
