@@ -30,3 +30,13 @@ export function createClock(opts: { mode?: ClockMode; start_ms?: number; speed?:
 export function wallNow_ms(): number {
   return Date.now();
 }
+
+/**
+ * A wall-clock timer that bounds outside I/O (a webhook receiver's answer), never the simulation: calls
+ * `expire` after `ms` unless the returned cancel runs first. Unreferenced: it never keeps the process alive.
+ */
+export function wallTimeout(ms: number, expire: () => void): () => void {
+  const timer = setTimeout(expire, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+}

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClock, createFaultPlan, createJournal, createRng, createScheduler, createSim } from './index.ts';
+import { createClock, createFaultPlan, createJournal, createRng, createScheduler, createSim, wallTimeout } from './index.ts';
 
 describe('rng', () => {
   it('is reproducible per seed and differs across seeds', () => {
@@ -42,6 +42,17 @@ describe('clock', () => {
     c.setNow(2000);
     c.setNow(1500);
     expect(c.now_ms()).toBe(2000);
+  });
+});
+
+describe('wallTimeout', () => {
+  it('expires after its wall time unless cancelled first', async () => {
+    const fired: string[] = [];
+    wallTimeout(20, () => fired.push('kept'));
+    const cancel = wallTimeout(20, () => fired.push('cancelled'));
+    cancel();
+    await new Promise((r) => setTimeout(r, 80));
+    expect(fired).toEqual(['kept']);
   });
 });
 

@@ -51,7 +51,7 @@ describe('post', () => {
     for (let i = 0; i < 4; i++) expect(await post(request(r.url), 2_000, undefined, transport)).toBe(200);
     // undici may open a second connection when the next request is dispatched as the previous one completes.
     expect(r.connections()).toBeLessThanOrEqual(2);
-    await transport.close();
+    await transport.dispatcher.close();
   });
 
   it('does not follow a redirect: the 3xx is the answer', async () => {
