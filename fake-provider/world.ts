@@ -4,6 +4,7 @@ import type { Sim } from '../sim/index.ts';
 import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore } from './engine/events.ts';
 import { createTransitionLog, type TransitionLog } from './engine/lifecycle.ts';
+import { ID_HEX_CHARS } from './engine/id-counter.ts';
 
 export interface RateLimits {
   reads: number;
@@ -59,11 +60,13 @@ export function createWorld(opts: { sim: Sim; profile: Profile }): World {
     stores: new Map(),
     hooks: { eventPublished: [] },
     nextSeq: () => ++seq,
-    newId: (prefix) => flatId(prefix, ids.bytes(6), (++idCounter).toString(36).padStart(4, '0')),
+    newId: (prefix) => flatId(prefix, ids.bytes(ID_RANDOM_BYTES), (++idCounter).toString(36).padStart(4, '0')),
   };
 }
 
 const HEX = '0123456789abcdef';
+/** Random bytes in an id: `<prefix>_` is followed by twice as many hex characters, then the counter. */
+const ID_RANDOM_BYTES = ID_HEX_CHARS / 2;
 
 /**
  * `<prefix>_<hex of bytes><counter>` built as one flat string: a template literal would leave a rope

@@ -91,8 +91,8 @@ export function pureTransition(machine: AnyStateMachine, snapshot: unknown, even
 
 type XSnapshot = { value: unknown; context: unknown; status: string; can(e: EventObject): boolean };
 
-const fromXstate = (xs: XSnapshot, log_row: number): EntitySnapshot =>
-  ({ value: stateName(xs), context: xs.context, status: xs.status === 'active' ? 'active' : 'done', log_row, machine_snapshot: xs });
+const fromXstate = (xs: XSnapshot): EntitySnapshot =>
+  ({ value: stateName(xs), context: xs.context, status: xs.status === 'active' ? 'active' : 'done', machine_snapshot: xs });
 
 /** Creates an entity's first snapshot; the creation counts as a transition from `null` on event `CREATE`. */
 export function start<M extends AnyStateMachine, E>(world: World, machine: M, entity_id: string, input: unknown): Step<M, E> {
@@ -101,20 +101,38 @@ export function start<M extends AnyStateMachine, E>(world: World, machine: M, en
   const table = tableFor(machine);
   if (table) {
     const effects: E[] = [];
-    const snapshot = tableInitial(table, input, row, effects) as MachineSnapshot<M>;
+    const snapshot = shareInitial(world, table, tableInitial(table, input, effects)) as MachineSnapshot<M>;
     log.append(row, table.createKey, world.sim.now_ms());
     return { snapshot, effects };
   }
   const [xs, actions] = pureInitial(machine, input) as [XSnapshot, Actions];
-  const snapshot = fromXstate(xs, row) as MachineSnapshot<M>;
+  const snapshot = fromXstate(xs) as MachineSnapshot<M>;
   log.append(row, `${machine.id}||CREATE|${snapshot.value}`, world.sim.now_ms());
   return { snapshot, effects: effectsOf<E>(actions) };
 }
 
 function logStep(world: World, machine: AnyStateMachine, entity_id: string, snapshot: EntitySnapshot, key: string, event: string, to: string): void {
   const log = world.transitions;
-  if (snapshot.log_row >= 0) log.append(snapshot.log_row, key, world.sim.now_ms());
+  // The row comes from the entity's id, not its snapshot: snapshots carry nothing of their own entity.
+  const row = log.rowFor(entity_id);
+  if (row >= 0) log.append(row, key, world.sim.now_ms());
   else log.push({ kind: machine.id, entity_id, from: snapshot.value, event, to, at_ms: world.sim.now_ms() });
+}
+
+const SHARED_INITIAL_SNAPSHOTS = 'engine.initial_snapshots';
+
+/**
+ * An initial snapshot whose context is the machine's own constant one (no input, no entry assign: a
+ * new credit) is the same for every entity of the machine: they share one frozen snapshot, per world.
+ */
+function shareInitial(world: World, table: Table, snapshot: EntitySnapshot): EntitySnapshot {
+  if (typeof table.context === 'function' || snapshot.context !== table.context) return snapshot;
+  let byMachine = world.stores.get(SHARED_INITIAL_SNAPSHOTS) as Map<string, EntitySnapshot> | undefined;
+  if (byMachine === undefined) world.stores.set(SHARED_INITIAL_SNAPSHOTS, (byMachine = new Map()));
+  const shared = byMachine.get(table.id);
+  if (shared !== undefined) return shared;
+  byMachine.set(table.id, Object.freeze(snapshot));
+  return snapshot;
 }
 
 /** Most distinct final contexts shared per machine and world: contexts holding times or counters never repeat. */
@@ -126,9 +144,10 @@ const shareableValue = (v: unknown): boolean =>
 
 /**
  * A finished entity's context holding only null, booleans and numbers (a verified deposit's checks) is
- * the same for most entities of its machine: they share one frozen copy, per world, instead of one each.
- * Contexts are never written in place (each assign makes a new one), so sharing is not observable. The
- * JSON key keeps the field order; the value check keeps NaN, -0 and undefined (which JSON would confuse) out.
+ * the same for most entities of its machine: they share one frozen snapshot (state and context), per
+ * world, instead of one each. Snapshots and contexts are never written in place (each step and assign
+ * makes new ones), so sharing is not observable. The key is the state and the context's JSON (which keeps
+ * the field order); the value check keeps NaN, -0 and undefined (which JSON would confuse) out.
  */
 function shareFinalContext(world: World, table: Table, snapshot: EntitySnapshot): EntitySnapshot {
   const context = snapshot.context as Record<string, unknown> | null;
@@ -138,10 +157,10 @@ function shareFinalContext(world: World, table: Table, snapshot: EntitySnapshot)
   if (byMachine === undefined) world.stores.set(SHARED_FINAL_CONTEXTS, (byMachine = new Map()));
   let known = byMachine.get(table.id);
   if (known === undefined) byMachine.set(table.id, (known = new Map()));
-  const key = JSON.stringify(context);
+  const key = `${snapshot.value}|${JSON.stringify(context)}`;
   const shared = known.get(key);
-  if (shared !== undefined) return { ...snapshot, context: shared };
-  if (known.size < SHARED_FINAL_CONTEXTS_MAX) known.set(key, Object.freeze({ ...context }));
+  if (shared !== undefined) return shared as EntitySnapshot;
+  if (known.size < SHARED_FINAL_CONTEXTS_MAX) known.set(key, Object.freeze({ ...snapshot, context: Object.freeze({ ...context }) }));
   return snapshot;
 }
 
@@ -164,7 +183,7 @@ export function send<M extends AnyStateMachine, E>(world: World, machine: M, ent
   const xs = snapshot.machine_snapshot as XSnapshot;
   if (!xs.can(event)) return null;
   const [nextXs, actions] = pureTransition(machine, xs, event) as [XSnapshot, Actions];
-  const next = fromXstate(nextXs, snapshot.log_row) as MachineSnapshot<M>;
+  const next = fromXstate(nextXs) as MachineSnapshot<M>;
   logStep(world, machine, entity_id, snapshot, `${machine.id}|${snapshot.value}|${event.type}|${next.value}`, event.type, next.value);
   return { snapshot: next, effects: effectsOf<E>(actions) };
 }

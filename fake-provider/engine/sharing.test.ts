@@ -67,9 +67,41 @@ describe('final contexts', () => {
     expect(d.context).toEqual({ n: 2, ok: true, note: null, at: 7 });
     expect(d.context).not.toBe(b.context);
     expect([a, b, c, d].map((s) => [s.value, s.status])).toEqual(Array(4).fill(['done', 'done']));
-    // Each keeps its own row in the transition log.
-    expect(new Set([a, b, c, d].map((s) => s.log_row)).size).toBe(4);
+    // The whole snapshot is shared (it names no entity); each entity keeps its own records in the log.
+    expect(b).toBe(c);
+    expect(Object.isFrozen(b)).toBe(true);
     expect(world.transitions.forEntity('e_c').map((r) => r.to)).toEqual(['running', 'running', 'running', 'running', 'done']);
+    expect(['e_a', 'e_b', 'e_c', 'e_d'].map((id) => world.transitions.forEntity(id).map((r) => r.entity_id).join())).toEqual([
+      Array(5).fill('e_a').join(), Array(5).fill('e_b').join(), Array(5).fill('e_c').join(), Array(4).fill('e_d').join(),
+    ]);
+  });
+
+  it('entities starting on the machine\'s constant context share one frozen initial snapshot, per world', () => {
+    const world = newWorld({ seed: 'sharing', clock: 'virtual' });
+    const other = newWorld({ seed: 'sharing', clock: 'virtual' });
+    const first = start(world, checks, 'e_1', undefined).snapshot;
+    const second = start(world, checks, 'e_2', undefined).snapshot;
+    expect(second).toBe(first);
+    expect(Object.isFrozen(second)).toBe(true);
+    expect(start(other, checks, 'e_3', undefined).snapshot).not.toBe(first);
+    const entity = { snapshot: second };
+    advance(world, checks, entity, 'e_2', { type: 'STEP' }, () => {});
+    expect(entity.snapshot.context).toEqual({ n: 1, ok: false, note: null, at: 0 });
+    expect(first.context).toEqual({ n: 0, ok: false, note: null, at: 0 });
+    expect(world.transitions.forEntity('e_2').map((r) => `${r.entity_id} ${r.from}→${r.to}`)).toEqual(['e_2 null→running', 'e_2 running→running']);
+    expect(world.transitions.forEntity('e_1')).toHaveLength(1);
+  });
+
+  it('the log finds an entity\'s row from its world id, in drawing order or not, and from any other id', () => {
+    const world = newWorld({ seed: 'sharing', clock: 'virtual' });
+    const [a, b, c] = [world.newId('cred'), world.newId('evt'), world.newId('trd')];
+    const log = world.transitions;
+    // c starts before a (an id drawn early, started late), then ids of no counter at all.
+    const rows = [c, a, 'e_x', b, 'trd_', `trd_000000000000${c.slice(-4)}`].map((id) => [id, log.entityRow(id)] as const);
+    for (const [id, row] of rows) expect(log.rowFor(id)).toBe(row);
+    expect(log.rowFor(world.newId('trd'))).toBe(-1);
+    expect(log.rowFor(`cred_${c.slice(4)}`)).toBe(-1);
+    expect(log.rowFor('nope')).toBe(-1);
   });
 
   it('contexts holding strings are never shared; worlds never share; at most 64 distinct contexts are kept per machine', () => {

@@ -9,8 +9,6 @@ export interface EntitySnapshot<C = unknown> {
   readonly value: string;
   readonly context: C;
   readonly status: 'active' | 'done';
-  /** The entity's row in its world's transition log (engine bookkeeping; -1 when unknown). */
-  readonly log_row: number;
   /** Only for a machine the table cannot run: xstate's own snapshot, stepped by xstate. */
   readonly machine_snapshot?: unknown;
 }
@@ -190,7 +188,7 @@ function runActions(actions: CompiledAction[], context: Record<string, unknown>,
 }
 
 /** The initial snapshot (context from `input`, root entry actions run) and what the entry emitted. */
-export function tableInitial(table: Table, input: unknown, log_row: number, emitted: unknown[]): EntitySnapshot {
+export function tableInitial(table: Table, input: unknown, emitted: unknown[]): EntitySnapshot {
   let context: Record<string, unknown>;
   if (typeof table.context === 'function') {
     // A spread keeps the factory's object layout (all fields in the object); `Object.assign({}, …)` would
@@ -199,7 +197,7 @@ export function tableInitial(table: Table, input: unknown, log_row: number, emit
   } else context = (table.context ?? {}) as Record<string, unknown>;
   const init = { type: 'xstate.init', input } as EventObject;
   context = runActions(table.entry, context, init, emitted);
-  return { value: table.initial, context, status: table.initialFinal ? 'done' : 'active', log_row };
+  return { value: table.initial, context, status: table.initialFinal ? 'done' : 'active' };
 }
 
 /** The candidate the event selects (first whose guard passes), or null: xstate's `can()` is false. */
@@ -218,5 +216,5 @@ export function tableSelect(table: Table, snapshot: EntitySnapshot, event: Event
 /** Takes the selected candidate: the next snapshot; the emitted events are pushed on `emitted`. */
 export function tableApply(candidate: Candidate, snapshot: EntitySnapshot, event: EventObject, emitted: unknown[]): EntitySnapshot {
   const context = candidate.actions.length ? runActions(candidate.actions, snapshot.context as Record<string, unknown>, event, emitted) : snapshot.context;
-  return { value: candidate.target, context, status: candidate.final ? 'done' : 'active', log_row: snapshot.log_row };
+  return { value: candidate.target, context, status: candidate.final ? 'done' : 'active' };
 }

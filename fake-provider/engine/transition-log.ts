@@ -2,6 +2,7 @@
 // row per entity (its id and kind) and, per transition, three numbers in chunked typed arrays (entity row,
 // interned `kind|from|event|to`, at_ms; 10 bytes a transition while they fit narrow columns). Readers get
 // `{kind, entity_id, from, event, to, at_ms}` records.
+import { idCounter } from './id-counter.ts';
 
 export interface TransitionRecord {
   kind: string;
@@ -25,6 +26,8 @@ export interface TransitionLog {
   forEntity(entity_id: string): TransitionRecord[];
   /** Engine fast path: a row for a new entity. */
   entityRow(entity_id: string): number;
+  /** Engine fast path: the row `entityRow` gave the entity (one of them if it was given several), or -1. */
+  rowFor(entity_id: string): number;
   /** Engine fast path: appends a transition of the entity in `row`, named by its `kind|from|event|to` key. */
   append(row: number, key: string, at_ms: number): void;
 }
@@ -99,6 +102,13 @@ export function createTransitionLog(): TransitionLog {
   };
   // Entity rows by id, for records pushed whole (tests) and forEntity: built on first use only.
   let rowById: Map<string, number> | null = null;
+  // The engine finds an entity's row from its id (snapshots keep no row, so equal ones can be shared).
+  // Entities start in about the order their ids are drawn, so `counters[row]` (the id's counter, 4 bytes
+  // a row) is non-decreasing and a binary search finds the row; an id that does not continue the order
+  // (drawn before the last row's, or not a world id) repeats the previous counter and goes to `lateRows`.
+  let counters = new Uint32Array(1024);
+  let maxCounter = -1;
+  let lateRows: Map<string, number> | null = null;
 
   const code = (key: string, tuple?: Tuple): number => {
     let c = codes.get(key);
@@ -142,9 +152,36 @@ export function createTransitionLog(): TransitionLog {
 
   const log: TransitionLog = {
     entityRow(entity_id) {
+      const row = entities.length;
       entities.push(entity_id);
-      rowById?.set(entity_id, entities.length - 1);
-      return entities.length - 1;
+      rowById?.set(entity_id, row);
+      if (row === counters.length) {
+        const grown = new Uint32Array(row * 2);
+        grown.set(counters);
+        counters = grown;
+      }
+      const c = idCounter(entity_id);
+      if (c > maxCounter) maxCounter = c;
+      else if (!(lateRows ??= new Map()).has(entity_id)) lateRows.set(entity_id, row);
+      counters[row] = Math.max(maxCounter, 0);
+      return row;
+    },
+    rowFor(entity_id) {
+      const last = entities.length - 1;
+      if (last >= 0 && entities[last] === entity_id) return last;
+      const want = idCounter(entity_id);
+      if (want >= 0) {
+        // The first row whose counter is not below `want`, then the rows sharing that counter.
+        let lo = 0;
+        let hi = entities.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (counters[mid] < want) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let i = lo; i < entities.length && counters[i] === want; i++) if (entities[i] === entity_id) return i;
+      }
+      return lateRows?.get(entity_id) ?? -1;
     },
     append(row, key, at_ms) {
       const c = n >>> CHUNK_BITS;

@@ -2,6 +2,7 @@
 // pending amounts keyed by their cause (unconfirmed deposits, in-flight settlements) and the balances.
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type World } from '../../world.ts';
+import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
@@ -37,7 +38,7 @@ export const rowKey = (account_id: string, asset_key: string): string => `${acco
 export const sourceKey = (source_type: string, source_id: string, role: string): string => `${source_type}|${source_id}|${role}`;
 
 export const creditStore = defineStore('credits', () => ({
-  byId: new Map<string, Credit>(),
+  byId: new IdIndex<Credit>('cred', (c) => c.credit_id),
   /** Creation order = seq order, for listing. */
   list: [] as Credit[],
   byAccount: new Map<string, Credit[]>(),

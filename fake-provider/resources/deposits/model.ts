@@ -3,6 +3,7 @@
 // flags, and the effects (pending balance, deposit.* events, the credit) applied after each transition.
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
+import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
@@ -50,7 +51,7 @@ export interface Deposit {
 export type DepositListener = (world: World, deposit: Deposit) => void;
 
 export const depositStore = defineStore('deposits', (world) => ({
-  byId: new Map<string, Deposit>(),
+  byId: new IdIndex<Deposit>('dep', (d) => d.deposit_id),
   list: [] as Deposit[],
   /** Canonical tx hash → deposit: a transaction lands once. */
   byTxHash: new Map<string, Deposit>(),

@@ -3,6 +3,7 @@
 // and serialize trades and their history records exactly as the spec shows them.
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
+import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publish } from '../../engine/events.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
@@ -41,12 +42,12 @@ export interface Trade {
   created_at_ms: number;
   seq: number;
   snapshot: MachineSnapshot<typeof tradeMachine>;
-  swap: Swap;
+  readonly swap: Swap;
   /** trade_id, quote_id and client_order_id when given: the data of the trade's events (frozen, shared by them). */
   ids: Readonly<Record<string, unknown>>;
 }
 
-export const tradeStore = defineStore('trades', () => ({ byId: new Map<string, Trade>(), list: [] as Trade[] }));
+export const tradeStore = defineStore('trades', () => ({ byId: new IdIndex<Trade>('trd', (t) => t.trade_id), list: [] as Trade[] }));
 
 export function tradeState(t: Trade): TradeState {
   return statusOf(t.snapshot) as TradeState;
@@ -121,34 +122,70 @@ const ops: SwapOps = {
   },
 };
 
+/**
+ * A trade is its own swap (the execution driver's view of it): the swap's fixed fields read through the
+ * trade's input, never written after creation, and only the driver's own state is stored. One object
+ * instead of a trade, a swap and the swap's copies of the input (about 100 bytes per trade).
+ */
+class TradeRecord implements Trade, Swap {
+  readonly trade_id: string;
+  readonly input: StartTradeInput;
+  readonly created_at_ms: number;
+  readonly seq: number;
+  snapshot: MachineSnapshot<typeof tradeMachine>;
+  readonly ids: Readonly<Record<string, unknown>>;
+  settlement: Swap['settlement'] = null;
+  settled_at_ms: number | null = null;
+  next_due_ms: number | null = null;
+  done = false;
+
+  constructor(trade_id: string, input: StartTradeInput, created_at_ms: number, seq: number, snapshot: MachineSnapshot<typeof tradeMachine>) {
+    this.trade_id = trade_id;
+    this.input = input;
+    this.created_at_ms = created_at_ms;
+    this.seq = seq;
+    this.snapshot = snapshot;
+    this.ids = Object.freeze(identifiers(trade_id, input));
+  }
+
+  get swap(): Swap {
+    return this;
+  }
+  get kind(): 'trade' {
+    return 'trade';
+  }
+  get id(): string {
+    return this.trade_id;
+  }
+  get org_id(): string {
+    return this.input.org.organization_id;
+  }
+  get account_id(): string {
+    return this.input.account_id;
+  }
+  get from_asset_key(): string {
+    return this.input.from_asset_key;
+  }
+  get to_asset_key(): string {
+    return this.input.to_asset_key;
+  }
+  get credit_id(): string {
+    return this.input.credit_id;
+  }
+  get amount_in_atoms(): bigint {
+    return this.input.amount_in_atoms;
+  }
+  get amount_out_atoms(): bigint {
+    return this.input.expected_out_atoms;
+  }
+}
+
 /** Locks the source credit (credit_in_use / credit_already_consumed if it cannot) and starts the trade. */
 export function startTrade(world: World, input: StartTradeInput): { trade_id: string } {
   const trade_id = world.newId('trd');
   lockCredit(world, input.credit_id, trade_id);
   const initial = start<typeof tradeMachine, TradeEffect>(world, tradeMachine, trade_id, undefined);
-  const t: Trade = {
-    trade_id,
-    input,
-    created_at_ms: world.sim.now_ms(),
-    seq: world.nextSeq(),
-    snapshot: initial.snapshot,
-    swap: {
-      kind: 'trade',
-      id: trade_id,
-      org_id: input.org.organization_id,
-      account_id: input.account_id,
-      from_asset_key: input.from_asset_key,
-      to_asset_key: input.to_asset_key,
-      credit_id: input.credit_id,
-      amount_in_atoms: input.amount_in_atoms,
-      amount_out_atoms: input.expected_out_atoms,
-      settlement: null,
-      settled_at_ms: null,
-      next_due_ms: null,
-      done: false,
-    },
-    ids: Object.freeze(identifiers(trade_id, input)),
-  };
+  const t = new TradeRecord(trade_id, input, world.sim.now_ms(), world.nextSeq(), initial.snapshot);
   const store = tradeStore(world);
   store.byId.set(trade_id, t);
   store.list.push(t);

@@ -1,0 +1,105 @@
+// Lookup by entity id without a Map entry per entity: the by-id index of the stores a trade lifecycle
+// fills (deposits, credits, RFQs, quotes, trades). The subset of Map the stores use, over two arrays.
+import { counterAt, ID_HEX_CHARS } from './id-counter.ts';
+
+/**
+ * World ids are `<prefix>_<12 hex><counter in base 36>` and the world's counter only grows (world.ts
+ * `newId`), so entities stored as their ids are drawn sit in counter order: a binary search over the
+ * counters finds one, then the whole id must match (an id of another prefix, or with other hex, is not
+ * it). A Map entry costs ~45 bytes with its share of the hash table; here an entity costs a slot of
+ * `values` and 4 bytes of `counters`. An id that does not fit (not of this prefix, not after the last
+ * one stored, beyond 32 bits) goes to a Map, so any id still works; iteration gives the ordered ones
+ * first, then those, each in insertion order.
+ */
+export class IdIndex<V> {
+  readonly #prefix: string;
+  readonly #idOf: (value: V) => string;
+  readonly #values: V[] = [];
+  #counters = new Uint32Array(64);
+  #late: Map<string, V> | undefined;
+
+  /** `idOf` reads the id back from a stored value (it holds it already: no second copy here). */
+  constructor(prefix: string, idOf: (value: V) => string) {
+    this.#prefix = `${prefix}_`;
+    this.#idOf = idOf;
+  }
+
+  get size(): number {
+    return this.#values.length + (this.#late?.size ?? 0);
+  }
+
+  get(id: string): V | undefined {
+    const at = this.#find(id);
+    return at >= 0 ? this.#values[at] : this.#late?.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  set(id: string, value: V): this {
+    if (this.#idOf(value) !== id) throw new Error(`IdIndex: value stored under ${id} names ${this.#idOf(value)}`);
+    const at = this.#find(id);
+    if (at >= 0) {
+      this.#values[at] = value;
+      return this;
+    }
+    const counter = this.#counterOf(id);
+    const n = this.#values.length;
+    if (counter < 0 || (n > 0 && counter <= this.#counters[n - 1]) || this.#late?.has(id)) {
+      (this.#late ??= new Map()).set(id, value);
+      return this;
+    }
+    if (n === this.#counters.length) {
+      const grown = new Uint32Array(n * 2);
+      grown.set(this.#counters);
+      this.#counters = grown;
+    }
+    this.#counters[n] = counter;
+    this.#values.push(value);
+    return this;
+  }
+
+  *values(): IterableIterator<V> {
+    yield* this.#values;
+    if (this.#late) yield* this.#late.values();
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const v of this.values()) yield this.#idOf(v);
+  }
+
+  *entries(): IterableIterator<[string, V]> {
+    for (const v of this.values()) yield [this.#idOf(v), v];
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, V]> {
+    return this.entries();
+  }
+
+  /** The counter in `id` when it is of this prefix and fits 32 bits; -1 otherwise. */
+  #counterOf(id: string): number {
+    return id.startsWith(this.#prefix) ? counterAt(id, this.#prefix.length + ID_HEX_CHARS) : -1;
+  }
+
+  /** The slot of `id` among the ordered values, or -1. */
+  #find(id: string): number {
+    const n = this.#values.length;
+    if (n === 0) return -1;
+    // Most reads ask for the entity just stored.
+    if (this.#idOf(this.#values[n - 1]) === id) return n - 1;
+    const want = this.#counterOf(id);
+    if (want < 0) return -1;
+    const counters = this.#counters;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const got = counters[mid];
+      if (got === want) return this.#idOf(this.#values[mid]) === id ? mid : -1;
+      if (got < want) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+}
