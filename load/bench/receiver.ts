@@ -43,13 +43,15 @@ async function startChild(): Promise<Receiver> {
   const child = fork(fileURLToPath(new URL('./receiver-process.mjs', import.meta.url)), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const next = <T>(key: string): Promise<T> =>
     new Promise((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`receiver process exited (${code})`));
       const onMessage = (m: Record<string, unknown>) => {
         if (!(key in m)) return;
         child.off('message', onMessage);
+        child.off('exit', onExit);
         resolve(m[key] as T);
       };
       child.on('message', onMessage);
-      child.once('exit', (code) => reject(new Error(`receiver process exited (${code})`)));
+      child.once('exit', onExit);
     });
   const port = await next<number>('port');
   return {
