@@ -1,6 +1,8 @@
 // The immutable event store: every event any lifecycle emits, with the spec's envelope, queried by the
-// event feed, account activity and webhook replay. Events are frozen on publish and never edited.
+// event feed, account activity and webhook replay. Events are stored as columns on publish, never edited,
+// and read as frozen envelopes.
 import type { World } from '../world.ts';
+import { counterAt, ID_HEX_CHARS } from './id-counter.ts';
 
 export interface EventEnvelope {
   event_id: string;
@@ -16,11 +18,187 @@ export interface StoredEvent {
   readonly seq: number;
 }
 
+/** A read-only, live view of stored events in publication order (the array methods readers use). */
+export interface EventList extends Iterable<StoredEvent> {
+  readonly length: number;
+  /** The event at `index` (negative counts from the end), made on read. */
+  at(index: number): StoredEvent | undefined;
+  map<T>(fn: (e: StoredEvent, index: number) => T): T[];
+  filter(fn: (e: StoredEvent) => boolean): StoredEvent[];
+  find(fn: (e: StoredEvent) => boolean): StoredEvent | undefined;
+}
+
+/** Lookup by event id without a Map entry per event (see `createEventStore`). */
+export interface EventIndex {
+  get(event_id: string): StoredEvent | undefined;
+  has(event_id: string): boolean;
+}
+
+export interface EventStore {
+  /** Every event in publication order: `seq` and the id counter both increase along it. */
+  readonly all: EventList;
+  readonly byId: EventIndex;
+  /** One account's events in publication order (the feed's and activity's `account_id` reads). */
+  forAccount(account_id: string): EventList;
+  /** Appends one event (publish): its fields go into the columns; its id must be a `world.newId('evt')` id. */
+  add(event: StoredEvent): void;
+}
+
+/** Event ids are `evt_` + 12 hex (6 random bytes) + the world's id counter in base 36, at least 4 digits (world.ts `newId`). */
+const ID_PREFIX = 'evt_';
+const ID_COUNTER_AT = ID_PREFIX.length + ID_HEX_CHARS;
+const COUNTER_DIGITS = 4;
+const idOf = (random: number, counter: number): string =>
+  `${ID_PREFIX}${random.toString(16).padStart(ID_HEX_CHARS, '0')}${counter.toString(36).padStart(COUNTER_DIGITS, '0')}`;
+
+/** The 6 random bytes of an event id as one number, or -1 when they are not 12 lowercase hex digits. */
+function idRandom(event_id: string): number {
+  let random = 0;
+  for (let i = ID_PREFIX.length; i < ID_COUNTER_AT; i++) {
+    const c = event_id.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (digit < 0) return -1;
+    random = random * 16 + digit;
+  }
+  return random;
+}
+
 /**
- * One stored event in one object: its own enumerable fields are exactly the envelope's five, in the
- * spec's order (so `envelope` is the record itself, and JSON of it is the envelope's bytes); the org and
- * the sequence number are private fields, invisible to JSON, `Object.keys` and equality checks. Was three
- * objects (envelope, record, Map entry) per event.
+ * The counter of an event id `idOf` rebuilds exactly (prefix, 4 digits or more without a leading zero
+ * beyond them), or -1.
+ */
+function idCounter(event_id: string): number {
+  if (!event_id.startsWith(ID_PREFIX)) return -1;
+  const digits = event_id.length - ID_COUNTER_AT;
+  if (digits < COUNTER_DIGITS || (digits > COUNTER_DIGITS && event_id.charCodeAt(ID_COUNTER_AT) === 48)) return -1;
+  return counterAt(event_id, ID_COUNTER_AT);
+}
+
+const U32_LIMIT = 2 ** 32;
+/** Events per column chunk: the first chunk doubles up to this size, then whole chunks are added. */
+const CHUNK_BITS = 14;
+const CHUNK = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK - 1;
+const FIRST_CHUNK = 64;
+
+/**
+ * Numbers by position, appended in order, in chunked typed arrays: 4 bytes each while every value is
+ * a u32, 8 (Float64) once one is not. Chunks are never copied once full, and at most one is part-empty.
+ */
+class NumberColumn {
+  private chunks: Array<Uint32Array | Float64Array> = [];
+  constructor(private wide = false) {}
+  get(i: number): number {
+    return this.chunks[i >>> CHUNK_BITS][i & CHUNK_MASK];
+  }
+  /** Stores the value of position `i`, the next one. */
+  push(i: number, value: number): void {
+    const c = i >>> CHUNK_BITS;
+    const o = i & CHUNK_MASK;
+    if (!this.wide && !(Number.isInteger(value) && value >= 0 && value < U32_LIMIT)) this.widen();
+    let chunk = this.chunks[c];
+    if (chunk === undefined) this.chunks.push((chunk = this.make(c === 0 ? FIRST_CHUNK : CHUNK)));
+    else if (o === chunk.length) {
+      const grown = this.make(chunk.length * 2);
+      grown.set(chunk);
+      this.chunks[c] = chunk = grown;
+    }
+    chunk[o] = value;
+  }
+  /** Float64 from now on, each stored value mapped (the time column turns offsets into times). */
+  widen(map: (v: number) => number = (v) => v): void {
+    this.chunks = this.chunks.map((chunk) => Float64Array.from(chunk, map));
+    this.wide = true;
+  }
+  private make(n: number): Uint32Array | Float64Array {
+    return this.wide ? new Float64Array(n) : new Uint32Array(n);
+  }
+}
+
+/** Times as ms after the first one, 4 bytes each (49 days); absolute Float64 times past that. */
+class TimeColumn {
+  private readonly values = new NumberColumn();
+  private base_ms = NaN;
+  private absolute = false;
+  get(i: number): number {
+    return this.absolute ? this.values.get(i) : this.base_ms + this.values.get(i);
+  }
+  push(i: number, at_ms: number): void {
+    if (!this.absolute) {
+      if (i === 0) this.base_ms = at_ms;
+      const offset = at_ms - this.base_ms;
+      if (Number.isInteger(offset) && offset >= 0 && offset < U32_LIMIT && this.base_ms + offset === at_ms) return this.values.push(i, offset);
+      const base_ms = this.base_ms;
+      this.values.widen((v) => base_ms + v);
+      this.absolute = true;
+    }
+    this.values.push(i, at_ms);
+  }
+}
+
+/** One account id's events: positions in publication order, and the owner code of each (org, account). */
+interface AccountEvents {
+  positions: number[];
+  /** The org of the account's first event, and the owner code of the pair. */
+  org_id: string;
+  code: number;
+  others: Map<string, number> | null;
+}
+
+/**
+ * The store as columns, one entry per event at its position in publication order: the id as its random
+ * part and counter (numbers, not a 20-character string), interned type and (org, account) codes, the
+ * time and seq, and the data object itself (~38 bytes an event). One object per event (record + id
+ * string, ~130 bytes) was the largest item of a settled trade's memory. Events are made on read.
+ */
+class Columns {
+  length = 0;
+  readonly random = new NumberColumn(true);
+  readonly counter = new NumberColumn();
+  readonly type = new NumberColumn();
+  readonly owner = new NumberColumn();
+  readonly created_at_ms = new TimeColumn();
+  readonly seq = new NumberColumn();
+  readonly data: Record<string, unknown>[] = [];
+  readonly types: string[] = [];
+  readonly typeCodes = new Map<string, number>();
+  readonly owners: Array<{ org_id: string; account_id: string }> = [];
+  /** Per account id: its event positions in publication order, and its owner code(s). */
+  readonly accounts = new Map<string, AccountEvents>();
+
+  eventId(i: number): string {
+    return idOf(this.random.get(i), this.counter.get(i));
+  }
+
+  typeCode(type: string): number {
+    let code = this.typeCodes.get(type);
+    if (code === undefined) this.typeCodes.set(type, (code = this.types.push(type) - 1));
+    return code;
+  }
+
+  /** Adds position `index` to the account's events; returns the owner code of (org, account). */
+  addToAccount(org_id: string, account_id: string, index: number): number {
+    let account = this.accounts.get(account_id);
+    if (account === undefined) this.accounts.set(account_id, (account = { positions: [], org_id, code: this.newOwner(org_id, account_id), others: null }));
+    account.positions.push(index);
+    if (account.org_id === org_id) return account.code;
+    // The same account id published under another org (only a hand-made publish does that).
+    account.others ??= new Map();
+    let code = account.others.get(org_id);
+    if (code === undefined) account.others.set(org_id, (code = this.newOwner(org_id, account_id)));
+    return code;
+  }
+
+  private newOwner(org_id: string, account_id: string): number {
+    return this.owners.push({ org_id, account_id }) - 1;
+  }
+}
+
+/**
+ * The event `publish` makes, in one object: its own enumerable fields are exactly the envelope's five,
+ * in the spec's order (so `envelope` is the record itself, and JSON of it is the envelope's bytes); the
+ * org and the sequence number are private fields. The store keeps its fields in columns, and this object
+ * only while it is the last event (the listeners of `publish` ask for it at once).
  */
 class EventRecord implements StoredEvent, EventEnvelope {
   readonly #org_id: string;
@@ -49,43 +227,95 @@ class EventRecord implements StoredEvent, EventEnvelope {
   }
 }
 
-/** Lookup by event id without a Map entry per event (see `createEventStore`). */
-export interface EventIndex {
-  get(event_id: string): StoredEvent | undefined;
-  has(event_id: string): boolean;
+/**
+ * A stored event as read back from the columns: `envelope` is a frozen object with exactly the five
+ * fields in the spec's order, made on first use (a feed scan rejects other orgs' events without it); org
+ * and seq read the columns. Readers keep it briefly (a feed page, one delivery attempt).
+ */
+class EventAt implements StoredEvent {
+  #envelope: Readonly<EventEnvelope> | undefined;
+  constructor(
+    private readonly columns: Columns,
+    private readonly index: number,
+  ) {}
+  get envelope(): Readonly<EventEnvelope> {
+    if (this.#envelope === undefined) {
+      const { columns: c, index: i } = this;
+      this.#envelope = Object.freeze({
+        event_id: c.eventId(i),
+        type: c.types[c.type.get(i)],
+        created_at_ms: c.created_at_ms.get(i),
+        account_id: c.owners[c.owner.get(i)].account_id,
+        data: c.data[i],
+      });
+    }
+    return this.#envelope;
+  }
+  get org_id(): string {
+    return this.columns.owners[this.columns.owner.get(this.index)].org_id;
+  }
+  get seq(): number {
+    return this.columns.seq.get(this.index);
+  }
 }
 
-export interface EventStore {
-  /** Every event in publication order: `seq` and the id counter both increase along it. */
-  readonly all: StoredEvent[];
-  readonly byId: EventIndex;
-  /** One account's events in publication order (the feed's and activity's `account_id` reads). */
-  forAccount(account_id: string): readonly StoredEvent[];
-  /** Appends one event (publish). */
-  add(event: StoredEvent): void;
+/** Events at the given positions of the columns (all of them when `positions` is null). */
+class EventView implements EventList {
+  constructor(
+    private readonly columns: Columns,
+    private readonly positions: readonly number[] | null,
+  ) {}
+  get length(): number {
+    return this.positions === null ? this.columns.length : this.positions.length;
+  }
+  at(index: number): StoredEvent | undefined {
+    const i = index < 0 ? this.length + index : index;
+    if (!(i >= 0 && i < this.length)) return undefined;
+    return new EventAt(this.columns, this.positions === null ? i : this.positions[i]);
+  }
+  *[Symbol.iterator](): Iterator<StoredEvent> {
+    for (let i = 0; i < this.length; i++) yield this.at(i)!;
+  }
+  map<T>(fn: (e: StoredEvent, index: number) => T): T[] {
+    const out: T[] = [];
+    for (let i = 0; i < this.length; i++) out.push(fn(this.at(i)!, i));
+    return out;
+  }
+  filter(fn: (e: StoredEvent) => boolean): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    for (let i = 0; i < this.length; i++) {
+      const e = this.at(i)!;
+      if (fn(e)) out.push(e);
+    }
+    return out;
+  }
+  find(fn: (e: StoredEvent) => boolean): StoredEvent | undefined {
+    for (let i = 0; i < this.length; i++) {
+      const e = this.at(i)!;
+      if (fn(e)) return e;
+    }
+    return undefined;
+  }
 }
-
-/** Event ids are `evt_` + 12 hex + the world's id counter in base 36 (world.ts `newId`). */
-const ID_COUNTER_AT = 'evt_'.length + 12;
-const idCounter = (event_id: string): number => (event_id.startsWith('evt_') ? parseInt(event_id.slice(ID_COUNTER_AT), 36) : NaN);
 
 export function createEventStore(): EventStore {
-  const all: StoredEvent[] = [];
-  const byAccount = new Map<string, StoredEvent[]>();
-  // The world's id counter only grows and every event id is drawn at publish, so `all` is sorted by the
-  // counter in the id: a binary search finds an event, then the whole id must match.
+  const columns = new Columns();
+  const all = new EventView(columns, null);
+  /** The last event added: the listeners of `publish` ask for it at once. */
+  let last: StoredEvent | undefined;
+  let lastId = '';
+  // The world's id counter only grows and every event id is drawn at publish, so the counter column is
+  // sorted: a binary search finds an event, then the whole id must match.
   const find = (event_id: string): StoredEvent | undefined => {
-    // The listeners of `publish` ask for the event just appended.
-    const last = all[all.length - 1];
-    if (last !== undefined && last.envelope.event_id === event_id) return last;
+    if (last !== undefined && event_id === lastId) return last;
     const want = idCounter(event_id);
-    if (!Number.isFinite(want)) return undefined;
+    if (want < 0) return undefined;
     let lo = 0;
-    let hi = all.length - 1;
+    let hi = columns.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const got = idCounter(all[mid].envelope.event_id);
-      if (got === want) return all[mid].envelope.event_id === event_id ? all[mid] : undefined;
+      const got = columns.counter.get(mid);
+      if (got === want) return columns.eventId(mid) === event_id ? new EventAt(columns, mid) : undefined;
       if (got < want) lo = mid + 1;
       else hi = mid - 1;
     }
@@ -94,12 +324,23 @@ export function createEventStore(): EventStore {
   return {
     all,
     byId: { get: find, has: (event_id) => find(event_id) !== undefined },
-    forAccount: (account_id) => byAccount.get(account_id) ?? [],
+    forAccount: (account_id) => new EventView(columns, columns.accounts.get(account_id)?.positions ?? []),
     add(event) {
-      all.push(event);
-      const list = byAccount.get(event.envelope.account_id);
-      if (list) list.push(event);
-      else byAccount.set(event.envelope.account_id, [event]);
+      const e = event.envelope;
+      const random = idRandom(e.event_id);
+      const counter = idCounter(e.event_id);
+      // The columns rebuild the id from its parts; an id they could not is a swapsim bug, caught here.
+      if (random < 0 || counter < 0) throw new Error(`event id ${e.event_id} is not an evt id`);
+      const index = columns.length++;
+      columns.random.push(index, random);
+      columns.counter.push(index, counter);
+      columns.type.push(index, columns.typeCode(e.type));
+      columns.owner.push(index, columns.addToAccount(event.org_id, e.account_id, index));
+      columns.created_at_ms.push(index, e.created_at_ms);
+      columns.seq.push(index, event.seq);
+      columns.data.push(e.data);
+      last = event;
+      lastId = e.event_id;
     },
   };
 }
@@ -171,9 +412,10 @@ export interface EventFilter {
 }
 
 export function matchesFilter(e: StoredEvent, f: EventFilter): boolean {
+  // The org first: it is read without making the envelope, and most foreign events stop there.
+  if (e.org_id !== f.org_id) return false;
   const env = e.envelope;
   return (
-    e.org_id === f.org_id &&
     (f.account_id === undefined || env.account_id === f.account_id) &&
     (f.since_ms === undefined || env.created_at_ms >= f.since_ms) &&
     (f.until_ms === undefined || env.created_at_ms <= f.until_ms) &&

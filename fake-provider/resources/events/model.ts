@@ -1,7 +1,7 @@
 // Reads over the immutable event store: the organization's event feed (oldest first, cursor = event seq)
 // and one account's activity stream with its data-field filters.
 import type { World } from '../../world.ts';
-import { matchesFilter, selectEvents, type EventEnvelope, type EventFilter, type StoredEvent } from '../../engine/events.ts';
+import { matchesFilter, selectEvents, type EventEnvelope, type EventFilter, type EventList, type StoredEvent } from '../../engine/events.ts';
 import { decodeCursor, DEFAULT_LIMIT, encodeCursor, paginate, type Page } from '../../http/pagination.ts';
 
 export interface FeedQuery {
@@ -45,23 +45,24 @@ export function listEvents(world: World, org_id: string, q: FeedQuery): Page<Sto
   const items: StoredEvent[] = [];
   let has_more = false;
   for (let i = firstAfter(pool, after); i < pool.length; i++) {
-    if (!matchesFilter(pool[i], filter)) continue;
+    const e = pool.at(i)!;
+    if (!matchesFilter(e, filter)) continue;
     if (items.length === limit) {
       has_more = true;
       break;
     }
-    items.push(pool[i]);
+    items.push(e);
   }
   return { items, has_more, next_cursor: has_more ? encodeCursor(items[items.length - 1].seq, 'asc') : null };
 }
 
 /** Index of the first event with seq > after in a seq-ordered list. */
-function firstAfter(pool: readonly StoredEvent[], after: number): number {
+function firstAfter(pool: EventList, after: number): number {
   let lo = 0;
   let hi = pool.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (pool[mid].seq > after) hi = mid;
+    if (pool.at(mid)!.seq > after) hi = mid;
     else lo = mid + 1;
   }
   return lo;
