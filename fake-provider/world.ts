@@ -4,7 +4,7 @@ import type { Sim } from '../sim/index.ts';
 import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore } from './engine/events.ts';
 import { createTransitionLog, type TransitionLog } from './engine/lifecycle.ts';
-import { ID_HEX_CHARS } from './engine/id-counter.ts';
+import { ID_COUNTER_DIGITS, ID_HEX_CHARS } from './engine/id-counter.ts';
 
 export interface RateLimits {
   reads: number;
@@ -60,7 +60,7 @@ export function createWorld(opts: { sim: Sim; profile: Profile }): World {
     stores: new Map(),
     hooks: { eventPublished: [] },
     nextSeq: () => ++seq,
-    newId: (prefix) => flatId(prefix, ids.bytes(ID_RANDOM_BYTES), (++idCounter).toString(36).padStart(4, '0')),
+    newId: (prefix) => flatId(prefix, ids.bytes(ID_RANDOM_BYTES), (++idCounter).toString(36).padStart(ID_COUNTER_DIGITS, '0')),
   };
 }
 

@@ -2,7 +2,7 @@
 // event feed, account activity and webhook replay. Events are stored as columns on publish, never edited,
 // and read as frozen envelopes.
 import type { World } from '../world.ts';
-import { counterAt, ID_HEX_CHARS } from './id-counter.ts';
+import { counterAt, ID_COUNTER_DIGITS, ID_HEX_CHARS } from './id-counter.ts';
 
 export interface EventEnvelope {
   event_id: string;
@@ -47,9 +47,8 @@ export interface EventStore {
 /** Event ids are `evt_` + 12 hex (6 random bytes) + the world's id counter in base 36, at least 4 digits (world.ts `newId`). */
 const ID_PREFIX = 'evt_';
 const ID_COUNTER_AT = ID_PREFIX.length + ID_HEX_CHARS;
-const COUNTER_DIGITS = 4;
 const idOf = (random: number, counter: number): string =>
-  `${ID_PREFIX}${random.toString(16).padStart(ID_HEX_CHARS, '0')}${counter.toString(36).padStart(COUNTER_DIGITS, '0')}`;
+  `${ID_PREFIX}${random.toString(16).padStart(ID_HEX_CHARS, '0')}${counter.toString(36).padStart(ID_COUNTER_DIGITS, '0')}`;
 
 /** The 6 random bytes of an event id as one number, or -1 when they are not 12 lowercase hex digits. */
 function idRandom(event_id: string): number {
@@ -67,10 +66,10 @@ function idRandom(event_id: string): number {
  * The counter of an event id `idOf` rebuilds exactly (prefix, 4 digits or more without a leading zero
  * beyond them), or -1.
  */
-function idCounter(event_id: string): number {
+function rebuildableCounter(event_id: string): number {
   if (!event_id.startsWith(ID_PREFIX)) return -1;
   const digits = event_id.length - ID_COUNTER_AT;
-  if (digits < COUNTER_DIGITS || (digits > COUNTER_DIGITS && event_id.charCodeAt(ID_COUNTER_AT) === 48)) return -1;
+  if (digits < ID_COUNTER_DIGITS || (digits > ID_COUNTER_DIGITS && event_id.charCodeAt(ID_COUNTER_AT) === 48)) return -1;
   return counterAt(event_id, ID_COUNTER_AT);
 }
 
@@ -308,7 +307,7 @@ export function createEventStore(): EventStore {
   // sorted: a binary search finds an event, then the whole id must match.
   const find = (event_id: string): StoredEvent | undefined => {
     if (last !== undefined && event_id === lastId) return last;
-    const want = idCounter(event_id);
+    const want = rebuildableCounter(event_id);
     if (want < 0) return undefined;
     let lo = 0;
     let hi = columns.length - 1;
@@ -328,7 +327,7 @@ export function createEventStore(): EventStore {
     add(event) {
       const e = event.envelope;
       const random = idRandom(e.event_id);
-      const counter = idCounter(e.event_id);
+      const counter = rebuildableCounter(e.event_id);
       // The columns rebuild the id from its parts; an id they could not is a swapsim bug, caught here.
       if (random < 0 || counter < 0) throw new Error(`event id ${e.event_id} is not an evt id`);
       const index = columns.length++;

@@ -4,6 +4,9 @@
 /** Hex characters between `<prefix>_` and the counter (6 random bytes). */
 export const ID_HEX_CHARS = 12;
 
+/** Base-36 digits the counter is padded to (more once it outgrows them). */
+export const ID_COUNTER_DIGITS = 4;
+
 const U32_LIMIT = 2 ** 32;
 
 /** The base-36 counter from offset `from` to the end of `id`, or -1 (none there, not base 36, beyond 32 bits). */
