@@ -51,10 +51,21 @@ export function syncHttp(req: HttpRequestMsg): HttpReplyMsg {
   Atomics.store(t.flag, 0, 0);
   t.port.postMessage(req);
   Atomics.wait(t.flag, 0, 0);
-  const msg = receiveMessageOnPort(t.port);
+  // The flag only wakes this worker; the port's queue holds the reply. The main thread posts before it
+  // sets the flag, yet one CI run (of many) woke to an empty queue (root cause not established): wait for
+  // the reply itself, up to the request's own timeout, before calling it missing.
+  let msg = receiveMessageOnPort(t.port);
+  const give_up_ms = Date.now() + req.timeout_ms + REPLY_GRACE_MS;
+  while (!msg && Date.now() < give_up_ms) {
+    sleepMs(1);
+    msg = receiveMessageOnPort(t.port);
+  }
   if (!msg) throw new Error('k6 double: woke without a reply');
   return msg.message as HttpReplyMsg;
 }
+
+/** How long past the request's timeout a reply may still be on its way before the double gives up. */
+const REPLY_GRACE_MS = 1_000;
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
