@@ -1,7 +1,7 @@
 // The columnar event store reads back exactly what was published: envelope bytes, org, seq, order,
 // lookups by id and account, across chunk boundaries and past the narrow columns' ranges.
 import { describe, expect, it } from 'vitest';
-import { createEventStore, publish, selectEvents, type StoredEvent } from './events.ts';
+import { createEventStore, publish, publishDerived, selectEvents, type StoredEvent } from './events.ts';
 import { newWorld } from '../app.ts';
 
 const hex = (n: number): string => n.toString(16).padStart(12, '0');
@@ -103,5 +103,28 @@ describe('event store', () => {
     expect(selectEvents(world, { org_id: 'org_a' }).map((e) => e.envelope.data.n)).toEqual([1, 3]);
     expect(selectEvents(world, { org_id: 'org_b', account_id: 'acct_2' }).map((e) => e.seq)).toEqual([b.seq]);
     expect(selectEvents(world, { org_id: 'org_a', types: ['credit.*'] }).map((e) => e.envelope.event_id)).toEqual([c.envelope.event_id]);
+  });
+
+  it('rebuilds derived data from its source on every read, same bytes, frozen; plain events of the same type are kept as given', () => {
+    const world = newWorld({ seed: 'event-store-derived', clock: 'virtual' });
+    let builds = 0;
+    const creditData = (c: { credit_id: string; atoms: bigint }) => {
+      builds++;
+      return { credit_id: c.credit_id, atoms: c.atoms.toString() };
+    };
+    const credits = [1n, 2n ** 70n, 3n].map((atoms, i) => ({ credit_id: `cred_${i}`, atoms }));
+    const published = credits.map((c, i) => publishDerived(world, 'org_a', `acct_${i % 2}`, 'credit.created', { source: c, build: creditData }));
+    const plain = publish(world, 'org_a', 'acct_0', 'credit.created', { credit_id: 'cred_plain', atoms: '9' });
+    expect(published.map((e) => e.envelope.data)).toEqual(credits.map((c) => ({ credit_id: c.credit_id, atoms: c.atoms.toString() })));
+    expect(builds).toBe(3);
+    const read = [...world.events.all].map((e) => e.envelope);
+    expect(read.map((e) => JSON.stringify(e))).toEqual([...published, plain].map((e) => JSON.stringify(e.envelope)));
+    expect(read.every((e) => Object.isFrozen(e.data))).toBe(true);
+    // The store kept the source, not the object the publisher saw: each read of a derived event builds anew.
+    expect(builds).toBe(6);
+    expect(read[3].data).toBe(plain.envelope.data);
+    expect(world.events.byId.get(published[1].envelope.event_id)?.envelope.data).toEqual({ credit_id: 'cred_1', atoms: (2n ** 70n).toString() });
+    expect(world.events.forAccount('acct_1').map((e) => e.envelope.data.credit_id)).toEqual(['cred_1']);
+    expect(selectEvents(world, { org_id: 'org_a', types: ['credit.created'] })).toHaveLength(4);
   });
 });

@@ -40,9 +40,23 @@ export interface EventStore {
   readonly byId: EventIndex;
   /** One account's events in publication order (the feed's and activity's `account_id` reads). */
   forAccount(account_id: string): EventList;
-  /** Appends one event (publish): its fields go into the columns; its id must be a `world.newId('evt')` id. */
-  add(event: StoredEvent): void;
+  /**
+   * Appends one event (publish): its fields go into the columns; its id must be a `world.newId('evt')` id.
+   * With `derived`, the columns keep its source instead of the data and rebuild the data on read.
+   */
+  add(event: StoredEvent, derived?: Derived): void;
 }
+
+/**
+ * Event data rebuilt on read from an entity instead of kept: `build(source)` must read only fields of the
+ * source that never change once the event is published (ids, assets, amounts fixed at creation), so every
+ * read gives the same bytes. `build` is one module-level function per event kind (it is interned).
+ */
+export interface Derived<S = any> {
+  readonly source: S;
+  readonly build: (source: S) => Record<string, unknown>;
+}
+
 
 /** Event ids are `evt_` + 12 hex (6 random bytes) + the world's id counter in base 36, at least 4 digits (world.ts `newId`). */
 const ID_PREFIX = 'evt_';
@@ -158,9 +172,14 @@ class Columns {
   readonly owner = new NumberColumn();
   readonly created_at_ms = new TimeColumn();
   readonly seq = new NumberColumn();
-  readonly data: Record<string, unknown>[] = [];
+  /** The data object, or for a derived event its source (the type code says which). */
+  readonly data: unknown[] = [];
   readonly types: string[] = [];
+  /** Per type code: null for stored data, else the function that rebuilds the data from the source. */
+  readonly builders: Array<Derived['build'] | null> = [];
   readonly typeCodes = new Map<string, number>();
+  /** Derived events get codes of their own, one per (build, type): no per-event byte says which they are. */
+  readonly derivedCodes = new Map<Derived['build'], Map<string, number>>();
   readonly owners: Array<{ org_id: string; account_id: string }> = [];
   /** Per account id: its event positions in publication order, and its owner code(s). */
   readonly accounts = new Map<string, AccountEvents>();
@@ -169,10 +188,24 @@ class Columns {
     return idOf(this.random.get(i), this.counter.get(i));
   }
 
-  typeCode(type: string): number {
-    let code = this.typeCodes.get(type);
-    if (code === undefined) this.typeCodes.set(type, (code = this.types.push(type) - 1));
+  typeCode(type: string, build: Derived['build'] | null): number {
+    let codes = this.typeCodes;
+    if (build !== null) {
+      let byType = this.derivedCodes.get(build);
+      if (byType === undefined) this.derivedCodes.set(build, (byType = new Map()));
+      codes = byType;
+    }
+    let code = codes.get(type);
+    if (code === undefined) {
+      codes.set(type, (code = this.types.push(type) - 1));
+      this.builders.push(build);
+    }
     return code;
+  }
+
+  dataAt(i: number): Record<string, unknown> {
+    const build = this.builders[this.type.get(i)];
+    return build === null ? (this.data[i] as Record<string, unknown>) : Object.freeze(build(this.data[i]));
   }
 
   /** Adds position `index` to the account's events; returns the owner code of (org, account). */
@@ -245,7 +278,7 @@ class EventAt implements StoredEvent {
         type: c.types[c.type.get(i)],
         created_at_ms: c.created_at_ms.get(i),
         account_id: c.owners[c.owner.get(i)].account_id,
-        data: c.data[i],
+        data: c.dataAt(i),
       });
     }
     return this.#envelope;
@@ -324,7 +357,7 @@ export function createEventStore(): EventStore {
     all,
     byId: { get: find, has: (event_id) => find(event_id) !== undefined },
     forAccount: (account_id) => new EventView(columns, columns.accounts.get(account_id)?.positions ?? []),
-    add(event) {
+    add(event, derived) {
       const e = event.envelope;
       const random = idRandom(e.event_id);
       const counter = rebuildableCounter(e.event_id);
@@ -333,11 +366,11 @@ export function createEventStore(): EventStore {
       const index = columns.length++;
       columns.random.push(index, random);
       columns.counter.push(index, counter);
-      columns.type.push(index, columns.typeCode(e.type));
+      columns.type.push(index, columns.typeCode(e.type, derived === undefined ? null : derived.build));
       columns.owner.push(index, columns.addToAccount(event.org_id, e.account_id, index));
       columns.created_at_ms.push(index, e.created_at_ms);
       columns.seq.push(index, event.seq);
-      columns.data.push(e.data);
+      columns.data.push(derived === undefined ? e.data : derived.source);
       last = event;
       lastId = e.event_id;
     },
@@ -379,9 +412,22 @@ function frozenData(data: Record<string, unknown>): Record<string, unknown> {
 
 /** Appends one event and tells the installed listeners (webhooks) about it. */
 export function publish(world: World, org_id: string, account_id: string, type: string, data: Record<string, unknown>): StoredEvent {
+  return append(world, org_id, account_id, type, frozenData(data), undefined);
+}
+
+/**
+ * `publish` for data the store rebuilds from its source on read (see `Derived`): a settled trade's
+ * credit.created and deposit events keep a pointer to their entity instead of their own data object
+ * and amount strings (about 350 bytes per trade). The listeners see the data made once here.
+ */
+export function publishDerived<S>(world: World, org_id: string, account_id: string, type: string, derived: Derived<S>): StoredEvent {
+  return append(world, org_id, account_id, type, Object.freeze(derived.build(derived.source)), derived);
+}
+
+function append(world: World, org_id: string, account_id: string, type: string, data: Record<string, unknown>, derived: Derived | undefined): StoredEvent {
   const event_id = world.newId('evt');
-  const stored = new EventRecord(event_id, type, world.sim.now_ms(), account_id, frozenData(data), org_id, world.nextSeq());
-  world.events.add(stored);
+  const stored = new EventRecord(event_id, type, world.sim.now_ms(), account_id, data, org_id, world.nextSeq());
+  world.events.add(stored, derived);
   for (const listener of world.hooks.eventPublished) listener(world, event_id);
   // Profile `unknown_event_types`: a type no client knows yet follows about one event in ten. The draw
   // is forked per event id, so it moves no other stream.
