@@ -142,26 +142,53 @@ const SHARED_FINAL_CONTEXTS = 'engine.final_contexts';
 const shareableValue = (v: unknown): boolean =>
   v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0));
 
+/** Per machine and world: the shared final snapshots by key, and the one shared last (most finishes repeat it). */
+interface SharedFinals {
+  known: Map<string, EntitySnapshot>;
+  last: EntitySnapshot | null;
+  /** The last one's context keys, in order. */
+  lastKeys: string[];
+}
+
+/** Same state, and the same keys in the same order with the same values. */
+function sameFinal(shared: EntitySnapshot, keys: readonly string[], value: string, context: Record<string, unknown>): boolean {
+  if (shared.value !== value) return false;
+  let i = 0;
+  for (const key in context) {
+    if (keys[i] !== key || !Object.is(context[key], (shared.context as Record<string, unknown>)[key])) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
 /**
  * A finished entity's context holding only null, booleans and numbers (a verified deposit's checks) is
  * the same for most entities of its machine: they share one frozen snapshot (state and context), per
  * world, instead of one each. Snapshots and contexts are never written in place (each step and assign
  * makes new ones), so sharing is not observable. The key is the state and the context's JSON (which keeps
- * the field order); the value check keeps NaN, -0 and undefined (which JSON would confuse) out.
+ * the field order); the value check keeps NaN, -0 and undefined (which JSON would confuse) out. The last
+ * shared snapshot is compared field by field first: most finishes match it, and then no JSON is made.
  */
 function shareFinalContext(world: World, table: Table, snapshot: EntitySnapshot): EntitySnapshot {
   const context = snapshot.context as Record<string, unknown> | null;
   if (context === null || typeof context !== 'object' || Object.getPrototypeOf(context) !== Object.prototype) return snapshot;
   for (const key in context) if (!shareableValue(context[key])) return snapshot;
-  let byMachine = world.stores.get(SHARED_FINAL_CONTEXTS) as Map<string, Map<string, unknown>> | undefined;
+  let byMachine = world.stores.get(SHARED_FINAL_CONTEXTS) as Map<string, SharedFinals> | undefined;
   if (byMachine === undefined) world.stores.set(SHARED_FINAL_CONTEXTS, (byMachine = new Map()));
-  let known = byMachine.get(table.id);
-  if (known === undefined) byMachine.set(table.id, (known = new Map()));
+  let finals = byMachine.get(table.id);
+  if (finals === undefined) byMachine.set(table.id, (finals = { known: new Map(), last: null, lastKeys: [] }));
+  if (finals.last !== null && sameFinal(finals.last, finals.lastKeys, snapshot.value, context)) return finals.last;
   const key = `${snapshot.value}|${JSON.stringify(context)}`;
-  const shared = known.get(key);
-  if (shared !== undefined) return shared as EntitySnapshot;
-  if (known.size < SHARED_FINAL_CONTEXTS_MAX) known.set(key, Object.freeze({ ...snapshot, context: Object.freeze({ ...context }) }));
-  return snapshot;
+  let shared = finals.known.get(key);
+  if (shared === undefined && finals.known.size < SHARED_FINAL_CONTEXTS_MAX) {
+    finals.known.set(key, (shared = Object.freeze({ ...snapshot, context: Object.freeze({ ...context }) })));
+  }
+  if (shared === undefined) return snapshot;
+  if (finals.last !== shared) {
+    finals.last = shared;
+    finals.lastKeys = Object.keys(shared.context as object);
+  }
+  return shared;
 }
 
 /**

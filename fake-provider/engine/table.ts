@@ -23,6 +23,10 @@ interface CompiledAction {
   body: unknown;
   /** A per-key assign's keys, in order (null otherwise). */
   keys: string[] | null;
+  /** A per-key assign's values in the keys' order: an assigner function, or the value itself. */
+  values: unknown[] | null;
+  /** Whether each of `values` is an assigner (called) rather than a value (stored). */
+  calls: boolean[] | null;
   params: unknown;
   dynamicParams: ParamsOf | null;
 }
@@ -68,9 +72,11 @@ function compileAction(machine: AnyStateMachine, item: ActionItem): CompiledActi
   if (impl && impl.type === 'xstate.assign') {
     const body = impl.assignment;
     const keys = typeof body === 'function' || body === null || typeof body !== 'object' ? null : Object.keys(body);
-    return { kind: 'assign', body, keys, params, dynamicParams };
+    // Read once here: on the hot path a lookup per key by a varying name would be a megamorphic load.
+    const values = keys === null ? null : keys.map((k) => (body as Record<string, unknown>)[k]);
+    return { kind: 'assign', body, keys, values, calls: values === null ? null : values.map((v) => typeof v === 'function'), params, dynamicParams };
   }
-  if (impl && impl.type === 'xstate.emit') return { kind: 'emit', body: impl.event, keys: null, params, dynamicParams };
+  if (impl && impl.type === 'xstate.emit') return { kind: 'emit', body: impl.event, keys: null, values: null, calls: null, params, dynamicParams };
   throw new Unsupported(`action ${typeof item === 'string' ? item : typeof item === 'function' ? item.name : item.type}`);
 }
 
@@ -164,23 +170,26 @@ function compile(machine: AnyStateMachine): Table {
 
 /** Runs actions in order (each sees the context the previous assign left); returns the context and fills `emitted`. */
 function runActions(actions: CompiledAction[], context: Record<string, unknown>, event: EventObject, emitted: unknown[]): Record<string, unknown> {
-  for (const a of actions) {
-    const args = { context, event };
+  // One arguments object for the whole step, pointed at each action's context in turn: actions are
+  // pure functions of it and keep nothing, and most steps run one or two actions.
+  const args: Args = { context, event };
+  for (let i = 0; i < actions.length; i++) {
+    const a = actions[i];
+    args.context = context;
     const params = a.dynamicParams ? a.dynamicParams(args) : a.params;
     if (a.kind === 'emit') {
       emitted.push(typeof a.body === 'function' ? (a.body as (x: Args, p: unknown) => unknown)(args, params) : a.body);
       continue;
     }
-    const body = a.body as ((x: Args, p: unknown) => Record<string, unknown>) | Record<string, unknown>;
     if (a.keys === null) {
-      context = { ...context, ...(body as (x: Args, p: unknown) => Record<string, unknown>)(args, params) };
+      context = { ...context, ...(a.body as (x: Args, p: unknown) => Record<string, unknown>)(args, params) };
       continue;
     }
     // As xstate's assign: every key's assigner sees the context from before this action.
     const next: Record<string, unknown> = { ...context };
-    for (const key of a.keys) {
-      const v = (body as Record<string, unknown>)[key];
-      next[key] = typeof v === 'function' ? (v as (x: Args, p: unknown) => unknown)(args, params) : v;
+    const { keys, values, calls } = a as { keys: string[]; values: unknown[]; calls: boolean[] };
+    for (let k = 0; k < keys.length; k++) {
+      next[keys[k]] = calls[k] ? (values[k] as (x: Args, p: unknown) => unknown)(args, params) : values[k];
     }
     context = next;
   }
