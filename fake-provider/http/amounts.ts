@@ -2,6 +2,12 @@
 // asset's decimals and never pass through a float.
 import { ApiError } from './errors.ts';
 
+/** Powers of ten made once (decimals go up to 18, USD prices 12, bps 4): BigInt exponentiation per quote added up. */
+export const POW10: readonly bigint[] = Array.from({ length: 40 }, (_, n) => 10n ** BigInt(n));
+
+/** 10^n as a bigint. */
+export const pow10 = (n: number): bigint => POW10[n] ?? 10n ** BigInt(n);
+
 export function parseAtoms(text: string, param: string): bigint {
   if (!/^(0|[1-9][0-9]*)$/.test(text)) throw new ApiError('invalid_parameter', `${param} must be a non-negative integer string`, { param });
   return BigInt(text);

@@ -1,7 +1,7 @@
 // USD price arithmetic in scaled BigInt (1e-12 USD units): decimal text in and out, one step of the
 // mean-reverting random walk, and candle wicks. Pure functions; the draws come from the caller's stream.
 import { ApiError } from '../../http/errors.ts';
-import { atomsToUi } from '../../http/amounts.ts';
+import { atomsToUi, POW10 } from '../../http/amounts.ts';
 
 /** Scaled prices are integers of 1e-12 USD: `usdPriceScaled` of 3200 USD is 3_200_000_000_000_000n. */
 export const USD_PRICE_DECIMALS = 12;
@@ -27,8 +27,6 @@ export function parseUsd(text: unknown, param: string): bigint {
 export function formatUsd(scaled: bigint): string {
   return atomsToUi(scaled, USD_PRICE_DECIMALS);
 }
-
-const POW10 = Array.from({ length: 40 }, (_, i) => 10n ** BigInt(i));
 
 function digitsOf(x: bigint): number {
   let d = 1;

@@ -1,22 +1,40 @@
 // The market maker's arithmetic in BigInt: basis-point decimals, the forward price of an input amount
 // (gross, fees, net) and its exact inverse (the least input whose net output reaches a target). Pure.
-import { atomsToUi } from '../../http/amounts.ts';
+import { atomsToUi, pow10 } from '../../http/amounts.ts';
 
 /** Basis points carry up to 4 decimals ("12.5"): they are held as integers of 1e-4 bps. */
 export const BPS_DECIMALS = 4;
 /** 10000 bps (the whole amount) in 1e-4 bps units. */
 export const WHOLE_BPS_UNITS = 10_000n * 10n ** BigInt(BPS_DECIMALS);
 
+/**
+ * Memos of the two pure conversions below (values, not world state): a world's orgs and requests use a
+ * handful of fee rates, which every quote, fill check and fee object parsed with a regex and printed
+ * anew (and each trade kept its own copies of the same short strings). Bounded: past the bound, values
+ * are converted without being kept.
+ */
+const BPS_MEMO_MAX = 1024;
+const unitsByText = new Map<string, bigint>();
+const textByUnits = new Map<bigint, string>();
+
 /** "12.5" → 125000n. The caller has validated the text (bpsString); anything else is a programming error. */
 export function bpsUnits(text: string): bigint {
+  const known = unitsByText.get(text);
+  if (known !== undefined) return known;
   const m = /^(0|[1-9][0-9]*)(?:\.([0-9]{1,4}))?$/.exec(text);
   if (!m) throw new Error(`not a basis-point decimal: ${text}`);
-  return BigInt(m[1] + (m[2] ?? '').padEnd(BPS_DECIMALS, '0'));
+  const units = BigInt(m[1] + (m[2] ?? '').padEnd(BPS_DECIMALS, '0'));
+  if (unitsByText.size < BPS_MEMO_MAX) unitsByText.set(text, units);
+  return units;
 }
 
 /** 125000n → "12.5" (trailing zeros dropped, "0" for zero). */
 export function formatBps(units: bigint): string {
-  return atomsToUi(units, BPS_DECIMALS);
+  const known = textByUnits.get(units);
+  if (known !== undefined) return known;
+  const text = atomsToUi(units, BPS_DECIMALS);
+  if (textByUnits.size < BPS_MEMO_MAX) textByUnits.set(units, text);
+  return text;
 }
 
 export interface Rate {
@@ -42,7 +60,6 @@ export interface Forward {
   expected_out_atoms: bigint;
 }
 
-const pow10 = (n: number): bigint => 10n ** BigInt(n);
 
 /** gross_out = floor(amount_in × num / den): the rate as one exact fraction (prices, decimals, spread). */
 function rateFraction(rate: Rate): { num: bigint; den: bigint } {

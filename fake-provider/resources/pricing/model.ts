@@ -3,6 +3,7 @@
 // of the output), the route a quote takes, and how long solvers take to answer. BigInt throughout.
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
+import { pow10 } from '../../http/amounts.ts';
 import type { Asset } from '../assets/catalog.ts';
 import { requireAsset } from '../assets/model.ts';
 import { formatUsd, parseUsd, USD_PRICE_SCALE, usdPriceScaled } from '../markets/index.ts';
@@ -183,7 +184,7 @@ function routeOf(world: World, from: Asset, to: Asset, notional_usd_scaled: bigi
   if (from.chain !== 'solana') return { route_type: 'INTENTS_ONLY', settlement_domains: INTENTS_DOMAINS, route_requirements: NO_ROUTE_REQUIREMENTS };
   const usdc_price = usdPriceScaled(world, SOLANA_USDC) ?? USD_PRICE_SCALE;
   const haircut = BigInt(world.profile.hybrid_intermediate_haircut_bps);
-  const min_out_atoms = (notional_usd_scaled * 10n ** BigInt(USDC_DECIMALS) * (10_000n - haircut)) / (usdc_price * 10_000n);
+  const min_out_atoms = (notional_usd_scaled * pow10(USDC_DECIMALS) * (10_000n - haircut)) / (usdc_price * 10_000n);
   return {
     route_type: 'HYBRID_SOLANA_TO_INTENTS',
     settlement_domains: HYBRID_DOMAINS,
@@ -209,7 +210,7 @@ export function price(world: World, req: PriceRequest): Priced {
     if (least === null) throw new ApiError('insufficient_liquidity', 'no input reaches that output after fees', { param: amountParam });
     amount_in_atoms = least;
   }
-  const notional_usd_scaled = (amount_in_atoms * rate.from_price_usd_scaled) / 10n ** BigInt(req.from.decimals);
+  const notional_usd_scaled = (amount_in_atoms * rate.from_price_usd_scaled) / pow10(req.from.decimals);
   if (notional_usd_scaled < MIN_NOTIONAL_USD_SCALED) {
     throw sizeError(world, `the trade is worth ${formatUsd(notional_usd_scaled)} USD; the minimum is 1 USD`, amountParam);
   }

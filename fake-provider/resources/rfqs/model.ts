@@ -203,15 +203,21 @@ function checkBounds(world: World, body: CreateRfqBody): { ttl_ms: number; wait_
   return { ttl_ms, wait_ms };
 }
 
+/** Each side's amount fields and the other side's (field names made once: this runs on every RFQ). */
+const AMOUNT_FIELDS = {
+  exact_in: { atoms: 'amount_in_atoms', ui: 'amount_in_ui', others: ['amount_out_atoms', 'amount_out_ui'] },
+  exact_out: { atoms: 'amount_out_atoms', ui: 'amount_out_ui', others: ['amount_in_atoms', 'amount_in_ui'] },
+} as const;
+
 /** The amount of the request's side (the other side's fields are refused), in that side's asset atoms. */
 function requestedAmount(body: CreateRfqBody, from: Asset, to: Asset): bigint {
-  const [mine, other, decimals] = body.side === 'exact_in' ? (['in', 'out', from.decimals] as const) : (['out', 'in', to.decimals] as const);
-  for (const f of [`amount_${other}_atoms`, `amount_${other}_ui`] as const) {
-    if (body[f] !== undefined) throw new ApiError('invalid_parameter', `${f} is not a parameter of side=${body.side}; give amount_${mine}_atoms or amount_${mine}_ui`, { param: f });
+  const fields = AMOUNT_FIELDS[body.side];
+  for (const f of fields.others) {
+    if (body[f] !== undefined) throw new ApiError('invalid_parameter', `${f} is not a parameter of side=${body.side}; give ${fields.atoms} or ${fields.ui}`, { param: f });
   }
-  const amount = oneOfAmount(body, `amount_${mine}_atoms`, `amount_${mine}_ui`, decimals, true)!;
+  const amount = oneOfAmount(body, fields.atoms, fields.ui, body.side === 'exact_in' ? from.decimals : to.decimals, true)!;
   if (amount === 0n) {
-    const param = body[`amount_${mine}_atoms`] !== undefined ? `amount_${mine}_atoms` : `amount_${mine}_ui`;
+    const param = body[fields.atoms] !== undefined ? fields.atoms : fields.ui;
     throw new ApiError('invalid_parameter', `${param} must be greater than zero`, { param });
   }
   return amount;
