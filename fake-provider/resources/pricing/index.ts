@@ -20,7 +20,7 @@ export {
   type RouteType,
   type Side,
 } from './model.ts';
-export { bpsUnits, formatBps } from './arithmetic.ts';
+export { bpsUnits, formatBps, WHOLE_BPS_UNITS } from './arithmetic.ts';
 
 export const pricingResource: ResourceModule = {
   name: 'pricing',

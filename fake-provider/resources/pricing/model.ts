@@ -104,16 +104,19 @@ function priceOf(world: World, asset: Asset, param: string): bigint {
   return p;
 }
 
+function refuseForbidden(org: Organization, asset: Asset, param: string): void {
+  if (org.forbidden_assets.length > 0 && org.forbidden_assets.includes(asset.asset_key)) {
+    throw new ApiError('forbidden_asset', `${asset.asset_key} is not permitted for this organization`, { param });
+  }
+}
+
 /**
  * Whether the pair can be quoted at all: the org's asset policy (403 forbidden_asset), distinct assets with
  * USD markets (400 unsupported_pair), and a pair whose liquidity has not been set to zero.
  */
 export function checkPairAllowed(world: World, org: Organization, from: Asset, to: Asset): void {
-  for (const [asset, param] of [[from, 'from_asset_key'], [to, 'to_asset_key']] as const) {
-    if (org.forbidden_assets.includes(asset.asset_key)) {
-      throw new ApiError('forbidden_asset', `${asset.asset_key} is not permitted for this organization`, { param });
-    }
-  }
+  refuseForbidden(org, from, 'from_asset_key');
+  refuseForbidden(org, to, 'to_asset_key');
   if (from.asset_key === to.asset_key) throw new ApiError('unsupported_pair', 'from and to name the same asset', { param: 'to_asset_key' });
   priceOf(world, from, 'from_asset_key');
   priceOf(world, to, 'to_asset_key');

@@ -11,7 +11,7 @@ import type { HistoryRecord, Violation } from '../../resource.ts';
 import { assetByKey } from '../assets/catalog.ts';
 import { creditForSource, creditStore, lockCredit } from '../credits/index.ts';
 import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapEvent, type SwapOps } from '../execution/index.ts';
-import { checkPairAllowed, forwardOut, serializeFees, type Fees } from '../pricing/index.ts';
+import { bpsUnits, checkPairAllowed, forwardOut, serializeFees, WHOLE_BPS_UNITS, type Fees } from '../pricing/index.ts';
 import { tradeMachine, type TradeEffect, type TradeState } from './machine.ts';
 
 export interface StartTradeInput {
@@ -87,12 +87,6 @@ function sendTrade(world: World, t: Trade, event: SwapEvent): boolean {
   return advance<typeof tradeMachine, TradeEffect>(world, tradeMachine, t, t.trade_id, event, (effects) => applyEffects(world, t, effects));
 }
 
-const BPS_SCALE = 10_000n;
-const scaleBps = (bps: string): bigint => {
-  const [i, f = ''] = bps.split('.');
-  return BigInt(i + f.padEnd(4, '0').slice(0, 4));
-};
-
 /**
  * At fill the market maker honours the firm quote only if the market has not moved against it by more
  * than `slippage_bps` and the pair still has the liquidity: otherwise the trade fails with execution_failed.
@@ -105,7 +99,7 @@ function checkFill(world: World, swap: Swap): string | null {
   try {
     checkPairAllowed(world, i.org, from, to);
     const now = forwardOut(world, { org: i.org, from, to, amount_in_atoms: i.amount_in_atoms, integrator_fee_bps: i.integrator_fee_bps, spread_bps: i.spread_bps });
-    const floor = (i.expected_out_atoms * (BPS_SCALE * 10_000n - scaleBps(i.slippage_bps))) / (BPS_SCALE * 10_000n);
+    const floor = (i.expected_out_atoms * (WHOLE_BPS_UNITS - bpsUnits(i.slippage_bps))) / WHOLE_BPS_UNITS;
     return now.expected_out_atoms < floor ? 'execution_failed' : null;
   } catch (e) {
     if (e instanceof ApiError) return 'execution_failed';
