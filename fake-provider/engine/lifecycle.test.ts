@@ -14,6 +14,7 @@ const payload = fc.record({
   export_source: fc.constantFrom('integrator', 'user_email'),
   due_ms: fc.nat({ max: 10_000 }),
   at_ms: fc.nat({ max: 10_000 }),
+  blocks: fc.constantFrom(1, 2, 3),
   final_due_ms: fc.nat({ max: 20_000 }),
   tx_hash: fc.constant('0xabc'),
   code: fc.constantFrom('execution_failed', 'settlement_failed', 'broadcast_failed', 'confirmation_timeout', 'zap_expired'),

@@ -217,15 +217,17 @@ export function send<M extends AnyStateMachine, E>(world: World, machine: M, ent
 
 /**
  * Sends one event to an entity that keeps its snapshot, stores the next snapshot and hands the effects
- * to the resource's applier. False when the machine refuses the event (the caller decides what that means).
+ * to the resource's applier, `apply(world, entity, effects)`: a module-level function (each resource's
+ * `applyEffects`), not a closure made per step. False when the machine refuses the event (the caller
+ * decides what that means).
  */
-export function advance<M extends AnyStateMachine, E>(
+export function advance<M extends AnyStateMachine, E, T extends { snapshot: MachineSnapshot<M> }>(
   world: World,
   machine: M,
-  entity: { snapshot: MachineSnapshot<M> },
+  entity: T,
   entity_id: string,
   event: EventObject,
-  apply: (effects: E[]) => void,
+  apply: (world: World, entity: T, effects: E[]) => void,
 ): boolean {
   const table = tableFor(machine);
   if (table) {
@@ -237,13 +239,13 @@ export function advance<M extends AnyStateMachine, E>(
     const next = tableApply(candidate, snapshot, event, effects);
     entity.snapshot = (candidate.final ? shareFinalContext(world, table, next) : next) as MachineSnapshot<M>;
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
-    apply(effects);
+    apply(world, entity, effects);
     return true;
   }
   const step = send<M, E>(world, machine, entity_id, entity.snapshot, event);
   if (!step) return false;
   entity.snapshot = step.snapshot;
-  apply(step.effects);
+  apply(world, entity, step.effects);
   return true;
 }
 

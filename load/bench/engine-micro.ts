@@ -7,7 +7,7 @@ import { createRng, createScheduler, createClock } from '../../sim/index.ts';
 import { newWorld } from '../../fake-provider/app.ts';
 import { publish } from '../../fake-provider/engine/events.ts';
 import { send, start } from '../../fake-provider/engine/lifecycle.ts';
-import { depositMachine } from '../../fake-provider/resources/deposits/machine.ts';
+import { depositMachine, type DepositEvent } from '../../fake-provider/resources/deposits/machine.ts';
 import { generateSourceAddress, generateTxHash } from '../../fake-provider/resources/deposits/chain-formats.ts';
 import { deriveWallet } from '../../fake-provider/resources/accounts/index.ts';
 
@@ -22,12 +22,13 @@ const big = createScheduler(clock);
 for (let i = 0; i < 50_000; i++) big.schedule(clock.now_ms() + 1 + (i % 997) * 1000, 'fill', () => undefined);
 const small = createScheduler(clock);
 
+const CONFIRM: DepositEvent = { type: 'CONFIRM', blocks: 1 };
 const bench = new Bench({ name: 'engine micro', time: 1_000, warmupTime: 200 });
 bench
-  .add('xstate transition() (deposit CONFIRM)', () => void transition(depositMachine, snap0, { type: 'CONFIRM' }))
+  .add('xstate transition() (deposit CONFIRM)', () => void transition(depositMachine, snap0, { type: 'CONFIRM', blocks: 1 }))
   .add('xstate initialTransition() (deposit)', () => void initialTransition(depositMachine, input))
-  .add('snapshot.can() (deposit CONFIRM)', () => void snap0.can({ type: 'CONFIRM' }))
-  .add('lifecycle.send (table select + apply + log)', () => void send(world, depositMachine, 'dep_x', entity0, { type: 'CONFIRM' }))
+  .add('snapshot.can() (deposit CONFIRM)', () => void snap0.can({ type: 'CONFIRM', blocks: 1 }))
+  .add('lifecycle.send (table select + apply + log)', () => void send(world, depositMachine, 'dep_x', entity0, CONFIRM))
   .add('lifecycle.start', () => void start(world, depositMachine, 'dep_x', input))
   .add('rng.fork (SHA-256 seed)', () => void rng.fork('fills/trd_abcdef0123456789'))
   .add('generateSourceAddress evm (secp256k1 keygen)', () => void generateSourceAddress('evm:42161', rng))

@@ -68,7 +68,7 @@ function applyEffects(world: World, account: Account, effects: AccountEffect[]):
 
 /** Sends one event to an account's machine; returns false when the machine refuses it. */
 export function sendAccount(world: World, account: Account, event: AccountEvent): boolean {
-  return advance<typeof accountMachine, AccountEffect>(world, accountMachine, account, account.account_id, event, (effects) => applyEffects(world, account, effects));
+  return advance(world, accountMachine, account, account.account_id, event, applyEffects);
 }
 
 export function createAccount(world: World, org: Organization, input: { label?: string; external_id?: string }): Account {

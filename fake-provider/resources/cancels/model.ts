@@ -77,7 +77,7 @@ function applyEffects(world: World, c: Cancel, effects: CancelEffect[]): void {
 
 /** Sends one event to a cancel's machine; false when the machine refuses it (a stale timer). */
 export function sendCancel(world: World, c: Cancel, event: CancelEvent): boolean {
-  return advance<typeof cancelMachine, CancelEffect>(world, cancelMachine, c, c.cancel_id, event, (effects) => applyEffects(world, c, effects));
+  return advance(world, cancelMachine, c, c.cancel_id, event, applyEffects);
 }
 
 /** The `cancel` (or, for a recovery payout, `recovery`) fault rules drawn once, when the broadcast falls due. */

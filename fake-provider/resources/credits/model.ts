@@ -195,7 +195,7 @@ function refuseUnusable(credit: Credit, holder_id: string): void {
 }
 
 function sendCredit(world: World, credit: Credit, event: CreditEvent): boolean {
-  return advance<typeof creditMachine, CreditEffect>(world, creditMachine, credit, credit.credit_id, event, (effects) => applyEffects(world, credit, effects));
+  return advance(world, creditMachine, credit, credit.credit_id, event, applyEffects);
 }
 
 /** Reserves an open credit for one holder. Idempotent for the same holder; `credit_in_use` for another, `credit_already_consumed` once consumed. */

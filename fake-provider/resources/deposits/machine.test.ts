@@ -27,7 +27,9 @@ function run(world: World, id: string, input: { required_confirmations: number; 
   return { status: statusOf(snapshot), context: snapshot.context, effects, refused };
 }
 
-const C: DepositEvent = { type: 'CONFIRM' };
+const C: DepositEvent = { type: 'CONFIRM', blocks: 1 };
+/** All of a 2-confirmation deposit's blocks at once (profile deposit_confirmation_steps: at_finality). */
+const C2: DepositEvent = { type: 'CONFIRM', blocks: 2 };
 const CLEAN: DepositEvent = { type: 'SCREENED_CLEAN' };
 const FLAG: DepositEvent = { type: 'SCREENED_FLAG', flag_reason: 'sanctions_match' };
 const CLOSE: DepositEvent = { type: 'PARTNER_WINDOW_CLOSED' };
@@ -50,6 +52,15 @@ describe('deposit machine', () => {
     const r = run(world, 'd2', plain, [C, C, C, CLEAN]);
     expect(r).toMatchObject({ status: 'verified', refused: ['CONFIRM'] });
     expect(r.context.confirmations).toBe(2);
+  });
+
+  it('counts every block at once at finality: verifies when screened, else waits at finality for screening', () => {
+    expect(run(world, 'd1b', plain, [CLEAN, C2])).toMatchObject({ status: 'verified', effects: ['detected', 'verified'], context: { confirmations: 2 } });
+    const waiting = run(world, 'd2b', plain, [C2, C]);
+    expect(waiting).toMatchObject({ status: 'pending', refused: ['CONFIRM'], context: { confirmations: 2 } });
+    expect(run(world, 'd2c', plain, [C2, CLEAN])).toMatchObject({ status: 'verified', context: { confirmations: 2 } });
+    // Never past finality, whatever a step carries.
+    expect(run(world, 'd2d', plain, [C, C2])).toMatchObject({ status: 'pending', context: { confirmations: 2 } });
   });
 
   it('verifies when the partner window closes last (PARTNER_WINDOW_CLOSED → verified)', () => {

@@ -8,7 +8,8 @@ export type FlagReason = 'sanctions_match' | 'high_risk_score' | 'mixer_associat
 export type DepositEffect = { type: 'detected' } | { type: 'verified' } | { type: 'flagged' } | { type: 'dropped' };
 
 export type DepositEvent =
-  | { type: 'CONFIRM' }
+  /** `blocks` more confirmations: 1 per block, or all of them at the finality block (profile `deposit_confirmation_steps`). */
+  | { type: 'CONFIRM'; blocks: number }
   | { type: 'SCREENED_CLEAN' }
   | { type: 'SCREENED_FLAG'; flag_reason: Exclude<FlagReason, 'partner_flagged'> }
   | { type: 'PARTNER_WINDOW_CLOSED' }
@@ -36,8 +37,11 @@ export const depositMachine = setup({
   },
   guards: {
     belowFinality: ({ context }) => context.confirmations < context.required_confirmations,
-    confirmCompletes: ({ context }) =>
-      context.confirmations + 1 === context.required_confirmations && context.screened && !context.partner_window_open,
+    confirmCompletes: ({ context, event }) =>
+      event.type === 'CONFIRM' &&
+      context.confirmations + event.blocks >= context.required_confirmations &&
+      context.screened &&
+      !context.partner_window_open,
     notScreened: ({ context }) => !context.screened,
     screeningCompletes: ({ context }) =>
       !context.screened && context.confirmations >= context.required_confirmations && !context.partner_window_open,
@@ -46,7 +50,9 @@ export const depositMachine = setup({
       context.partner_window_open && context.screened && context.confirmations >= context.required_confirmations,
   },
   actions: {
-    countConfirmation: assign({ confirmations: ({ context }) => context.confirmations + 1 }),
+    countConfirmation: assign({
+      confirmations: ({ context, event }) => Math.min(context.required_confirmations, context.confirmations + (event.type === 'CONFIRM' ? event.blocks : 0)),
+    }),
     markScreened: assign({ screened: true }),
     closeWindow: assign({ partner_window_open: false }),
     recordRoutesFlag: assign({

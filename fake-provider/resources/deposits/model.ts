@@ -152,7 +152,7 @@ function applyEffects(world: World, d: Deposit, effects: DepositEffect[]): void 
 
 /** Sends one event to a deposit's machine; false when the machine refuses it (a stale timer). */
 export function sendDeposit(world: World, d: Deposit, event: DepositEvent): boolean {
-  return advance<typeof depositMachine, DepositEffect>(world, depositMachine, d, d.deposit_id, event, (effects) => applyEffects(world, d, effects));
+  return advance(world, depositMachine, d, d.deposit_id, event, applyEffects);
 }
 
 const NO_FAULTS: DepositFaults = Object.freeze({ drop: false, flag: null, delay_ms: 0 });
@@ -281,7 +281,7 @@ export function landDeposit(world: World, input: LandInput): Deposit {
 }
 
 /** Every block sends the same event, which carries no data: one frozen object for all of them. */
-const CONFIRM: DepositEvent = Object.freeze({ type: 'CONFIRM' });
+const CONFIRM: DepositEvent = Object.freeze({ type: 'CONFIRM', blocks: 1 });
 
 /**
  * One block at a time: each confirmation schedules the next, and a resolved deposit stops the chain. A

@@ -50,7 +50,7 @@ function applyEffects(world: World, d: Destination, effects: DestinationEffect[]
 }
 
 function sendDestination(world: World, d: Destination, event: DestinationEvent): boolean {
-  return advance<typeof destinationMachine, DestinationEffect>(world, destinationMachine, d, d.destination_id, event, (effects) => applyEffects(world, d, effects));
+  return advance(world, destinationMachine, d, d.destination_id, event, applyEffects);
 }
 
 export interface RegisterInput {

@@ -73,7 +73,7 @@ function applyEffects(world: World, r: Recovery, effects: RecoveryEffect[]): voi
 }
 
 function sendRecovery(world: World, r: Recovery, event: RecoveryEvent): boolean {
-  return advance<typeof recoveryMachine, RecoveryEffect>(world, recoveryMachine, r, r.recovery_id, event, (effects) => applyEffects(world, r, effects));
+  return advance(world, recoveryMachine, r, r.recovery_id, event, applyEffects);
 }
 
 /**

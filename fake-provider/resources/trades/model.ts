@@ -84,7 +84,7 @@ function applyEffects(world: World, t: Trade, effects: TradeEffect[]): void {
 }
 
 function sendTrade(world: World, t: Trade, event: SwapEvent): boolean {
-  return advance<typeof tradeMachine, TradeEffect>(world, tradeMachine, t, t.trade_id, event, (effects) => applyEffects(world, t, effects));
+  return advance(world, tradeMachine, t, t.trade_id, event, applyEffects);
 }
 
 /**
