@@ -57,6 +57,8 @@ describe('rng streams', () => {
           expect(got.next()).toBe(want.next());
           for (const n of [1, 3, 4, 20, 33]) expect(got.hex(n)).toBe(want.hex(n));
           expect(got.hex(32, '0x')).toBe(`0x${want.hex(32)}`);
+          expect(got.hex(6, 'evt_', '00a1')).toBe(`evt_${want.hex(6)}00a1`);
+          expect(got.hex(3, '', 'é')).toBe(`${want.hex(3)}é`);
           expect(Array.from(got.bytes(7))).toEqual(want.bytes(7));
           expect(got.hex(2, 'ñ')).toBe(`ñ${want.hex(2)}`);
         }

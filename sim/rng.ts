@@ -13,8 +13,8 @@ export interface Rng {
   chance(p: number): boolean;
   pick<T>(items: readonly T[]): T;
   bytes(n: number): Uint8Array;
-  /** `n_bytes` drawn bytes as lowercase hex (two digits each), after `prefix` (e.g. `0x`) in the same string. */
-  hex(n_bytes: number, prefix?: string): string;
+  /** `n_bytes` drawn bytes as lowercase hex (two digits each), between `prefix` (e.g. `0x`) and `suffix`, in one flat string. */
+  hex(n_bytes: number, prefix?: string, suffix?: string): string;
   /** A child stream whose draws depend only on (seed, path): independent of the parent's position. */
   fork(name: string): Rng;
 }
@@ -232,15 +232,12 @@ class Sfc32 implements Rng {
    * The same bytes as `bytes(n_bytes)`, written as hex digits into the shared scratch and read out once:
    * a flat string (never a rope), with no byte array, parts array or join per call.
    */
-  hex(n_bytes: number, prefix = ''): string {
+  hex(n_bytes: number, prefix = '', suffix = ''): string {
     const start = prefix.length;
-    const text = this.seeding.textOf(start + 2 * n_bytes);
-    for (let i = 0; i < start; i++) {
-      const c = prefix.charCodeAt(i);
-      // A latin1 byte cannot hold a wider char: such a prefix is joined instead (nothing is drawn yet).
-      if (c > 0x7f) return prefix + this.hex(n_bytes);
-      text[i] = c;
-    }
+    const end = start + 2 * n_bytes;
+    const text = this.seeding.textOf(end + suffix.length);
+    // A latin1 byte cannot hold a wider char: such a prefix or suffix is joined instead (nothing is drawn yet).
+    if (writeAscii(text, 0, prefix) < 0 || writeAscii(text, end, suffix) < 0) return prefix + this.hex(n_bytes) + suffix;
     for (let i = 0; i < n_bytes; i += 4) {
       const w = this.u32();
       for (let j = 0; j < 4 && i + j < n_bytes; j++) {
@@ -250,7 +247,7 @@ class Sfc32 implements Rng {
         text[at + 1] = HEX_CODES[2 * b + 1];
       }
     }
-    return text.toString('latin1', 0, start + 2 * n_bytes);
+    return text.toString('latin1', 0, end + suffix.length);
   }
 
   fork(child: string): Rng {
