@@ -33,9 +33,11 @@ export function creditInvariants(world: World): Violation[] {
     }
   }
 
-  for (const key of new Set([...openSum.keys(), ...store.available.keys()])) {
+  const available = new Map<string, bigint>();
+  for (const [account_id, rows] of store.rows) for (const [asset_key, row] of rows) available.set(rowKey(account_id, asset_key), row.available_atoms);
+  for (const key of new Set([...openSum.keys(), ...available.keys()])) {
     const want = openSum.get(key) ?? 0n;
-    const have = store.available.get(key) ?? 0n;
+    const have = available.get(key) ?? 0n;
     if (want !== have) out.push({ invariant: 'credits.available_is_sum_of_open', entity_id: key, message: `available ${have} but open credits sum to ${want}` });
   }
 

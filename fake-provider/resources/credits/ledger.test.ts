@@ -186,9 +186,10 @@ describe('invariants', () => {
     expect(creditInvariants(world)).toEqual([]);
     const store = creditStore(world);
 
-    store.available.set(`acct_a|${USDC}`, 11n);
+    const row = store.rows.get('acct_a')!.get(USDC)!;
+    row.available_atoms = 11n;
     expect(creditInvariants(world).map((v) => v.invariant)).toContain('credits.available_is_sum_of_open');
-    store.available.set(`acct_a|${USDC}`, 10n);
+    row.available_atoms = 10n;
 
     const twin = { ...a, credit_id: 'cred_twin', seq: 999 };
     store.list.push(twin);

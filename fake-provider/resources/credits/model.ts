@@ -34,6 +34,14 @@ export interface PendingAmount {
   atoms: bigint;
 }
 
+/** One (account, asset) pair of the balances. */
+export interface BalanceRow {
+  /** When the pair first got a credit or a pending amount: the balances list order. */
+  readonly seq: number;
+  /** Running sum of the pair's open credits; the invariant recomputes it from the credits. */
+  available_atoms: bigint;
+}
+
 export const rowKey = (account_id: string, asset_key: string): string => `${account_id}|${asset_key}`;
 export const sourceKey = (source_type: string, source_id: string, role: string): string => `${source_type}|${source_id}|${role}`;
 
@@ -50,10 +58,12 @@ export const creditStore = defineStore('credits', () => ({
    */
   bySource: new Map<string, Credit | Credit[]>(),
   pending: new Map<string, PendingAmount>(),
-  /** Running sum of open credits per (account, asset); the invariant recomputes it from the credits. */
-  available: new Map<string, bigint>(),
-  /** account → asset → first time the pair got a credit or a pending amount: the balances list order. */
-  rowSeq: new Map<string, Map<string, number>>(),
+  /**
+   * account → asset → its balance row, made the first time the pair gets a credit or a pending amount.
+   * Nested rather than keyed by a joined `account|asset` string: the hot paths (every credit made or
+   * consumed, every pending amount) then look up strings the world keeps anyway, hashed once.
+   */
+  rows: new Map<string, Map<string, BalanceRow>>(),
   /** Atoms ever credited per asset (never decremented): conservation check against open + consumed. */
   createdAtoms: new Map<string, bigint>(),
 }));
@@ -66,17 +76,14 @@ export function creditHolder(credit: Credit): string | null {
   return credit.snapshot.context.holder_id;
 }
 
-function touchRow(world: World, account_id: string, asset_key: string): void {
-  const all = creditStore(world).rowSeq;
+/** The (account, asset) balance row, made (with the next seq) on first use. */
+function rowOf(world: World, account_id: string, asset_key: string): BalanceRow {
+  const all = creditStore(world).rows;
   let rows = all.get(account_id);
-  if (!rows) all.set(account_id, (rows = new Map()));
-  if (!rows.has(asset_key)) rows.set(asset_key, world.nextSeq());
-}
-
-function addAvailable(world: World, credit: Credit, delta: bigint): void {
-  const available = creditStore(world).available;
-  const key = rowKey(credit.account_id, credit.asset_key);
-  available.set(key, (available.get(key) ?? 0n) + delta);
+  if (rows === undefined) all.set(account_id, (rows = new Map()));
+  let row = rows.get(asset_key);
+  if (row === undefined) rows.set(asset_key, (row = { seq: world.nextSeq(), available_atoms: 0n }));
+  return row;
 }
 
 function applyEffects(world: World, credit: Credit, effects: CreditEffect[], atoms_text?: string): void {
@@ -91,7 +98,8 @@ function applyEffects(world: World, credit: Credit, effects: CreditEffect[], ato
     } else {
       // Consumption has no event of its own: the trade, zap or cancel that consumed it reports it.
       credit.consumed_at_ms = world.sim.now_ms();
-      addAvailable(world, credit, -credit.atoms);
+      const row = rowOf(world, credit.account_id, credit.asset_key);
+      row.available_atoms -= credit.atoms;
     }
   }
 }
@@ -153,8 +161,7 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
   else if (Array.isArray(siblings)) siblings.push(credit);
   else store.bySource.set(credit.source_id, [siblings, credit]);
   store.createdAtoms.set(credit.asset_key, (store.createdAtoms.get(credit.asset_key) ?? 0n) + credit.atoms);
-  touchRow(world, credit.account_id, credit.asset_key);
-  addAvailable(world, credit, credit.atoms);
+  rowOf(world, credit.account_id, credit.asset_key).available_atoms += credit.atoms;
   applyEffects(world, credit, initial.effects, input.atoms_text);
   return credit;
 }
@@ -223,8 +230,8 @@ export function consumeCredit(world: World, credit_id: string, holder_id: string
 /** Adds (or replaces) a pending amount under `key` (one per unconfirmed deposit or in-flight settlement). */
 export function addPending(world: World, input: { account_id: string; asset_key: string; key: string; atoms: bigint }): void {
   if (input.atoms < 0n) throw new Error(`pending atoms must not be negative, got ${input.atoms}`);
-  creditStore(world).pending.set(input.key, { ...input });
-  touchRow(world, input.account_id, input.asset_key);
+  creditStore(world).pending.set(input.key, { key: input.key, account_id: input.account_id, asset_key: input.asset_key, atoms: input.atoms });
+  rowOf(world, input.account_id, input.asset_key);
 }
 
 /** Removes a pending amount; false when there was none under that key. */
@@ -248,8 +255,7 @@ export function balancesOf(world: World, account_id: string): Balance[] {
     if (p.account_id === account_id) pending.set(p.asset_key, (pending.get(p.asset_key) ?? 0n) + p.atoms);
   }
   const rows: Balance[] = [];
-  for (const [asset_key, seq] of store.rowSeq.get(account_id) ?? []) {
-    const available_atoms = store.available.get(rowKey(account_id, asset_key)) ?? 0n;
+  for (const [asset_key, { seq, available_atoms }] of store.rows.get(account_id) ?? []) {
     const pending_atoms = pending.get(asset_key) ?? 0n;
     if (available_atoms > 0n || pending_atoms > 0n) rows.push({ account_id, asset_key, available_atoms, pending_atoms, seq });
   }
