@@ -79,6 +79,7 @@ describe('createCredit', () => {
       change,
       extra,
     ]);
+    expect([settlement.role, change.role, extra.role]).toEqual(['trade_settlement', 'change', 'zap_change']);
     for (const type of ['trade_settlement', 'change'] as const) expect(() => createCredit(world, { ...input, source_type: type })).toThrow(/already exists/);
     expect(creditForSource(world, 'deposit', 'zap_1')).toBeUndefined();
     expect(creditForSource(world, 'change', 'zap_2')).toBeUndefined();
@@ -191,7 +192,9 @@ describe('invariants', () => {
     expect(creditInvariants(world).map((v) => v.invariant)).toContain('credits.available_is_sum_of_open');
     row.available_atoms = 10n;
 
-    const twin = { ...a, credit_id: 'cred_twin', seq: 999 };
+    // A second credit of a's source, made in another world (so never announced in this one), slipped in.
+    const elsewhere = createWorld({ sim: createSim({ seed: 'elsewhere' }), profile: DEFAULT_PROFILE });
+    const twin = createCredit(elsewhere, { org_id: 'org_1', account_id: 'acct_a', asset_key: USDC, atoms: a.atoms, source_type: 'deposit', source_id: a.source_id });
     store.list.push(twin);
     const names = creditInvariants(world).map((v) => v.invariant);
     expect(names).toContain('credits.once_per_source');

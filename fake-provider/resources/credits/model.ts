@@ -45,18 +45,77 @@ export interface BalanceRow {
 export const rowKey = (account_id: string, asset_key: string): string => `${account_id}|${asset_key}`;
 export const sourceKey = (source_type: string, source_id: string, role: string): string => `${source_type}|${source_id}|${role}`;
 
+/**
+ * A credit as the ledger stores it (one per deposit, settlement and change: three per trade), a class
+ * rather than a literal for its size:
+ * - `role` is read through the prototype: it is the source type, except for the rare credit made with
+ *   another role (RoledCredit), so no slot per credit holds it;
+ * - class fields start out `undefined`, so V8 keeps the times as tagged pointers and credits made at
+ *   one sim instant share one number; a literal's always-a-number field holds a 16-byte box per object;
+ * - `#earlier` chains the credits of one source, for `bySource`.
+ */
+class LedgerCredit implements Credit {
+  readonly credit_id: string;
+  readonly org_id: string;
+  readonly account_id: string;
+  readonly asset_key: string;
+  readonly atoms: bigint;
+  readonly source_type: CreditSourceType;
+  readonly source_id: string;
+  readonly created_at_ms: number;
+  consumed_at_ms: number | null = null;
+  readonly seq: number;
+  snapshot: MachineSnapshot<typeof creditMachine>;
+  /** The credit made from the same source_id before this one, if any. */
+  readonly #earlier: LedgerCredit | undefined;
+
+  constructor(credit_id: string, input: CreateCreditInput, created_at_ms: number, seq: number, snapshot: MachineSnapshot<typeof creditMachine>, earlier: LedgerCredit | undefined) {
+    this.credit_id = credit_id;
+    this.org_id = input.org_id;
+    this.account_id = input.account_id;
+    this.asset_key = input.asset_key;
+    this.atoms = input.atoms;
+    this.source_type = input.source_type;
+    this.source_id = input.source_id;
+    this.created_at_ms = created_at_ms;
+    this.seq = seq;
+    this.snapshot = snapshot;
+    this.#earlier = earlier;
+  }
+
+  get role(): string {
+    return this.source_type;
+  }
+
+  /** This credit or one made before it from its source_id, of that source type and role. */
+  madeAs(source_type: string, role: string): LedgerCredit | undefined {
+    for (let c: LedgerCredit | undefined = this; c !== undefined; c = c.#earlier) {
+      if (c.source_type === source_type && c.role === role) return c;
+    }
+    return undefined;
+  }
+}
+
+/** A credit whose role is not its source type: an own `role` in front of the prototype's. */
+class RoledCredit extends LedgerCredit {
+  constructor(role: string, ...args: ConstructorParameters<typeof LedgerCredit>) {
+    super(...args);
+    Object.defineProperty(this, 'role', { value: role, enumerable: true });
+  }
+}
+
 export const creditStore = defineStore('credits', () => ({
   byId: new IdIndex<Credit>('cred', (c) => c.credit_id),
   /** Creation order = seq order, for listing. */
   list: [] as Credit[],
   byAccount: new Map<string, Credit[]>(),
   /**
-   * source_id → the credits made from that source (one per source_type and role): the once-per-source
-   * guard. Keyed by the id alone, a string the source already keeps, rather than a joined key per credit.
-   * A lone credit is stored as itself and a pair as an exact two-slot array: a `[c]` later pushed to
-   * grows a 17-slot backing store, about 200 bytes per trade for nothing.
+   * source_id → the latest credit made from that source; the ones before it are chained from it (one per
+   * source_type and role): the once-per-source guard. Keyed by the id alone, a string the source already
+   * keeps, rather than a joined key per credit; a chain rather than an array per source that made two
+   * credits (a settlement and its change: about 64 bytes a trade).
    */
-  bySource: new Map<string, Credit | Credit[]>(),
+  bySource: new Map<string, LedgerCredit>(),
   pending: new Map<string, PendingAmount>(),
   /**
    * account → asset → its balance row, made the first time the pair gets a credit or a pending amount.
@@ -131,35 +190,25 @@ export interface CreateCreditInput {
 export function createCredit(world: World, input: CreateCreditInput): Credit {
   const store = creditStore(world);
   const role = input.role ?? input.source_type;
-  const twin = creditForSource(world, input.source_type, input.source_id, role);
+  const earlier = store.bySource.get(input.source_id);
+  const twin = earlier?.madeAs(input.source_type, role);
   if (twin) throw new Error(`credit for ${sourceKey(input.source_type, input.source_id, role)} already exists: ${twin.credit_id}`);
   if (input.atoms <= 0n) throw new Error(`credit atoms must be positive, got ${input.atoms}`);
   const credit_id = input.credit_id ?? newCreditId(world);
   if (store.byId.has(credit_id)) throw new Error(`credit id ${credit_id} already used`);
   const initial = start<typeof creditMachine, CreditEffect>(world, creditMachine, credit_id, undefined);
-  const credit: Credit = {
-    credit_id,
-    org_id: input.org_id,
-    account_id: input.account_id,
-    asset_key: input.asset_key,
-    atoms: input.atoms,
-    source_type: input.source_type,
-    source_id: input.source_id,
-    role,
-    created_at_ms: world.sim.now_ms(),
-    consumed_at_ms: null,
-    seq: world.nextSeq(),
-    snapshot: initial.snapshot,
-  };
+  const created_at_ms = world.sim.now_ms();
+  const seq = world.nextSeq();
+  const credit =
+    role === input.source_type
+      ? new LedgerCredit(credit_id, input, created_at_ms, seq, initial.snapshot, earlier)
+      : new RoledCredit(role, credit_id, input, created_at_ms, seq, initial.snapshot, earlier);
   store.byId.set(credit_id, credit);
   store.list.push(credit);
   const mine = store.byAccount.get(credit.account_id);
   if (mine) mine.push(credit);
   else store.byAccount.set(credit.account_id, [credit]);
-  const siblings = store.bySource.get(credit.source_id);
-  if (siblings === undefined) store.bySource.set(credit.source_id, credit);
-  else if (Array.isArray(siblings)) siblings.push(credit);
-  else store.bySource.set(credit.source_id, [siblings, credit]);
+  store.bySource.set(credit.source_id, credit);
   store.createdAtoms.set(credit.asset_key, (store.createdAtoms.get(credit.asset_key) ?? 0n) + credit.atoms);
   rowOf(world, credit.account_id, credit.asset_key).available_atoms += credit.atoms;
   applyEffects(world, credit, initial.effects, input.atoms_text);
@@ -168,9 +217,7 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
 
 /** The credit made from (source_type, source_id, role), if any; role defaults to the source_type. */
 export function creditForSource(world: World, source_type: string, source_id: string, role: string = source_type): Credit | undefined {
-  const made = creditStore(world).bySource.get(source_id);
-  if (made === undefined || Array.isArray(made)) return made?.find((c) => c.source_type === source_type && c.role === role);
-  return made.source_type === source_type && made.role === role ? made : undefined;
+  return creditStore(world).bySource.get(source_id)?.madeAs(source_type, role);
 }
 
 /** The credit if it exists in the org (and in the account, when given); otherwise 404 not_found. */
