@@ -118,7 +118,8 @@ describe('lock, release, consume', () => {
     consumeCredit(world, c.credit_id, 'cancel_1');
     expect(creditStatus(c)).toBe('consumed');
     expect(c.consumed_at_ms).toBe(world.sim.now_ms());
-    expect(c.snapshot.context).toEqual({ holder_id: null, consumed_by: 'cancel_1' });
+    // Kept as the consumer's id and rebuilt on read: the same snapshot the machine's step made.
+    expect(JSON.stringify(c.snapshot)).toBe('{"value":"consumed","context":{"holder_id":null,"consumed_by":"cancel_1"},"status":"done"}');
     expect(code(() => consumeCredit(world, c.credit_id, 'cancel_1'))).toBe('credit_already_consumed');
     expect(code(() => lockCredit(world, c.credit_id, 'trade_9'))).toBe('credit_already_consumed');
     expect(releaseCredit(world, c.credit_id, 'cancel_1')).toBe(false);

@@ -52,7 +52,8 @@ export const sourceKey = (source_type: string, source_id: string, role: string):
  *   another role (RoledCredit), so no slot per credit holds it;
  * - class fields start out `undefined`, so V8 keeps the times as tagged pointers and credits made at
  *   one sim instant share one number; a literal's always-a-number field holds a 16-byte box per object;
- * - `#earlier` chains the credits of one source, for `bySource`.
+ * - `#earlier` chains the credits of one source, for `bySource`;
+ * - a consumed credit keeps its consumer's id instead of its machine snapshot (see `snapshot`).
  */
 class LedgerCredit implements Credit {
   readonly credit_id: string;
@@ -65,7 +66,8 @@ class LedgerCredit implements Credit {
   readonly created_at_ms: number;
   consumed_at_ms: number | null = null;
   readonly seq: number;
-  snapshot: MachineSnapshot<typeof creditMachine>;
+  /** The machine snapshot while open (the shared initial one, or a lock's); once consumed, the consumer's id. */
+  #state: MachineSnapshot<typeof creditMachine> | string;
   /** The credit made from the same source_id before this one, if any. */
   readonly #earlier: LedgerCredit | undefined;
 
@@ -79,8 +81,25 @@ class LedgerCredit implements Credit {
     this.source_id = input.source_id;
     this.created_at_ms = created_at_ms;
     this.seq = seq;
-    this.snapshot = snapshot;
+    this.#state = snapshot;
     this.#earlier = earlier;
+  }
+
+  /**
+   * `consumed` is final and its context is only the consumer (the lock is dropped on the way): that
+   * snapshot is rebuilt on read from the id rather than kept, about 100 bytes (a snapshot and a context)
+   * per consumed credit, one per settled trade. Snapshots are never written in place, so an equal new
+   * one per read is not observable.
+   */
+  get snapshot(): MachineSnapshot<typeof creditMachine> {
+    const state = this.#state;
+    return typeof state === 'string' ? { value: 'consumed', context: { holder_id: null, consumed_by: state }, status: 'done' } : state;
+  }
+
+  set snapshot(next: MachineSnapshot<typeof creditMachine>) {
+    const { value, context, status } = next;
+    const plainConsumed = value === 'consumed' && status === 'done' && next.machine_snapshot === undefined && context.holder_id === null && typeof context.consumed_by === 'string';
+    this.#state = plainConsumed ? context.consumed_by! : next;
   }
 
   get role(): string {
