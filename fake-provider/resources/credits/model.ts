@@ -8,6 +8,7 @@ import { publish } from '../../engine/events.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { creditMachine, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
+import { SourceIndex } from './source-index.ts';
 
 export type CreditSourceType = 'deposit' | 'trade_settlement' | 'change';
 
@@ -52,7 +53,6 @@ export const sourceKey = (source_type: string, source_id: string, role: string):
  *   another role (RoledCredit), so no slot per credit holds it;
  * - class fields start out `undefined`, so V8 keeps the times as tagged pointers and credits made at
  *   one sim instant share one number; a literal's always-a-number field holds a 16-byte box per object;
- * - `#earlier` chains the credits of one source, for `bySource`;
  * - a consumed credit keeps its consumer's id instead of its machine snapshot (see `snapshot`).
  */
 class LedgerCredit implements Credit {
@@ -68,10 +68,8 @@ class LedgerCredit implements Credit {
   readonly seq: number;
   /** The machine snapshot while open (the shared initial one, or a lock's); once consumed, the consumer's id. */
   #state: MachineSnapshot<typeof creditMachine> | string;
-  /** The credit made from the same source_id before this one, if any. */
-  readonly #earlier: LedgerCredit | undefined;
 
-  constructor(credit_id: string, input: CreateCreditInput, created_at_ms: number, seq: number, snapshot: MachineSnapshot<typeof creditMachine>, earlier: LedgerCredit | undefined) {
+  constructor(credit_id: string, input: CreateCreditInput, created_at_ms: number, seq: number, snapshot: MachineSnapshot<typeof creditMachine>) {
     this.credit_id = credit_id;
     this.org_id = input.org_id;
     this.account_id = input.account_id;
@@ -82,7 +80,6 @@ class LedgerCredit implements Credit {
     this.created_at_ms = created_at_ms;
     this.seq = seq;
     this.#state = snapshot;
-    this.#earlier = earlier;
   }
 
   /**
@@ -105,14 +102,6 @@ class LedgerCredit implements Credit {
   get role(): string {
     return this.source_type;
   }
-
-  /** This credit or one made before it from its source_id, of that source type and role. */
-  madeAs(source_type: string, role: string): LedgerCredit | undefined {
-    for (let c: LedgerCredit | undefined = this; c !== undefined; c = c.#earlier) {
-      if (c.source_type === source_type && c.role === role) return c;
-    }
-    return undefined;
-  }
 }
 
 /** A credit whose role is not its source type: an own `role` in front of the prototype's. */
@@ -123,28 +112,26 @@ class RoledCredit extends LedgerCredit {
   }
 }
 
-export const creditStore = defineStore('credits', () => ({
-  byId: new IdIndex<Credit>('cred', (c) => c.credit_id),
+export const creditStore = defineStore('credits', () => {
   /** Creation order = seq order, for listing. */
-  list: [] as Credit[],
-  byAccount: new Map<string, Credit[]>(),
-  /**
-   * source_id → the latest credit made from that source; the ones before it are chained from it (one per
-   * source_type and role): the once-per-source guard. Keyed by the id alone, a string the source already
-   * keeps, rather than a joined key per credit; a chain rather than an array per source that made two
-   * credits (a settlement and its change: about 64 bytes a trade).
-   */
-  bySource: new Map<string, LedgerCredit>(),
-  pending: new Map<string, PendingAmount>(),
-  /**
-   * account → asset → its balance row, made the first time the pair gets a credit or a pending amount.
-   * Nested rather than keyed by a joined `account|asset` string: the hot paths (every credit made or
-   * consumed, every pending amount) then look up strings the world keeps anyway, hashed once.
-   */
-  rows: new Map<string, Map<string, BalanceRow>>(),
-  /** Atoms ever credited per asset (never decremented): conservation check against open + consumed. */
-  createdAtoms: new Map<string, bigint>(),
-}));
+  const list: Credit[] = [];
+  return {
+    byId: new IdIndex<Credit>('cred', (c) => c.credit_id),
+    list,
+    byAccount: new Map<string, Credit[]>(),
+    /** (source_type, source_id, role) → the credit made from it, as its position in `list`: the once-per-source guard. */
+    bySource: new SourceIndex(list),
+    pending: new Map<string, PendingAmount>(),
+    /**
+     * account → asset → its balance row, made the first time the pair gets a credit or a pending amount.
+     * Nested rather than keyed by a joined `account|asset` string: the hot paths (every credit made or
+     * consumed, every pending amount) then look up strings the world keeps anyway, hashed once.
+     */
+    rows: new Map<string, Map<string, BalanceRow>>(),
+    /** Atoms ever credited per asset (never decremented): conservation check against open + consumed. */
+    createdAtoms: new Map<string, bigint>(),
+  };
+});
 
 export function creditStatus(credit: Credit): CreditStatus {
   return statusOf(credit.snapshot) as CreditStatus;
@@ -209,8 +196,7 @@ export interface CreateCreditInput {
 export function createCredit(world: World, input: CreateCreditInput): Credit {
   const store = creditStore(world);
   const role = input.role ?? input.source_type;
-  const earlier = store.bySource.get(input.source_id);
-  const twin = earlier?.madeAs(input.source_type, role);
+  const twin = store.bySource.find(input.source_type, input.source_id, role);
   if (twin) throw new Error(`credit for ${sourceKey(input.source_type, input.source_id, role)} already exists: ${twin.credit_id}`);
   if (input.atoms <= 0n) throw new Error(`credit atoms must be positive, got ${input.atoms}`);
   const credit_id = input.credit_id ?? newCreditId(world);
@@ -220,14 +206,13 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
   const seq = world.nextSeq();
   const credit =
     role === input.source_type
-      ? new LedgerCredit(credit_id, input, created_at_ms, seq, initial.snapshot, earlier)
-      : new RoledCredit(role, credit_id, input, created_at_ms, seq, initial.snapshot, earlier);
+      ? new LedgerCredit(credit_id, input, created_at_ms, seq, initial.snapshot)
+      : new RoledCredit(role, credit_id, input, created_at_ms, seq, initial.snapshot);
   store.byId.set(credit_id, credit);
-  store.list.push(credit);
+  store.bySource.add(store.list.push(credit) - 1);
   const mine = store.byAccount.get(credit.account_id);
   if (mine) mine.push(credit);
   else store.byAccount.set(credit.account_id, [credit]);
-  store.bySource.set(credit.source_id, credit);
   store.createdAtoms.set(credit.asset_key, (store.createdAtoms.get(credit.asset_key) ?? 0n) + credit.atoms);
   rowOf(world, credit.account_id, credit.asset_key).available_atoms += credit.atoms;
   applyEffects(world, credit, initial.effects, input.atoms_text);
@@ -236,7 +221,7 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
 
 /** The credit made from (source_type, source_id, role), if any; role defaults to the source_type. */
 export function creditForSource(world: World, source_type: string, source_id: string, role: string = source_type): Credit | undefined {
-  return creditStore(world).bySource.get(source_id)?.madeAs(source_type, role);
+  return creditStore(world).bySource.find(source_type, source_id, role);
 }
 
 /** The credit if it exists in the org (and in the account, when given); otherwise 404 not_found. */
