@@ -37,6 +37,8 @@ export interface PendingAmount {
 
 /** One (account, asset) pair of the balances. */
 export interface BalanceRow {
+  readonly account_id: string;
+  readonly asset_key: string;
   /** When the pair first got a credit or a pending amount: the balances list order. */
   readonly seq: number;
   /** Running sum of the pair's open credits; the invariant recomputes it from the credits. */
@@ -53,13 +55,14 @@ export const sourceKey = (source_type: string, source_id: string, role: string):
  *   another role (RoledCredit), so no slot per credit holds it;
  * - class fields start out `undefined`, so V8 keeps the times as tagged pointers and credits made at
  *   one sim instant share one number; a literal's always-a-number field holds a 16-byte box per object;
+ * - the account and asset are read through the credit's balance row: one slot instead of two, and
+ *   consuming the credit updates the row without looking it up;
  * - a consumed credit keeps its consumer's id instead of its machine snapshot (see `snapshot`).
  */
 class LedgerCredit implements Credit {
   readonly credit_id: string;
   readonly org_id: string;
-  readonly account_id: string;
-  readonly asset_key: string;
+  readonly #row: BalanceRow;
   readonly atoms: bigint;
   readonly source_type: CreditSourceType;
   readonly source_id: string;
@@ -69,11 +72,10 @@ class LedgerCredit implements Credit {
   /** The machine snapshot while open (the shared initial one, or a lock's); once consumed, the consumer's id. */
   #state: MachineSnapshot<typeof creditMachine> | string;
 
-  constructor(credit_id: string, input: CreateCreditInput, created_at_ms: number, seq: number, snapshot: MachineSnapshot<typeof creditMachine>) {
+  constructor(credit_id: string, input: CreateCreditInput, row: BalanceRow, created_at_ms: number, seq: number, snapshot: MachineSnapshot<typeof creditMachine>) {
     this.credit_id = credit_id;
     this.org_id = input.org_id;
-    this.account_id = input.account_id;
-    this.asset_key = input.asset_key;
+    this.#row = row;
     this.atoms = input.atoms;
     this.source_type = input.source_type;
     this.source_id = input.source_id;
@@ -99,8 +101,22 @@ class LedgerCredit implements Credit {
     this.#state = plainConsumed ? context.consumed_by! : next;
   }
 
+  get account_id(): string {
+    return this.#row.account_id;
+  }
+
+  get asset_key(): string {
+    return this.#row.asset_key;
+  }
+
   get role(): string {
     return this.source_type;
+  }
+
+  /** The `consumed` effect: no longer available. */
+  markConsumed(now_ms: number): void {
+    this.consumed_at_ms = now_ms;
+    this.#row.available_atoms -= this.atoms;
   }
 }
 
@@ -142,16 +158,15 @@ export function creditHolder(credit: Credit): string | null {
 }
 
 /** The (account, asset) balance row, made (with the next seq) on first use. */
-function rowOf(world: World, account_id: string, asset_key: string): BalanceRow {
-  const all = creditStore(world).rows;
+function rowOf(world: World, all: Map<string, Map<string, BalanceRow>>, account_id: string, asset_key: string): BalanceRow {
   let rows = all.get(account_id);
   if (rows === undefined) all.set(account_id, (rows = new Map()));
   let row = rows.get(asset_key);
-  if (row === undefined) rows.set(asset_key, (row = { seq: world.nextSeq(), available_atoms: 0n }));
+  if (row === undefined) rows.set(asset_key, (row = { account_id, asset_key, seq: world.nextSeq(), available_atoms: 0n }));
   return row;
 }
 
-function applyEffects(world: World, credit: Credit, effects: CreditEffect[], atoms_text?: string): void {
+function applyEffects(world: World, credit: LedgerCredit, effects: CreditEffect[], atoms_text?: string): void {
   for (const effect of effects) {
     if (effect.type === 'created') {
       publish(world, credit.org_id, credit.account_id, 'credit.created', {
@@ -162,9 +177,7 @@ function applyEffects(world: World, credit: Credit, effects: CreditEffect[], ato
       });
     } else {
       // Consumption has no event of its own: the trade, zap or cancel that consumed it reports it.
-      credit.consumed_at_ms = world.sim.now_ms();
-      const row = rowOf(world, credit.account_id, credit.asset_key);
-      row.available_atoms -= credit.atoms;
+      credit.markConsumed(world.sim.now_ms());
     }
   }
 }
@@ -204,17 +217,18 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
   const initial = start<typeof creditMachine, CreditEffect>(world, creditMachine, credit_id, undefined);
   const created_at_ms = world.sim.now_ms();
   const seq = world.nextSeq();
+  const row = rowOf(world, store.rows, input.account_id, input.asset_key);
   const credit =
     role === input.source_type
-      ? new LedgerCredit(credit_id, input, created_at_ms, seq, initial.snapshot)
-      : new RoledCredit(role, credit_id, input, created_at_ms, seq, initial.snapshot);
+      ? new LedgerCredit(credit_id, input, row, created_at_ms, seq, initial.snapshot)
+      : new RoledCredit(role, credit_id, input, row, created_at_ms, seq, initial.snapshot);
   store.byId.set(credit_id, credit);
   store.bySource.add(store.list.push(credit) - 1);
   const mine = store.byAccount.get(credit.account_id);
   if (mine) mine.push(credit);
   else store.byAccount.set(credit.account_id, [credit]);
   store.createdAtoms.set(credit.asset_key, (store.createdAtoms.get(credit.asset_key) ?? 0n) + credit.atoms);
-  rowOf(world, credit.account_id, credit.asset_key).available_atoms += credit.atoms;
+  row.available_atoms += credit.atoms;
   applyEffects(world, credit, initial.effects, input.atoms_text);
   return credit;
 }
@@ -233,8 +247,9 @@ export function requireCredit(world: World, org_id: string, credit_id: string, o
   return credit;
 }
 
-function known(world: World, credit_id: string): Credit {
-  const credit = creditStore(world).byId.get(credit_id);
+function known(world: World, credit_id: string): LedgerCredit {
+  // Only createCredit stores credits by id, and it makes them all LedgerCredits.
+  const credit = creditStore(world).byId.get(credit_id) as LedgerCredit | undefined;
   if (!credit) throw new ApiError('not_found', `no credit ${credit_id}`, { param: 'credit_id' });
   return credit;
 }
@@ -252,7 +267,7 @@ function refuseUnusable(credit: Credit, holder_id: string): void {
   }
 }
 
-function sendCredit(world: World, credit: Credit, event: CreditEvent): boolean {
+function sendCredit(world: World, credit: LedgerCredit, event: CreditEvent): boolean {
   return advance(world, creditMachine, credit, credit.credit_id, event, applyEffects);
 }
 
@@ -281,8 +296,9 @@ export function consumeCredit(world: World, credit_id: string, holder_id: string
 /** Adds (or replaces) a pending amount under `key` (one per unconfirmed deposit or in-flight settlement). */
 export function addPending(world: World, input: { account_id: string; asset_key: string; key: string; atoms: bigint }): void {
   if (input.atoms < 0n) throw new Error(`pending atoms must not be negative, got ${input.atoms}`);
-  creditStore(world).pending.set(input.key, { key: input.key, account_id: input.account_id, asset_key: input.asset_key, atoms: input.atoms });
-  rowOf(world, input.account_id, input.asset_key);
+  const store = creditStore(world);
+  store.pending.set(input.key, { key: input.key, account_id: input.account_id, asset_key: input.asset_key, atoms: input.atoms });
+  rowOf(world, store.rows, input.account_id, input.asset_key);
 }
 
 /** Removes a pending amount; false when there was none under that key. */
