@@ -34,14 +34,20 @@ export function creditInvariants(world: World): Violation[] {
   }
 
   const available = new Map<string, bigint>();
-  for (const [account_id, rows] of store.rows) for (const [asset_key, row] of rows) available.set(rowKey(account_id, asset_key), row.available_atoms);
+  const credited = new Map<string, bigint>();
+  for (const [account_id, { rows }] of store.accounts) {
+    for (const [asset_key, row] of rows) {
+      available.set(rowKey(account_id, asset_key), row.available_atoms);
+      add(credited, asset_key, row.credited_atoms);
+    }
+  }
   for (const key of new Set([...openSum.keys(), ...available.keys()])) {
     const want = openSum.get(key) ?? 0n;
     const have = available.get(key) ?? 0n;
     if (want !== have) out.push({ invariant: 'credits.available_is_sum_of_open', entity_id: key, message: `available ${have} but open credits sum to ${want}` });
   }
 
-  for (const [asset_key, created] of store.createdAtoms) {
+  for (const [asset_key, created] of credited) {
     const accounted = (heldByAsset.get(asset_key) ?? 0n) + (spentByAsset.get(asset_key) ?? 0n);
     if (created !== accounted) out.push({ invariant: 'credits.conservation', entity_id: asset_key, message: `credited ${created} atoms but open + consumed = ${accounted}` });
   }

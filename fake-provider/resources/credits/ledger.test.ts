@@ -188,7 +188,7 @@ describe('invariants', () => {
     expect(creditInvariants(world)).toEqual([]);
     const store = creditStore(world);
 
-    const row = store.rows.get('acct_a')!.get(USDC)!;
+    const row = store.accounts.get('acct_a')!.rows.get(USDC)!;
     row.available_atoms = 11n;
     expect(creditInvariants(world).map((v) => v.invariant)).toContain('credits.available_is_sum_of_open');
     row.available_atoms = 10n;

@@ -36,13 +36,23 @@ export interface PendingAmount {
 }
 
 /** One (account, asset) pair of the balances. */
-export interface BalanceRow {
+interface BalanceRow {
   readonly account_id: string;
   readonly asset_key: string;
   /** When the pair first got a credit or a pending amount: the balances list order. */
   readonly seq: number;
   /** Running sum of the pair's open credits; the invariant recomputes it from the credits. */
   available_atoms: bigint;
+  /** Atoms ever credited (never decremented): the conservation check against open + consumed, per asset. */
+  credited_atoms: bigint;
+}
+
+/** One account's side of the ledger, made the first time the account gets a credit or a pending amount. */
+interface AccountLedger {
+  /** asset → its balance row, in the order the assets first appeared. */
+  readonly rows: Map<string, BalanceRow>;
+  /** The account's credits, in creation order. */
+  readonly credits: Credit[];
 }
 
 export const rowKey = (account_id: string, asset_key: string): string => `${account_id}|${asset_key}`;
@@ -134,18 +144,15 @@ export const creditStore = defineStore('credits', () => {
   return {
     byId: new IdIndex<Credit>('cred', (c) => c.credit_id),
     list,
-    byAccount: new Map<string, Credit[]>(),
     /** (source_type, source_id, role) → the credit made from it, as its position in `list`: the once-per-source guard. */
     bySource: new SourceIndex(list),
     pending: new Map<string, PendingAmount>(),
     /**
-     * account → asset → its balance row, made the first time the pair gets a credit or a pending amount.
-     * Nested rather than keyed by a joined `account|asset` string: the hot paths (every credit made or
-     * consumed, every pending amount) then look up strings the world keeps anyway, hashed once.
+     * account → its credits and balance rows (asset → row). Nested rather than keyed by a joined
+     * `account|asset` string: the hot paths (every credit made or consumed, every pending amount) then
+     * look up strings the world keeps anyway, hashed once, and one lookup finds both.
      */
-    rows: new Map<string, Map<string, BalanceRow>>(),
-    /** Atoms ever credited per asset (never decremented): conservation check against open + consumed. */
-    createdAtoms: new Map<string, bigint>(),
+    accounts: new Map<string, AccountLedger>(),
   };
 });
 
@@ -157,12 +164,16 @@ export function creditHolder(credit: Credit): string | null {
   return credit.snapshot.context.holder_id;
 }
 
+function ledgerOf(accounts: Map<string, AccountLedger>, account_id: string): AccountLedger {
+  let ledger = accounts.get(account_id);
+  if (ledger === undefined) accounts.set(account_id, (ledger = { rows: new Map(), credits: [] }));
+  return ledger;
+}
+
 /** The (account, asset) balance row, made (with the next seq) on first use. */
-function rowOf(world: World, all: Map<string, Map<string, BalanceRow>>, account_id: string, asset_key: string): BalanceRow {
-  let rows = all.get(account_id);
-  if (rows === undefined) all.set(account_id, (rows = new Map()));
-  let row = rows.get(asset_key);
-  if (row === undefined) rows.set(asset_key, (row = { account_id, asset_key, seq: world.nextSeq(), available_atoms: 0n }));
+function rowOf(world: World, ledger: AccountLedger, account_id: string, asset_key: string): BalanceRow {
+  let row = ledger.rows.get(asset_key);
+  if (row === undefined) ledger.rows.set(asset_key, (row = { account_id, asset_key, seq: world.nextSeq(), available_atoms: 0n, credited_atoms: 0n }));
   return row;
 }
 
@@ -217,18 +228,17 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
   const initial = start<typeof creditMachine, CreditEffect>(world, creditMachine, credit_id, undefined);
   const created_at_ms = world.sim.now_ms();
   const seq = world.nextSeq();
-  const row = rowOf(world, store.rows, input.account_id, input.asset_key);
+  const ledger = ledgerOf(store.accounts, input.account_id);
+  const row = rowOf(world, ledger, input.account_id, input.asset_key);
   const credit =
     role === input.source_type
       ? new LedgerCredit(credit_id, input, row, created_at_ms, seq, initial.snapshot)
       : new RoledCredit(role, credit_id, input, row, created_at_ms, seq, initial.snapshot);
   store.byId.set(credit_id, credit);
   store.bySource.add(store.list.push(credit) - 1);
-  const mine = store.byAccount.get(credit.account_id);
-  if (mine) mine.push(credit);
-  else store.byAccount.set(credit.account_id, [credit]);
-  store.createdAtoms.set(credit.asset_key, (store.createdAtoms.get(credit.asset_key) ?? 0n) + credit.atoms);
+  ledger.credits.push(credit);
   row.available_atoms += credit.atoms;
+  row.credited_atoms += credit.atoms;
   applyEffects(world, credit, initial.effects, input.atoms_text);
   return credit;
 }
@@ -298,7 +308,7 @@ export function addPending(world: World, input: { account_id: string; asset_key:
   if (input.atoms < 0n) throw new Error(`pending atoms must not be negative, got ${input.atoms}`);
   const store = creditStore(world);
   store.pending.set(input.key, { key: input.key, account_id: input.account_id, asset_key: input.asset_key, atoms: input.atoms });
-  rowOf(world, store.rows, input.account_id, input.asset_key);
+  rowOf(world, ledgerOf(store.accounts, input.account_id), input.account_id, input.asset_key);
 }
 
 /** Removes a pending amount; false when there was none under that key. */
@@ -322,7 +332,7 @@ export function balancesOf(world: World, account_id: string): Balance[] {
     if (p.account_id === account_id) pending.set(p.asset_key, (pending.get(p.asset_key) ?? 0n) + p.atoms);
   }
   const rows: Balance[] = [];
-  for (const [asset_key, { seq, available_atoms }] of store.rows.get(account_id) ?? []) {
+  for (const [asset_key, { seq, available_atoms }] of store.accounts.get(account_id)?.rows ?? []) {
     const pending_atoms = pending.get(asset_key) ?? 0n;
     if (available_atoms > 0n || pending_atoms > 0n) rows.push({ account_id, asset_key, available_atoms, pending_atoms, seq });
   }
@@ -335,7 +345,7 @@ export function listBalances(world: World, account_id: string, q: { asset_key?: 
 }
 
 export function creditsOf(world: World, account_id: string): Credit[] {
-  return creditStore(world).byAccount.get(account_id) ?? [];
+  return creditStore(world).accounts.get(account_id)?.credits ?? [];
 }
 
 export function listCredits(
