@@ -139,7 +139,7 @@ class RoledCredit extends LedgerCredit {
 }
 
 export const creditStore = defineStore('credits', () => {
-  /** Creation order = seq order, for listing. */
+  /** Every credit in creation order (= seq order): the invariants walk it, and bySource holds positions in it. */
   const list: Credit[] = [];
   return {
     byId: new IdIndex<Credit>('cred', (c) => c.credit_id),
