@@ -85,12 +85,18 @@ describe('createCredit', () => {
     expect(creditForSource(world, 'change', 'zap_2')).toBeUndefined();
   });
 
-  it('credit.created carries the amount in decimal, given by the caller or made from the atoms', () => {
+  it('credit.created carries the amount in decimal, rebuilt from the credit on every read (the store keeps no copy)', () => {
     const world = newWorld();
     const input = { org_id: 'org_1', account_id: 'acct_a', asset_key: ETH, atoms: 2_000_000_000_000_000_000n, source_type: 'deposit' as const };
-    createCredit(world, { ...input, source_id: 'tx_a', atoms_text: '2000000000000000000' });
-    createCredit(world, { ...input, source_id: 'tx_b' });
-    expect(world.events.all.map((e) => e.envelope.data.atoms)).toEqual(['2000000000000000000', '2000000000000000000']);
+    const a = createCredit(world, { ...input, source_id: 'tx_a' });
+    createCredit(world, { ...input, source_id: 'tx_b', atoms: 7n });
+    const read = () => world.events.all.map((e) => e.envelope.data);
+    expect(read()).toEqual([
+      { credit_id: a.credit_id, asset_key: ETH, atoms: '2000000000000000000', source_type: 'deposit' },
+      expect.objectContaining({ atoms: '7' }),
+    ]);
+    expect(JSON.stringify(read())).toBe(JSON.stringify(read()));
+    expect(read().every((d) => Object.isFrozen(d))).toBe(true);
   });
 });
 

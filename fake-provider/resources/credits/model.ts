@@ -4,7 +4,7 @@ import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type World } from '../../world.ts';
 import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/events.ts';
+import { publishDerived } from '../../engine/events.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { creditMachine, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
@@ -177,15 +177,15 @@ function rowOf(world: World, ledger: AccountLedger, account_id: string, asset_ke
   return row;
 }
 
-function applyEffects(world: World, credit: LedgerCredit, effects: CreditEffect[], atoms_text?: string): void {
+/** credit.created's data, rebuilt from the credit on every read (its fields never change): see `publishDerived`. */
+function creditCreatedData(credit: Credit): Record<string, unknown> {
+  return { credit_id: credit.credit_id, asset_key: credit.asset_key, atoms: credit.atoms.toString(), source_type: credit.source_type };
+}
+
+function applyEffects(world: World, credit: LedgerCredit, effects: CreditEffect[]): void {
   for (const effect of effects) {
     if (effect.type === 'created') {
-      publish(world, credit.org_id, credit.account_id, 'credit.created', {
-        credit_id: credit.credit_id,
-        asset_key: credit.asset_key,
-        atoms: atoms_text ?? credit.atoms.toString(),
-        source_type: credit.source_type,
-      });
+      publishDerived(world, credit.org_id, credit.account_id, 'credit.created', { source: credit, build: creditCreatedData });
     } else {
       // Consumption has no event of its own: the trade, zap or cancel that consumed it reports it.
       credit.markConsumed(world.sim.now_ms());
@@ -203,8 +203,6 @@ export interface CreateCreditInput {
   account_id: string;
   asset_key: string;
   atoms: bigint;
-  /** `atoms` in decimal when the caller has it already (credit.created then shares the string). */
-  atoms_text?: string;
   source_type: CreditSourceType;
   source_id: string;
   /** Default: the source_type. Give one when a source produces two credits of the same type. */
@@ -239,7 +237,7 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
   ledger.credits.push(credit);
   row.available_atoms += credit.atoms;
   row.credited_atoms += credit.atoms;
-  applyEffects(world, credit, initial.effects, input.atoms_text);
+  applyEffects(world, credit, initial.effects);
   return credit;
 }
 

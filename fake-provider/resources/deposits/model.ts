@@ -5,7 +5,7 @@ import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/events.ts';
+import { publish, publishDerived } from '../../engine/events.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { matches, type FaultSubject } from '../../../sim/index.ts';
 import { requireAsset } from '../assets/index.ts';
@@ -91,6 +91,21 @@ function flaggedData(d: Deposit): Record<string, unknown> {
   return data;
 }
 
+// The data of a deposit's two common events, rebuilt from the deposit on every read (`publishDerived`):
+// every field they read is fixed at landing, and credit_id once verified, before deposit.verified.
+const pendingData = (d: Deposit): Record<string, unknown> => ({
+  deposit_address_id: d.deposit_address_id,
+  asset_key: d.asset_key,
+  detected_atoms: d.atoms_text,
+});
+const verifiedData = (d: Deposit): Record<string, unknown> => ({
+  deposit_address_id: d.deposit_address_id,
+  credit_id: d.credit_id,
+  asset_key: d.asset_key,
+  credited_atoms: d.atoms_text,
+  source_address: d.source_address,
+});
+
 function resolve(world: World, d: Deposit): void {
   clearPending(world, pendingKey(d));
   d.resolved_at_ms = world.sim.now_ms();
@@ -101,11 +116,7 @@ function applyEffects(world: World, d: Deposit, effects: DepositEffect[]): void 
   for (const effect of effects) {
     if (effect.type === 'detected') {
       addPending(world, { account_id: d.account_id, asset_key: d.asset_key, key: pendingKey(d), atoms: d.atoms });
-      publish(world, d.org_id, d.account_id, 'deposit.pending', {
-        deposit_address_id: d.deposit_address_id,
-        asset_key: d.asset_key,
-        detected_atoms: d.atoms_text,
-      });
+      publishDerived(world, d.org_id, d.account_id, 'deposit.pending', { source: d, build: pendingData });
       if (d.partner_screening) {
         publish(world, d.org_id, d.account_id, 'deposit.partner_screening', {
           deposit_address_id: d.deposit_address_id,
@@ -121,20 +132,13 @@ function applyEffects(world: World, d: Deposit, effects: DepositEffect[]): void 
       const credit_id = newCreditId(world);
       d.credit_id = credit_id;
       clearPending(world, pendingKey(d));
-      publish(world, d.org_id, d.account_id, 'deposit.verified', {
-        deposit_address_id: d.deposit_address_id,
-        credit_id,
-        asset_key: d.asset_key,
-        credited_atoms: d.atoms_text,
-        source_address: d.source_address,
-      });
+      publishDerived(world, d.org_id, d.account_id, 'deposit.verified', { source: d, build: verifiedData });
       createCredit(world, {
         credit_id,
         org_id: d.org_id,
         account_id: d.account_id,
         asset_key: d.asset_key,
         atoms: d.atoms,
-        atoms_text: d.atoms_text,
         source_type: 'deposit',
         source_id: d.tx_hash,
       });
