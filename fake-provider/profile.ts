@@ -44,6 +44,13 @@ export interface Profile {
   wallet_derivation_ms: number;
   /** Sim time source screening of a deposit takes (runs beside confirmations). */
   deposit_screening_ms: number;
+  /**
+   * How a deposit's confirmations step its machine (spec: not shown; only the finality threshold matters to
+   * the API): `at_finality`, one step at the finality block carrying every block (one timer per deposit);
+   * `per_block`, one timer and one transition per block (the timeline shows each). Either way GET
+   * /_sim/deposits shows the confirmations the chain has at that sim time, and verification happens then.
+   */
+  deposit_confirmation_steps: 'at_finality' | 'per_block';
   /** How long a deposit address is monitored after it is issued. */
   deposit_address_ttl_ms: number;
   /** Partner screening window, from the `deposit.partner_screening` event's created_at_ms. */
@@ -189,6 +196,7 @@ export const DEFAULT_PROFILE: Profile = {
   },
   wallet_derivation_ms: 2_000,
   deposit_screening_ms: 3_000,
+  deposit_confirmation_steps: 'at_finality',
   deposit_address_ttl_ms: 7 * 24 * HOUR,
   partner_window_ms: 10_000,
   delete_destination_status: 204,

@@ -66,5 +66,6 @@ export function adversarialProfile(seed: string | number): Profile {
   // Drawn last, so the draws above stay what they were for every seed.
   p.otp_max_attempts = rng.pick([3, 5, 10]);
   p.webhook_delivery_order = rng.pick(WEBHOOK_DELIVERY_ORDERS);
+  p.deposit_confirmation_steps = rng.pick(['at_finality', 'per_block'] as const);
   return p;
 }

@@ -35,6 +35,7 @@ function build(partial: boolean) {
     chains: obj(chains),
     wallet_derivation_ms: nonNegInt(),
     deposit_screening_ms: nonNegInt(),
+    deposit_confirmation_steps: enumOf(['at_finality', 'per_block']),
     deposit_address_ttl_ms: posInt(),
     partner_window_ms: nonNegInt(),
     delete_destination_status: z.union([z.literal(200), z.literal(204)], { error: 'must be 200 or 204' }),

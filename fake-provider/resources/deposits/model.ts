@@ -42,6 +42,8 @@ export interface Deposit {
   /** A later deposit to a single-use (zap) address; the zap resource decides what it means. */
   repeat_on_single_use: boolean;
   landed_at_ms: number;
+  /** Blocks each confirmation step counts: 1 (profile `per_block`) or all of them at finality (`at_finality`). */
+  confirm_step: number;
   resolved_at_ms: number | null;
   credit_id: string | null;
   seq: number;
@@ -269,6 +271,7 @@ export function landDeposit(world: World, input: LandInput): Deposit {
     faults,
     repeat_on_single_use: da.single_use && earlier.length > 0,
     landed_at_ms: now,
+    confirm_step: world.profile.deposit_confirmation_steps === 'at_finality' ? timing.finality_confirmations : 1,
     resolved_at_ms: null,
     credit_id: null,
     seq: world.nextSeq(),
@@ -284,26 +287,44 @@ export function landDeposit(world: World, input: LandInput): Deposit {
   return d;
 }
 
-/** Every block sends the same event, which carries no data: one frozen object for all of them. */
-const CONFIRM: DepositEvent = Object.freeze({ type: 'CONFIRM', blocks: 1 });
+/** Confirmation steps carry no data but their block count: one frozen event per count. */
+const CONFIRM_ONE: DepositEvent = Object.freeze({ type: 'CONFIRM', blocks: 1 });
+const confirmEvent = (blocks: number): DepositEvent => (blocks === 1 ? CONFIRM_ONE : { type: 'CONFIRM', blocks });
 
 /**
- * One block at a time: each confirmation schedules the next, and a resolved deposit stops the chain. A
- * module function rather than a closure per deposit (under tsx a named closure also pays a name definition).
+ * `d.confirm_step` blocks at a time (one, or all of them at the finality block): each step schedules the
+ * next, and a resolved deposit stops the chain. `n` is the block the step reaches. A module function
+ * rather than a closure per deposit (under tsx a named closure also pays a name definition).
  */
 function scheduleConfirm(world: World, d: Deposit, n: number, due_ms: number, block_ms: number): void {
   world.sim.scheduler.schedule(due_ms, 'deposit.confirm', () => {
-    if (d.faults.drop && n === d.snapshot.context.required_confirmations) {
+    const required = d.snapshot.context.required_confirmations;
+    if (d.faults.drop && n === required) {
       sendDeposit(world, d, { type: 'DROP' });
       return;
     }
-    if (sendDeposit(world, d, CONFIRM) && n < d.snapshot.context.required_confirmations) scheduleConfirm(world, d, n + 1, due_ms + block_ms, block_ms);
+    if (sendDeposit(world, d, confirmEvent(d.confirm_step)) && n < required) scheduleConfirm(world, d, n + d.confirm_step, due_ms + d.confirm_step * block_ms, block_ms);
   });
+}
+
+/**
+ * The confirmations a deposit shows: the count its machine holds when every block steps it; at finality
+ * steps, the blocks whose time has come (by now while pending, by its resolution once flagged or dropped
+ * — a dropped transaction never got its last block), so GET /_sim/deposits reads the same either way.
+ */
+export function depositConfirmations(world: World, d: Deposit): number {
+  const c = d.snapshot.context;
+  const status = depositStatus(d);
+  if (d.confirm_step === 1 || status === 'verified') return c.confirmations;
+  const at_ms = status === 'pending' ? world.sim.now_ms() : d.resolved_at_ms!;
+  const blocks = Math.floor((at_ms - d.landed_at_ms - d.faults.delay_ms) / world.profile.chains[d.chain].block_ms);
+  const most = status === 'dropped' ? c.required_confirmations - 1 : c.required_confirmations;
+  return Math.max(c.confirmations, Math.min(most, Math.max(0, blocks)));
 }
 
 function scheduleChecks(world: World, d: Deposit, block_ms: number): void {
   const { scheduler } = world.sim;
-  scheduleConfirm(world, d, 1, d.landed_at_ms + d.faults.delay_ms + block_ms, block_ms);
+  scheduleConfirm(world, d, d.confirm_step, d.landed_at_ms + d.faults.delay_ms + d.confirm_step * block_ms, block_ms);
 
   scheduler.after(world.profile.deposit_screening_ms, 'deposit.screening', () => {
     const flag = d.faults.flag !== null && d.faults.flag !== 'partner_flagged' ? d.faults.flag : screen(world, d.source_address);
@@ -356,7 +377,7 @@ export function listDeposits(world: World, q: { account_id?: string; deposit_add
   return items.filter((d) => q.account_id === undefined || d.account_id === q.account_id);
 }
 
-export function serializeDeposit(d: Deposit): Record<string, unknown> {
+export function serializeDeposit(world: World, d: Deposit): Record<string, unknown> {
   const c = d.snapshot.context;
   return {
     deposit_id: d.deposit_id,
@@ -367,7 +388,7 @@ export function serializeDeposit(d: Deposit): Record<string, unknown> {
     atoms: d.atoms_text,
     source_address: d.source_address,
     status: depositStatus(d),
-    confirmations: c.confirmations,
+    confirmations: depositConfirmations(world, d),
     required_confirmations: c.required_confirmations,
     screened: c.screened,
     screening_deadline_ms: d.screening_deadline_ms,

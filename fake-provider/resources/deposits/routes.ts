@@ -52,11 +52,11 @@ export const depositControlRoutes = [
   defineRoute({
     auth: 'public', method: 'post', path: '/deposits', tag: 'Control', summary: 'An on-chain transfer lands on a deposit address',
     body: landDepositBody,
-    handler: ({ body }, { world }) => ({ body: { deposit: serializeDeposit(landDeposit(world, { ...body, atoms: BigInt(body.atoms) })) } }),
+    handler: ({ body }, { world }) => ({ body: { deposit: serializeDeposit(world, landDeposit(world, { ...body, atoms: BigInt(body.atoms) })) } }),
   }),
   defineRoute({
     auth: 'public', method: 'get', path: '/deposits', tag: 'Control', summary: 'Deposits and their status',
     query: listDepositsQuery,
-    handler: ({ query }, { world }) => ({ body: { deposits: listDeposits(world, query).map(serializeDeposit) } }),
+    handler: ({ query }, { world }) => ({ body: { deposits: listDeposits(world, query).map((d) => serializeDeposit(world, d)) } }),
   }),
 ];
