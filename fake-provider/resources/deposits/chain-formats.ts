@@ -19,8 +19,8 @@ function decodes(text: string, decode: (s: string) => Uint8Array): Uint8Array | 
 /** 0x + 64 hex on EVM chains, 64 hex on Bitcoin and Zcash, a base58 64-byte signature on Solana. */
 export function generateTxHash(chain: WalletChain, rng: Rng): string {
   if (chain === 'solana') return base58.encode(rng.bytes(64));
-  // Joined, not `'0x' + hex`: a join is one flat string, a `+` keeps a rope behind every stored hash.
-  return isEvm(chain) ? ['0x', rng.hex(32)].join('') : rng.hex(32);
+  // The prefix goes into hex's own string: `'0x' + hex` would keep a rope behind every stored hash.
+  return rng.hex(32, isEvm(chain) ? '0x' : '');
 }
 
 /** The canonical form of a transaction hash (hex lowercased), or null when it is not one for this chain. */

@@ -131,6 +131,23 @@ describe('a deposit from landing to verified', () => {
     expect(eventsOf(sim, account_id, 'deposit.pending')).toHaveLength(1);
   });
 
+  it('refuses a tx_hash any earlier deposit landed with, a default one included, before and after the first lookup', async () => {
+    const account_id = await readyAccount(sim);
+    const id = (await newDepositAddress(sim, account_id, ARB_ETH)).deposit_address_id;
+    const landed = async (body: Record<string, unknown> = {}): Promise<string> => {
+      const r = await land(sim, { deposit_address_id: id, atoms: '1', ...body });
+      expect(r.status).toBe(200);
+      return r.body.deposit.tx_hash;
+    };
+    const first = await landed();
+    await landed();
+    for (const tx_hash of [first, await landed({ tx_hash: `0x${'cd'.repeat(32)}` }), await landed()]) {
+      const again = await land(sim, { deposit_address_id: id, atoms: '1', tx_hash });
+      expect(again.body.error).toMatchObject({ code: 'invalid_parameter', param: 'tx_hash' });
+    }
+    expect(await deposit(sim, id)).toHaveLength(4);
+  });
+
   it('still runs deposits landing on a deactivated account (the funds are on chain)', async () => {
     const account_id = await readyAccount(sim);
     const da = await newDepositAddress(sim, account_id, ARB_ETH);

@@ -25,18 +25,18 @@ export interface DepositFaults {
 }
 
 export interface Deposit {
-  deposit_id: string;
-  org_id: string;
-  account_id: string;
-  deposit_address_id: string;
-  chain: WalletChain;
+  readonly deposit_id: string;
+  readonly org_id: string;
+  readonly account_id: string;
+  readonly deposit_address_id: string;
+  readonly chain: WalletChain;
   asset_key: string;
   atoms: bigint;
   /** `atoms` in decimal, made once: deposit.pending, deposit.verified and credit.created share it. */
   atoms_text: string;
   tx_hash: string;
   source_address: string;
-  partner_screening: boolean;
+  readonly partner_screening: boolean;
   screening_deadline_ms: number | null;
   faults: DepositFaults;
   /** A later deposit to a single-use (zap) address; the zap resource decides what it means. */
@@ -50,19 +50,98 @@ export interface Deposit {
   snapshot: MachineSnapshot<typeof depositMachine>;
 }
 
+/**
+ * A stored deposit. What its deposit address already holds (org, account, address id, chain) is read
+ * through it, and partner screening from the deadline it implies: one reference instead of five fields,
+ * on an object every settled trade keeps (the address outlives its deposits in its own store anyway).
+ */
+class DepositRecord implements Deposit {
+  credit_id: string | null = null;
+  resolved_at_ms: number | null = null;
+
+  constructor(
+    readonly deposit_id: string,
+    private readonly address: DepositAddress,
+    public asset_key: string,
+    public atoms: bigint,
+    public atoms_text: string,
+    public tx_hash: string,
+    public source_address: string,
+    public screening_deadline_ms: number | null,
+    public faults: DepositFaults,
+    public repeat_on_single_use: boolean,
+    public landed_at_ms: number,
+    readonly confirm_step: number,
+    public seq: number,
+    public snapshot: MachineSnapshot<typeof depositMachine>,
+  ) {}
+
+  get org_id(): string {
+    return this.address.org_id;
+  }
+
+  get account_id(): string {
+    return this.address.account_id;
+  }
+
+  get deposit_address_id(): string {
+    return this.address.deposit_address_id;
+  }
+
+  get chain(): WalletChain {
+    return this.address.chain;
+  }
+
+  get partner_screening(): boolean {
+    return this.screening_deadline_ms !== null;
+  }
+}
+
 export type DepositListener = (world: World, deposit: Deposit) => void;
 
-export const depositStore = defineStore('deposits', (world) => ({
-  byId: new IdIndex<Deposit>('dep', (d) => d.deposit_id),
-  list: [] as Deposit[],
-  /** Canonical tx hash → deposit: a transaction lands once. */
-  byTxHash: new Map<string, Deposit>(),
-  byAddress: new Map<string, Deposit[]>(),
-  /** Default tx hashes and sender addresses. */
-  rng: world.sim.rng.fork('deposits'),
-  /** Told when a deposit reaches verified, flagged or dropped (the zap resource installs one). */
-  listeners: [] as DepositListener[],
-}));
+/**
+ * Canonical tx hash → deposit, for the rare reader (a control call naming its own tx_hash, invariants):
+ * built from the list on the first lookup, kept up to date from then on. Until then a deposit costs no
+ * Map entry (~46 bytes each), and most runs never look one up.
+ */
+class TxHashIndex {
+  #byHash: Map<string, Deposit> | undefined;
+
+  constructor(private readonly list: readonly Deposit[]) {}
+
+  get(tx_hash: string): Deposit | undefined {
+    if (this.#byHash === undefined) {
+      // In landing order: a later deposit under the same hash wins, as it did in a Map kept all along.
+      this.#byHash = new Map();
+      for (const d of this.list) this.#byHash.set(d.tx_hash, d);
+    }
+    return this.#byHash.get(tx_hash);
+  }
+
+  has(tx_hash: string): boolean {
+    return this.get(tx_hash) !== undefined;
+  }
+
+  /** Called for every deposit as it lands (after it joins the list). */
+  set(tx_hash: string, d: Deposit): void {
+    this.#byHash?.set(tx_hash, d);
+  }
+}
+
+export const depositStore = defineStore('deposits', (world) => {
+  const list: Deposit[] = [];
+  return {
+    byId: new IdIndex<Deposit>('dep', (d) => d.deposit_id),
+    list,
+    /** Canonical tx hash → deposit: a transaction lands once. */
+    byTxHash: new TxHashIndex(list),
+    byAddress: new Map<string, Deposit[]>(),
+    /** Default tx hashes and sender addresses. */
+    rng: world.sim.rng.fork('deposits'),
+    /** Told when a deposit reaches verified, flagged or dropped (the zap resource installs one). */
+    listeners: [] as DepositListener[],
+  };
+});
 
 /** Registers a listener for resolved deposits; call from a resource's `install(world)`. */
 export function onDepositResolved(world: World, listener: DepositListener): void {
@@ -168,9 +247,10 @@ const NO_FAULTS: DepositFaults = Object.freeze({ drop: false, flag: null, delay_
  * partner screening, so it is left unfired there (its `times` and probability untouched) unless another
  * flag rule also matches the deposit, in which case it may be drawn but is ignored.
  */
-function drawFaults(world: World, subject: Omit<FaultSubject, 'accepts'>, partner: boolean): DepositFaults {
+function drawFaults(world: World, da: DepositAddress, tx_hash: string, asset_key: string, partner: boolean): DepositFaults {
   // No deposit rule, nothing to draw: every such deposit shares one frozen record (read-only after landing).
   if (!world.sim.faults.has('deposit')) return NO_FAULTS;
+  const subject: Omit<FaultSubject, 'accepts'> = { ids: [da.deposit_address_id, tx_hash], account_id: da.account_id, asset_key };
   let accepts = ['fail', 'flag', 'delay_ms'];
   if (!partner) {
     const flagRules = world.sim.faults
@@ -248,63 +328,81 @@ export function landDeposit(world: World, input: LandInput): Deposit {
   const source_address = input.source_address ?? generateSourceAddress(da.chain, store.rng);
   const now = world.sim.now_ms();
   const deposit_id = world.newId('dep');
-  const faults = drawFaults(world, { ids: [da.deposit_address_id, tx_hash], account_id: da.account_id, asset_key }, org.partner_screening);
+  const faults = drawFaults(world, da, tx_hash, asset_key, org.partner_screening);
   const timing = world.profile.chains[da.chain];
   const initial = start<typeof depositMachine, DepositEffect>(world, depositMachine, deposit_id, {
     required_confirmations: timing.finality_confirmations,
     partner_screening: org.partner_screening,
   });
-  const earlier = store.byAddress.get(da.deposit_address_id) ?? [];
-  const d: Deposit = {
+  const earlier = store.byAddress.get(da.deposit_address_id);
+  const d = new DepositRecord(
     deposit_id,
-    org_id: da.org_id,
-    account_id: da.account_id,
-    deposit_address_id: da.deposit_address_id,
-    chain: da.chain,
+    da,
     asset_key,
-    atoms: input.atoms,
-    atoms_text: input.atoms.toString(),
+    input.atoms,
+    input.atoms.toString(),
     tx_hash,
     source_address,
-    partner_screening: org.partner_screening,
-    screening_deadline_ms: org.partner_screening ? now + world.profile.partner_window_ms : null,
+    org.partner_screening ? now + world.profile.partner_window_ms : null,
     faults,
-    repeat_on_single_use: da.single_use && earlier.length > 0,
-    landed_at_ms: now,
-    confirm_step: world.profile.deposit_confirmation_steps === 'at_finality' ? timing.finality_confirmations : 1,
-    resolved_at_ms: null,
-    credit_id: null,
-    seq: world.nextSeq(),
-    snapshot: initial.snapshot,
-  };
+    da.single_use && earlier !== undefined && earlier.length > 0,
+    now,
+    world.profile.deposit_confirmation_steps === 'at_finality' ? timing.finality_confirmations : 1,
+    world.nextSeq(),
+    initial.snapshot,
+  );
   store.byId.set(deposit_id, d);
   store.list.push(d);
   store.byTxHash.set(tx_hash, d);
-  if (earlier.length === 0) store.byAddress.set(da.deposit_address_id, [d]);
+  if (earlier === undefined) store.byAddress.set(da.deposit_address_id, [d]);
   else earlier.push(d);
   applyEffects(world, d, initial.effects);
   scheduleChecks(world, d, timing.block_ms);
   return d;
 }
 
-/** Confirmation steps carry no data but their block count: one frozen event per count. */
+/** Events that carry no data: one frozen object each for every deposit. */
+const DROP: DepositEvent = Object.freeze({ type: 'DROP' });
+const SCREENED_CLEAN: DepositEvent = Object.freeze({ type: 'SCREENED_CLEAN' });
+const PARTNER_WINDOW_CLOSED: DepositEvent = Object.freeze({ type: 'PARTNER_WINDOW_CLOSED' });
+/** A confirmation step carries only its block count: one frozen event for a block at a time. */
 const CONFIRM_ONE: DepositEvent = Object.freeze({ type: 'CONFIRM', blocks: 1 });
 const confirmEvent = (blocks: number): DepositEvent => (blocks === 1 ? CONFIRM_ONE : { type: 'CONFIRM', blocks });
 
+/** Where a deposit's confirmations stand: the block the next task reaches, its due time, and that task. */
+interface ConfirmChain {
+  n: number;
+  due_ms: number;
+  run: () => void;
+}
+
+const NOT_YET = (): void => undefined;
+
 /**
- * `d.confirm_step` blocks at a time (one, or all of them at the finality block): each step schedules the
- * next, and a resolved deposit stops the chain. `n` is the block the step reaches. A module function
- * rather than a closure per deposit (under tsx a named closure also pays a name definition).
+ * `d.confirm_step` blocks at a time (one per block, or all of them at the finality block): each step
+ * schedules the next, and a resolved deposit stops the chain (per block, the settle report and the
+ * timeline count each). One task function per deposit serves every step, its state in a plain record:
+ * not a closure per block. The function is assigned to the record rather than declared as a named const
+ * (under tsx a named closure also pays a name definition); a class holding the same state measured slower.
  */
-function scheduleConfirm(world: World, d: Deposit, n: number, due_ms: number, block_ms: number): void {
-  world.sim.scheduler.schedule(due_ms, 'deposit.confirm', () => {
-    const required = d.snapshot.context.required_confirmations;
-    if (d.faults.drop && n === required) {
-      sendDeposit(world, d, { type: 'DROP' });
-      return;
-    }
-    if (sendDeposit(world, d, confirmEvent(d.confirm_step)) && n < required) scheduleConfirm(world, d, n + d.confirm_step, due_ms + d.confirm_step * block_ms, block_ms);
-  });
+function scheduleConfirmations(world: World, d: Deposit, block_ms: number): void {
+  const step = d.confirm_step;
+  const chain: ConfirmChain = { n: step, due_ms: d.landed_at_ms + d.faults.delay_ms + step * block_ms, run: NOT_YET };
+  chain.run = () => confirmStep(world, d, chain, block_ms);
+  world.sim.scheduler.schedule(chain.due_ms, 'deposit.confirm', chain.run);
+}
+
+function confirmStep(world: World, d: Deposit, chain: ConfirmChain, block_ms: number): void {
+  const required = d.snapshot.context.required_confirmations;
+  if (d.faults.drop && chain.n === required) {
+    sendDeposit(world, d, DROP);
+    return;
+  }
+  if (sendDeposit(world, d, confirmEvent(d.confirm_step)) && chain.n < required) {
+    chain.n += d.confirm_step;
+    chain.due_ms += d.confirm_step * block_ms;
+    world.sim.scheduler.schedule(chain.due_ms, 'deposit.confirm', chain.run);
+  }
 }
 
 /**
@@ -324,16 +422,16 @@ export function depositConfirmations(world: World, d: Deposit): number {
 
 function scheduleChecks(world: World, d: Deposit, block_ms: number): void {
   const { scheduler } = world.sim;
-  scheduleConfirm(world, d, d.confirm_step, d.landed_at_ms + d.faults.delay_ms + d.confirm_step * block_ms, block_ms);
+  scheduleConfirmations(world, d, block_ms);
 
   scheduler.after(world.profile.deposit_screening_ms, 'deposit.screening', () => {
     const flag = d.faults.flag !== null && d.faults.flag !== 'partner_flagged' ? d.faults.flag : screen(world, d.source_address);
-    sendDeposit(world, d, flag ? { type: 'SCREENED_FLAG', flag_reason: flag } : { type: 'SCREENED_CLEAN' });
+    sendDeposit(world, d, flag ? { type: 'SCREENED_FLAG', flag_reason: flag } : SCREENED_CLEAN);
   });
 
   if (d.screening_deadline_ms !== null) {
     scheduler.schedule(d.screening_deadline_ms, 'deposit.partner_window', () => {
-      sendDeposit(world, d, { type: 'PARTNER_WINDOW_CLOSED' });
+      sendDeposit(world, d, PARTNER_WINDOW_CLOSED);
     });
     if (d.faults.flag === 'partner_flagged') {
       // An injected partner answers halfway through its window.
