@@ -58,8 +58,32 @@ export class Quote {
     readonly produced_at_ms: number,
     readonly expires_at_ms: number,
     readonly seq: number,
-    public snapshot: MachineSnapshot<typeof quoteMachine>,
-  ) {}
+    snapshot: MachineSnapshot<typeof quoteMachine>,
+  ) {
+    this.#state = snapshot;
+  }
+
+  /** The machine snapshot, or for a consumed quote only the id of the trade that consumed it (see `snapshot`). */
+  #state: MachineSnapshot<typeof quoteMachine> | string;
+
+  /**
+   * A consumed quote's snapshot holds nothing but its expiry (the quote's own) and its trade: the trade
+   * id is kept instead of a snapshot and a context (about 100 bytes per trade), and an equal snapshot is
+   * made on read (rfqs.test.ts compares it with the machine's own). Snapshots are never written in place.
+   */
+  get snapshot(): MachineSnapshot<typeof quoteMachine> {
+    const state = this.#state;
+    if (typeof state !== 'string') return state;
+    return { value: 'consumed', context: { expires_at_ms: this.expires_at_ms, trade_id: state }, status: 'done' };
+  }
+
+  set snapshot(next: MachineSnapshot<typeof quoteMachine>) {
+    const c = next.context;
+    const plain =
+      next.value === 'consumed' && next.status === 'done' && next.machine_snapshot === undefined &&
+      c.expires_at_ms === this.expires_at_ms && typeof c.trade_id === 'string';
+    this.#state = plain ? c.trade_id! : next;
+  }
 
   get rfq_id(): string {
     return this.rfq.rfq_id;

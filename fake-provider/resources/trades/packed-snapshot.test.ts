@@ -1,0 +1,68 @@
+// A settled trade keeps its settlement credit's id instead of its snapshot, and a consumed quote its
+// trade's id: the snapshots made on read must be the machine's own, byte for byte, and any other
+// snapshot (a failed trade, an orphaned leg) is kept as it is.
+import { describe, expect, it } from 'vitest';
+import type { EventObject } from 'xstate';
+import { newWorld } from '../../app.ts';
+import { createOrganization } from '../../organizations.ts';
+import { send, start, type MachineSnapshot } from '../../engine/lifecycle.ts';
+import { requireAsset } from '../assets/index.ts';
+import { createAccount } from '../accounts/model.ts';
+import { createDepositAddress, landDeposit, depositStore } from '../deposits/index.ts';
+import { registerDestination } from '../destinations/model.ts';
+import { acceptQuote, createRfq, rfqStore } from '../rfqs/model.ts';
+import { quoteMachine } from '../rfqs/machine.ts';
+import { tradeMachine } from './machine.ts';
+import { tradeStore } from './index.ts';
+
+const ARB_ETH = 'native.evm:42161';
+const ARB_USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
+const ETH = 10n ** 18n;
+
+/** The engine's own snapshot after these steps from the machine's start. */
+function walk<M extends typeof tradeMachine | typeof quoteMachine>(machine: M, input: unknown, events: EventObject[]): MachineSnapshot<M> {
+  const world = newWorld({ seed: 'packed-walk', clock: 'virtual' });
+  let snapshot = start(world, machine, 'e1', input).snapshot as MachineSnapshot<M>;
+  for (const e of events) snapshot = send(world, machine, 'e1', snapshot, e)!.snapshot as MachineSnapshot<M>;
+  return snapshot;
+}
+
+async function settledTrade() {
+  const world = newWorld({ seed: 'packed', clock: 'virtual' });
+  const org = createOrganization(world, { api_keys: ['sk_packed'] });
+  const account = createAccount(world, org, {});
+  await world.sim.scheduler.settle(60_000);
+  const da = createDepositAddress(world, account, requireAsset(ARB_ETH));
+  const destination_id = registerDestination(world, org.organization_id, account.account_id, { asset_key: ARB_USDC, address: '0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf' }).destination_id;
+  landDeposit(world, { deposit_address_id: da.deposit_address_id, atoms: 2n * ETH });
+  await world.sim.scheduler.settle(60_000);
+  const credit_id = depositStore(world).list[0].credit_id!;
+  const rfq = createRfq(world, org, {
+    mode: 'firm', side: 'exact_in', from_asset_key: ARB_ETH, to_asset_key: ARB_USDC, amount_in_atoms: ETH.toString(),
+    account_id: account.account_id, credit_id, destination_id, ttl_ms: 1_000, wait_ms: 1_000,
+  });
+  const quote_id = rfq.snapshot.context.best_quote_id!;
+  const trade_id = acceptQuote(world, org, quote_id, { slippage_bps: '500' });
+  await world.sim.scheduler.settle(60_000);
+  return { trade: tradeStore(world).byId.get(trade_id)!, quote: rfqStore(world).quotes.get(quote_id)! };
+}
+
+describe('packed final snapshots', () => {
+  it('a settled trade and its consumed quote read back exactly the snapshots their machines made', async () => {
+    const { trade, quote } = await settledTrade();
+    const credit_id = trade.snapshot.context.settlement_credit_id!;
+    expect(credit_id).toMatch(/^cred_/);
+    const tradeOwn = walk(tradeMachine, undefined, [{ type: 'FILL' }, { type: 'SETTLE_INITIATED' }, { type: 'SETTLED', credit_id } as EventObject]);
+    expect(JSON.stringify(trade.snapshot)).toBe(JSON.stringify(tradeOwn));
+    const quoteOwn = walk(quoteMachine, { expires_at_ms: quote.expires_at_ms }, [{ type: 'ACCEPT', trade_id: trade.trade_id, at_ms: quote.expires_at_ms - 1 } as EventObject]);
+    expect(JSON.stringify(quote.snapshot)).toBe(JSON.stringify(quoteOwn));
+    expect(quote.snapshot).not.toBe(quote.snapshot); // made on read
+  });
+
+  it('keeps any other snapshot as given', async () => {
+    const { trade } = await settledTrade();
+    const orphaned = walk(tradeMachine, undefined, [{ type: 'FILL' }, { type: 'SETTLE_INITIATED' }, { type: 'SETTLED', credit_id: 'cred_x' } as EventObject, { type: 'ORPHAN', leg: 'out' } as EventObject]);
+    trade.snapshot = orphaned;
+    expect(trade.snapshot).toBe(orphaned);
+  });
+});
