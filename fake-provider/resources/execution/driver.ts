@@ -3,12 +3,10 @@
 // and the credit effects (source consumed, settlement and change credits, pending amounts).
 // The entity's own machine decides what each step means; this module only schedules and applies.
 import type { World } from '../../world.ts';
-import type { Rng } from '../../../sim/index.ts';
 import { addPending, clearPending, consumeCredit, createCredit, newCreditId, releaseCredit, requireCredit } from '../credits/index.ts';
 import { assetByKey } from '../assets/catalog.ts';
-import { generateTxHash } from '../deposits/index.ts';
 import type { WalletChain } from '../accounts/index.ts';
-import { finalAt, type Leg, type LegState, type Settlement } from './settlement.ts';
+import { finalAt, SwapSettlement, type Leg, type Settlement } from './settlement.ts';
 
 export type SwapKind = 'trade' | 'zap';
 
@@ -115,20 +113,13 @@ function fill(world: World, swap: Swap, ops: SwapOps): void {
   at(world, swap, due, 'settle_initiated', () => initiateSettlement(world, swap, ops));
 }
 
-// A module function, not a closure per settlement (under tsx each named closure also pays a name definition).
-function settlementLeg(asset_key: string, rng: Rng, now: number): LegState {
-  return { tx_hash: generateTxHash(chainOf(asset_key), rng), chain: chainOf(asset_key), included_at_ms: now, orphaned: false };
-}
-
 function initiateSettlement(world: World, swap: Swap, ops: SwapOps): void {
   if (swap.done) return;
   // settlement_failed lands here: the settlement transactions cannot be initiated (from `filled`);
   // settlement_timeout and settlement_orphaned land once the legs are on chain (from `pending_settle`).
   const code = failCode(world, swap, ops, SETTLEMENT_FAIL_CODES);
   if (code === 'settlement_failed') return failSwap(world, swap, ops, code);
-  const rng = world.sim.rng.fork(`settlements/${swap.id}`);
-  const now = world.sim.now_ms();
-  swap.settlement = { out: settlementLeg(swap.from_asset_key, rng, now), in: settlementLeg(swap.to_asset_key, rng, now) };
+  swap.settlement = new SwapSettlement(world.sim.rng, swap.id, chainOf(swap.from_asset_key), chainOf(swap.to_asset_key), world.sim.now_ms());
   if (!ops.send(world, swap, { type: 'SETTLE_INITIATED' })) return;
   const final_ms = Math.max(finalAt(world, swap.settlement.out), finalAt(world, swap.settlement.in));
   if (code === 'settlement_timeout') {

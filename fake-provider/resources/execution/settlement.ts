@@ -3,12 +3,15 @@
 // sim time and the chain's block time, so no per-block task is needed.
 import type { World } from '../../world.ts';
 import type { ChainTiming } from '../../profile.ts';
+import type { Rng } from '../../../sim/index.ts';
+import type { WalletChain } from '../accounts/index.ts';
+import { generateTxHash } from '../deposits/index.ts';
 
 export type Leg = 'out' | 'in';
 
 export interface LegState {
-  tx_hash: string;
-  chain: string;
+  readonly tx_hash: string;
+  readonly chain: string;
   /** Sim time of the transaction's first block; reset when a reorg drops it and it is resubmitted. */
   included_at_ms: number;
   /** True while a reorg has dropped the leg (until it is reconfirmed). */
@@ -18,6 +21,49 @@ export interface LegState {
 export interface Settlement {
   out: LegState;
   in: LegState;
+}
+
+/**
+ * A swap's two settlement legs. Their transaction hashes are drawn from the swap's own stream
+ * (`settlements/<swap id>`: out's hash, then in's) each time they are read rather than kept: a stream
+ * forked by name draws the same every time and moves no other stream, so every read gives the same
+ * hashes, and a settled swap keeps no 66-character string per leg (about 180 bytes per trade).
+ */
+export class SwapSettlement implements Settlement {
+  readonly out: SettlementLeg;
+  readonly in: SettlementLeg;
+
+  constructor(
+    private readonly rng: Rng,
+    private readonly swap_id: string,
+    out_chain: WalletChain,
+    in_chain: WalletChain,
+    included_at_ms: number,
+  ) {
+    this.out = new SettlementLeg(this, 'out', out_chain, included_at_ms);
+    this.in = new SettlementLeg(this, 'in', in_chain, included_at_ms);
+  }
+
+  txHash(which: Leg): string {
+    const rng = this.rng.fork(`settlements/${this.swap_id}`);
+    const out = generateTxHash(this.out.chain, rng);
+    return which === 'out' ? out : generateTxHash(this.in.chain, rng);
+  }
+}
+
+class SettlementLeg implements LegState {
+  orphaned = false;
+
+  constructor(
+    private readonly settlement: SwapSettlement,
+    private readonly which: Leg,
+    readonly chain: WalletChain,
+    public included_at_ms: number,
+  ) {}
+
+  get tx_hash(): string {
+    return this.settlement.txHash(this.which);
+  }
 }
 
 export function timing(world: World, chain: string): ChainTiming {
