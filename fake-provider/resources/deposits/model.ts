@@ -361,7 +361,7 @@ export function landDeposit(world: World, input: LandInput): Deposit {
   return d;
 }
 
-/** Events that carry no data: one frozen object each for every deposit. */
+/** Events that carry no data: one frozen object each, shared by every deposit. */
 const DROP: DepositEvent = Object.freeze({ type: 'DROP' });
 const SCREENED_CLEAN: DepositEvent = Object.freeze({ type: 'SCREENED_CLEAN' });
 const PARTNER_WINDOW_CLOSED: DepositEvent = Object.freeze({ type: 'PARTNER_WINDOW_CLOSED' });

@@ -46,6 +46,71 @@ export interface Rfq {
 }
 
 /**
+ * A stored RFQ: its fields as given, and its machine snapshot. Every RFQ ends `expired` (its TTL task)
+ * holding only its times (its own created_at_ms and created_at_ms + ttl_ms) and its best quote's id, so
+ * an expired RFQ keeps that id instead of a snapshot and a context (about 100 bytes per trade); an equal
+ * snapshot is made on read (packed-snapshot.test.ts compares it with the machine's own).
+ */
+class RfqRecord implements Rfq {
+  readonly rfq_id: string;
+  readonly org_id: string;
+  readonly account_id: string | null;
+  readonly mode: Mode;
+  readonly side: Side;
+  readonly from: Asset;
+  readonly to: Asset;
+  readonly amount_atoms: bigint;
+  readonly integrator_fee_bps: string | undefined;
+  readonly destination_id: string | null;
+  readonly credit_id: string | null;
+  readonly spread_bps: number;
+  readonly latency_ms: number;
+  readonly ttl_ms: number;
+  readonly wait_ms: number;
+  readonly created_at_ms: number;
+  unquoted_reason: string | null = null;
+  readonly seq: number;
+  /** The machine snapshot, or once expired its best quote's id (null: none); see the class comment. */
+  #state: MachineSnapshot<typeof rfqMachine> | string | null;
+
+  constructor(fields: Omit<Rfq, 'snapshot' | 'unquoted_reason'>, snapshot: MachineSnapshot<typeof rfqMachine>) {
+    this.rfq_id = fields.rfq_id;
+    this.org_id = fields.org_id;
+    this.account_id = fields.account_id;
+    this.mode = fields.mode;
+    this.side = fields.side;
+    this.from = fields.from;
+    this.to = fields.to;
+    this.amount_atoms = fields.amount_atoms;
+    this.integrator_fee_bps = fields.integrator_fee_bps;
+    this.destination_id = fields.destination_id;
+    this.credit_id = fields.credit_id;
+    this.spread_bps = fields.spread_bps;
+    this.latency_ms = fields.latency_ms;
+    this.ttl_ms = fields.ttl_ms;
+    this.wait_ms = fields.wait_ms;
+    this.created_at_ms = fields.created_at_ms;
+    this.seq = fields.seq;
+    this.#state = snapshot;
+  }
+
+  get snapshot(): MachineSnapshot<typeof rfqMachine> {
+    const state = this.#state;
+    if (state !== null && typeof state === 'object') return state;
+    const context = { created_at_ms: this.created_at_ms, expires_at_ms: this.created_at_ms + this.ttl_ms, best_quote_id: state };
+    return { value: 'expired', context, status: 'done' };
+  }
+
+  set snapshot(next: MachineSnapshot<typeof rfqMachine>) {
+    const c = next.context;
+    const plain =
+      next.value === 'expired' && next.status === 'done' && next.machine_snapshot === undefined &&
+      c.created_at_ms === this.created_at_ms && c.expires_at_ms === this.created_at_ms + this.ttl_ms;
+    this.#state = plain ? c.best_quote_id : next;
+  }
+}
+
+/**
  * A quote reads what its RFQ asked for through the RFQ instead of a copy of each field (about 90 bytes
  * per quote): those RFQ fields are never written after creation, so the values are the same.
  */
@@ -347,27 +412,28 @@ export function createRfq(world: World, org: Organization, body: CreateRfqBody):
   const rfq_id = world.newId('rfq');
   const created_at_ms = world.sim.now_ms();
   const initial = start(world, rfqMachine, rfq_id, { created_at_ms, expires_at_ms: created_at_ms + ttl_ms });
-  const rfq: Rfq = {
-    rfq_id,
-    org_id,
-    account_id: parties.account?.account_id ?? null,
-    mode: body.mode,
-    side: body.side,
-    from,
-    to,
-    amount_atoms,
-    integrator_fee_bps: body.integrator_fee_bps,
-    destination_id: parties.destination_id,
-    credit_id: parties.credit?.credit_id ?? null,
-    spread_bps,
-    latency_ms,
-    ttl_ms,
-    wait_ms,
-    created_at_ms,
-    unquoted_reason: null,
-    seq: world.nextSeq(),
-    snapshot: initial.snapshot,
-  };
+  const rfq: Rfq = new RfqRecord(
+    {
+      rfq_id,
+      org_id,
+      account_id: parties.account?.account_id ?? null,
+      mode: body.mode,
+      side: body.side,
+      from,
+      to,
+      amount_atoms,
+      integrator_fee_bps: body.integrator_fee_bps,
+      destination_id: parties.destination_id,
+      credit_id: parties.credit?.credit_id ?? null,
+      spread_bps,
+      latency_ms,
+      ttl_ms,
+      wait_ms,
+      created_at_ms,
+      seq: world.nextSeq(),
+    },
+    initial.snapshot,
+  );
   store.rfqs.set(rfq_id, rfq);
   world.sim.scheduler.schedule(expiresAt(rfq), 'rfq.expire', () => void sendRfq(world, rfq, { type: 'EXPIRE', at_ms: world.sim.now_ms() }));
   if (latency_ms < ttl_ms) {

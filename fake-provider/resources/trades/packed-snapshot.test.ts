@@ -1,5 +1,5 @@
-// A settled trade keeps its settlement credit's id instead of its snapshot, and a consumed quote its
-// trade's id: the snapshots made on read must be the machine's own, byte for byte, and any other
+// A settled trade keeps its settlement credit's id instead of its snapshot, a consumed quote its trade's
+// id, and an expired RFQ its best quote's id: the snapshots made on read must be the machine's own, byte for byte, and any other
 // snapshot (a failed trade, an orphaned leg) is kept as it is.
 import { describe, expect, it } from 'vitest';
 import type { EventObject } from 'xstate';
@@ -11,7 +11,7 @@ import { createAccount } from '../accounts/model.ts';
 import { createDepositAddress, landDeposit, depositStore } from '../deposits/index.ts';
 import { registerDestination } from '../destinations/model.ts';
 import { acceptQuote, createRfq, rfqStore } from '../rfqs/model.ts';
-import { quoteMachine } from '../rfqs/machine.ts';
+import { quoteMachine, rfqMachine } from '../rfqs/machine.ts';
 import { tradeMachine } from './machine.ts';
 import { tradeStore } from './index.ts';
 
@@ -20,7 +20,7 @@ const ARB_USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
 const ETH = 10n ** 18n;
 
 /** The engine's own snapshot after these steps from the machine's start. */
-function walk<M extends typeof tradeMachine | typeof quoteMachine>(machine: M, input: unknown, events: EventObject[]): MachineSnapshot<M> {
+function walk<M extends typeof tradeMachine | typeof quoteMachine | typeof rfqMachine>(machine: M, input: unknown, events: EventObject[]): MachineSnapshot<M> {
   const world = newWorld({ seed: 'packed-walk', clock: 'virtual' });
   let snapshot = start(world, machine, 'e1', input).snapshot as MachineSnapshot<M>;
   for (const e of events) snapshot = send(world, machine, 'e1', snapshot, e)!.snapshot as MachineSnapshot<M>;
@@ -44,7 +44,7 @@ async function settledTrade() {
   const quote_id = rfq.snapshot.context.best_quote_id!;
   const trade_id = acceptQuote(world, org, quote_id, { slippage_bps: '500' });
   await world.sim.scheduler.settle(60_000);
-  return { trade: tradeStore(world).byId.get(trade_id)!, quote: rfqStore(world).quotes.get(quote_id)! };
+  return { trade: tradeStore(world).byId.get(trade_id)!, quote: rfqStore(world).quotes.get(quote_id)!, rfq };
 }
 
 describe('packed final snapshots', () => {
@@ -57,6 +57,16 @@ describe('packed final snapshots', () => {
     const quoteOwn = walk(quoteMachine, { expires_at_ms: quote.expires_at_ms }, [{ type: 'ACCEPT', trade_id: trade.trade_id, at_ms: quote.expires_at_ms - 1 } as EventObject]);
     expect(JSON.stringify(quote.snapshot)).toBe(JSON.stringify(quoteOwn));
     expect(quote.snapshot).not.toBe(quote.snapshot); // made on read
+  });
+
+  it('an expired RFQ reads back exactly the snapshot its machine made', async () => {
+    const { rfq, quote } = await settledTrade();
+    expect(rfq.snapshot.value).toBe('expired');
+    const own = walk(rfqMachine, { created_at_ms: rfq.created_at_ms, expires_at_ms: rfq.created_at_ms + rfq.ttl_ms }, [
+      { type: 'SOLVED', quote_id: quote.quote_id, at_ms: rfq.created_at_ms } as EventObject,
+      { type: 'EXPIRE', at_ms: rfq.created_at_ms + rfq.ttl_ms } as EventObject,
+    ]);
+    expect(JSON.stringify(rfq.snapshot)).toBe(JSON.stringify(own));
   });
 
   it('keeps any other snapshot as given', async () => {
