@@ -2,7 +2,7 @@
 // store (created lazily through `defineStore`). Passed in everywhere, never global; `reset` makes a new one.
 import type { Sim } from '../sim/index.ts';
 import type { Profile } from './profile.ts';
-import { createEventStore, type EventStore } from './engine/events.ts';
+import { createEventStore, type EventStore, type StoredEvent } from './engine/events.ts';
 import { createTransitionLog, type TransitionLog } from './engine/lifecycle.ts';
 import { ID_COUNTER_DIGITS, ID_HEX_CHARS } from './engine/id-counter.ts';
 
@@ -41,10 +41,22 @@ export interface World {
   nextSeq(): number;
   /** A fresh id `<prefix>_<random hex><counter>` from the `ids` stream: unique and deterministic. */
   newId(prefix: string): string;
+  /**
+   * The next id's parts, drawn exactly as `newId` draws them: its random bytes as one number (the 12 hex
+   * digits read as a base-16 integer) and its counter. The event store keeps events' ids as these two
+   * numbers and prints the id only when it is read.
+   */
+  newIdParts(): IdParts;
+}
+
+export interface IdParts {
+  random: number;
+  counter: number;
 }
 
 export interface WorldHooks {
-  eventPublished: Array<(world: World, event_id: string) => void>;
+  /** Told of every event as it is published (its envelope is made only if a listener reads it). */
+  eventPublished: Array<(world: World, event: StoredEvent) => void>;
 }
 
 export function createWorld(opts: { sim: Sim; profile: Profile }): World {
@@ -63,6 +75,14 @@ export function createWorld(opts: { sim: Sim; profile: Profile }): World {
     // One flat string from the stream's own scratch: a template literal would leave a rope (ConsString) of
     // parts behind every id the world keeps, several per entity (~128 instead of ~48 bytes an id).
     newId: (prefix) => ids.hex(ID_RANDOM_BYTES, `${prefix}_`, (++idCounter).toString(36).padStart(ID_COUNTER_DIGITS, '0')),
+    newIdParts: () => {
+      // The same two draws `hex(6)` makes, its bytes b0..b5 (each draw's least significant byte first).
+      const w0 = ids.u32();
+      const w1 = ids.u32();
+      const high = (((w0 & 0xff) << 24) | (((w0 >>> 8) & 0xff) << 16) | (((w0 >>> 16) & 0xff) << 8) | (w0 >>> 24)) >>> 0;
+      const low = ((w1 & 0xff) << 8) | ((w1 >>> 8) & 0xff);
+      return { random: high * 65_536 + low, counter: ++idCounter };
+    },
   };
 }
 

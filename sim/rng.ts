@@ -5,6 +5,8 @@ import { hash } from 'node:crypto';
 export interface Rng {
   /** The stream's name path, e.g. `root/ids`. */
   readonly name: string;
+  /** The next raw 32-bit draw, as an unsigned integer (`bytes` and `hex` take four bytes from each, least significant first). */
+  u32(): number;
   /** Uniform float in [0, 1). */
   next(): number;
   /** Uniform integer in [min, max] (inclusive). */
@@ -187,7 +189,7 @@ class Sfc32 implements Rng {
     this.d = d;
   }
 
-  private u32(): number {
+  u32(): number {
     const a = this.a;
     const b = this.b;
     const c = this.c;

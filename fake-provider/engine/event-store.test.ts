@@ -127,4 +127,22 @@ describe('event store', () => {
     expect(world.events.forAccount('acct_1').map((e) => e.envelope.data.credit_id)).toEqual(['cred_1']);
     expect(selectEvents(world, { org_id: 'org_a', types: ['credit.created'] })).toHaveLength(4);
   });
+
+  it('an event published from id parts carries exactly the id world.newId would have drawn, and is found by it', () => {
+    const a = newWorld({ seed: 'event-ids', clock: 'virtual' });
+    const b = newWorld({ seed: 'event-ids', clock: 'virtual' });
+    const events: StoredEvent[] = [];
+    for (let i = 0; i < 3_000; i++) {
+      // Entity and event ids interleave on one counter.
+      const want = a.newId(i % 3 === 0 ? 'trd' : 'evt');
+      if (i % 3 === 0) expect(b.newId('trd')).toBe(want);
+      else {
+        const e = publish(b, 'org_a', `acct_${i % 7}`, 'x.y', { i });
+        expect(e.envelope.event_id).toBe(want);
+        events.push(e);
+      }
+    }
+    for (const e of [events[0], events[999], events.at(-1)!]) expect(b.events.byId.get(e.envelope.event_id)?.envelope).toEqual(e.envelope);
+    expect(b.events.byId.get(events.at(-1)!.envelope.event_id)).toBe(events.at(-1));
+  });
 });

@@ -45,6 +45,21 @@ export interface EventStore {
    * With `derived`, the columns keep its source instead of the data and rebuild the data on read.
    */
   add(event: StoredEvent, derived?: Derived): void;
+  /**
+   * Appends one event from its parts (publish's path): the id as its random number and counter (world
+   * `newIdParts`), the data (or, with `build`, its source). Returns the stored event, whose envelope and
+   * id string are made only if someone reads them.
+   */
+  append(
+    id: { random: number; counter: number },
+    type: string,
+    created_at_ms: number,
+    org_id: string,
+    account_id: string,
+    seq: number,
+    data: unknown,
+    build: Derived['build'] | null,
+  ): StoredEvent;
 }
 
 /**
@@ -227,39 +242,6 @@ class Columns {
 }
 
 /**
- * The event `publish` makes, in one object: its own enumerable fields are exactly the envelope's five,
- * in the spec's order (so `envelope` is the record itself, and JSON of it is the envelope's bytes); the
- * org and the sequence number are private fields. The store keeps its fields in columns, and this object
- * only while it is the last event (the listeners of `publish` ask for it at once).
- */
-class EventRecord implements StoredEvent, EventEnvelope {
-  readonly #org_id: string;
-  readonly #seq: number;
-  constructor(
-    readonly event_id: string,
-    readonly type: string,
-    readonly created_at_ms: number,
-    readonly account_id: string,
-    readonly data: Record<string, unknown>,
-    org_id: string,
-    seq: number,
-  ) {
-    this.#org_id = org_id;
-    this.#seq = seq;
-    Object.freeze(this);
-  }
-  get envelope(): Readonly<EventEnvelope> {
-    return this;
-  }
-  get org_id(): string {
-    return this.#org_id;
-  }
-  get seq(): number {
-    return this.#seq;
-  }
-}
-
-/**
  * A stored event as read back from the columns: `envelope` is a frozen object with exactly the five
  * fields in the spec's order, made on first use (a feed scan rejects other orgs' events without it); org
  * and seq read the columns. Readers keep it briefly (a feed page, one delivery attempt).
@@ -268,7 +250,7 @@ class EventAt implements StoredEvent {
   #envelope: Readonly<EventEnvelope> | undefined;
   constructor(
     private readonly columns: Columns,
-    private readonly index: number,
+    readonly index: number,
   ) {}
   get envelope(): Readonly<EventEnvelope> {
     if (this.#envelope === undefined) {
@@ -336,12 +318,16 @@ export function createEventStore(): EventStore {
   /** The last event added: the listeners of `publish` ask for it at once. */
   let last: StoredEvent | undefined;
   let lastId = '';
+  /** The last event appended from parts, and its counter (it is found without printing its id). */
+  let lastAt: EventAt | undefined;
+  let lastCounter = -1;
   // The world's id counter only grows and every event id is drawn at publish, so the counter column is
   // sorted: a binary search finds an event, then the whole id must match.
   const find = (event_id: string): StoredEvent | undefined => {
     if (last !== undefined && event_id === lastId) return last;
     const want = rebuildableCounter(event_id);
     if (want < 0) return undefined;
+    if (lastAt !== undefined && want === lastCounter) return columns.eventId(lastAt.index) === event_id ? lastAt : undefined;
     let lo = 0;
     let hi = columns.length - 1;
     while (lo <= hi) {
@@ -373,6 +359,21 @@ export function createEventStore(): EventStore {
       columns.data.push(derived === undefined ? e.data : derived.source);
       last = event;
       lastId = e.event_id;
+      lastAt = undefined;
+    },
+    append(id, type, created_at_ms, org_id, account_id, seq, data, build) {
+      const index = columns.length++;
+      columns.random.push(index, id.random);
+      columns.counter.push(index, id.counter);
+      columns.type.push(index, columns.typeCode(type, build));
+      columns.owner.push(index, columns.addToAccount(org_id, account_id, index));
+      columns.created_at_ms.push(index, created_at_ms);
+      columns.seq.push(index, seq);
+      columns.data.push(data);
+      last = undefined;
+      lastAt = new EventAt(columns, index);
+      lastCounter = id.counter;
+      return lastAt;
     },
   };
 }
@@ -412,29 +413,34 @@ function frozenData(data: Record<string, unknown>): Record<string, unknown> {
 
 /** Appends one event and tells the installed listeners (webhooks) about it. */
 export function publish(world: World, org_id: string, account_id: string, type: string, data: Record<string, unknown>): StoredEvent {
-  return append(world, org_id, account_id, type, frozenData(data), undefined);
+  return append(world, org_id, account_id, type, frozenData(data), null);
 }
 
 /**
  * `publish` for data the store rebuilds from its source on read (see `Derived`): a settled trade's
  * credit.created and deposit events keep a pointer to their entity instead of their own data object
- * and amount strings (about 350 bytes per trade). The listeners see the data made once here.
+ * and amount strings (about 350 bytes per trade).
  */
 export function publishDerived<S>(world: World, org_id: string, account_id: string, type: string, derived: Derived<S>): StoredEvent {
-  return append(world, org_id, account_id, type, Object.freeze(derived.build(derived.source)), derived);
+  return append(world, org_id, account_id, type, derived.source, derived.build);
 }
 
-function append(world: World, org_id: string, account_id: string, type: string, data: Record<string, unknown>, derived: Derived | undefined): StoredEvent {
-  const event_id = world.newId('evt');
-  const stored = new EventRecord(event_id, type, world.sim.now_ms(), account_id, data, org_id, world.nextSeq());
-  world.events.add(stored, derived);
-  for (const listener of world.hooks.eventPublished) listener(world, event_id);
+/**
+ * The id is drawn as its parts and stored as numbers: its string, like the envelope, is made only when
+ * read (a listener delivering it, a feed page), not for every event published.
+ */
+function append(world: World, org_id: string, account_id: string, type: string, data: unknown, build: Derived['build'] | null): StoredEvent {
+  const event = world.events.append(world.newIdParts(), type, world.sim.now_ms(), org_id, account_id, world.nextSeq(), data, build);
+  for (const listener of world.hooks.eventPublished) listener(world, event);
   // Profile `unknown_event_types`: a type no client knows yet follows about one event in ten. The draw
   // is forked per event id, so it moves no other stream.
-  if (world.profile.unknown_event_types && type !== UNKNOWN_EVENT_TYPE && world.sim.rng.fork(`unknown_events/${event_id}`).chance(0.1)) {
-    publish(world, org_id, account_id, UNKNOWN_EVENT_TYPE, { follows_event_id: event_id, note: 'forward-compatibility event: ignore it' });
+  if (world.profile.unknown_event_types && type !== UNKNOWN_EVENT_TYPE) {
+    const event_id = event.envelope.event_id;
+    if (world.sim.rng.fork(`unknown_events/${event_id}`).chance(0.1)) {
+      publish(world, org_id, account_id, UNKNOWN_EVENT_TYPE, { follows_event_id: event_id, note: 'forward-compatibility event: ignore it' });
+    }
   }
-  return stored;
+  return event;
 }
 
 /** The event type the `unknown_event_types` profile setting publishes. */

@@ -199,9 +199,10 @@ async function sealKeys(world: World, account: Account, target_public_key: strin
 
 /** Installed per world: any event of an exporting account may have ended what its export waits on. */
 export function installExportSweeps(world: World): void {
-  world.hooks.eventPublished.push((w, event_id) => {
-    const account_id = w.events.byId.get(event_id)?.envelope.account_id;
-    const record = account_id === undefined ? undefined : exportStore(w).byAccount.get(account_id);
+  world.hooks.eventPublished.push((w, event) => {
+    // Most worlds export nothing: no event's envelope is made for this check then.
+    const exports = exportStore(w).byAccount;
+    const record = exports.size === 0 ? undefined : exports.get(event.envelope.account_id);
     if (record && record.exported_at_ms === null) scheduleSweep(w, record, 0);
   });
 }

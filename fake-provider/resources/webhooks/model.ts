@@ -187,9 +187,7 @@ function createDelivery(world: World, webhook: Webhook, event: StoredEvent, due_
 }
 
 /** The `world.hooks.eventPublished` listener: the org's active webhook (if any) gets a delivery, due now. */
-export function onEventPublished(world: World, event_id: string): void {
-  const event = world.events.byId.get(event_id);
-  if (!event) return;
+export function onEventPublished(world: World, event: StoredEvent): void {
   const webhook = activeWebhook(world, event.org_id);
   if (webhook) createDelivery(world, webhook, event, event.envelope.created_at_ms, false);
 }
