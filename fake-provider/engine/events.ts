@@ -164,9 +164,31 @@ class TimeColumn {
   }
 }
 
+/**
+ * Event positions in publication order, 4 bytes each in a typed array that doubles as it fills (a JS
+ * array of small integers holds 8 bytes a slot here, and 9 slots per settled trade).
+ */
+class Positions {
+  private items = new Uint32Array(16);
+  length = 0;
+  get(i: number): number {
+    return this.items[i];
+  }
+  push(position: number): void {
+    if (this.length === this.items.length) {
+      const grown = new Uint32Array(this.items.length * 2);
+      grown.set(this.items);
+      this.items = grown;
+    }
+    this.items[this.length++] = position;
+  }
+}
+
+const NO_POSITIONS = new Positions();
+
 /** One account id's events: positions in publication order, and the owner code of each (org, account). */
 interface AccountEvents {
-  positions: number[];
+  positions: Positions;
   /** The org of the account's first event, and the owner code of the pair. */
   org_id: string;
   code: number;
@@ -226,7 +248,7 @@ class Columns {
   /** Adds position `index` to the account's events; returns the owner code of (org, account). */
   addToAccount(org_id: string, account_id: string, index: number): number {
     let account = this.accounts.get(account_id);
-    if (account === undefined) this.accounts.set(account_id, (account = { positions: [], org_id, code: this.newOwner(org_id, account_id), others: null }));
+    if (account === undefined) this.accounts.set(account_id, (account = { positions: new Positions(), org_id, code: this.newOwner(org_id, account_id), others: null }));
     account.positions.push(index);
     if (account.org_id === org_id) return account.code;
     // The same account id published under another org (only a hand-made publish does that).
@@ -277,7 +299,7 @@ class EventAt implements StoredEvent {
 class EventView implements EventList {
   constructor(
     private readonly columns: Columns,
-    private readonly positions: readonly number[] | null,
+    private readonly positions: Positions | null,
   ) {}
   get length(): number {
     return this.positions === null ? this.columns.length : this.positions.length;
@@ -285,7 +307,7 @@ class EventView implements EventList {
   at(index: number): StoredEvent | undefined {
     const i = index < 0 ? this.length + index : index;
     if (!(i >= 0 && i < this.length)) return undefined;
-    return new EventAt(this.columns, this.positions === null ? i : this.positions[i]);
+    return new EventAt(this.columns, this.positions === null ? i : this.positions.get(i));
   }
   *[Symbol.iterator](): Iterator<StoredEvent> {
     for (let i = 0; i < this.length; i++) yield this.at(i)!;
@@ -342,7 +364,7 @@ export function createEventStore(): EventStore {
   return {
     all,
     byId: { get: find, has: (event_id) => find(event_id) !== undefined },
-    forAccount: (account_id) => new EventView(columns, columns.accounts.get(account_id)?.positions ?? []),
+    forAccount: (account_id) => new EventView(columns, columns.accounts.get(account_id)?.positions ?? NO_POSITIONS),
     add(event, derived) {
       const e = event.envelope;
       const random = idRandom(e.event_id);
