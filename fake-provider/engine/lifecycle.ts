@@ -101,7 +101,9 @@ export function start<M extends AnyStateMachine, E>(world: World, machine: M, en
   const table = tableFor(machine);
   if (table) {
     const effects: E[] = [];
-    const snapshot = shareInitial(world, table, tableInitial(table, input, effects)) as MachineSnapshot<M>;
+    const initial = tableInitial(table, input, effects);
+    const constant = typeof table.context !== 'function' && initial.context === table.context;
+    const snapshot = (constant ? shareInitial(world, table, initial) : shareScalarSnapshot(world, table, initial)) as MachineSnapshot<M>;
     log.append(row, table.createKey, world.sim.now_ms());
     return { snapshot, effects };
   }
@@ -126,7 +128,6 @@ const SHARED_INITIAL_SNAPSHOTS = 'engine.initial_snapshots';
  * new credit) is the same for every entity of the machine: they share one frozen snapshot, per world.
  */
 function shareInitial(world: World, table: Table, snapshot: EntitySnapshot): EntitySnapshot {
-  if (typeof table.context === 'function' || snapshot.context !== table.context) return snapshot;
   let byMachine = world.stores.get(SHARED_INITIAL_SNAPSHOTS) as Map<string, EntitySnapshot> | undefined;
   if (byMachine === undefined) world.stores.set(SHARED_INITIAL_SNAPSHOTS, (byMachine = new Map()));
   const shared = byMachine.get(table.id);
@@ -135,24 +136,28 @@ function shareInitial(world: World, table: Table, snapshot: EntitySnapshot): Ent
   return snapshot;
 }
 
-/** Most distinct final contexts shared per machine and world: contexts holding times or counters never repeat. */
-const SHARED_FINAL_CONTEXTS_MAX = 64;
-const SHARED_FINAL_CONTEXTS = 'engine.final_contexts';
+/** Most distinct contexts shared per machine, state and world: contexts holding times or counters never repeat. */
+const SHARED_CONTEXTS_MAX = 64;
+const SHARED_SNAPSHOTS = 'engine.shared_snapshots';
 
-const shareableValue = (v: unknown): boolean =>
-  v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0));
-
-/** Per machine and world: the shared final snapshots by key, and the one shared last (most finishes repeat it). */
-interface SharedFinals {
+/** Per machine and state, per world: the shared snapshots by key, and the one shared last (most steps repeat it). */
+interface SharedInState {
   known: Map<string, EntitySnapshot>;
   last: EntitySnapshot | null;
   /** The last one's context keys, in order. */
   lastKeys: string[];
+  /** Lookups missed in a row since the cache filled: past a bound the state's contexts never repeat (times). */
+  misses: number;
 }
 
-/** Same state, and the same keys in the same order with the same values. */
-function sameFinal(shared: EntitySnapshot, keys: readonly string[], value: string, context: Record<string, unknown>): boolean {
-  if (shared.value !== value) return false;
+/** Misses in a row, with the cache full, after which a state stops looking its contexts up (no JSON made). */
+const GIVE_UP_AFTER_MISSES = 256;
+
+const shareableValue = (v: unknown): boolean =>
+  v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0));
+
+/** Same keys in the same order with the same values. */
+function sameContext(shared: EntitySnapshot, keys: readonly string[], context: Record<string, unknown>): boolean {
   let i = 0;
   for (const key in context) {
     if (keys[i] !== key || !Object.is(context[key], (shared.context as Record<string, unknown>)[key])) return false;
@@ -162,33 +167,41 @@ function sameFinal(shared: EntitySnapshot, keys: readonly string[], value: strin
 }
 
 /**
- * A finished entity's context holding only null, booleans and numbers (a verified deposit's checks) is
- * the same for most entities of its machine: they share one frozen snapshot (state and context), per
- * world, instead of one each. Snapshots and contexts are never written in place (each step and assign
- * makes new ones), so sharing is not observable. The key is the state and the context's JSON (which keeps
- * the field order); the value check keeps NaN, -0 and undefined (which JSON would confuse) out. The last
- * shared snapshot is compared field by field first: most finishes match it, and then no JSON is made.
+ * A snapshot whose context holds only null, booleans and numbers (a deposit's checks, at every step) is
+ * the same for most entities of its machine in that state: they share one frozen snapshot (state and
+ * context), per world, instead of one each, and no step allocates one that the next step drops (in a
+ * batch such garbage outlives young collections and leaves holes in old space). Snapshots and contexts
+ * are never written in place (each step and assign makes new ones), so sharing is not observable. The key
+ * is the state and the context's JSON (which keeps the field order); the value check keeps NaN, -0 and
+ * undefined (which JSON would confuse) out. The last shared snapshot of the state is compared field by
+ * field first: most steps match it, and then no JSON is made.
  */
-function shareFinalContext(world: World, table: Table, snapshot: EntitySnapshot): EntitySnapshot {
+function shareScalarSnapshot(world: World, table: Table, snapshot: EntitySnapshot): EntitySnapshot {
   const context = snapshot.context as Record<string, unknown> | null;
   if (context === null || typeof context !== 'object' || Object.getPrototypeOf(context) !== Object.prototype) return snapshot;
   for (const key in context) if (!shareableValue(context[key])) return snapshot;
-  let byMachine = world.stores.get(SHARED_FINAL_CONTEXTS) as Map<string, SharedFinals> | undefined;
-  if (byMachine === undefined) world.stores.set(SHARED_FINAL_CONTEXTS, (byMachine = new Map()));
-  let finals = byMachine.get(table.id);
-  if (finals === undefined) byMachine.set(table.id, (finals = { known: new Map(), last: null, lastKeys: [] }));
-  if (finals.last !== null && sameFinal(finals.last, finals.lastKeys, snapshot.value, context)) return finals.last;
-  const key = `${snapshot.value}|${JSON.stringify(context)}`;
-  let shared = finals.known.get(key);
-  if (shared === undefined && finals.known.size < SHARED_FINAL_CONTEXTS_MAX) {
-    finals.known.set(key, (shared = Object.freeze({ ...snapshot, context: Object.freeze({ ...context }) })));
+  let byMachine = world.stores.get(SHARED_SNAPSHOTS) as Map<string, Map<string, SharedInState>> | undefined;
+  if (byMachine === undefined) world.stores.set(SHARED_SNAPSHOTS, (byMachine = new Map()));
+  let byState = byMachine.get(table.id);
+  if (byState === undefined) byMachine.set(table.id, (byState = new Map()));
+  let shared = byState.get(snapshot.value);
+  if (shared === undefined) byState.set(snapshot.value, (shared = { known: new Map(), last: null, lastKeys: [], misses: 0 }));
+  if (shared.last !== null && sameContext(shared.last, shared.lastKeys, context)) return shared.last;
+  const full = shared.known.size >= SHARED_CONTEXTS_MAX;
+  if (full && shared.misses > GIVE_UP_AFTER_MISSES) return snapshot;
+  const key = JSON.stringify(context);
+  let found = shared.known.get(key);
+  if (found === undefined && !full) shared.known.set(key, (found = Object.freeze({ ...snapshot, context: Object.freeze({ ...context }) })));
+  if (found === undefined) {
+    shared.misses++;
+    return snapshot;
   }
-  if (shared === undefined) return snapshot;
-  if (finals.last !== shared) {
-    finals.last = shared;
-    finals.lastKeys = Object.keys(shared.context as object);
+  shared.misses = 0;
+  if (shared.last !== found) {
+    shared.last = found;
+    shared.lastKeys = Object.keys(found.context as object);
   }
-  return shared;
+  return found;
 }
 
 /**
@@ -203,7 +216,7 @@ export function send<M extends AnyStateMachine, E>(world: World, machine: M, ent
     // Most steps emit nothing (a confirmation, a lock): they share one frozen empty list.
     const effects: E[] = candidate.emits ? [] : (NO_EFFECTS as unknown as E[]);
     let next = tableApply(candidate, snapshot, event, effects) as MachineSnapshot<M>;
-    if (candidate.final) next = shareFinalContext(world, table, next) as MachineSnapshot<M>;
+    next = shareScalarSnapshot(world, table, next) as MachineSnapshot<M>;
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
     return { snapshot: next, effects };
   }
@@ -237,7 +250,7 @@ export function advance<M extends AnyStateMachine, E, T extends { snapshot: Mach
     if (!candidate) return false;
     const effects: E[] = candidate.emits ? [] : (NO_EFFECTS as unknown as E[]);
     const next = tableApply(candidate, snapshot, event, effects);
-    entity.snapshot = (candidate.final ? shareFinalContext(world, table, next) : next) as MachineSnapshot<M>;
+    entity.snapshot = shareScalarSnapshot(world, table, next) as MachineSnapshot<M>;
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
     apply(world, entity, effects);
     return true;
