@@ -32,8 +32,8 @@ export interface Deposit {
   readonly chain: WalletChain;
   asset_key: string;
   atoms: bigint;
-  /** `atoms` in decimal, made once: deposit.pending, deposit.verified and credit.created share it. */
-  atoms_text: string;
+  /** `atoms` in decimal, made on read (the events that carry it are rebuilt on read too). */
+  readonly atoms_text: string;
   tx_hash: string;
   source_address: string;
   readonly partner_screening: boolean;
@@ -64,7 +64,6 @@ class DepositRecord implements Deposit {
     private readonly address: DepositAddress,
     public asset_key: string,
     public atoms: bigint,
-    public atoms_text: string,
     public tx_hash: string,
     public source_address: string,
     public screening_deadline_ms: number | null,
@@ -78,6 +77,10 @@ class DepositRecord implements Deposit {
 
   get org_id(): string {
     return this.address.org_id;
+  }
+
+  get atoms_text(): string {
+    return this.atoms.toString();
   }
 
   get account_id(): string {
@@ -340,7 +343,6 @@ export function landDeposit(world: World, input: LandInput): Deposit {
     da,
     asset_key,
     input.atoms,
-    input.atoms.toString(),
     tx_hash,
     source_address,
     org.partner_screening ? now + world.profile.partner_window_ms : null,

@@ -5,7 +5,7 @@ import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/events.ts';
+import { publish, publishDerived } from '../../engine/events.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
 import { assetByKey } from '../assets/catalog.ts';
@@ -67,6 +67,13 @@ function identifiers(trade_id: string, input: StartTradeInput): Record<string, u
   return ids;
 }
 
+/** trade.settled's data, rebuilt from the trade on read (`publishDerived`): its ids and its settlement credit, set once at SETTLED. */
+function settledData(t: Trade): Record<string, unknown> {
+  const data = identifiers(t.trade_id, t.input);
+  data.credit_id = t.snapshot.context.settlement_credit_id;
+  return data;
+}
+
 function applyEffects(world: World, t: Trade, effects: TradeEffect[]): void {
   for (const e of effects) {
     const settled = e.event_type === 'trade.settled';
@@ -74,6 +81,10 @@ function applyEffects(world: World, t: Trade, effects: TradeEffect[]): void {
     // frozen object (publish stores frozen flat data as given) instead of a copy each.
     if (e.extra === undefined && !settled) {
       publish(world, t.input.org.organization_id, t.input.account_id, e.event_type, t.ids);
+      continue;
+    }
+    if (e.extra === undefined) {
+      publishDerived(world, t.input.org.organization_id, t.input.account_id, e.event_type, { source: t, build: settledData });
       continue;
     }
     // A fresh object, not a spread of the frozen one (whose copies V8 may give a hidden class each).
