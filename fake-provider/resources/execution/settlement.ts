@@ -19,50 +19,76 @@ export interface LegState {
 }
 
 export interface Settlement {
-  out: LegState;
-  in: LegState;
+  readonly out: LegState;
+  readonly in: LegState;
 }
 
 /**
- * A swap's two settlement legs. Their transaction hashes are drawn from the swap's own stream
+ * A swap's two settlement legs, stored as one object: their chains, inclusion times and orphaned flags
+ * as fields, `out` and `in` made on access as views that read and write them (one object per settled
+ * swap instead of three). Their transaction hashes are drawn from the swap's own stream
  * (`settlements/<swap id>`: out's hash, then in's) each time they are read rather than kept: a stream
  * forked by name draws the same every time and moves no other stream, so every read gives the same
- * hashes, and a settled swap keeps no 66-character string per leg (about 180 bytes per trade).
+ * hashes, and a settled swap keeps no 66-character string per leg.
  */
 export class SwapSettlement implements Settlement {
-  readonly out: SettlementLeg;
-  readonly in: SettlementLeg;
+  out_included_at_ms: number;
+  in_included_at_ms: number;
+  out_orphaned = false;
+  in_orphaned = false;
 
   constructor(
     private readonly rng: Rng,
     private readonly swap_id: string,
-    out_chain: WalletChain,
-    in_chain: WalletChain,
+    readonly out_chain: WalletChain,
+    readonly in_chain: WalletChain,
     included_at_ms: number,
   ) {
-    this.out = new SettlementLeg(this, 'out', out_chain, included_at_ms);
-    this.in = new SettlementLeg(this, 'in', in_chain, included_at_ms);
+    this.out_included_at_ms = included_at_ms;
+    this.in_included_at_ms = included_at_ms;
+  }
+
+  get out(): LegState {
+    return new LegView(this, 'out');
+  }
+
+  get in(): LegState {
+    return new LegView(this, 'in');
   }
 
   txHash(which: Leg): string {
     const rng = this.rng.fork(`settlements/${this.swap_id}`);
-    const out = generateTxHash(this.out.chain, rng);
-    return which === 'out' ? out : generateTxHash(this.in.chain, rng);
+    const out = generateTxHash(this.out_chain, rng);
+    return which === 'out' ? out : generateTxHash(this.in_chain, rng);
   }
 }
 
-class SettlementLeg implements LegState {
-  orphaned = false;
-
+/** One leg of a SwapSettlement, reading and writing the settlement's fields. */
+class LegView implements LegState {
   constructor(
-    private readonly settlement: SwapSettlement,
+    private readonly s: SwapSettlement,
     private readonly which: Leg,
-    readonly chain: WalletChain,
-    public included_at_ms: number,
   ) {}
 
   get tx_hash(): string {
-    return this.settlement.txHash(this.which);
+    return this.s.txHash(this.which);
+  }
+  get chain(): WalletChain {
+    return this.which === 'out' ? this.s.out_chain : this.s.in_chain;
+  }
+  get included_at_ms(): number {
+    return this.which === 'out' ? this.s.out_included_at_ms : this.s.in_included_at_ms;
+  }
+  set included_at_ms(at_ms: number) {
+    if (this.which === 'out') this.s.out_included_at_ms = at_ms;
+    else this.s.in_included_at_ms = at_ms;
+  }
+  get orphaned(): boolean {
+    return this.which === 'out' ? this.s.out_orphaned : this.s.in_orphaned;
+  }
+  set orphaned(orphaned: boolean) {
+    if (this.which === 'out') this.s.out_orphaned = orphaned;
+    else this.s.in_orphaned = orphaned;
   }
 }
 
