@@ -40,11 +40,8 @@ export interface EventStore {
   readonly byId: EventIndex;
   /** One account's events in publication order (the feed's and activity's `account_id` reads). */
   forAccount(account_id: string): EventList;
-  /**
-   * Appends one event (publish): its fields go into the columns; its id must be a `world.newId('evt')` id.
-   * With `derived`, the columns keep its source instead of the data and rebuild the data on read.
-   */
-  add(event: StoredEvent, derived?: Derived): void;
+  /** Appends one event given whole (a tool, a test); its id must be a `world.newId('evt')` id. `publish` uses `append`. */
+  add(event: StoredEvent): void;
   /**
    * Appends one event from its parts (publish's path): the id as its random number and counter (world
    * `newIdParts`), the data (or, with `build`, its source). Returns the stored event, whose envelope and
@@ -71,7 +68,6 @@ export interface Derived<S = any> {
   readonly source: S;
   readonly build: (source: S) => Record<string, unknown>;
 }
-
 
 /** Event ids are `evt_` + 12 hex (6 random bytes) + the world's id counter in base 36, at least 4 digits (world.ts `newId`). */
 const ID_PREFIX = 'evt_';
@@ -365,7 +361,7 @@ export function createEventStore(): EventStore {
     all,
     byId: { get: find, has: (event_id) => find(event_id) !== undefined },
     forAccount: (account_id) => new EventView(columns, columns.accounts.get(account_id)?.positions ?? NO_POSITIONS),
-    add(event, derived) {
+    add(event) {
       const e = event.envelope;
       const random = idRandom(e.event_id);
       const counter = rebuildableCounter(e.event_id);
@@ -374,11 +370,11 @@ export function createEventStore(): EventStore {
       const index = columns.length++;
       columns.random.push(index, random);
       columns.counter.push(index, counter);
-      columns.type.push(index, columns.typeCode(e.type, derived === undefined ? null : derived.build));
+      columns.type.push(index, columns.typeCode(e.type, null));
       columns.owner.push(index, columns.addToAccount(event.org_id, e.account_id, index));
       columns.created_at_ms.push(index, e.created_at_ms);
       columns.seq.push(index, event.seq);
-      columns.data.push(derived === undefined ? e.data : derived.source);
+      columns.data.push(e.data);
       last = event;
       lastId = e.event_id;
       lastAt = undefined;

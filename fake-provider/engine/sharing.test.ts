@@ -119,4 +119,23 @@ describe('final contexts', () => {
     expect(finish(world, 'late_2', 0, null, 999).context).not.toBe(finish(world, 'late_3', 0, null, 999).context);
     expect(finish(world, 'e_4', 1, null, 1).context).toBe(mine.context);
   });
+
+  it('non-final steps share too; a state whose contexts keep missing a full cache stops looking them up (no sharing, same values)', () => {
+    const world = newWorld({ seed: 'sharing', clock: 'virtual' });
+    // Two entities after the same steps share their running snapshot (n = 2), not only their final one.
+    const step = (id: string, n: number) => {
+      const entity = { snapshot: start(world, checks, id, undefined).snapshot };
+      for (let i = 0; i < n; i++) advance(world, checks, entity, id, { type: 'STEP' }, () => {});
+      return entity.snapshot;
+    };
+    expect(step('r_1', 2)).toBe(step('r_2', 2));
+    const early = finish(world, 'early', 0, null, 1);
+    // 63 more distinct done contexts fill the state's cache; 257 more misses in a row, and it gives up.
+    for (let at = 2; at < 65; at++) finish(world, `f_${at}`, 0, null, at);
+    for (let at = 1_000; at < 1_258; at++) finish(world, `m_${at}`, 0, null, at);
+    finish(world, 'other', 0, null, 5); // not the last shared one: found only by a lookup, which is given up
+    const again = finish(world, 'again', 0, null, 1);
+    expect(again.context).toEqual(early.context);
+    expect(again).not.toBe(early);
+  });
 });
