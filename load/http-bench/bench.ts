@@ -68,7 +68,7 @@ const NAMES: Record<CaseId, string> = {
 };
 const SERVER: Record<CaseId, ServerKind> = { raw: 'raw', 'raw-fixed': 'raw', express: 'express', read: 'swapsim', 'read-fixed': 'swapsim', replay: 'swapsim', mixed: 'swapsim' };
 /** Cycles per second the mixed case is sized for (credit pool); a run that drains it says so in its note. */
-const MIXED_CYCLES_PER_S = 700;
+const MIXED_CYCLES_PER_S = 1_500;
 
 interface Prepared {
   /** Appended to the server's URL (autocannon takes the path in the URL). */

@@ -15,7 +15,7 @@ const HELP = `npm run bench -- [options]
   --rate <n>         offered req/s of the fixed-rate case (env BENCH_RATE, default ${DEFAULT_OPTIONS.rate_per_s})
   --fixed-connections <n>  connections of the fixed-rate cases (env BENCH_FIXED_CONNECTIONS, default ${DEFAULT_OPTIONS.fixed_connections})
   --repeat <n>       rounds, each measuring every case once in turn; medians reported (env BENCH_REPEAT, default ${DEFAULT_OPTIONS.repeat})
-  --credits <n>      credit pool of the mixed case (default: 500 per second of load)
+  --credits <n>      credit pool of the mixed case (default: 1,500 per second of load, over every round)
   --cases <list>     comma list of ${CASE_IDS.join(', ')} (default all)
   --cpu-prof <dir>   profile each swapsim server child with node --cpu-prof into <dir>`;
 
