@@ -333,16 +333,12 @@ class EventView implements EventList {
 export function createEventStore(): EventStore {
   const columns = new Columns();
   const all = new EventView(columns, null);
-  /** The last event added: the listeners of `publish` ask for it at once. */
-  let last: StoredEvent | undefined;
-  let lastId = '';
-  /** The last event appended from parts, and its counter (it is found without printing its id). */
+  /** The last event published, and its counter: a reader asking for it at once gets the same object. */
   let lastAt: EventAt | undefined;
   let lastCounter = -1;
   // The world's id counter only grows and every event id is drawn at publish, so the counter column is
   // sorted: a binary search finds an event, then the whole id must match.
   const find = (event_id: string): StoredEvent | undefined => {
-    if (last !== undefined && event_id === lastId) return last;
     const want = rebuildableCounter(event_id);
     if (want < 0) return undefined;
     if (lastAt !== undefined && want === lastCounter) return columns.eventId(lastAt.index) === event_id ? lastAt : undefined;
@@ -375,8 +371,6 @@ export function createEventStore(): EventStore {
       columns.created_at_ms.push(index, e.created_at_ms);
       columns.seq.push(index, event.seq);
       columns.data.push(e.data);
-      last = event;
-      lastId = e.event_id;
       lastAt = undefined;
     },
     append(id, type, created_at_ms, org_id, account_id, seq, data, build) {
@@ -388,7 +382,6 @@ export function createEventStore(): EventStore {
       columns.created_at_ms.push(index, created_at_ms);
       columns.seq.push(index, seq);
       columns.data.push(data);
-      last = undefined;
       lastAt = new EventAt(columns, index);
       lastCounter = id.counter;
       return lastAt;
