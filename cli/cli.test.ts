@@ -18,10 +18,12 @@ describe('swapsim serve', () => {
     served.child.kill('SIGTERM');
     expect(await served.exited).toBe(0);
     const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.kind)).toEqual(['header', 'request', 'response']);
+    expect(lines.map((l) => l.kind)).toEqual(['header', 'fact', 'request', 'response']);
     expect(lines[0]).toMatchObject({ kind: 'header', version: 1, seed: '7', clock: 'virtual' });
-    expect(lines[1]).toMatchObject({ kind: 'request', method: 'POST', url: '/v1/accounts', body: '{"label":"cli"}', headers: { 'idempotency-key': 'k1' } });
-    expect(lines[2]).toMatchObject({ kind: 'response', request_id: lines[1].request_id, status: 200 });
+    // Where the server listened: a replay judges webhook URLs against it (its own port differs).
+    expect(lines[1]).toMatchObject({ kind: 'fact', what: 'endpoint', key: 'server', value: { host: '127.0.0.1', port: Number(new URL(base).port) } });
+    expect(lines[2]).toMatchObject({ kind: 'request', method: 'POST', url: '/v1/accounts', body: '{"label":"cli"}', headers: { 'idempotency-key': 'k1' } });
+    expect(lines[3]).toMatchObject({ kind: 'response', request_id: lines[2].request_id, status: 200 });
   });
 
   it('refuses bad options with a clear message', async () => {

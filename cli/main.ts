@@ -19,11 +19,15 @@ const positive = (v: string): number => {
 };
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
-/** `--webhook-header-prefix` wins over the profile's, and is validated like a profile field. */
-function withHeaderPrefix(profile: Profile, prefix: string | undefined): Profile {
-  if (prefix === undefined) return profile;
-  const checked = profileSchema.safeParse({ ...profile, webhook_header_prefix: prefix });
-  if (!checked.success) throw new ProfileError(`--webhook-header-prefix: ${formatIssues(checked.error).join('; ')}`, formatIssues(checked.error));
+/** Command-line settings win over the profile's, and are validated like profile fields. */
+function withOverrides(profile: Profile, o: { webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[] }): Profile {
+  const over: Partial<Profile> = {};
+  if (o.webhookHeaderPrefix !== undefined) over.webhook_header_prefix = o.webhookHeaderPrefix;
+  if (o.webhookAllow.length > 0) over.webhook_allowed_destinations = o.webhookAllow;
+  if (o.webhookDeny.length > 0) over.webhook_denied_destinations = o.webhookDeny;
+  if (Object.keys(over).length === 0) return profile;
+  const checked = profileSchema.safeParse({ ...profile, ...over });
+  if (!checked.success) throw new ProfileError(`command-line setting: ${formatIssues(checked.error).join('; ')}`, formatIssues(checked.error));
   return checked.data;
 }
 
@@ -42,10 +46,12 @@ export function buildCli(): Command {
     .option('--journal <file>', 'append every input as JSON lines to this file')
     .option('--profile <name|file.json>', 'behaviour profile: default, adversarial (drawn from --seed), or a JSON file overriding any subset of default', 'default')
     .option('--webhook-header-prefix <prefix>', "brand part of the webhook header names (<prefix>-Signature, …); overrides the profile's (default Svc)")
-    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string }, cmd: Command) => {
+    .option('--webhook-allow <cidr>', 'CIDR block webhooks may connect to (repeatable; replaces the profile\'s webhook_allowed_destinations)', collect, [])
+    .option('--webhook-deny <cidr>', 'CIDR block webhooks never connect to (repeatable; replaces the profile\'s webhook_denied_destinations)', collect, [])
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[] }, cmd: Command) => {
       let profile: Profile;
       try {
-        profile = withHeaderPrefix(resolveProfile(opts.profile, opts.seed), opts.webhookHeaderPrefix);
+        profile = withOverrides(resolveProfile(opts.profile, opts.seed), opts);
       } catch (err) {
         if (err instanceof ProfileError) cmd.error(`swapsim: ${err.message}`, { exitCode: 2, code: 'swapsim.profile' });
         throw err;

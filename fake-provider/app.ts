@@ -19,6 +19,7 @@ import { controlRoutes } from './control/routes.ts';
 import { controlGate } from './control/gate.ts';
 import { createOrganization, type OrganizationInput } from './organizations.ts';
 import { requestJournal, runtimeJournal, worldStart_ms } from './replay/record.ts';
+import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
 
 export interface RuntimeOptions extends SimOptions {
   profile?: Profile;
@@ -27,6 +28,8 @@ export interface RuntimeOptions extends SimOptions {
   control_token?: string;
   /** Allow control calls from any address without a token (tests of the gate itself turn this off). */
   control_open?: boolean;
+  /** Where the server listens: server.ts fills it in; every world of the runtime reads it (webhook destinations). */
+  endpoint?: SelfEndpoint;
 }
 
 export interface Runtime {
@@ -41,7 +44,7 @@ export interface Runtime {
 
 export function newWorld(options: RuntimeOptions): World {
   const sim = createSim({ ...options, start_ms: worldStart_ms(options) });
-  const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE });
+  const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE, endpoint: options.endpoint });
   for (const r of RESOURCES) r.install?.(world);
   for (const org of options.seed_orgs ?? []) createOrganization(world, org);
   return world;
@@ -50,7 +53,8 @@ export function newWorld(options: RuntimeOptions): World {
 export function createRuntime(given: RuntimeOptions = {}): Runtime {
   // One journal for the runtime's life, shared by every world a reset makes (a reset is a journaled input).
   const journal = runtimeJournal(given);
-  const options = journal ? { ...given, journal } : given;
+  const options: RuntimeOptions = { ...given, endpoint: given.endpoint ?? { host: null, port: null } };
+  if (journal) options.journal = journal;
   const runtime: Runtime = {
     world: newWorld(options),
     options,

@@ -71,6 +71,19 @@ export interface Profile {
   webhook_reorder_delay_ms: number;
   /** Whether an attempt falling due while its webhook is inactive ends the delivery `failed`, unsent (spec: not shown). */
   webhook_inactive_abandons: boolean;
+  /**
+   * CIDR blocks a webhook may connect to (spec: not shown). swapsim's own listening port on a local address and
+   * any `/_sim` path are refused whatever this says (docs/shared-server.md).
+   */
+  webhook_allowed_destinations: string[];
+  /** CIDR blocks a webhook never connects to, even inside the allowed ones (link-local cloud metadata by default). */
+  webhook_denied_destinations: string[];
+  /** POSTs in flight at once to one webhook; more wait in its queue (a slow receiver slows only its own organization). */
+  webhook_max_in_flight: number;
+  /** POSTs in flight at once over all webhooks of the world. */
+  webhook_max_in_flight_total: number;
+  /** Attempts waiting for one webhook, at most; an attempt past it fails at once (http_status 0) and is retried. */
+  webhook_max_queued: number;
   /** Order of GET /accounts/{account_id}/activity (spec: not shown); the event feed is always oldest first. */
   activity_order: 'asc' | 'desc';
   /** Market maker timing for trades and zaps: commit (fill) delay range, then the wait before settlement is initiated. */
@@ -207,6 +220,11 @@ export const DEFAULT_PROFILE: Profile = {
   webhook_header_prefix: 'Svc',
   webhook_reorder_delay_ms: 5_000,
   webhook_inactive_abandons: true,
+  webhook_allowed_destinations: ['0.0.0.0/0', '::/0'],
+  webhook_denied_destinations: ['169.254.0.0/16', 'fe80::/10'],
+  webhook_max_in_flight: 8,
+  webhook_max_in_flight_total: 256,
+  webhook_max_queued: 2_000,
   activity_order: 'asc',
   execution: { fill_ms: { min: 200, max: 1_500 }, settle_initiate_ms: 500 },
   settlement_timeout_ms: 10 * MINUTE,

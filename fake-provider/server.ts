@@ -15,6 +15,19 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * Tells the runtime's worlds where the server listens (webhooks never connect there). A journal records it as
+ * a fact, and a replay decides registrations against the recorded endpoint, not its own ephemeral port.
+ */
+function listened(runtime: Runtime, host: string, port: number): void {
+  const endpoint = runtime.options.endpoint!;
+  const journal = runtime.world.sim.journal;
+  const recorded = journal.mode === 'replay' ? (journal.fact('endpoint', 'server') as { host: string; port: number } | undefined) : undefined;
+  endpoint.host = recorded?.host ?? host;
+  endpoint.port = recorded?.port ?? port;
+  if (journal.mode === 'record') journal.write({ kind: 'fact', what: 'endpoint', key: 'server', value: { host, port } });
+}
+
 export async function serve(options: RuntimeOptions & { port?: number; host?: string }): Promise<RunningServer> {
   const runtime = createRuntime(options);
   const app = createApp(runtime);
@@ -27,6 +40,7 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  listened(runtime, host, port);
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
   return {
     runtime,

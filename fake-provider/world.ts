@@ -5,6 +5,7 @@ import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore, type StoredEvent } from './engine/events.ts';
 import { createTransitionLog, type TransitionLog } from './engine/lifecycle.ts';
 import { ID_COUNTER_DIGITS, ID_HEX_CHARS } from './engine/id-counter.ts';
+import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
 
 export interface RateLimits {
   reads: number;
@@ -37,6 +38,8 @@ export interface World {
   readonly stores: Map<string, unknown>;
   /** Listeners installed by resources at world creation (e.g. webhooks on every published event). */
   readonly hooks: WorldHooks;
+  /** Where the server listens (shared by every world of a runtime; ports unknown in an in-process world). */
+  readonly endpoint: SelfEndpoint;
   /** Monotonic sequence for cursors: every stored record gets the next value. */
   nextSeq(): number;
   /** A fresh id `<prefix>_<random hex><counter>` from the `ids` stream: unique and deterministic. */
@@ -59,7 +62,7 @@ export interface WorldHooks {
   eventPublished: Array<(world: World, event: StoredEvent) => void>;
 }
 
-export function createWorld(opts: { sim: Sim; profile: Profile }): World {
+export function createWorld(opts: { sim: Sim; profile: Profile; endpoint?: SelfEndpoint }): World {
   let seq = 0;
   let idCounter = 0;
   const ids = opts.sim.rng.fork('ids');
@@ -71,6 +74,7 @@ export function createWorld(opts: { sim: Sim; profile: Profile }): World {
     transitions: createTransitionLog(),
     stores: new Map(),
     hooks: { eventPublished: [] },
+    endpoint: opts.endpoint ?? { host: null, port: null },
     nextSeq: () => ++seq,
     // One flat string from the stream's own scratch: a template literal would leave a rope (ConsString) of
     // parts behind every id the world keeps, several per entity (~128 instead of ~48 bytes an id).

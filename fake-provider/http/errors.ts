@@ -43,6 +43,8 @@ const FIXED_STATUS = {
   destination_not_found: 404,
   // The webhook endpoints answer 404 for an unknown (or another organization's) webhook; the spec names no code.
   webhook_not_found: 404,
+  // A webhook URL pointing at swapsim itself (its own port, /_sim), a denied block or outside the allowed ones.
+  webhook_url_forbidden: 400,
   // GET /cancels/{cancel_id} for an unknown (or another organization's) cancel; the spec names no code.
   cancel_not_found: 404,
   // GET /rfqs/{id} and the quote endpoints answer 404 for unknown (or another organization's) ids; the spec names no code.

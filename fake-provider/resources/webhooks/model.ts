@@ -11,6 +11,7 @@ import { serializeEvent } from '../events/index.ts';
 import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEvent, type DeliveryState, type DeliveryStatus } from './machine.ts';
 import { createTransport, post, signedRequest } from './sender.ts';
 import { startInOrder } from './order.ts';
+import { destinationGuard } from './destinations.ts';
 
 export interface Webhook {
   webhook_id: string;
@@ -61,8 +62,8 @@ export const webhookStore = defineStore('webhooks', (world) => ({
   byWebhook: new Map<string, Delivery[]>(),
   /** Secrets (and forged ones for bad_signature faults) come from their own stream. */
   rng: world.sim.rng.fork('webhooks'),
-  /** Keep-alive connections for this world's deliveries. */
-  transport: createTransport(),
+  /** Keep-alive connections for this world's deliveries, each connection's address checked (destinations.ts). */
+  transport: createTransport(destinationGuard(world.profile, world.endpoint)),
   /** Per account, the last POST still in flight: one account's deliveries go out one after another. */
   inflight: new Map<string, Promise<unknown>>(),
 }));
@@ -83,7 +84,14 @@ function deactivateOthers(world: World, keep: Webhook): void {
   for (const w of webhookStore(world).list) if (w !== keep && w.org_id === keep.org_id) w.active = false;
 }
 
+/** 400 webhook_url_forbidden when the URL alone shows it would reach swapsim itself or a refused block. */
+function checkDestination(world: World, url: string): void {
+  const why = webhookStore(world).transport.guard.url(url);
+  if (why) throw new ApiError('webhook_url_forbidden', `webhook url refused: ${why}`, { param: 'url' });
+}
+
 export function createWebhook(world: World, org: Organization, input: { url: string; active?: boolean }): Webhook {
+  checkDestination(world, input.url);
   const store = webhookStore(world);
   const webhook: Webhook = {
     webhook_id: world.newId('wh'),
@@ -117,6 +125,7 @@ export function listWebhooks(world: World, org_id: string, q: { limit?: number; 
 
 /** A new url applies to pending retries too; activating deactivates the org's other webhooks. */
 export function updateWebhook(world: World, webhook: Webhook, input: { url?: string; active?: boolean }): Webhook {
+  if (input.url !== undefined) checkDestination(world, input.url);
   if (input.url !== undefined) webhook.url = input.url;
   if (input.active !== undefined) {
     webhook.active = input.active;

@@ -3,7 +3,8 @@
 // The receiver's answer is an outside input: a journal records it, and a replay substitutes the recording.
 import { createHmac } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
+import type { DestinationGuard } from './destinations.ts';
 import { wallTimeout } from '../../../sim/clock.ts';
 import type { Journal } from '../../../sim/journal.ts';
 
@@ -15,13 +16,27 @@ import type { Journal } from '../../../sim/journal.ts';
 export interface Transport {
   dispatcher: Agent;
   targets: Map<string, { origin: string; path: string }>;
+  guard: DestinationGuard;
 }
 
 /** Distinct webhook URLs remembered per world before the memo starts over (URLs change rarely). */
 const TARGETS_KEPT = 1_000;
 
-export function createTransport(): Transport {
-  return { dispatcher: new Agent({ connections: 64 }), targets: new Map() };
+/** Accepts every destination: for a transport made without a world (tests of the sender alone). */
+const OPEN_GUARD: DestinationGuard = { url: () => null, address: () => null, resolve: (host, _port, cb) => cb(null, host.replace(/^\[|\]$/g, '')) };
+
+export function createTransport(guard: DestinationGuard = OPEN_GUARD): Transport {
+  const base = buildConnector({});
+  // Every connection resolves its host through the guard and dials the address the guard checked: a URL
+  // spelled to dodge the registration check (or a name resolving to swapsim itself) never connects.
+  const connect: buildConnector.connector = (opts, callback) => {
+    const port = opts.port ? Number(opts.port) : opts.protocol === 'https:' ? 443 : 80;
+    guard.resolve(opts.hostname, port, (err, address) => {
+      if (err || address === undefined) return callback(err ?? new Error('no address'), null);
+      base({ ...opts, hostname: address }, callback);
+    });
+  };
+  return { dispatcher: new Agent({ connections: 64, connect }), targets: new Map(), guard };
 }
 
 function targetOf(transport: Transport, url: string): { origin: string; path: string } {
