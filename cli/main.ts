@@ -77,9 +77,18 @@ export function buildCli(): Command {
       console.log(`  try:          curl -H 'Authorization: Bearer ${api_keys[0]}' ${running.base_url}/assets`);
       let closing = false;
       const shutdown = (signal: string): void => {
-        if (closing) return;
+        // A second signal: the operator wants out now (the journal keeps every complete line).
+        if (closing) {
+          console.log(`swapsim: ${signal} again, exiting now`);
+          process.exit(1);
+        }
         closing = true;
-        console.log(`swapsim: ${signal}, closing`);
+        console.log(`swapsim: ${signal}, closing (a second signal exits at once)`);
+        // close() destroys what is left after its grace; this bounds the rest (a CPU-bound settle) all the same.
+        setTimeout(() => {
+          console.log('swapsim: still closing after 5 s, exiting');
+          process.exit(1);
+        }, 5_000).unref();
         running.close().then(() => process.exit(0));
       };
       process.on('SIGINT', () => shutdown('SIGINT'));

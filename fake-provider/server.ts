@@ -4,6 +4,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, createRuntime, type Runtime, type RuntimeOptions } from './app.ts';
 import { dropHeldRequests } from './http/faults.ts';
+import { closeDeliveries } from './resources/webhooks/model.ts';
+import { wallTimeout } from '../sim/clock.ts';
+
+/** How long close() lets requests already running finish before their connections are destroyed. */
+export const CLOSE_GRACE_MS = 2_000;
 
 export interface RunningServer {
   runtime: Runtime;
@@ -54,7 +59,12 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
         runtime.stopRealtime();
         // Requests held by a `delay_ms` fault would keep close() waiting forever: answer them 503 first.
         dropHeldRequests(runtime.world);
+        // A settle waiting on a hanging receiver, or an answer not yet come: aborted, and nothing new is sent.
+        closeDeliveries(runtime.world);
+        // Whatever still runs after the grace (a slow body, a long settle) loses its connection.
+        const cancel = wallTimeout(CLOSE_GRACE_MS, () => server.closeAllConnections());
         server.close(() => {
+          cancel();
           runtime.world.sim.journal.close();
           resolve();
         });

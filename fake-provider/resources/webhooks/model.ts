@@ -63,9 +63,11 @@ export const webhookStore = defineStore('webhooks', (world) => ({
   /** Secrets (and forged ones for bad_signature faults) come from their own stream. */
   rng: world.sim.rng.fork('webhooks'),
   /** Keep-alive connections for this world's deliveries, each connection's address checked (destinations.ts). */
-  transport: createTransport(destinationGuard(world.profile, world.endpoint)),
-  /** Per account, the last POST still in flight: one account's deliveries go out one after another. */
-  inflight: new Map<string, Promise<unknown>>(),
+  transport: createTransport(destinationGuard(world.profile, world.endpoint), () => ({
+    max_in_flight: world.profile.webhook_max_in_flight,
+    max_in_flight_total: world.profile.webhook_max_in_flight_total,
+    max_queued: world.profile.webhook_max_queued,
+  })),
 }));
 
 const newSecret = (world: World): string => `whsec_${webhookStore(world).rng.hex(32)}`;
@@ -223,13 +225,17 @@ function fireFaults(world: World, d: Delivery, event: StoredEvent): { postpone_m
 const is2xx = (status: number): boolean => status >= 200 && status <= 299;
 
 /**
- * One attempt, run by the scheduler: in virtual mode `advance`/`settle` wait for it, bounded by
- * `webhook_timeout_ms`. Without a journal the POST is joined to the scheduler (scheduler.ts `join`):
- * attempts due at the same instant go out together and their outcomes are applied in dispatch order
- * before time moves on. With a journal each attempt is awaited in turn, so its `outside` lines keep
- * dispatch order. The API keeps answering meanwhile, so a receiver may call /v1 back; a receiver that
- * calls /_sim/clock/* from inside a delivery waits on the serialized clock until its own attempt times
- * out (and fails). A stale task (rescheduled since) is a no-op.
+ * One attempt, run by the scheduler. The POST queues on its webhook's lane (outbox.ts: bounded per webhook and
+ * in total, one per account at a time; a timeout fails what waits behind it at once).
+ * Realtime clock: the attempt is sent and the task ends; its outcome is applied when the answer comes (a
+ * journal records it as an outside line, where its effects begin), so time never waits for a receiver.
+ * Virtual clock: `advance`/`settle` wait for it, each POST bounded by `webhook_timeout_ms` of wall time.
+ * Without a journal the POST is joined to the scheduler (scheduler.ts `join`): attempts due at the same
+ * instant go out together and their outcomes are applied in dispatch order before time moves on. With a
+ * journal each attempt is awaited in turn, so its `outside` lines keep dispatch order. The API keeps
+ * answering meanwhile, so a receiver may call /v1 back; a receiver that calls /_sim/clock/* from inside a
+ * delivery waits on the serialized clock until its own attempt times out (and fails). A stale task
+ * (rescheduled since) is a no-op.
  */
 export function runAttempt(world: World, delivery_id: string, task_id: number): void | Promise<void> {
   const store = webhookStore(world);
@@ -277,22 +283,26 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   });
   const copies = sent.includes('duplicate') ? 2 : 1;
   const { journal, scheduler } = world.sim;
-  const account_id = event.envelope.account_id;
-  // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise):
-  // each waits for the account's previous POST; other accounts' go out alongside.
-  const previous = store.inflight.get(account_id)?.catch(() => undefined) ?? Promise.resolve();
-  const sending: Promise<number[]> = previous.then(async () => {
+  // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise): its
+  // lane sends one POST per account at a time, in submission order; other accounts' go out alongside.
+  const lane = { webhook_id: webhook.webhook_id, account_id: event.envelope.account_id, sim_ms: at_ms };
+  const sending = (async () => {
     const statuses: number[] = [];
     // A duplicate's second copy follows the first, as a retrying sender's would.
-    for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport));
+    for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport, lane));
     return statuses;
-  });
-  store.inflight.set(account_id, sending);
-  void sending.finally(() => {
-    if (store.inflight.get(account_id) === sending) store.inflight.delete(account_id);
-  }).catch(() => undefined);
+  })();
+  if (world.sim.clock.mode === 'realtime') {
+    void sending.then((statuses) => finish(copies, statuses));
+    return;
+  }
   if (journal.mode === 'off') return scheduler.join(sending, (statuses) => finish(copies, statuses));
   return sending.then((statuses) => finish(copies, statuses));
+}
+
+/** Shutdown: waiting POSTs resolve 0 at once, running ones are aborted; later attempts fail without sending. */
+export function closeDeliveries(world: World): void {
+  if (world.stores.has('webhooks')) webhookStore(world).transport.close();
 }
 
 /** Re-delivers the org's events since `since_ms` (matching `types`) to this webhook, in publication order. */
