@@ -1,6 +1,6 @@
 // The `swapsim serve` command as a user runs it: a real process, its printed URLs and key, a journal of
 // inputs, and a graceful exit on SIGTERM.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +20,10 @@ describe('swapsim serve', () => {
     expect(await served.exited).toBe(0);
     const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.kind)).toEqual(['header', 'fact', 'request', 'response']);
-    expect(lines[0]).toMatchObject({ kind: 'header', version: 1, seed: '7', clock: 'virtual' });
+    expect(lines[0]).toMatchObject({ kind: 'header', version: 2, seed: '7', clock: 'virtual' });
+    // No --secret-seed: a random one per run, kept in the header (so the journal is owner-only).
+    expect(lines[0].secret_seed).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(journal).mode & 0o777).toBe(0o600);
     // Where the server listened: a replay judges webhook URLs against it (its own port differs).
     expect(lines[1]).toMatchObject({ kind: 'fact', what: 'endpoint', key: 'server', value: { host: '127.0.0.1', port: Number(new URL(base).port) } });
     expect(lines[2]).toMatchObject({ kind: 'request', method: 'POST', url: '/v1/accounts', body: '{"label":"cli"}', headers: { 'idempotency-key': 'k1' } });

@@ -38,7 +38,8 @@ export function buildCli(): Command {
     .description('serve the fake API (/v1) and its control plane (/_sim)')
     .option('--port <port>', 'port to listen on', int('port'), 4010)
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--seed <seed>', 'seed for every random draw', '1')
+    .option('--seed <seed>', 'seed for every random draw but secrets', '1')
+    .option('--secret-seed <secret>', 'seed of the secret stream (API keys swapsim makes, webhook secrets, OTPs); random per run when absent')
     .addOption(new Option('--clock <mode>', 'virtual: moves only via /_sim/clock; realtime: follows wall time').choices(['virtual', 'realtime']).default('realtime'))
     .option('--speed <factor>', 'realtime clock speed factor', positive, 1)
     .option('--api-key <key>', 'API key of the demo organization (repeatable)', collect, [])
@@ -48,7 +49,7 @@ export function buildCli(): Command {
     .option('--webhook-header-prefix <prefix>', "brand part of the webhook header names (<prefix>-Signature, …); overrides the profile's (default Svc)")
     .option('--webhook-allow <cidr>', 'CIDR block webhooks may connect to (repeatable; replaces the profile\'s webhook_allowed_destinations)', collect, [])
     .option('--webhook-deny <cidr>', 'CIDR block webhooks never connect to (repeatable; replaces the profile\'s webhook_denied_destinations)', collect, [])
-    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[] }, cmd: Command) => {
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[] }, cmd: Command) => {
       let profile: Profile;
       try {
         profile = withOverrides(resolveProfile(opts.profile, opts.seed), opts);
@@ -61,6 +62,7 @@ export function buildCli(): Command {
         port: opts.port,
         host: opts.host,
         seed: opts.seed,
+        secret_seed: opts.secretSeed,
         clock: opts.clock,
         speed: opts.speed,
         control_token: opts.controlToken,

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { createSim, type SimOptions } from '../sim/index.ts';
+import { createSim, randomSecretSeed, type SimOptions } from '../sim/index.ts';
 import { DEFAULT_PROFILE, type Profile } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
@@ -52,8 +52,11 @@ export function newWorld(options: RuntimeOptions): World {
 
 export function createRuntime(given: RuntimeOptions = {}): Runtime {
   // One journal for the runtime's life, shared by every world a reset makes (a reset is a journaled input).
-  const journal = runtimeJournal(given);
-  const options: RuntimeOptions = { ...given, endpoint: given.endpoint ?? { host: null, port: null } };
+  // One secret seed for the runtime's life (every world a reset makes draws the same secrets), random unless
+  // given; the journal header keeps it so a replay draws the same keys and secrets.
+  const resolved: RuntimeOptions = { ...given, secret_seed: given.secret_seed ?? randomSecretSeed() };
+  const journal = runtimeJournal(resolved);
+  const options: RuntimeOptions = { ...resolved, endpoint: given.endpoint ?? { host: null, port: null } };
   if (journal) options.journal = journal;
   const runtime: Runtime = {
     world: newWorld(options),

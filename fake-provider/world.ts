@@ -45,6 +45,11 @@ export interface World {
   /** A fresh id `<prefix>_<random hex><counter>` from the `ids` stream: unique and deterministic. */
   newId(prefix: string): string;
   /**
+   * A request id `req_<random hex><counter>` from its own stream and counter: a request that creates nothing
+   * (a readiness probe) shifts no entity id.
+   */
+  newRequestId(): string;
+  /**
    * The next id's parts, drawn exactly as `newId` draws them: its random bytes as one number (the 12 hex
    * digits read as a base-16 integer) and its counter. The event store keeps events' ids as these two
    * numbers and prints the id only when it is read.
@@ -66,6 +71,8 @@ export function createWorld(opts: { sim: Sim; profile: Profile; endpoint?: SelfE
   let seq = 0;
   let idCounter = 0;
   const ids = opts.sim.rng.fork('ids');
+  const requestIds = opts.sim.rng.fork('request-ids');
+  let requestCounter = 0;
   return {
     sim: opts.sim,
     profile: opts.profile,
@@ -79,6 +86,7 @@ export function createWorld(opts: { sim: Sim; profile: Profile; endpoint?: SelfE
     // One flat string from the stream's own scratch: a template literal would leave a rope (ConsString) of
     // parts behind every id the world keeps, several per entity (~128 instead of ~48 bytes an id).
     newId: (prefix) => ids.hex(ID_RANDOM_BYTES, `${prefix}_`, (++idCounter).toString(36).padStart(ID_COUNTER_DIGITS, '0')),
+    newRequestId: () => requestIds.hex(ID_RANDOM_BYTES, 'req_', (++requestCounter).toString(36).padStart(ID_COUNTER_DIGITS, '0')),
     newIdParts: () => {
       // The same two draws `hex(6)` makes, its bytes b0..b5 (each draw's least significant byte first).
       const w0 = ids.u32();

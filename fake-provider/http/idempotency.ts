@@ -19,6 +19,13 @@ interface Entry {
 
 const idempotency = defineStore('idempotency', () => new Map<string, Entry>());
 
+/** A deleted organization's records go with it. */
+export function forgetIdempotency(world: World, org_id: string): void {
+  const prefix = `${org_id}\u0000`;
+  const store = idempotency(world);
+  for (const id of store.keys()) if (id.startsWith(prefix)) store.delete(id);
+}
+
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {

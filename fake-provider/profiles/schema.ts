@@ -61,6 +61,7 @@ function build(partial: boolean) {
     orphan_status: enumOf(['settled', 'pending_settle']),
     poll_after_ms: range(nonNegInt),
     idempotency_retention_ms: posInt(),
+    auth_failures_per_ip: obj({ max: posInt(), window_ms: posInt() }),
     default_platform_fee_bps: bpsString(),
     default_integrator_fee_bps: bpsString(),
     resolve_native_kind: bool(),

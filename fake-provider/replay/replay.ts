@@ -121,6 +121,7 @@ function send(agent: Agent, port: number, line: RequestLine): string | null {
 function startWorld(header: HeaderLine, tape: ReplayTape): Promise<RunningServer> {
   return serve({
     seed: header.seed,
+    secret_seed: header.secret_seed ?? undefined,
     clock: header.clock,
     speed: header.speed,
     start_ms: header.clock === 'virtual' ? (header.start_ms ?? undefined) : undefined,

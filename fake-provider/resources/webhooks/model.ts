@@ -60,8 +60,8 @@ export const webhookStore = defineStore('webhooks', (world) => ({
   deliveryList: [] as Delivery[],
   /** Each webhook's deliveries in creation order, so its list never scans the others'. */
   byWebhook: new Map<string, Delivery[]>(),
-  /** Secrets (and forged ones for bad_signature faults) come from their own stream. */
-  rng: world.sim.rng.fork('webhooks'),
+  /** Secrets (and forged ones for bad_signature faults) come from the secret stream, never from the seed. */
+  rng: world.sim.secrets.fork('webhooks'),
   /** Keep-alive connections for this world's deliveries, each connection's address checked (destinations.ts). */
   transport: createTransport(destinationGuard(world.profile, world.endpoint), () => ({
     max_in_flight: world.profile.webhook_max_in_flight,
@@ -298,6 +298,24 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   }
   if (journal.mode === 'off') return scheduler.join(sending, (statuses) => finish(copies, statuses));
   return sending.then((statuses) => finish(copies, statuses));
+}
+
+/** A deleted organization: its webhooks and deliveries go, and no attempt of theirs runs again. */
+export function forgetOrganizationWebhooks(world: World, org: Organization): void {
+  const store = webhookStore(world);
+  const gone = store.list.filter((w) => w.org_id === org.organization_id);
+  if (gone.length === 0) return;
+  for (const w of gone) {
+    store.byId.delete(w.webhook_id);
+    for (const d of store.byWebhook.get(w.webhook_id) ?? []) {
+      if (d.task_id !== null) world.sim.scheduler.cancel(d.task_id);
+      d.task_id = null;
+      store.deliveries.delete(d.delivery_id);
+    }
+    store.byWebhook.delete(w.webhook_id);
+  }
+  store.list = store.list.filter((w) => w.org_id !== org.organization_id);
+  store.deliveryList = store.deliveryList.filter((d) => d.org_id !== org.organization_id);
 }
 
 /** Shutdown: waiting POSTs resolve 0 at once, running ones are aborted; later attempts fail without sending. */
