@@ -6,6 +6,7 @@ import { createApp, createRuntime, type Runtime, type RuntimeOptions } from './a
 import { dropHeldRequests } from './http/faults.ts';
 import { closeDeliveries } from './resources/webhooks/model.ts';
 import { wallTimeout } from '../sim/clock.ts';
+import { answerClientErrors } from './http/limits.ts';
 
 /** How long close() lets requests already running finish before their connections are destroyed. */
 export const CLOSE_GRACE_MS = 2_000;
@@ -37,6 +38,7 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
   const runtime = createRuntime(options);
   const app = createApp(runtime);
   const server = createServer(app);
+  answerClientErrors(server, () => runtime.world.profile);
   // Webhook receivers may call back into the API while a delivery is in flight: keep-alive stays short.
   server.keepAliveTimeout = 5_000;
   const host = options.host ?? '127.0.0.1';

@@ -16,6 +16,7 @@ import { classesFor, limitRequest, type RateLimiter } from './rate-limits.ts';
 import { parseWith } from './validate.ts';
 import { holdOnSimClock, httpFault, lostReplyError, NO_HTTP_FAULT, type HttpFault } from './faults.ts';
 import { recordRequest } from '../conduct/recorder.ts';
+import { checkDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, typedBodyError } from './limits.ts';
 
 export interface ApiContext {
   world: World;
@@ -315,6 +316,8 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
       const type = (err as { type?: string }).type;
       if (type === 'entity.parse.failed') api = new ApiError('invalid_parameter', 'the request body is not valid JSON');
       else if (type === 'entity.too.large') api = new ApiError('payload_too_large', 'the request body is larger than 1 MiB');
+      else if (type === 'entity.too.deep') api = new ApiError('invalid_parameter', `the request body nests deeper than ${MAX_BODY_DEPTH} levels`);
+      else if (type === 'encoding.invalid') api = new ApiError('invalid_parameter', 'the request body does not decode with its Content-Encoding', { param: 'Content-Encoding' });
       else if (type === 'encoding.unsupported' || type === 'charset.unsupported') api = new ApiError('unsupported_media_type', 'unsupported body encoding or charset');
       else if (err instanceof URIError) api = new ApiError('invalid_parameter', 'the request path has malformed percent-encoding');
       else if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') api = new ApiError('invalid_parameter', 'the request body could not be read');
@@ -333,10 +336,12 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
  * text is kept on the request for the journal, which records inputs exactly as they arrived.
  */
 const parseJson = express.json({
-  limit: '1mb',
+  limit: MAX_BODY_BYTES,
   type: () => true,
   strict: false,
   verify: (req, _res, buf) => {
+    // Depth is judged on the bytes, before JSON.parse: nothing downstream ever walks a deep body.
+    checkDepth(buf);
     (req as Request & { rawBody?: string }).rawBody = buf.toString('utf8');
   },
 });
@@ -347,7 +352,7 @@ const parseJson = express.json({
  */
 export const jsonBody = (req: ApiRequest, res: ServerResponse, next: Next): void => {
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) next();
-  else parseJson(req as Request, res as Response, next);
+  else parseJson(req as Request, res as Response, (err?: unknown) => next(err === undefined ? undefined : typedBodyError(err, headerOf(req, 'content-encoding'))));
 };
 
 /** Express path `/a/:id` → OpenAPI `/a/{id}`. */

@@ -35,6 +35,9 @@ const FIXED_STATUS = {
   not_found: 404,
   route_not_found: 404,
   payload_too_large: 413,
+  // Node's own refusals, answered in the envelope (http/limits.ts): headers past the limit, a request too slow.
+  headers_too_large: 431,
+  request_timeout: 408,
   unsupported_media_type: 415,
   deposit_window_closed: 409,
   // POST /deposits/{id}/flag: the spec answers 422 (not 400) for missing or invalid body fields.

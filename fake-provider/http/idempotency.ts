@@ -26,11 +26,16 @@ export function forgetIdempotency(world: World, org_id: string): void {
   for (const id of store.keys()) if (id.startsWith(prefix)) store.delete(id);
 }
 
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+/** Nesting canonicalJson follows at most (HTTP bodies stop at MAX_BODY_DEPTH; this guards in-process callers). */
+const CANONICAL_DEPTH_MAX = 256;
+
+/** JSON with sorted keys; a value nested past CANONICAL_DEPTH_MAX is a 400, never a stack overflow. */
+export function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > CANONICAL_DEPTH_MAX) throw new ApiError('invalid_parameter', `the request body nests deeper than ${CANONICAL_DEPTH_MAX} levels`);
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
   if (value && typeof value === 'object') {
     const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
