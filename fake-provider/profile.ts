@@ -98,6 +98,8 @@ export interface Profile {
   poll_after_ms: { min: number; max: number };
   /** Idempotency-Key retention. */
   idempotency_retention_ms: number;
+  /** Idempotency records one organization keeps at most (its oldest go first): the memory bound under fresh keys. */
+  idempotency_max_records: number;
   /** Failed authentications (a bearer key no organization holds) per client address per window, on sim time. */
   auth_failures_per_ip: { max: number; window_ms: number };
   /** Fee defaults for new organizations. */
@@ -235,6 +237,7 @@ export const DEFAULT_PROFILE: Profile = {
   poll_after_ms: { min: 250, max: 60_000 },
   idempotency_retention_ms: 24 * HOUR,
   auth_failures_per_ip: { max: 100, window_ms: MINUTE },
+  idempotency_max_records: 20_000,
   default_platform_fee_bps: '10',
   default_integrator_fee_bps: '0',
   resolve_native_kind: true,

@@ -62,6 +62,7 @@ function build(partial: boolean) {
     poll_after_ms: range(nonNegInt),
     idempotency_retention_ms: posInt(),
     auth_failures_per_ip: obj({ max: posInt(), window_ms: posInt() }),
+    idempotency_max_records: intBetween(1, 10_000_000),
     default_platform_fee_bps: bpsString(),
     default_integrator_fee_bps: bpsString(),
     resolve_native_kind: bool(),
