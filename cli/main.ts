@@ -47,9 +47,11 @@ export function buildCli(): Command {
     .option('--journal <file>', 'append every input as JSON lines to this file')
     .option('--profile <name|file.json>', 'behaviour profile: default, adversarial (drawn from --seed), or a JSON file overriding any subset of default', 'default')
     .option('--webhook-header-prefix <prefix>', "brand part of the webhook header names (<prefix>-Signature, …); overrides the profile's (default Svc)")
+    .option('--max-connections <n>', 'connections open at once; past it new ones are closed (default 4096)', int('max-connections'))
+    .option('--request-timeout-ms <ms>', 'time a client has to send a whole request (default 30000)', int('request-timeout-ms'))
     .option('--webhook-allow <cidr>', 'CIDR block webhooks may connect to (repeatable; replaces the profile\'s webhook_allowed_destinations)', collect, [])
     .option('--webhook-deny <cidr>', 'CIDR block webhooks never connect to (repeatable; replaces the profile\'s webhook_denied_destinations)', collect, [])
-    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[] }, cmd: Command) => {
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number }, cmd: Command) => {
       let profile: Profile;
       try {
         profile = withOverrides(resolveProfile(opts.profile, opts.seed), opts);
@@ -69,6 +71,10 @@ export function buildCli(): Command {
         journal_path: opts.journal ?? null,
         seed_orgs: [{ api_keys }],
         profile,
+        limits: {
+          ...(opts.maxConnections !== undefined ? { max_connections: opts.maxConnections } : {}),
+          ...(opts.requestTimeoutMs !== undefined ? { request_timeout_ms: opts.requestTimeoutMs } : {}),
+        },
       });
       const org = [...running.runtime.world.orgs.values()][0];
       console.log(`swapsim serving (seed ${opts.seed}, profile ${profile.name}, ${opts.clock} clock${opts.clock === 'realtime' ? `, speed ${opts.speed}` : ''})`);

@@ -11,6 +11,26 @@ import { answerClientErrors } from './http/limits.ts';
 /** How long close() lets requests already running finish before their connections are destroyed. */
 export const CLOSE_GRACE_MS = 2_000;
 
+/** Connection limits (docs/shared-server.md): a slow or idle client holds a socket this long at most. */
+export interface ConnectionLimits {
+  /** Until the request's headers are in (node's headersTimeout); past it 408 in the envelope. */
+  headers_timeout_ms: number;
+  /** Until the whole request (headers and body) is in (node's requestTimeout); answers may take longer. */
+  request_timeout_ms: number;
+  /** An idle keep-alive connection is closed after this. */
+  keep_alive_timeout_ms: number;
+  /** Connections open at once; past it a new one is closed at once (node's maxConnections). */
+  max_connections: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headers_timeout_ms: 10_000,
+  request_timeout_ms: 30_000,
+  // Webhook receivers may call back into the API while a delivery is in flight: keep-alive stays short.
+  keep_alive_timeout_ms: 5_000,
+  max_connections: 4_096,
+};
+
 export interface RunningServer {
   runtime: Runtime;
   server: Server;
@@ -34,13 +54,22 @@ function listened(runtime: Runtime, host: string, port: number): void {
   if (journal.mode === 'record') journal.write({ kind: 'fact', what: 'endpoint', key: 'server', value: { host, port } });
 }
 
-export async function serve(options: RuntimeOptions & { port?: number; host?: string }): Promise<RunningServer> {
+export async function serve(options: RuntimeOptions & { port?: number; host?: string; limits?: Partial<ConnectionLimits> }): Promise<RunningServer> {
   const runtime = createRuntime(options);
   const app = createApp(runtime);
-  const server = createServer(app);
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
+  const server = createServer(
+    {
+      headersTimeout: limits.headers_timeout_ms,
+      requestTimeout: limits.request_timeout_ms,
+      keepAliveTimeout: limits.keep_alive_timeout_ms,
+      // Node checks the two timeouts on this period (30 s by default, which let slow headers stay 30 s late).
+      connectionsCheckingInterval: Math.min(1_000, limits.headers_timeout_ms),
+    },
+    app,
+  );
+  server.maxConnections = limits.max_connections;
   answerClientErrors(server, () => runtime.world.profile);
-  // Webhook receivers may call back into the API while a delivery is in flight: keep-alive stays short.
-  server.keepAliveTimeout = 5_000;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
