@@ -45,7 +45,7 @@ describe('connection limits', () => {
     const c = await socketTo(s);
     c.socket.write('POST /v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_conn_test\r\nIdempotency-Key: slow\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"lab');
     expect(await within(c.closed, 10_000)).toBe('done');
-    const inv = await (await fetch(`${s.control_url}/invariants`)).json();
+    const inv = (await (await fetch(`${s.control_url}/invariants`)).json()) as { ok: boolean };
     expect(inv.ok).toBe(true);
   });
 

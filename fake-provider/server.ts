@@ -88,7 +88,10 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
     close: () =>
       new Promise<void>((resolve) => {
         runtime.stopRealtime();
-        // Requests held by a `delay_ms` fault would keep close() waiting forever: answer them 503 first.
+        // Requests held by a `delay_ms` fault would keep close() waiting forever: answer them 503 first. The
+        // shutdown is an input (their 503s follow from it): a replay drops them at the same line.
+        const journal = runtime.world.sim.journal;
+        if (journal.mode === 'record') journal.write({ kind: 'shutdown' });
         dropHeldRequests(runtime.world);
         // A settle waiting on a hanging receiver, or an answer not yet come: aborted, and nothing new is sent.
         closeDeliveries(runtime.world);

@@ -92,7 +92,7 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
     defineRoute({
       auth: 'public', method: 'post', path: '/faults', tag, summary: 'Add a fault rule', body: faultBody,
       handler: ({ body }, { world }) => {
-        checkFault(body.target, body.effect);
+        checkFault(body.target, body.effect, body.match);
         const rule = world.sim.faults.add(
           { target: body.target, effect: body.effect, match: body.match ?? {}, probability: body.probability ?? 1, times: body.times ?? null },
           world.newId('fault'),

@@ -72,7 +72,12 @@ export type FactLine = {
   value: unknown;
 };
 
-export type JournalLine = HeaderLine | RequestLine | ResponseLine | ClockLine | OutsideLine | FactLine;
+/** The server was stopped (SIGTERM): requests a `delay_ms` fault still held were answered 503 at this point. */
+export type ShutdownLine = {
+  kind: 'shutdown';
+};
+
+export type JournalLine = HeaderLine | RequestLine | ResponseLine | ClockLine | OutsideLine | FactLine | ShutdownLine;
 
 /** A response as captured on the server, recorded or replayed. */
 export type CapturedResponse = Omit<ResponseLine, 'kind' | 'request_id'>;

@@ -33,6 +33,8 @@ export interface AttemptRecord {
   /** Requests actually sent: 0 when dropped, 2 when duplicated. */
   copies: number;
   effects: SendEffect[];
+  /** The delivery's state right after this attempt (pending for a retry, success, failed), for timelines. */
+  state: DeliveryState;
 }
 
 export interface Delivery {
@@ -265,8 +267,8 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
 
   const finish = (copies: number, statuses: number[]): void => {
     const http_status = statuses.find(is2xx) ?? statuses[statuses.length - 1] ?? 0;
-    d.attempt_log.push({ at_ms, http_status, copies, effects: sent });
     step(world, d, is2xx(http_status) ? { type: 'SUCCEEDED', http_status } : { type: 'FAILED', http_status, at_ms });
+    d.attempt_log.push({ at_ms, http_status, copies, effects: sent, state: deliveryState(d) });
   };
   if (sent.includes('drop')) return finish(0, []);
 
