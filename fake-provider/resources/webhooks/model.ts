@@ -33,7 +33,7 @@ export interface AttemptRecord {
   /** Requests actually sent: 0 when dropped, 2 when duplicated. */
   copies: number;
   effects: SendEffect[];
-  /** The delivery's state right after this attempt (pending for a retry, success, failed), for timelines. */
+  /** The delivery's state right after this attempt (in_flight until its answer comes), for timelines. */
   state: DeliveryState;
 }
 
@@ -264,11 +264,17 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   const at_ms = world.sim.now_ms();
   step(world, d, { type: 'ATTEMPT', at_ms });
   const sent: SendEffect[] = effects;
+  // Logged as the attempt starts (the machine counts it then), completed when its answer comes: on a realtime
+  // clock the answer comes while other work runs, and the log must agree with the machine meanwhile.
+  const record: AttemptRecord = { at_ms, http_status: 0, copies: 0, effects: sent, state: deliveryState(d) };
+  d.attempt_log.push(record);
 
   const finish = (copies: number, statuses: number[]): void => {
     const http_status = statuses.find(is2xx) ?? statuses[statuses.length - 1] ?? 0;
     step(world, d, is2xx(http_status) ? { type: 'SUCCEEDED', http_status } : { type: 'FAILED', http_status, at_ms });
-    d.attempt_log.push({ at_ms, http_status, copies, effects: sent, state: deliveryState(d) });
+    record.http_status = http_status;
+    record.copies = copies;
+    record.state = deliveryState(d);
   };
   if (sent.includes('drop')) return finish(0, []);
 
