@@ -19,7 +19,8 @@ describe('swapsim serve', () => {
     served.child.kill('SIGTERM');
     expect(await served.exited).toBe(0);
     const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.kind)).toEqual(['header', 'fact', 'request', 'response']);
+    // The run ends with SIGTERM: a shutdown line (requests a delay_ms fault held would be answered 503 there).
+    expect(lines.map((l) => l.kind)).toEqual(['header', 'fact', 'request', 'response', 'shutdown']);
     expect(lines[0]).toMatchObject({ kind: 'header', version: 2, seed: '7', clock: 'virtual' });
     // No --secret-seed: a random one per run, kept in the header (so the journal is owner-only).
     expect(lines[0].secret_seed).toMatch(/^[0-9a-f]{64}$/);
