@@ -1,6 +1,9 @@
 // One receiver never stops everyone's time: a hanging receiver costs its own organization one timeout per
 // instant and retries; the realtime clock keeps moving; a bystander's deliveries go out; lanes are bounded;
 // close() finishes whatever receivers do.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { startReceiver, type Receiver } from '../../testing/webhook-receiver.ts';
@@ -63,6 +66,19 @@ describe('a hanging receiver', () => {
     hanging.answer = () => 200;
     await s.advance(30_000);
     expect((await a.deliveries()).every((d) => d.status === 'success')).toBe(true);
+  });
+
+  it('virtual clock with a journal (attempts awaited in turn): still one timeout per instant', async () => {
+    const journal_path = join(mkdtempSync(join(tmpdir(), 'swapsim-lanes-')), 'run.jsonl');
+    const s = await startTestSim({ journal_path, profile: { ...DEFAULT_PROFILE, webhook_timeout_ms: 300 } });
+    open.push(s);
+    const hanging = await receiver();
+    hanging.answer = () => 'hang';
+    const a = await orgWithWebhook(s, hanging);
+    a.emit('acct_a', 5);
+    await s.advance(0);
+    expect(hanging.received).toHaveLength(1);
+    expect((await a.deliveries()).every((d) => d.status === 'pending' && d.http_status === 0)).toBe(true);
   });
 
   it('realtime clock: time keeps moving and a bystander organization is delivered while it hangs', async () => {

@@ -63,8 +63,10 @@ export function createOutbox(limits: () => OutboxLimits): Outbox {
     return lane;
   };
 
+  // An idle lane is dropped, unless it tripped: its trip must outlive the attempt that timed out, so that the
+  // next attempt at that instant (awaited in turn when a journal is kept) fails at once too. One per webhook.
   const forget = (lane: Lane): void => {
-    if (lane.active === 0 && lane.queued === 0) lanes.delete(lane.id);
+    if (lane.active === 0 && lane.queued === 0 && Number.isNaN(lane.tripped_sim_ms)) lanes.delete(lane.id);
   };
 
   const failWaiting = (lane: Lane): void => {
