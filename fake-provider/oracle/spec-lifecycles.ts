@@ -115,43 +115,64 @@ export function documentedExtras(profile: Pick<Profile, 'orphan_status' | 'deact
 
 /** The lifecycles with the profile's extras merged: what an entity's observed statuses may walk. */
 export interface EdgeSet {
+  /** `from → to` is an edge (from null: `to` is a status the entity can be created in). */
   allows(kind: LifecycleKind, from: string | null, to: string): boolean;
+  /** The edges lead from `from` to `to` in one or more steps (a poll may miss the statuses in between). */
+  reaches(kind: LifecycleKind, from: string | null, to: string): boolean;
   terminal(kind: LifecycleKind, status: string): boolean;
 }
 
 export function edgeSet(profile: Pick<Profile, 'orphan_status' | 'deactivated_allows_export'>): EdgeSet {
-  const edges = new Map<LifecycleKind, Set<string>>();
-  for (const [kind, l] of Object.entries(SPEC_LIFECYCLES) as [LifecycleKind, SpecLifecycle][]) {
-    edges.set(kind, new Set(l.edges.map(([a, b]) => `${a}>${b}`)));
-  }
+  const next = new Map<string, Set<string>>();
+  const link = (kind: LifecycleKind, a: string, b: string): void => {
+    const k = `${kind}:${a}`;
+    if (!next.has(k)) next.set(k, new Set());
+    next.get(k)!.add(b);
+  };
+  for (const [kind, l] of Object.entries(SPEC_LIFECYCLES) as [LifecycleKind, SpecLifecycle][]) for (const [a, b] of l.edges) link(kind, a, b);
   const leaving = new Set<string>();
   for (const x of documentedExtras(profile)) {
-    edges.get(x.kind)!.add(`${x.from}>${x.to}`);
+    link(x.kind, x.from, x.to);
     leaving.add(`${x.kind}:${x.from}`);
   }
+  const allows = (kind: LifecycleKind, from: string | null, to: string): boolean =>
+    from === null ? SPEC_LIFECYCLES[kind].initial.includes(to) : from === to || (next.get(`${kind}:${from}`)?.has(to) ?? false);
+  const reaches = (kind: LifecycleKind, from: string | null, to: string): boolean => {
+    const start = from === null ? SPEC_LIFECYCLES[kind].initial : [from];
+    const seen = new Set<string>(start);
+    const queue = [...start];
+    while (queue.length) {
+      const s = queue.shift()!;
+      if (s === to) return true;
+      for (const n of next.get(`${kind}:${s}`) ?? []) if (!seen.has(n)) queue.push(n), seen.add(n);
+    }
+    return false;
+  };
   return {
-    allows: (kind, from, to) => (from === null ? SPEC_LIFECYCLES[kind].initial.includes(to) : from === to || edges.get(kind)!.has(`${from}>${to}`)),
+    allows,
+    reaches,
     terminal: (kind, status) => SPEC_LIFECYCLES[kind].terminal.includes(status) && !leaving.has(`${kind}:${status}`),
   };
 }
 
 /**
- * Tracks each entity's observed statuses (from GET answers or the event feed) and reports the first step
- * that is not an edge: `{entity, from, to}`. A status seen again is no step.
+ * Tracks each entity's statuses as polls show them (GET answers) and reports the first one the spec's edges
+ * cannot lead to from the status seen before. A poll may miss statuses in between, so a step is valid when
+ * a path of edges leads there; a status seen again is no step; nothing leaves a wire-terminal status.
  */
 export class StatusWalk {
   private readonly last = new Map<string, string>();
   constructor(private readonly edges: EdgeSet) {}
 
-  /** Records `status` for the entity; returns a message when the step from its last status is not an edge. */
+  /** Records `status` for the entity; returns a message when no path of spec edges leads to it. */
   see(kind: LifecycleKind, id: string, status: string): string | null {
     const key = `${kind}:${id}`;
     const from = this.last.get(key) ?? null;
     this.last.set(key, status);
     if (from === status) return null;
-    if (this.edges.allows(kind, from, status)) return null;
     if (from !== null && this.edges.terminal(kind, from)) return `${kind} ${id} left wire-terminal status ${from} for ${status}`;
-    return from === null ? `${kind} ${id} first seen as ${status}, not a status it can be created in` : `${kind} ${id} went ${from} → ${status}, not an edge of the spec's ${kind} lifecycle`;
+    if (this.edges.reaches(kind, from, status)) return null;
+    return from === null ? `${kind} ${id} first seen as ${status}, not a status it can be created in or reach from one` : `${kind} ${id} went ${from} → ${status}, which no path of the spec's ${kind} lifecycle leads to`;
   }
 
   status(kind: LifecycleKind, id: string): string | undefined {

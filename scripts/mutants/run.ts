@@ -66,7 +66,9 @@ function runOne(root: string, mutant: Mutant): Outcome {
       if (failed || file.status === 'failed') {
         by = String(file.name).replace(`${root}/`, '');
         const msg: string = failed?.failureMessages?.[0] ?? file.message ?? '';
-        first_line = msg.split('\n').find((l) => /invariant|spec\.|expected|Error/.test(l))?.trim().slice(0, 240) ?? msg.split('\n')[0].slice(0, 240);
+        // The assertion that caught it: fast-check's "Caused by" line, else the first violation or expectation.
+        const lines = msg.split('\n').map((l) => l.trim());
+        first_line = (lines.find((l) => l.startsWith('Caused by')) ?? lines.find((l) => /"invariant"|spec\.|expected/.test(l)) ?? lines[0]).slice(0, 300);
         break;
       }
     }
