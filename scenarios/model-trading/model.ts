@@ -294,7 +294,15 @@ export async function observeOps(m: TradingModel, r: TradingReal): Promise<void>
 
 /** Learns a credit's id when the model first sees it in a list, and checks it is the credit it predicted. */
 export function recognise(m: TradingModel, c: WireCredit): void {
-  const p = m.credits.get(sourceKey(c.source_type, c.source_id)) as (PredictedCredit & { credit_id?: string }) | undefined;
+  const key = sourceKey(c.source_type, c.source_id);
+  if (!m.credits.has(key) && c.source_type === 'deposit') {
+    // A deposit verified since the model last looked: it credits exactly what landed, and never a flagged one.
+    const d = m.deposits.find((x) => x.tx_hash.toLowerCase() === c.source_id.toLowerCase());
+    expect(d, `credit ${c.credit_id} from deposit ${c.source_id}, which the model never made`).toBeDefined();
+    expect(d!.expect, `deposit ${d!.tx_hash} should have been flagged, yet made credit ${c.credit_id}`).not.toBe('flagged');
+    m.credits.set(key, { account_id: d!.account_id, asset_key: d!.asset_key, atoms: d!.atoms, status: 'open' });
+  }
+  const p = m.credits.get(key) as (PredictedCredit & { credit_id?: string }) | undefined;
   if (!p) return;
   p.credit_id = c.credit_id;
   expect(`${c.asset_key} ${c.atoms}`, `credit ${c.credit_id} (${c.source_type} of ${c.source_id})`).toBe(`${p.asset_key} ${p.atoms}`);

@@ -5,7 +5,7 @@
 import type fc from 'fast-check';
 import { expect } from 'vitest';
 import { DEFAULT_PROFILE } from '../../../fake-provider/profile.ts';
-import { advance, api, checkAfterStep, newOp, sourceAddressFor, tradeAsset, type TradingModel, type TradingReal } from '../model.ts';
+import { advance, api, checkAfterStep, newOp, recognise, sourceAddressFor, tradeAsset, type TradingModel, type TradingReal, type WireCredit } from '../model.ts';
 
 export type RecoveryVariant = 'claim' | 'wrong_otp' | 'expired_otp' | 'claim_twice';
 
@@ -13,24 +13,28 @@ export class RecoverFunds implements fc.AsyncCommand<TradingModel, TradingReal> 
   constructor(readonly zapIdx: number, readonly variant: RecoveryVariant) {}
   check = (m: Readonly<TradingModel>): boolean => m.org.recovery_enabled && m.ops.some((o) => o.kind === 'zap' && o.outcome === 'failed');
   async run(m: TradingModel, r: TradingReal): Promise<void> {
+    // The failed zaps that offer a recovery whose credit is open and free (a flagged deposit leaves none).
+    const candidates: Array<{ account_id: string; recovery_id: string; credit: WireCredit }> = [];
+    for (const z of m.ops.filter((o) => o.kind === 'zap' && o.outcome === 'failed')) {
+      const zap = (await api(r, 'GET', `/zaps/${z.id}`)).body.zap;
+      if (!zap.recovery || m.ops.some((o) => o.credit_id === zap.recovery.credit_id && o.outcome === null)) continue;
+      const open: WireCredit[] = (await api(r, 'GET', `/accounts/${z.account_id}/credits?status=open&limit=100`)).body.credits;
+      for (const c of open) recognise(m, c);
+      const credit = open.find((c) => c.credit_id === zap.recovery.credit_id);
+      if (credit) candidates.push({ account_id: z.account_id, recovery_id: zap.recovery.recovery_id, credit });
+    }
+    if (candidates.length === 0) return checkAfterStep(m, r);
     m.reach.tried.add(`recovery.${this.variant}`);
-    const failed = m.ops.filter((o) => o.kind === 'zap' && o.outcome === 'failed');
-    const op = failed[this.zapIdx % failed.length];
-    const zap = (await api(r, 'GET', `/zaps/${op.id}`)).body.zap;
-    // Recovery applies only when the failed zap left an open credit (a flagged deposit leaves none).
-    if (!zap.recovery) return checkAfterStep(m, r);
-    const { recovery_id, credit_id } = zap.recovery;
-    const credit = (await api(r, 'GET', `/accounts/${op.account_id}/credits?status=open&limit=100`)).body.credits.find((c: { credit_id: string }) => c.credit_id === credit_id);
-    const busy = m.ops.some((o) => o.credit_id === credit_id && o.outcome === null);
-    if (!credit || busy) return checkAfterStep(m, r);
-    await api(r, 'PATCH', `/accounts/${op.account_id}`, { body: { email: `owner+${op.account_id}@example.com` } });
-    const activated = await api(r, 'POST', `/recoveries/${recovery_id}/activate`, { body: { account_id: op.account_id, credit_id } });
+    const { account_id, recovery_id, credit } = candidates[this.zapIdx % candidates.length];
+    const credit_id = credit.credit_id;
+    await api(r, 'PATCH', `/accounts/${account_id}`, { body: { email: `owner+${account_id}@example.com` } });
+    const activated = await api(r, 'POST', `/recoveries/${recovery_id}/activate`, { body: { account_id: account_id, credit_id } });
     expect(activated.status, JSON.stringify(activated.body)).toBe(200);
     expect(activated.body.recovery).toMatchObject({ recovery_id, credit_id, status: 'active', otp_sent: true });
-    const inbox = (await r.sim.control('GET', `/emails?account_id=${op.account_id}`)).body.emails.filter((e: { purpose: string }) => e.purpose === 'recovery');
+    const inbox = (await r.sim.control('GET', `/emails?account_id=${account_id}`)).body.emails.filter((e: { purpose: string }) => e.purpose === 'recovery');
     const otp: string = inbox[inbox.length - 1].otp_code;
     const destination = { address: sourceAddressFor(tradeAsset(credit.asset_key).chain, 40_000 + ++m.addresses) };
-    const claim = (otp_code: string) => r.sim.api('POST', '/public/recover-funds', { key: null, body: { account_id: op.account_id, credit_id, otp_code, destination } });
+    const claim = (otp_code: string) => r.sim.api('POST', '/public/recover-funds', { key: null, body: { account_id: account_id, credit_id, otp_code, destination } });
     if (this.variant === 'wrong_otp') {
       const wrong = await claim(otp === '000000' ? '111111' : '000000');
       expect([wrong.status, wrong.body.error?.code], 'a wrong OTP must be refused').toEqual([401, 'invalid_otp']);
@@ -48,7 +52,7 @@ export class RecoverFunds implements fc.AsyncCommand<TradingModel, TradingReal> 
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(202);
     expect(claimed.body.recovery).toMatchObject({ recovery_id, credit_id, status: 'claimed', asset_key: credit.asset_key, amount_atoms: credit.atoms });
     const whole = { amount_in_atoms: BigInt(credit.atoms), amount_out_atoms: null, min_out_atoms: 0n, from_asset_key: credit.asset_key, to_asset_key: null };
-    m.ops.push({ ...newOp('cancel', claimed.body.recovery.cancel_id, op.account_id, credit_id, whole, []), fault_target: 'recovery' });
+    m.ops.push({ ...newOp('cancel', claimed.body.recovery.cancel_id, account_id, credit_id, whole, []), fault_target: 'recovery' });
     m.reach.reached.add('recovery.claim');
     if (this.variant === 'claim_twice') {
       const again = await claim(otp);
