@@ -387,7 +387,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
       report.runs_to_catch = report.runs;
       const f = await explain(session, options, { seed, run, scenario, outcome, replaying, app_url, webhook_path, default_base }, report);
       report.failure = f;
-      Object.assign(vcase, { shrunk_steps: f.shrunk_steps, divergence: f.divergence, replay_command: f.replay_command });
+      Object.assign(vcase, { shrunk_steps: f.shrunk_steps, divergence: f.divergence, replay_command: f.replay_command, headline: f.headline, sim_seed: f.sim_seed, delivery_log: f.delivery_log });
       break;
     }
     report.conduct = dedupeConduct(session.conduct);
