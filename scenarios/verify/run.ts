@@ -16,6 +16,8 @@ export interface RunHooks {
   secret: string;
   app_webhook_url: string;
   header_prefix: string;
+  /** Mid-run check at a quiet point: compares the app's state if nothing is in flight; returns what it did. */
+  probe(step: number, run: VerifyRun): Promise<string>;
 }
 
 export interface VerifyRun extends JourneyRun {
@@ -148,6 +150,9 @@ async function runStep(sim: Sim, accounts: Account[], s: VStep, step: number, ru
       await hooks.configure(hooks.secret);
       run.restarts++;
       return 'app re-configured';
+    case 'probe':
+      await sim.advance(QUIET_MS);
+      return hooks.probe(step, run);
     case 'api_fault': {
       const ids: string[] = [];
       for (const path of APP_READ_PATHS) ids.push(await addRule(sim, run.api_rule_ids, { target: 'http', effect: apiEffect(s.fault), match: { method: 'GET', path }, times: s.times }));

@@ -42,7 +42,9 @@ export type VStep =
   /** The app restarts: POST /probe/configure again with the same settings. */
   | { kind: 'restart' }
   /** The app's own reads of trades, zaps, cancels and the feed fail `times` times (its key only reads those). */
-  | { kind: 'api_fault'; fault: ApiFaultKind; times: number };
+  | { kind: 'api_fault'; fault: ApiFaultKind; times: number }
+  /** Mid-run state check: 3 min of sim time pass; if nothing is in flight then, the app's state must match. */
+  | { kind: 'probe' };
 
 export interface VerifyScenario {
   theme: string;
@@ -96,7 +98,7 @@ export const THEMES: Record<string, { lead?: fc.Arbitrary<VStep[]>; core: fc.Arb
     core: fc.tuple(fc.record({ kind: fc.constant('concurrent' as const), account: fc.constant(0), event_type: fc.constantFrom('trade.*', '*'), times: fc.constantFrom(2, 3) }), trade()),
   },
   rotation: { core: fc.tuple(trade(), fc.record({ kind: fc.constant('rotate' as const), account: idx }), trade()) },
-  restart: { core: fc.tuple(trade(), fc.constant({ kind: 'restart' as const }), trade()) },
+  restart: { core: fc.tuple(trade(), fc.constant({ kind: 'restart' as const }), fc.constant({ kind: 'probe' as const }), trade()) },
   api_faults: {
     core: fc.tuple(
       fc.record({ kind: fc.constant('api_fault' as const), fault: fc.constantFrom<ApiFaultKind>('429', '429_no_retry_after', '500', '503', 'lost_response'), times: fc.constantFrom(1, 2) }),
@@ -116,7 +118,7 @@ export function scenarioArbitrary(theme: string): fc.Arbitrary<VerifyScenario> {
       lead: t.lead ?? fc.constant([] as VStep[]),
       before: fc.array(plain, { maxLength: 2 }),
       core: t.core as fc.Arbitrary<VStep[]>,
-      after: fc.array(fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: chaos }), { maxLength: 2 }),
+      after: fc.array(fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: chaos }, { weight: 1, arbitrary: fc.constant<VStep>({ kind: 'probe' }) }), { maxLength: 2 }),
       // Swarm background: most runs none; the api_faults theme also draws the provider's profile.
       background: fc.oneof({ weight: 3, arbitrary: fc.constant(NO_BACKGROUND) }, { weight: 1, arbitrary: backgroundChaos() }),
       adversarial_profile: theme === 'api_faults' ? fc.boolean() : fc.constant(false),
@@ -170,6 +172,8 @@ export function describeVStep(s: VStep, n: number): string {
       return `the webhook secret is rotated and the app configured with the new one; a delivery for ${acct(s.account, n)} signed with the previous secret arrives just after (within the spec's 5-min grace)`;
     case 'restart':
       return 'the app restarts: POST /probe/configure again, same provider, key and secret';
+    case 'probe':
+      return 'state probe at a quiet point: 3 min of sim time pass; if nothing is in flight then, the app\'s state must match the provider\'s';
     case 'api_fault':
       return `API faults on the app's key: its next ${s.times} reads of trades, zaps, cancels or the feed are answered ${API_FAULT_TEXT[s.fault]}`;
     case 'chaos':

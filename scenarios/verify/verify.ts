@@ -112,6 +112,9 @@ interface Session {
 
 const BACKGROUND_EFFECT: Record<string, WebhookEffect> = { duplicate: 'duplicate', reorder: 'reorder', drop: 'drop', bad_signature: 'bad_signature', delay: 'delay_60s' };
 
+/** Wire statuses after which a trade, zap or cancel changes no more (a quiet point needs all of them there). */
+const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
+
 export const simSeedFor = (base: string, run: number): string => `${base}/run-${run}`;
 
 export function replayCommand(o: { app_url: string; seed: number; token: string; webhook_path: string; sim_base: string; default_base: string }): string {
@@ -200,7 +203,27 @@ async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, exp
     const configure = (secret: string) => probe.configure(s.app_url, { base_url: sim.base_url, api_key: app_key, webhook_secret: secret });
     await configure(hook.secret);
     s.configured_once = true;
-    const hooks: RunHooks = { relay: s.relay, configure, webhook_id: hook.webhook_id, secret: hook.secret, app_webhook_url: s.app_url + s.webhook_path, header_prefix: (profile ?? DEFAULT_PROFILE).webhook_header_prefix };
+    let midrun: Finding | null = null;
+    const quietCheck = async (step: number, run: VerifyRun): Promise<string> => {
+      // While verify's API faults are on, the app may rightly fail to catch up: not a quiet point.
+      if (run.api_rule_ids.length > 0) return 'API faults on the app\'s key are on: no check';
+      const pending = await listAll(sim, `/webhooks/${hook.webhook_id}/deliveries?status=pending`, 'deliveries');
+      if (pending.length > 0) return `not a quiet point (${pending.length} deliveries pending): no check`;
+      for (const account_id of run.account_ids) {
+        const t = await sim.truth(account_id);
+        const busy = [...t.trades, ...t.zaps, ...t.cancels].filter((e) => !TERMINAL.has(e.status));
+        if (busy.length > 0) return `not a quiet point (${busy.length} operations in flight): no check`;
+      }
+      if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
+      const f = await judgeState(s, sim, run, expect);
+      if (f === null) return "quiet point: the app's state matched";
+      midrun ??= { ...f, headline: f.headline.replace(/^state mismatch:/, `state mismatch at a quiet point (step ${step}, nothing in flight):`) };
+      return `quiet point: ${f.headline}`;
+    };
+    const hooks: RunHooks = {
+      relay: s.relay, configure, webhook_id: hook.webhook_id, secret: hook.secret, app_webhook_url: s.app_url + s.webhook_path,
+      header_prefix: (profile ?? DEFAULT_PROFILE).webhook_header_prefix, probe: quietCheck,
+    };
     const work = runVerifyScenario(sim, scenario, hooks).then((run) => ({ run }), (error: unknown) => ({ error }));
     const limit_ms = Math.min(s.run_time_limit_ms, s.deadline_ms - WALL.now_ms());
     const timer = wallTimer(limit_ms);
@@ -278,6 +301,7 @@ async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, exp
       if (deliveries.findings.length > 1) out.more.push(`${deliveries.findings.length - 1} more deliveries were refused`);
     }
     finding ??= judgeLatency(out.records, s.latency_limit_ms);
+    finding ??= midrun;
     if (finding === null) {
       if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
       finding = await judgeState(s, sim, run, expect);
@@ -315,6 +339,7 @@ function* shrinkCandidates(s: VerifyScenario): Generator<VerifyScenario> {
     const st = s.steps[i];
     const replace = (next: VStep): VerifyScenario => ({ ...s, steps: s.steps.map((x, j) => (j === i ? next : x)) });
     if ('times' in st && st.times > 1) yield replace({ ...st, times: 1 } as VStep);
+    if (st.kind !== 'trade' && st.kind !== 'zap' && st.kind !== 'cancel') continue;
     for (const key of ['fault', 'late', 'dup'] as const) {
       if (key in st && (st as Record<string, unknown>)[key] !== undefined) {
         const { [key]: _dropped, ...rest } = st as Record<string, unknown>;
@@ -428,7 +453,7 @@ async function explain(
       if (o.finding && sameFailure(o.finding, target)) {
         best = candidate;
         best_outcome = o;
-        pinned = `${c.outcome.fired_background.length} background effects that fired were pinned as targeted rules`;
+        pinned = c.outcome.fired_background.length === 0 ? 'no background effect fired: the background was dropped' : `${c.outcome.fired_background.length} background effects that fired were pinned as targeted rules`;
       } else pinned = 'the background effects that fired could not be pinned as targeted rules (the case still depends on them; the replay uses the same provider seed, so it draws them again)';
     }
     let improved = true;
