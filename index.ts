@@ -2,10 +2,10 @@
 // fake with a typed control client, `arbitraries` to generate journeys, fault plans and delivery chaos in
 // fast-check properties, and `dsl`, the scenario DSL the named scenarios are written in.
 import { createSim as createSimImpl, type CreateSimOptions, type Sim } from './lib/sim.ts';
-import { deliveryChaos, faultPlan, journey } from './scenarios/arbitraries/index.ts';
+import { deliveryChaos, faultPlan, journey, scenario } from './scenarios/arbitraries/index.ts';
 
 export type { AccountTruth, ConductReport, CreateSimOptions, FaultRule, FaultRuleInput, FaultTarget, Reply, Sim, SimEmail } from './lib/sim.ts';
-export type { DeliveryChaos, FaultPlan, Journey, JourneyRun, WebhookTarget } from './scenarios/arbitraries/index.ts';
+export type { DeliveryChaos, FaultPlan, Journey, JourneyRun, Scenario, WebhookTarget } from './scenarios/arbitraries/index.ts';
 
 /**
  * Starts swapsim in this process on an ephemeral port with a virtual clock (nothing moves until you
@@ -31,11 +31,12 @@ export function createSim(options?: CreateSimOptions): Promise<Sim> {
 }
 
 /**
- * fast-check arbitraries to combine in your own properties. `journey()` is fresh accounts and what their users
- * do (deposits, trades, zaps, cancels, clock moves); `faultPlan()` provider-side failures, reorgs and delays;
- * `deliveryChaos()` webhook chaos (swarm-style background probabilities, duplicates, reorders, drops, delays,
- * outages past the 72 h retry window, forged deliveries). A journey prints as numbered steps when a property
- * fails, and `journey.run(sim, { faults, chaos, webhook })` plays it, then removes its rules and settles.
+ * fast-check arbitraries to combine in your own properties. `scenario()` is the whole thing as one value:
+ * fresh accounts and what their users do (`journey()`: deposits, trades, zaps, cancels, clock moves), with
+ * provider-side failures, reorgs and delays (`faultPlan()`) and webhook chaos (`deliveryChaos()`: swarm-style
+ * background probabilities, duplicates, reorders, drops, delays, outages past the 72 h retry window, forged
+ * deliveries). When a property fails it prints as one numbered list of steps, faults and chaos in place;
+ * `scenario.run(sim, { webhook })` plays it, then removes its rules and settles.
  *
  * @example
  * ```ts
@@ -45,15 +46,15 @@ export function createSim(options?: CreateSimOptions): Promise<Sim> {
  * const sim = await createSim();
  * const hook = await sim.webhook('http://127.0.0.1:3000/webhooks'); // your consumer
  * await fc.assert(
- *   fc.asyncProperty(arbitraries.journey(), arbitraries.faultPlan(), arbitraries.deliveryChaos(), async (journey, faults, chaos) => {
- *     const run = await journey.run(sim, { faults, chaos, webhook: { url: 'http://127.0.0.1:3000/webhooks', secret: hook.secret } });
+ *   fc.asyncProperty(arbitraries.scenario(), async (scenario) => {
+ *     const run = await scenario.run(sim, { webhook: { url: 'http://127.0.0.1:3000/webhooks', secret: hook.secret } });
  *     for (const account_id of run.account_ids) expect(await myBalances(account_id)).toEqual((await sim.truth(account_id)).balances);
  *   }),
  *   { numRuns: 25 },
  * );
  * ```
  */
-export const arbitraries = Object.freeze({ journey, faultPlan, deliveryChaos });
+export const arbitraries = Object.freeze({ scenario, journey, faultPlan, deliveryChaos });
 
 /**
  * The scenario DSL (`t.account()`, `t.deposit()`, `t.rfq()`, `t.accept()`, `t.zap()`, `t.cancel()`, `t.fault()`,

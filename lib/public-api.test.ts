@@ -16,7 +16,7 @@ describe('public API', () => {
   it('exports exactly the pinned names, by package name and from the sources', async () => {
     expect(Object.keys(await import('swapsim')).sort()).toEqual(PINNED);
     expect(Object.keys(await import('../index.ts')).sort()).toEqual(PINNED);
-    expect(Object.keys(arbitraries).sort()).toEqual(['deliveryChaos', 'faultPlan', 'journey']);
+    expect(Object.keys(arbitraries).sort()).toEqual(['deliveryChaos', 'faultPlan', 'journey', 'scenario']);
   });
 
   it('resolves by name to the built bundle, which plain Node loads (no tsx: what an installed package gets)', () => {
@@ -70,5 +70,18 @@ describe('public API', () => {
     const [sj, sf, sc] = smallest.counterexample! as [Journey, FaultPlan, DeliveryChaos];
     expect([sj.steps.length, sj.accounts.length, sf.steps.length, sc.items.length]).toEqual([0, 1, 0, 0]);
     expect(String(sc)).toBe('no delivery chaos');
+  });
+
+  it('arbitraries: a scenario prints as one numbered list, faults and chaos in place, accounts resolved', () => {
+    const values = fc.sample(arbitraries.scenario({ max_faults: 3, max_items: 3 }), { numRuns: 30, seed: 11 });
+    const busy = values.find((v) => v.faults.steps.length > 0 && v.chaos.items.length > 0)!;
+    const lines = String(busy).trim().split('\n');
+    expect(lines.map((l) => Number(l.split('.')[0]))).toEqual(lines.map((_, i) => i + 1));
+    expect(lines.length).toBe(busy.journey.accounts.length + busy.journey.steps.length + busy.faults.steps.length + busy.chaos.items.length + (String(busy.chaos).startsWith('background') ? 1 : 0));
+    for (const v of values) {
+      expect(String(v)).not.toContain('NaN');
+      expect(String(v.faults)).not.toContain('NaN');
+      expect(String(v.chaos)).not.toContain('NaN');
+    }
   });
 });

@@ -1,14 +1,17 @@
-// Invariants over a whole world (design.md, Invariants): the core ones here (event ids unique and
-// events frozen; every entity's transitions chain into a path of its machine; terminal states absorb),
-// plus whatever each resource checks about its own state (credits, balances, …).
+// Invariants over a whole world (design.md, Invariants): the spec oracle (fake-provider/oracle: lifecycles,
+// conservation, credit sources, fees and protocol rules written from the spec over what an integrator sees),
+// the core ones here (event ids unique and events frozen; every entity's transitions chain into a path of its
+// machine; terminal states absorb), plus whatever each resource checks about its own state.
 import type { World } from '../world.ts';
 import type { Violation } from '../resource.ts';
 import { RESOURCES } from '../resources/index.ts';
 import { machineEdges, MACHINES } from '../engine/machines.ts';
+import { checkSpec, SPEC_CHECKS } from '../oracle/index.ts';
 
 export function checkInvariants(world: World): { checked: string[]; violations: Violation[] } {
   const violations: Violation[] = [];
-  const checked = ['event_ids_unique', 'events_immutable', 'lifecycle_paths', 'terminal_states_absorb'];
+  const checked: string[] = [...SPEC_CHECKS, 'event_ids_unique', 'events_immutable', 'lifecycle_paths', 'terminal_states_absorb'];
+  violations.push(...checkSpec(world));
 
   const seen = new Set<string>();
   for (const e of world.events.all) {

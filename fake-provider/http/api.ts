@@ -11,6 +11,7 @@ import type { Organization, World } from '../world.ts';
 import { authenticate } from './auth.ts';
 import { ApiError, envelope } from './errors.ts';
 import { fingerprint, requireKey, withIdempotency, type StoredReply } from './idempotency.ts';
+import { witnessIdempotentAnswer } from '../oracle/idempotency-ledger.ts';
 import type { Page } from './pagination.ts';
 import { classesFor, limitRequest, type RateLimiter } from './rate-limits.ts';
 import { parseWith } from './validate.ts';
@@ -241,6 +242,7 @@ async function answer(view: RequestView, res: ApiResponse, ctx: ApiContext | Pub
     const key = requireKey(headerOf(req, 'idempotency-key'));
     const print = view.print ?? fingerprint(req.method, matched.path, req.body);
     reply = (await withIdempotency(world, ctx.org.organization_id, key, print, async () => runHandler(route, input, ctx))).reply;
+    witnessIdempotentAnswer(world, ctx.org.organization_id, key, print, reply);
   } else {
     // Most handlers answer synchronously: only a promise is awaited.
     const out = runHandler(route, input, ctx);

@@ -1,5 +1,6 @@
-// The public arbitraries: `journey()`, `faultPlan()` and `deliveryChaos()` generate values that print as
-// readable numbered steps and run against a sim (`journey.run(sim, { faults, chaos, webhook })`). The same
+// The public arbitraries: `scenario()` (a journey with its fault plan and delivery chaos, printed as one
+// numbered list with faults and chaos in place), and its parts `journey()`, `faultPlan()` and
+// `deliveryChaos()`, which run against a sim (`journey.run(sim, { faults, chaos, webhook })`). The same
 // values drive `swapsim verify`.
 import fc from 'fast-check';
 import type { Sim } from '../../lib/sim.ts';
@@ -17,7 +18,8 @@ const NO_CHAOS: BackgroundChaos = { duplicate: 0, reorder: 0, drop: 0, bad_signa
 export class FaultPlan {
   constructor(readonly steps: FaultStep[]) {}
   toString(): string {
-    return this.steps.length === 0 ? 'no faults' : this.steps.map(describeStep).join('; ');
+    // describeStep's second parameter is an account count: map's index must not reach it.
+    return this.steps.length === 0 ? 'no faults' : this.steps.map((step) => describeStep(step)).join('; ');
   }
 }
 
@@ -25,7 +27,7 @@ export class FaultPlan {
 export class DeliveryChaos {
   constructor(readonly background: BackgroundChaos, readonly items: ChaosStep[]) {}
   toString(): string {
-    const parts = [describeBackground(this.background), ...this.items.map(describeStep)].filter((p): p is string => p !== null);
+    const parts = [describeBackground(this.background), ...this.items.map((step) => describeStep(step))].filter((p): p is string => p !== null);
     return parts.length === 0 ? 'no delivery chaos' : parts.join('; ');
   }
 }
@@ -52,6 +54,21 @@ export class Journey {
   }
 }
 
+/** A journey with its fault plan and delivery chaos, printed (when a property fails) as one numbered list. */
+export class Scenario {
+  constructor(readonly journey: Journey, readonly faults: FaultPlan, readonly chaos: DeliveryChaos) {}
+  /** Plays the journey with its faults and chaos (see Journey.run). */
+  run(sim: Sim, opts: { webhook?: WebhookTarget } = {}): Promise<JourneyRun> {
+    return this.journey.run(sim, { faults: this.faults, chaos: this.chaos, webhook: opts.webhook });
+  }
+  describe(): string[] {
+    return this.journey.describe(this.faults, this.chaos);
+  }
+  toString(): string {
+    return `\n${this.describe().join('\n')}\n`;
+  }
+}
+
 export function journey(opts: { max_steps?: number; max_accounts?: number } = {}): fc.Arbitrary<Journey> {
   return fc
     .record({
@@ -71,4 +88,9 @@ export function deliveryChaos(opts: { max_items?: number; background?: boolean }
   return fc
     .record({ background, items: fc.array(chaosStep(), { maxLength: opts.max_items ?? 4 }) })
     .map(({ background: b, items }) => new DeliveryChaos(b, items));
+}
+
+/** `journey()`, `faultPlan()` and `deliveryChaos()` together: one value, one numbered list of steps when it fails. */
+export function scenario(opts: { max_steps?: number; max_accounts?: number; max_faults?: number; max_items?: number; background?: boolean } = {}): fc.Arbitrary<Scenario> {
+  return fc.tuple(journey(opts), faultPlan(opts), deliveryChaos(opts)).map(([j, f, c]) => new Scenario(j, f, c));
 }

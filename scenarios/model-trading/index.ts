@@ -1,5 +1,8 @@
 // The trading model's command set, as fast-check arbitraries. Targets (accounts, credits, destinations,
-// quotes) are picked by index (idx % n) so a shrunk sequence stays valid.
+// quotes) are picked by index (idx % n) so a shrunk sequence stays valid. Every run starts with a prelude:
+// its organization, a funded account, destinations, and one to three hard paths (a reorg or orphan aimed at
+// the next settlement, a recovery claimed right or wrong, a partner flag inside or after the window, an
+// idempotent replay, a retried write under an HTTP fault), so each kind of fault meets what it targets.
 import fc from 'fast-check';
 import { AcceptExpiredOrIndicative } from './commands/accept-expired-or-indicative.ts';
 import { AddFault, type FaultChoice } from './commands/add-fault.ts';
@@ -15,7 +18,13 @@ import { RegisterDestination } from './commands/register-destination.ts';
 import { SuspendDestination } from './commands/suspend-destination.ts';
 import { ZapFromCredit } from './commands/zap-from-credit.ts';
 import { ZapFromDeposit } from './commands/zap-from-deposit.ts';
-import type { TradingModel, TradingReal } from './model.ts';
+import { SetupOrg } from './commands/setup-org.ts';
+import { RecoverFunds, type RecoveryVariant } from './commands/recover-funds.ts';
+import { PartnerFlag } from './commands/partner-flag.ts';
+import { ReplayWrite } from './commands/replay-write.ts';
+import { HttpFaultRetry, type HttpFaultKind } from './commands/http-fault-retry.ts';
+import { ReorgNextSettlement, type ReorgKind } from './commands/reorg-next-settlement.ts';
+import { newWalk, type TOrg, type TradingModel, type TradingReal } from './model.ts';
 
 export * from './model.ts';
 
@@ -64,17 +73,57 @@ export function tradingCommands(): Cmd[] {
     idx.map((d) => new SuspendDestination(d)),
     idx.map((d) => new ReactivateDestination(d)),
     fc.constantFrom(250, 2_000, 30_000, 600_000, 7_200_000).map((ms) => new AdvanceClock(ms)),
+    ...hardPaths().map((a) => a.map((cmds) => cmds[cmds.length - 1])),
   ];
 }
 
-/** What every run starts with: one funded account and one to three destinations on it (shrinkable like any command). */
+type Cmds = fc.AsyncCommand<TradingModel, TradingReal>[];
+
+const RECOVERY_VARIANTS: RecoveryVariant[] = ['claim', 'wrong_otp', 'expired_otp', 'claim_twice'];
+const HTTP_FAULTS: HttpFaultKind[] = ['429', '500', '503', 'lost_500', 'lost_reset'];
+const REORGS: ReorgKind[] = ['reorg_out', 'reorg_in', 'orphaned'];
+
+/** Hard paths as short command sequences that set up what they need (the last one is the path itself). */
+function hardPaths(): fc.Arbitrary<Cmds>[] {
+  const idx = fc.nat({ max: 50 });
+  const failingZap = (creditIdx: number, destinationIdx: number) =>
+    new ZapFromCredit({ accountIdx: 0, creditIdx, destinationIdx, fraction_bps: 5_000, high_floor: true, expires_in_ms: null });
+  return [
+    fc.tuple(idx, idx, fc.constantFrom(...REORGS)).map(([c, d, k]): Cmds => [new ReorgNextSettlement(0, c, d, k)]),
+    fc.tuple(idx, idx, fc.constantFrom(...RECOVERY_VARIANTS)).map(([c, d, v]): Cmds => [failingZap(c, d), new AdvanceClock(30_000), new RecoverFunds(0, v)]),
+    // Two failed zaps on one credit: still one recovery bound to it.
+    fc.tuple(idx, idx).map(([c, d]): Cmds => [failingZap(c, d), new AdvanceClock(30_000), failingZap(c, d), new AdvanceClock(30_000)]),
+    fc.tuple(idx, fc.boolean()).map(([a, late]): Cmds => [new PartnerFlag(0, a, late)]),
+    fc.constantFrom(...HTTP_FAULTS).map((k): Cmds => [new HttpFaultRetry(k)]),
+    fc.tuple(idx, idx, fc.boolean()).map(([c, d, same]): Cmds => [
+      new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true }),
+      new ReplayWrite(0, same),
+    ]),
+  ];
+}
+
+/** The organization a run draws: fees (decimal integrator bps too), recovery and partner screening. */
+const orgArb: fc.Arbitrary<TOrg> = fc.record({
+  platform_fee_bps: fc.constantFrom('10', '25', '0', '125'),
+  integrator_fee_bps: fc.constantFrom('0', '7.5', '30'),
+  recovery_enabled: fc.constantFrom(true, true, true, false),
+  partner_screening: fc.boolean(),
+});
+
+/** What every run starts with: its organization, one funded account, one to three destinations, one to three hard paths. */
 export function tradingPrelude(): fc.Arbitrary<fc.AsyncCommand<TradingModel, TradingReal>[]> {
   const idx = fc.nat({ max: 50 });
   return fc
-    .tuple(fc.tuple(idx, fc.integer({ min: 2, max: 20_000 })), fc.array(idx, { minLength: 1, maxLength: 3 }))
-    .map(([[a, usd], dests]) => [new CreateFundedAccount(a, usd), ...dests.map((d) => new RegisterDestination(0, d))]);
+    .tuple(orgArb, fc.tuple(idx, fc.integer({ min: 2, max: 20_000 })), fc.array(idx, { minLength: 1, maxLength: 3 }), fc.array(fc.oneof(...hardPaths()), { minLength: 1, maxLength: 3 }))
+    .map(([org, [a, usd], dests, paths]) => [new SetupOrg(org), new CreateFundedAccount(a, usd), ...dests.map((d) => new RegisterDestination(0, d)), ...paths.flat()]);
 }
 
 export function initialModel(now_ms: number): TradingModel {
-  return { now_ms, accounts: [], destinations: [], ops: [], quotes: [], faults: 0, addresses: 0 };
+  return {
+    now_ms,
+    org: { platform_fee_bps: '10', integrator_fee_bps: '0', recovery_enabled: false, partner_screening: false },
+    accounts: [], destinations: [], ops: [], quotes: [], faults: 0, addresses: 0,
+    fault_codes: new Map(), credits: new Map(), deposits: [], writes: [], walk: newWalk(),
+    reach: { tried: new Set(), reached: new Set(), watch: [] },
+  };
 }

@@ -1,10 +1,12 @@
-// The trading model's two sides: `TradingModel`, the little the test believes (accounts, their destinations,
-// the operations it started, the fault rules it added) and `TradingReal`, the running fake. Credits are read
-// from the API, never predicted. Commands (one file each) read the model to decide what is legal and which
-// answers are legitimate, act on the real side, and assert.
+// The trading model's two sides: `TradingModel`, what the test believes and predicts, written from the spec
+// (accounts, their destinations, the operations it started with what each should pay out, the fault rules
+// it added and what each may cause, the credits it expects to exist), and `TradingReal`, the running fake.
+// Commands (one file each) read the model to decide what is legal and which answers are legitimate, act on
+// the real side, and assert; the settling phase compares the fake's credits with the model's ledger.
 import { expect } from 'vitest';
 import type { HttpReply, TestSim } from '../../fake-provider/testing/harness.ts';
 import { DEFAULT_PROFILE } from '../../fake-provider/profile.ts';
+import { edgeSet, StatusWalk } from '../../fake-provider/oracle/index.ts';
 
 export interface TAccount {
   account_id: string;
@@ -27,6 +29,73 @@ export interface TOp {
   account_id: string;
   /** The source credit; null for a deposit-funded zap (its credit comes from the deposit). */
   credit_id: string | null;
+  /** What the model predicts it pays out when it succeeds (from the quote, the request or the deposit). */
+  expect: {
+    /** Input taken from the source credit (whole credit for a cancel). */
+    amount_in_atoms: bigint | null;
+    /** Net output a trade pays (the quote's expected_out_atoms); null where the market decides (zaps). */
+    amount_out_atoms: bigint | null;
+    /** A zap's floor: its output may not be lower. */
+    min_out_atoms: bigint;
+    from_asset_key: string | null;
+    to_asset_key: string | null;
+  };
+  /** Failure codes the operation itself may explain (floors, expiries, the market, a flagged deposit); fault rules' codes are added when it ends. */
+  may_fail: Set<string>;
+  /** A deposit-funded zap's deposit (its credit is the zap's source). */
+  deposit_tx?: string;
+  /** The fault target whose rules may fail it (a recovery's payout cancel: `recovery`); default its kind. */
+  fault_target?: string;
+  /** A fault rule certain to meet this operation: it may not succeed (it may fail earlier, for its own reasons). */
+  must_fail?: string;
+  /** A reorg rule certain to meet this trade once settled: its settlement is orphaned, then reconfirmed. */
+  must_orphan?: boolean;
+  /** Terminal status once seen, so its credits are booked once. */
+  outcome: string | null;
+}
+
+/** A credit the model expects to exist, keyed by its source (`source_type|source_id`). */
+export interface PredictedCredit {
+  account_id: string;
+  asset_key: string;
+  atoms: bigint;
+  status: 'open' | 'consumed';
+}
+
+/** The organization each run draws (fees in bps as the spec allows them: decimal strings). */
+export interface TOrg {
+  platform_fee_bps: string;
+  integrator_fee_bps: string;
+  recovery_enabled: boolean;
+  partner_screening: boolean;
+}
+
+/** A deposit the model landed and what it expects of it. */
+export interface TDeposit {
+  account_id: string;
+  tx_hash: string;
+  asset_key: string;
+  atoms: bigint;
+  /** verified / flagged, or either when a fault rule may drop, delay or flag it. */
+  expect: 'verified' | 'flagged' | 'uncertain';
+}
+
+/** An idempotent write the model made with its own key, and the first answer, for replays. */
+export interface TWrite {
+  method: 'POST';
+  path: string;
+  body: Record<string, unknown>;
+  key: string;
+  status: number;
+  answer: unknown;
+}
+
+/** Per run: which hard paths were set up, and which actually fired (orphan seen, OTP refused, …). */
+export interface Reach {
+  tried: Set<string>;
+  reached: Set<string>;
+  /** Hard paths that land after their command (a reorg 30 s after settlement): checked when the run settles. */
+  watch: Array<{ what: string; trade_id: string; account_id: string }>;
 }
 
 export interface TQuote {
@@ -37,6 +106,7 @@ export interface TQuote {
 
 export interface TradingModel {
   now_ms: number;
+  org: TOrg;
   accounts: TAccount[];
   destinations: TDestination[];
   ops: TOp[];
@@ -44,13 +114,28 @@ export interface TradingModel {
   faults: number;
   /** Counters for fresh addresses (destinations, flagged sources). */
   addresses: number;
+  /** Fail codes of fault rules added per `<target>|<account_id>`: what an operation there may fail with. */
+  fault_codes: Map<string, Set<string>>;
+  credits: Map<string, PredictedCredit>;
+  deposits: TDeposit[];
+  writes: TWrite[];
+  /** Every entity's statuses as GET showed them, walked against the spec's edges. */
+  walk: StatusWalk;
+  reach: Reach;
 }
 
 export interface TradingReal {
   sim: TestSim;
+  /** The run's organization's API key (SetupOrg makes it). */
+  key: string;
 }
 
-export const LIMITS = { accounts: 3, destinations: 8, ops: 14, quotes: 6, faults: 5 };
+export const LIMITS = { accounts: 3, destinations: 8, ops: 14, quotes: 6, faults: 5, writes: 6 };
+
+/** A /v1 call with the run's organization's key. */
+export function api(r: TradingReal, method: string, path: string, opts: { body?: unknown; idem?: string } = {}): Promise<HttpReply> {
+  return r.sim.api(method, path, { ...opts, key: r.key });
+}
 
 /** The assets the test trades: price-bearing, with atoms per USD at the catalog's starting prices (for sizing only). */
 export interface TAsset {
@@ -89,10 +174,11 @@ export const TRADE_ASSETS: readonly TAsset[] = [
 
 export const tradeAsset = (asset_key: string): TAsset => TRADE_ASSETS.find((a) => a.asset_key === asset_key)!;
 
-/** Sim time a deposit on `chain` needs to verify: finality (one block more for inclusion) or screening, whichever is later. */
-export function depositSettleMs(chain: string): number {
+/** Sim time a deposit on `chain` needs to verify: finality (one block more for inclusion), screening or the partner window, whichever is latest. */
+export function depositSettleMs(chain: string, partner_screening: boolean): number {
   const c = DEFAULT_PROFILE.chains[chain];
-  return Math.max(c.block_ms * (c.finality_confirmations + 2), DEFAULT_PROFILE.deposit_screening_ms) + 1_000;
+  const partner_ms = partner_screening ? DEFAULT_PROFILE.partner_window_ms : 0;
+  return Math.max(c.block_ms * (c.finality_confirmations + 2), DEFAULT_PROFILE.deposit_screening_ms, partner_ms) + 1_000;
 }
 
 /** Advances the sim clock and the model's idea of it together. */
@@ -125,7 +211,7 @@ export async function creditsOf(r: TradingReal, account_id: string, status: 'ope
   const out: WireCredit[] = [];
   let cursor: string | null = null;
   do {
-    const res: HttpReply = await r.sim.api('GET', `/accounts/${account_id}/credits?status=${status}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+    const res: HttpReply = await api(r, 'GET', `/accounts/${account_id}/credits?status=${status}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     out.push(...res.body.credits);
     cursor = res.body.next_cursor;
@@ -133,10 +219,116 @@ export async function creditsOf(r: TradingReal, account_id: string, status: 'ope
   return out;
 }
 
-/** After every command: the fake's own invariant check (credit conservation, lifecycle paths, no internal errors). */
-export async function checkAfterStep(_m: TradingModel, r: TradingReal): Promise<void> {
+const TERMINAL: Record<OpKind, readonly string[]> = { trade: ['settled', 'failed'], zap: ['settled', 'failed'], cancel: ['confirmed', 'failed'] };
+const SUCCESS: Record<OpKind, string> = { trade: 'settled', zap: 'settled', cancel: 'confirmed' };
+
+export const sourceKey = (source_type: string, source_id: string): string => `${source_type}|${source_id.toLowerCase()}`;
+
+/**
+ * Books a terminal operation into the model's ledger: a success consumes its source credit and (swaps)
+ * adds the settlement and change credits the spec says it makes; a failure leaves the source open. The
+ * amounts are the model's own (quote, request, deposit), checked against the history record on the way.
+ */
+export async function book(m: TradingModel, r: TradingReal, op: TOp, body: Record<string, any>): Promise<void> {
+  const status: string = body.status;
+  op.outcome = status;
+  const what = `${op.kind} ${op.id}`;
+  if (op.must_fail !== undefined) expect(status, `${what}: a ${op.must_fail} fault rule was certain to meet it`).toBe('failed');
+  if (status === 'failed') {
+    // Fault rules added while it ran may have met it too (a rule fires on whatever reaches its stage first).
+    const allowed = new Set([...op.may_fail, ...faultCodes(m, op.fault_target ?? op.kind, op.account_id)]);
+    expect(allowed.has(body.failure_code), `${what} failed with ${body.failure_code}; the model expects only ${[...allowed].join(', ') || 'success'}`).toBe(true);
+    return;
+  }
+  if (op.kind === 'cancel') {
+    const c = [...m.credits.values()].find((x) => (x as PredictedCredit & { credit_id?: string }).credit_id === op.credit_id);
+    expect(c, `${what} confirmed a credit the model never predicted`).toBeDefined();
+    c!.status = 'consumed';
+    return;
+  }
+  const history = await api(r, 'GET', `/accounts/${op.account_id}/history?types=${op.kind}&limit=100`);
+  const record = history.body.records.find((x: Record<string, any>) => x[`${op.kind}_id`] === op.id);
+  expect(record, `${what} settled but is missing from its account's history`).toBeDefined();
+  const e = op.expect;
+  const amount_in = BigInt(record.amount_in_atoms);
+  const amount_out = BigInt(record.amount_out_atoms);
+  if (e.amount_in_atoms !== null) expect(amount_in, `${what} took ${amount_in}, the model sent ${e.amount_in_atoms}`).toBe(e.amount_in_atoms);
+  if (e.amount_out_atoms !== null) expect(amount_out, `${what} paid out ${amount_out}, its quote promised ${e.amount_out_atoms} net of fees`).toBe(e.amount_out_atoms);
+  expect(amount_out >= e.min_out_atoms, `${what} paid out ${amount_out}, below its floor ${e.min_out_atoms}`).toBe(true);
+  // The fees are the organization's bps of the gross output (amount_out + fees), rounded either way.
+  const f = record.fees;
+  const gross = amount_out + BigInt(f.total_atoms);
+  for (const [name, bps] of [['platform', m.org.platform_fee_bps], ['integrator', f.integrator_bps]] as const) {
+    const [whole, frac = ''] = bps.split('.');
+    const exact = gross * BigInt(whole + frac);
+    const den = 10_000n * 10n ** BigInt(frac.length);
+    const fee = BigInt(f[`${name}_atoms`]);
+    expect(fee === exact / den || fee === (exact + den - 1n) / den, `${what}: ${name} fee ${fee} is not ${bps} bps of the gross ${gross}`).toBe(true);
+  }
+  let source = [...m.credits.values()].find((x) => (x as PredictedCredit & { credit_id?: string }).credit_id === op.credit_id);
+  if (op.deposit_tx !== undefined) {
+    // A deposit-funded zap spends the credit its deposit made (the whole deposit, so no change).
+    const d = m.deposits.find((x) => x.tx_hash === op.deposit_tx)!;
+    source = { account_id: d.account_id, asset_key: d.asset_key, atoms: d.atoms, status: 'open' };
+    m.credits.set(sourceKey('deposit', d.tx_hash), source);
+  }
+  expect(source, `${what} settled from a credit the model never predicted`).toBeDefined();
+  const source_atoms = source!.atoms;
+  source!.status = 'consumed';
+  m.credits.set(sourceKey('trade_settlement', op.id), { account_id: op.account_id, asset_key: record.to_asset_key, atoms: amount_out, status: 'open' });
+  if (source_atoms > amount_in) m.credits.set(sourceKey('change', op.id), { account_id: op.account_id, asset_key: record.from_asset_key, atoms: source_atoms - amount_in, status: 'open' });
+}
+
+/** GETs every operation not yet terminal, walks its status against the spec's edges, and books terminal ones. */
+export async function observeOps(m: TradingModel, r: TradingReal): Promise<void> {
+  for (const op of m.ops) {
+    if (op.outcome !== null) continue;
+    const res = await api(r, 'GET', `/${op.kind}s/${op.id}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const body = res.body[op.kind];
+    const bad = m.walk.see(op.kind, op.id, body.status);
+    expect(bad, bad ?? '').toBeNull();
+    if (TERMINAL[op.kind].includes(body.status)) await book(m, r, op, body);
+  }
+}
+
+/** Learns a credit's id when the model first sees it in a list, and checks it is the credit it predicted. */
+export function recognise(m: TradingModel, c: WireCredit): void {
+  const key = sourceKey(c.source_type, c.source_id);
+  if (!m.credits.has(key) && c.source_type === 'deposit') {
+    // A deposit verified since the model last looked: it credits exactly what landed, and never a flagged one.
+    const d = m.deposits.find((x) => x.tx_hash.toLowerCase() === c.source_id.toLowerCase());
+    expect(d, `credit ${c.credit_id} from deposit ${c.source_id}, which the model never made`).toBeDefined();
+    expect(d!.expect, `deposit ${d!.tx_hash} should have been flagged, yet made credit ${c.credit_id}`).not.toBe('flagged');
+    m.credits.set(key, { account_id: d!.account_id, asset_key: d!.asset_key, atoms: d!.atoms, status: 'open' });
+  }
+  const p = m.credits.get(key) as (PredictedCredit & { credit_id?: string }) | undefined;
+  if (!p) return;
+  p.credit_id = c.credit_id;
+  expect(`${c.asset_key} ${c.atoms}`, `credit ${c.credit_id} (${c.source_type} of ${c.source_id})`).toBe(`${p.asset_key} ${p.atoms}`);
+}
+
+/** After every command: the fake's own invariant check (the spec oracle included), and every operation's status walked. */
+export async function checkAfterStep(m: TradingModel, r: TradingReal): Promise<void> {
   const inv = await r.sim.invariants();
   expect(inv.violations, JSON.stringify(inv.violations)).toEqual([]);
+  await observeOps(m, r);
+}
+
+export { SUCCESS as OP_SUCCESS };
+
+/** The failure codes fault rules the model added may cause to an operation of `target` on the account. */
+export function faultCodes(m: TradingModel, target: string, account_id: string): string[] {
+  return [...(m.fault_codes.get(`${target}|${account_id}`) ?? [])];
+}
+
+/** A new operation the model expects, with the failures it can explain. */
+export function newOp(kind: OpKind, id: string, account_id: string, credit_id: string | null, expect: TOp['expect'], may_fail: Iterable<string>): TOp {
+  return { kind, id, account_id, credit_id, expect, may_fail: new Set(may_fail), outcome: null };
+}
+
+export function newWalk(): StatusWalk {
+  return new StatusWalk(edgeSet(DEFAULT_PROFILE));
 }
 
 /** A fresh destination address on the asset's chain (seeded apart from every other test's addresses). */
@@ -151,6 +343,7 @@ export async function pickSpend(
   const account = m.accounts[a.accountIdx % m.accounts.length];
   const mine = m.destinations.filter((d) => d.account_id === account.account_id);
   const credits = await creditsOf(r, account.account_id);
+  for (const c of credits) recognise(m, c);
   if (mine.length === 0 || credits.length === 0) return null;
   const credit = credits[a.creditIdx % credits.length];
   const dest = mine[a.destinationIdx % mine.length];

@@ -8,6 +8,7 @@ import { OpenDepositAddress } from './commands/open-deposit-address.ts';
 import { RegisterDestination } from './commands/register-destination.ts';
 import { ToggleSuspension } from './commands/toggle-suspension.ts';
 import { WebhookOutage } from './commands/webhook-outage.ts';
+import { LongOutage } from './commands/long-outage.ts';
 import type { CoreModel, CoreReal } from './model.ts';
 
 export * from './model.ts';
@@ -22,6 +23,7 @@ export function coreCommands(): fc.Arbitrary<fc.AsyncCommand<CoreModel, CoreReal
     fc.tuple(idx, idx).map(([a, b]) => new RegisterDestination(a, b)),
     idx.map((d) => new ToggleSuspension(d)),
     fc.boolean().map((down) => new WebhookOutage(down)),
+    fc.constant(new LongOutage()),
   ];
 }
 

@@ -116,7 +116,12 @@ describe('scoping', () => {
     expect((await sim.api('GET', balances(), { key: null })).status).toBe(401);
   });
 
-  it('keeps every invariant', async () => {
-    expect(await sim.invariants()).toMatchObject({ ok: true, violations: [] });
+  it('keeps every invariant but the one a hand-consumed credit breaks', async () => {
+    // The listing test above consumed a credit by hand, with no trade, zap or cancel behind it: the spec
+    // oracle's flow equation must notice that 1 atom of ARB_ETH left without going anywhere.
+    const { violations } = await sim.invariants();
+    expect(violations).toEqual([
+      { invariant: 'spec.conservation', entity_id: `${account_id} ${ARB_ETH}`, message: expect.stringContaining('(off by -1)') },
+    ]);
   });
 });

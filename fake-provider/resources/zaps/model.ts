@@ -125,9 +125,13 @@ function faultIds(z: Zap): string[] {
   return [z.zap_id, z.credit_id, z.deposit_address?.deposit_address_id].filter((id): id is string => typeof id === 'string');
 }
 
-/** The first zap `fail` rule for this stage that fires now, or null. */
+/**
+ * The first zap `fail` rule for this stage that fires now, or null. A zap without expires_at_ms has no
+ * API-level expiry (spec: POST /zaps), so a `zap_expired` rule does not match it and is not used up on it.
+ */
 function faultCode(world: World, z: Zap, codes: readonly string[]): ZapFailureCode | null {
-  const subject = { ids: faultIds(z), account_id: z.account_id, asset_key: z.from.asset_key, accepts: ['fail'], fail_codes: codes };
+  const fail_codes = z.expires_at_ms === null ? codes.filter((c) => c !== 'zap_expired') : codes;
+  const subject = { ids: faultIds(z), account_id: z.account_id, asset_key: z.from.asset_key, accepts: ['fail'], fail_codes };
   const first = world.sim.faults.fire('zap', subject, world.sim.now_ms()).find((r) => 'fail' in r.effect);
   return first && 'fail' in first.effect ? (first.effect.fail as ZapFailureCode) : null;
 }

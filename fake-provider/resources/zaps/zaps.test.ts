@@ -269,7 +269,9 @@ describe('failures at execution and settlement', () => {
   async function failedWith(effect: Record<string, unknown>, code: string): Promise<{ zap_id: string; f: Awaited<ReturnType<typeof funded>> }> {
     const f = await funded(sim);
     await addFault(sim, { target: 'zap', effect, match: { account_id: f.account_id }, times: 1 });
-    const r = await postZap(sim, creditZap(f));
+    // zap_expired needs an API-level expiry to exist (a rule does not match a zap without one).
+    const expiry = code === 'zap_expired' ? { expires_at_ms: (await sim.control('GET', '/clock')).body.clock.now_ms + 3_600_000 } : {};
+    const r = await postZap(sim, creditZap(f, expiry));
     await sim.settle();
     const z = await getZap(sim, r.body.zap.zap_id);
     expect(z).toMatchObject({ status: 'failed', failure_code: code });
@@ -361,7 +363,8 @@ describe('failures at execution and settlement', () => {
 describe('zap-only fault stages on a deposit-funded zap', () => {
   for (const code of ['from_asset_mismatch', 'deposit_flagged', 'deposit_insufficient_confirmations', 'zap_expired']) {
     it(`${code} lands when the deposit resolves; the deposit's credit stays open and free`, async () => {
-      const z = await awaitingZap();
+      const expiry = code === 'zap_expired' ? { expires_at_ms: (await sim.control('GET', '/clock')).body.clock.now_ms + 3_600_000 } : {};
+      const z = await awaitingZap(expiry);
       await addFault(sim, { target: 'zap', effect: { fail: code }, match: { ids: [z.zap_id] }, times: 1 });
       await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
       await sim.advance(ARB_FINALITY_MS);

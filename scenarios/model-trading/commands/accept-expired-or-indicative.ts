@@ -3,14 +3,14 @@
 import type fc from 'fast-check';
 import { expect } from 'vitest';
 import { DEFAULT_PROFILE } from '../../../fake-provider/profile.ts';
-import { checkAfterStep, type TradingModel, type TradingReal } from '../model.ts';
+import { api, checkAfterStep, type TradingModel, type TradingReal } from '../model.ts';
 
 export class AcceptExpiredOrIndicative implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly quoteIdx: number, readonly slippage_bps: string) {}
   check = (m: Readonly<TradingModel>): boolean => m.quotes.length > 0;
   async run(m: TradingModel, r: TradingReal): Promise<void> {
     const q = m.quotes[this.quoteIdx % m.quotes.length];
-    const res = await r.sim.api('POST', `/quotes/${q.quote_id}/accept`, { body: { slippage_bps: this.slippage_bps } });
+    const res = await api(r, 'POST', `/quotes/${q.quote_id}/accept`, { body: { slippage_bps: this.slippage_bps } });
     const code = q.kind === 'indicative' ? 'quote_not_firm' : 'quote_expired';
     const status = DEFAULT_PROFILE.lifecycle_error_status[code];
     expect(res.status, JSON.stringify(res.body)).toBe(status);

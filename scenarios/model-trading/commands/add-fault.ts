@@ -24,6 +24,13 @@ export class AddFault implements fc.AsyncCommand<TradingModel, TradingReal> {
     const res = await r.sim.control('POST', '/faults', { target: this.target, effect: this.effect(), match: { account_id: account.account_id }, times: 1 });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     m.faults++;
+    const effect = this.effect();
+    if ('fail' in effect) {
+      const key = `${this.target}|${account.account_id}`;
+      m.fault_codes.set(key, new Set([...(m.fault_codes.get(key) ?? []), String(effect.fail)]));
+      // A dropped deposit fails the zap waiting on it with the same code.
+      if (this.target === 'deposit') m.fault_codes.set(`zap|${account.account_id}`, new Set([...(m.fault_codes.get(`zap|${account.account_id}`) ?? []), String(effect.fail)]));
+    }
     if (this.target === 'deposit') account.deposit_faults++;
     await checkAfterStep(m, r);
   }

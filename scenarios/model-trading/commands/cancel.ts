@@ -2,7 +2,7 @@
 // credit's asset. Skipped when the account has no such destination.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { checkAfterStep, creditsOf, expectOutcome, LIMITS, type TradingModel, type TradingReal } from '../model.ts';
+import { api, checkAfterStep, creditsOf, expectOutcome, LIMITS, newOp, recognise, type TradingModel, type TradingReal } from '../model.ts';
 
 export class Cancel implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly accountIdx: number, readonly creditIdx: number, readonly destinationIdx: number) {}
@@ -10,18 +10,20 @@ export class Cancel implements fc.AsyncCommand<TradingModel, TradingReal> {
   async run(m: TradingModel, r: TradingReal): Promise<void> {
     const account = m.accounts[this.accountIdx % m.accounts.length];
     const credits = await creditsOf(r, account.account_id);
+    for (const c of credits) recognise(m, c);
     if (credits.length === 0) return checkAfterStep(m, r);
     const credit = credits[this.creditIdx % credits.length];
     const fits = m.destinations.filter((d) => d.account_id === account.account_id && d.asset_key === credit.asset_key);
     if (fits.length === 0) return checkAfterStep(m, r);
     const dest = fits[this.destinationIdx % fits.length];
-    const res = await r.sim.api('POST', '/cancels', { body: { account_id: account.account_id, credit_id: credit.credit_id, destination_id: dest.destination_id } });
+    const res = await api(r, 'POST', '/cancels', { body: { account_id: account.account_id, credit_id: credit.credit_id, destination_id: dest.destination_id } });
     // The credit is checked before the destination: a locked credit answers credit_in_use even to a suspended destination.
     const code = expectOutcome(res, [200], dest.suspended ? ['credit_in_use', 'destination_suspended'] : ['credit_in_use'], 'cancel');
     if (code === null) {
       expect(res.body.cancel.status).toBe('pending');
       expect(res.body.cancel.credit_id).toBe(credit.credit_id);
-      m.ops.push({ kind: 'cancel', id: res.body.cancel.cancel_id, account_id: account.account_id, credit_id: credit.credit_id });
+      const whole = { amount_in_atoms: BigInt(credit.atoms), amount_out_atoms: null, min_out_atoms: 0n, from_asset_key: credit.asset_key, to_asset_key: null };
+      m.ops.push(newOp('cancel', res.body.cancel.cancel_id, account.account_id, credit.credit_id, whole, []));
     }
     await checkAfterStep(m, r);
   }

@@ -4,7 +4,7 @@
 // or skips the accept and lets the quote expire (kept for AcceptExpiredOrIndicative).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { advance, checkAfterStep, expectOutcome, LIMITS, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
+import { advance, api, checkAfterStep, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
 
 export interface FirmTradeArgs {
   accountIdx: number;
@@ -29,7 +29,7 @@ export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
     if (!pick) return checkAfterStep(m, r);
     const { account, credit, dest, from, to, amount_in: in_atoms } = pick;
     const amount = this.a.side === 'exact_in' ? { amount_in_atoms: in_atoms.toString() } : { amount_out_atoms: ((in_atoms * to.atoms_per_usd) / from.atoms_per_usd || 1n).toString() };
-    const res = await r.sim.api('POST', '/rfqs', {
+    const res = await api(r, 'POST', '/rfqs', {
       body: {
         account_id: account.account_id, credit_id: credit.credit_id, destination_id: dest.destination_id,
         from_asset_key: from.asset_key, to_asset_key: to.asset_key, side: this.a.side, ...amount, mode: 'firm', ttl_ms: this.a.ttl_ms, wait_ms: this.a.wait_ms,
@@ -44,7 +44,7 @@ export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
     let rfq = res.body.rfq;
     for (let i = 0; rfq.status !== 'ready' && i < 20; i++) {
       await advance(m, r, rfq.poll_after_ms);
-      const poll = await r.sim.api('GET', `/rfqs/${rfq.rfq_id}`);
+      const poll = await api(r, 'GET', `/rfqs/${rfq.rfq_id}`);
       // Solvers answering after the request re-price: moved prices may leave the RFQ unquoted until it expires.
       if (expectOutcome(poll, [200], ['rfq_expired'], 'poll rfq') !== null) return checkAfterStep(m, r);
       rfq = poll.body.rfq;
@@ -57,11 +57,17 @@ export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
       return checkAfterStep(m, r);
     }
     // Nothing else ran between the RFQ and here but the clock's own work, which cannot take a free credit.
-    const accepted = await r.sim.api('POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: this.a.slippage_bps } });
+    const quote = (await api(r, 'GET', `/quotes/${quote_id}`)).body.quote;
+    const key = `accept-${quote_id}`;
+    const body = { slippage_bps: this.a.slippage_bps };
+    const accepted = await api(r, 'POST', `/quotes/${quote_id}/accept`, { body, idem: key });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    if (m.writes.length < LIMITS.writes) m.writes.push({ method: 'POST', path: `/quotes/${quote_id}/accept`, body, key, status: accepted.status, answer: accepted.body });
     expect(accepted.body.trade.status).toBe('executing');
     expect(accepted.body.trade.quote_id).toBe(quote_id);
-    m.ops.push({ kind: 'trade', id: accepted.body.trade.trade_id, account_id: account.account_id, credit_id: credit.credit_id });
+    // The trade pays what its quote promised, net of fees; the market may still move past the slippage.
+    const promised = { amount_in_atoms: BigInt(quote.amount_in_atoms), amount_out_atoms: BigInt(quote.expected_out_atoms), min_out_atoms: 0n, from_asset_key: from.asset_key, to_asset_key: to.asset_key };
+    m.ops.push(newOp('trade', accepted.body.trade.trade_id, account.account_id, credit.credit_id, promised, ['execution_failed']));
     await checkAfterStep(m, r);
   }
   toString = (): string => `firmTrade(${JSON.stringify(this.a)})`;

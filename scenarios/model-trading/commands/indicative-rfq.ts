@@ -2,7 +2,7 @@
 // AcceptExpiredOrIndicative, which must get quote_not_firm.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { checkAfterStep, expectOutcome, LIMITS, TRADE_ASSETS, type TradingModel, type TradingReal } from '../model.ts';
+import { api, checkAfterStep, expectOutcome, LIMITS, TRADE_ASSETS, type TradingModel, type TradingReal } from '../model.ts';
 
 export class IndicativeRfq implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly fromIdx: number, readonly toIdx: number, readonly side: 'exact_in' | 'exact_out', readonly usd: number) {}
@@ -12,7 +12,7 @@ export class IndicativeRfq implements fc.AsyncCommand<TradingModel, TradingReal>
     const to = TRADE_ASSETS[this.toIdx % TRADE_ASSETS.length];
     const amount = this.side === 'exact_in' ? { amount_in_atoms: (BigInt(this.usd) * from.atoms_per_usd).toString() } : { amount_out_atoms: (BigInt(this.usd) * to.atoms_per_usd).toString() };
     // wait_ms 1000 outlasts every solver latency: the answer is ready at once unless the request is refused.
-    const res = await r.sim.api('POST', '/rfqs', { body: { from_asset_key: from.asset_key, to_asset_key: to.asset_key, side: this.side, ...amount, mode: 'indicative', ttl_ms: 5_000, wait_ms: 1_000 } });
+    const res = await api(r, 'POST', '/rfqs', { body: { from_asset_key: from.asset_key, to_asset_key: to.asset_key, side: this.side, ...amount, mode: 'indicative', ttl_ms: 5_000, wait_ms: 1_000 } });
     const code = expectOutcome(res, [200], ['unsupported_pair', 'insufficient_liquidity'], 'indicative rfq');
     if (from.asset_key === to.asset_key) expect(code).toBe('unsupported_pair');
     if (code === null) {

@@ -1,7 +1,7 @@
 // Command: register a destination (clean address) for an account, for any tradable output asset.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { checkAfterStep, LIMITS, sourceAddressFor, TRADE_ASSETS, type TradingModel, type TradingReal } from '../model.ts';
+import { api, checkAfterStep, LIMITS, sourceAddressFor, TRADE_ASSETS, type TradingModel, type TradingReal } from '../model.ts';
 
 export class RegisterDestination implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly accountIdx: number, readonly assetIdx: number) {}
@@ -10,7 +10,7 @@ export class RegisterDestination implements fc.AsyncCommand<TradingModel, Tradin
     const account = m.accounts[this.accountIdx % m.accounts.length];
     const asset = TRADE_ASSETS[this.assetIdx % TRADE_ASSETS.length];
     const address = sourceAddressFor(asset.chain, 20_000 + ++m.addresses);
-    const res = await r.sim.api('POST', `/accounts/${account.account_id}/destinations`, { body: { asset_key: asset.asset_key, address } });
+    const res = await api(r, 'POST', `/accounts/${account.account_id}/destinations`, { body: { asset_key: asset.asset_key, address } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.destination.asset_key).toBe(asset.asset_key);
     m.destinations.push({ destination_id: res.body.destination.destination_id, account_id: account.account_id, asset_key: asset.asset_key, suspended: false });

@@ -2,7 +2,7 @@
 // destinations; zaps a fraction of the credit, with no floor or an unreachable one, and maybe a short expiry.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { checkAfterStep, expectOutcome, LIMITS, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
+import { api, checkAfterStep, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
 
 export interface ZapFromCreditArgs {
   accountIdx: number;
@@ -30,7 +30,7 @@ export class ZapFromCredit implements fc.AsyncCommand<TradingModel, TradingReal>
       amount_in_atoms: amount_in.toString(), min_amount_out_atoms: floor.toString(),
     };
     if (this.a.expires_in_ms !== null) body.expires_at_ms = m.now_ms + this.a.expires_in_ms;
-    const res = await r.sim.api('POST', '/zaps', { body });
+    const res = await api(r, 'POST', '/zaps', { body });
     const code = expectOutcome(res, [200], REFUSALS, 'zap from credit');
     // The destination is checked before the pair and the credit.
     if (dest.suspended) expect(code, JSON.stringify(res.body)).toBe('destination_suspended');
@@ -38,7 +38,12 @@ export class ZapFromCredit implements fc.AsyncCommand<TradingModel, TradingReal>
     if (code === null) {
       expect(res.body.zap.status).toBe('executing');
       expect(res.body.zap.requested_amount_in_atoms).toBe(amount_in.toString());
-      m.ops.push({ kind: 'zap', id: res.body.zap.zap_id, account_id: account.account_id, credit_id: credit.credit_id });
+      // At market: the output is the market's, but never below the floor; a floor or an expiry may fail it.
+      const may_fail = ['execution_failed'];
+      if (floor > 0n) may_fail.push('min_amount_out_not_met');
+      if (this.a.expires_in_ms !== null) may_fail.push('zap_expired');
+      const requested = { amount_in_atoms: amount_in, amount_out_atoms: null, min_out_atoms: floor, from_asset_key: from.asset_key, to_asset_key: to.asset_key };
+      m.ops.push(newOp('zap', res.body.zap.zap_id, account.account_id, credit.credit_id, requested, may_fail));
     }
     await checkAfterStep(m, r);
   }

@@ -3,7 +3,7 @@
 // (from_asset_mismatch), or from a flagged source (deposit_flagged).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { checkAfterStep, expectOutcome, FUND_ASSETS, LIMITS, sourceAddressFor, tradeAsset, type TradingModel, type TradingReal } from '../model.ts';
+import { api, checkAfterStep, expectOutcome, FUND_ASSETS, LIMITS, newOp, sourceAddressFor, tradeAsset, type TradingModel, type TradingReal } from '../model.ts';
 
 export interface ZapFromDepositArgs {
   accountIdx: number;
@@ -28,7 +28,7 @@ export class ZapFromDeposit implements fc.AsyncCommand<TradingModel, TradingReal
     const from = FUND_ASSETS[this.a.fromIdx % FUND_ASSETS.length];
     const to = tradeAsset(dest.asset_key);
     const amount_in = BigInt(this.a.usd) * from.atoms_per_usd;
-    const res = await r.sim.api('POST', '/zaps', {
+    const res = await api(r, 'POST', '/zaps', {
       body: { account_id: account.account_id, destination_id: dest.destination_id, from_asset_key: from.asset_key, to_asset_key: to.asset_key, amount_in_atoms: amount_in.toString(), min_amount_out_atoms: '0' },
     });
     const code = expectOutcome(res, [200], REFUSALS, 'zap from deposit');
@@ -38,7 +38,6 @@ export class ZapFromDeposit implements fc.AsyncCommand<TradingModel, TradingReal
     const zap = res.body.zap;
     expect(zap.status).toBe('awaiting_deposit');
     expect(zap.deposit_address.asset_key).toBe(from.asset_key);
-    m.ops.push({ kind: 'zap', id: zap.zap_id, account_id: account.account_id, credit_id: null });
 
     const observed = (amount_in * BigInt(10_000 + this.a.drift_bps)) / 10_000n || 1n;
     const landing: Record<string, unknown> = { deposit_address_id: zap.deposit_address.deposit_address_id, atoms: observed.toString() };
@@ -51,6 +50,18 @@ export class ZapFromDeposit implements fc.AsyncCommand<TradingModel, TradingReal
     }
     const dep = await r.sim.control('POST', '/deposits', landing);
     expect(dep.status, JSON.stringify(dep.body)).toBe(200);
+    // The zap executes on what was observed; another asset fails it (the deposit still credits that asset),
+    // a flagged source fails it (no credit); an observed amount outside the size bounds fails execution.
+    const tx_hash: string = dep.body.deposit.tx_hash;
+    const asset_key = this.a.deposit === 'sibling' ? from.sibling! : from.asset_key;
+    const uncertain = account.deposit_faults > 0;
+    m.deposits.push({ account_id: account.account_id, tx_hash, asset_key, atoms: observed, expect: uncertain ? 'uncertain' : this.a.deposit === 'flagged' ? 'flagged' : 'verified' });
+    const may_fail = ['execution_failed'];
+    if (this.a.deposit === 'sibling') may_fail.push('from_asset_mismatch');
+    if (this.a.deposit === 'flagged') may_fail.push('deposit_flagged');
+    if (uncertain) may_fail.push('deposit_insufficient_confirmations', 'deposit_flagged');
+    const observedIn = { amount_in_atoms: observed, amount_out_atoms: null, min_out_atoms: 0n, from_asset_key: from.asset_key, to_asset_key: to.asset_key };
+    m.ops.push({ ...newOp('zap', zap.zap_id, account.account_id, null, observedIn, may_fail), deposit_tx: tx_hash });
     await checkAfterStep(m, r);
   }
   toString = (): string => `zapFromDeposit(${JSON.stringify(this.a)})`;

@@ -1,0 +1,45 @@
+// Command (a hard path): a fault rule aimed at the account's next settlement — a reorg of its out or in leg
+// (orphaned, then reconfirmed: the trade stays settled and pays once), or a settlement_orphaned failure
+// (the trade fails, its credit stays open) — then a firm trade that meets it.
+import type fc from 'fast-check';
+import { expect } from 'vitest';
+import { api, checkAfterStep, type TradingModel, type TradingReal } from '../model.ts';
+import { FirmTrade } from './firm-trade.ts';
+
+export type ReorgKind = 'reorg_out' | 'reorg_in' | 'orphaned';
+
+export class ReorgNextSettlement implements fc.AsyncCommand<TradingModel, TradingReal> {
+  constructor(readonly accountIdx: number, readonly creditIdx: number, readonly destinationIdx: number, readonly kind: ReorgKind) {}
+  check = (m: Readonly<TradingModel>): boolean => m.accounts.length > 0 && m.destinations.length > 0;
+  async run(m: TradingModel, r: TradingReal): Promise<void> {
+    const what = `settlement.${this.kind}`;
+    const account = m.accounts[this.accountIdx % m.accounts.length];
+    // Only trades already in flight could meet the rule first: the model waits for none, so it names them.
+    const inFlight = m.ops.some((o) => o.account_id === account.account_id && o.kind !== 'cancel' && o.outcome === null);
+    const effect = this.kind === 'orphaned' ? { fail: 'settlement_orphaned' } : { reorg: this.kind === 'reorg_out' ? 'out' : 'in' };
+    const rule = await r.sim.control('POST', '/faults', { target: 'trade', effect, match: { account_id: account.account_id }, times: 1 });
+    expect(rule.status, JSON.stringify(rule.body)).toBe(200);
+    if (this.kind === 'orphaned') {
+      const key = `trade|${account.account_id}`;
+      m.fault_codes.set(key, new Set([...(m.fault_codes.get(key) ?? []), 'settlement_orphaned']));
+    }
+    const before = m.ops.length;
+    await new FirmTrade({
+      accountIdx: this.accountIdx, creditIdx: this.creditIdx, destinationIdx: this.destinationIdx, side: 'exact_in', fraction_bps: 5_000,
+      slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true,
+    }).run(m, r);
+    const op = m.ops[before];
+    // Reach counts the runs in which a trade was made for the rule to meet (an RFQ may be refused).
+    if (!op || inFlight) return;
+    m.reach.tried.add(what);
+    // This trade is the account's only swap in flight, so the rule is its own: a settlement_orphaned rule
+    // must fail it with that code (it may still fail earlier, at the fill, on the market).
+    if (this.kind === 'orphaned') op.must_fail = 'settlement_orphaned';
+    else op.must_orphan = true;
+    const orphaned = await api(r, 'GET', `/events?types=trade.settlement_orphaned&account_id=${account.account_id}&limit=100`);
+    if (orphaned.body.events.some((e: { data: { trade_id: string } }) => e.data.trade_id === op.id)) m.reach.reached.add(what);
+    m.reach.watch.push({ what, trade_id: op.id, account_id: account.account_id });
+    await checkAfterStep(m, r);
+  }
+  toString = (): string => `reorgNextSettlement(account#${this.accountIdx}, credit#${this.creditIdx}, destination#${this.destinationIdx}, ${this.kind})`;
+}

@@ -1,0 +1,160 @@
+// The planted-bug catalog (`npm run mutants`): realistic bugs, each a small edit of the fake's source,
+// that the property tests and the spec oracle in /_sim/invariants must catch. Each edit names a file, a
+// piece of text that must occur exactly once in it, and what replaces it. A bug only an example test
+// catches does not count: the runner runs the property tests alone (scripts/mutants/run.ts).
+export interface Edit {
+  file: string;
+  find: string;
+  replace: string;
+}
+
+export interface Mutant {
+  id: string;
+  area: 'credits' | 'execution' | 'trades' | 'zaps' | 'cancels' | 'recoveries' | 'deposits' | 'webhooks' | 'idempotency' | 'rfqs' | 'destinations';
+  /** What the bug does, as a reviewer would describe it. */
+  summary: string;
+  edits: Edit[];
+}
+
+const DRIVER = 'fake-provider/resources/execution/driver.ts';
+const ZAPS = 'fake-provider/resources/zaps/model.ts';
+const TRADES = 'fake-provider/resources/trades/model.ts';
+const CANCELS = 'fake-provider/resources/cancels/model.ts';
+const RECOVERIES = 'fake-provider/resources/recoveries/model.ts';
+const DEPOSITS = 'fake-provider/resources/deposits/model.ts';
+const DEPOSIT_MACHINE = 'fake-provider/resources/deposits/machine.ts';
+const WEBHOOKS = 'fake-provider/resources/webhooks/model.ts';
+const DELIVERY_MACHINE = 'fake-provider/resources/webhooks/machine.ts';
+const IDEMPOTENCY = 'fake-provider/http/idempotency.ts';
+
+const RECONFIRM = `    leg.orphaned = false;
+    ops.send(world, swap, { type: 'RECONFIRM', leg: which });`;
+const ORPHANED_FAILS = `      ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
+      failSwap(world, swap, ops, code);`;
+const CANCEL_CONFIRMED = `      consumeCredit(world, c.credit_id, c.cancel_id);
+      publish(world, c.org_id, c.account_id, 'cancel.confirmed', eventData(c, { tx_hash: ctx.tx_hash }));`;
+const CANCEL_FAILED = `      releaseCredit(world, c.credit_id, c.cancel_id);
+      publish(world, c.org_id, c.account_id, 'cancel.failed', eventData(c, { failure_code: ctx.failure_code }));`;
+const TRADE_SETTLED = `      publishDerived(world, t.input.org.organization_id, t.input.account_id, e.event_type, { source: t, build: settledData });
+      continue;`;
+
+export const MUTANTS: readonly Mutant[] = [
+  {
+    id: 'reconfirm-credits-again', area: 'execution', summary: 'a reorg reconfirm credits the swap\'s output a second time',
+    edits: [{ file: DRIVER, find: RECONFIRM, replace: `${RECONFIRM}
+    createCredit(world, { org_id: swap.org_id, account_id: swap.account_id, asset_key: swap.to_asset_key, atoms: swap.amount_out_atoms, source_type: 'trade_settlement', source_id: swap.id, role: 'reconfirmed' });` }],
+  },
+  {
+    id: 'orphaned-fault-settles', area: 'execution', summary: 'a settlement_orphaned failure settles the swap anyway',
+    edits: [{ file: DRIVER, find: ORPHANED_FAILS, replace: `      ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
+      settle(world, swap, ops);` }],
+  },
+  {
+    id: 'failed-swap-consumes-credit', area: 'execution', summary: 'a failed trade or zap consumes its source credit instead of releasing it',
+    edits: [{ file: DRIVER, find: '  releaseCredit(world, swap.credit_id, swap.id);\n  clearPending(world, pendingKey(swap));', replace: '  consumeCredit(world, swap.credit_id, swap.id);\n  clearPending(world, pendingKey(swap));' }],
+  },
+  {
+    id: 'change-from-output', area: 'execution', summary: 'change is computed from the output amount instead of the input',
+    edits: [{ file: DRIVER, find: 'const change = source.atoms - swap.amount_in_atoms;', replace: 'const change = source.atoms - swap.amount_out_atoms;' }],
+  },
+  {
+    id: 'pending-output-kept', area: 'credits', summary: 'a settled swap\'s pending output is never cleared',
+    edits: [{ file: DRIVER, find: '  clearPending(world, pendingKey(swap));\n  createCredit(world, {', replace: '  createCredit(world, {' }],
+  },
+  {
+    id: 'zap-fills-at-gross', area: 'zaps', summary: 'a zap pays out its gross output: fees shown but not deducted',
+    edits: [{ file: ZAPS, find: 'swap.amount_out_atoms = now.expected_out_atoms;', replace: 'swap.amount_out_atoms = now.expected_out_atoms + now.fees.total_atoms;' }],
+  },
+  {
+    id: 'zap-floor-ignored', area: 'zaps', summary: 'a zap fills below its min_amount_out floor',
+    edits: [{ file: ZAPS, find: "  if (now.expected_out_atoms < z.min_amount_out_atoms) return 'min_amount_out_not_met';\n", replace: '' }],
+  },
+  {
+    id: 'zap-expiry-ignored', area: 'zaps', summary: 'a zap\'s expires_at_ms is never scheduled, so it executes after expiring',
+    edits: [{ file: ZAPS, find: "  if (z.expires_at_ms !== null) z.expiry_task_id = world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire', () => expire(world, z));", replace: '' }],
+  },
+  {
+    id: 'zap-recovery-without-opt-in', area: 'recoveries', summary: 'failed zaps get a recovery in organizations that did not enable recovery',
+    edits: [{ file: RECOVERIES, find: "if (input.credit_id === null || !world.orgs.get(input.org_id)?.recovery_enabled) return null;", replace: 'if (input.credit_id === null) return null;' }],
+  },
+  {
+    id: 'second-recovery-per-credit', area: 'recoveries', summary: 'a second failed zap on a credit binds a second recovery to it, both activatable',
+    edits: [{ file: RECOVERIES, find: "  if (existing && recoveryStatus(existing) !== 'claimed') return { recovery_id: existing.recovery_id, credit_id: existing.credit_id };\n", replace: '' }],
+  },
+  {
+    id: 'recovery-any-otp', area: 'recoveries', summary: 'a recovery claim accepts any OTP',
+    edits: [{ file: RECOVERIES, find: 'if (r.otp === null || !sameSecret(r.otp.code, input.otp_code)) {', replace: 'if (r.otp === null) {' }],
+  },
+  {
+    id: 'recovery-otp-never-expires', area: 'recoveries', summary: 'an OTP\'s expiry is compared in the wrong unit, so it never expires',
+    edits: [{ file: RECOVERIES, find: 'if (world.sim.now_ms() >= r.otp.expires_at_ms) {', replace: 'if (world.sim.now_ms() / 1000 >= r.otp.expires_at_ms) {' }],
+  },
+  {
+    id: 'recovery-claimed-twice', area: 'recoveries', summary: 'claiming a claimed recovery is not refused with recovery_already_claimed',
+    edits: [{ file: RECOVERIES, find: "  if (!r) throw notFound();\n  if (recoveryStatus(r) === 'claimed') throw alreadyClaimed(r);\n", replace: '  if (!r) throw notFound();\n' }],
+  },
+  {
+    id: 'trade-settled-twice', area: 'trades', summary: 'trade.settled is published twice',
+    edits: [{ file: TRADES, find: TRADE_SETTLED, replace: `      publishDerived(world, t.input.org.organization_id, t.input.account_id, e.event_type, { source: t, build: settledData });
+      publishDerived(world, t.input.org.organization_id, t.input.account_id, e.event_type, { source: t, build: settledData });
+      continue;` }],
+  },
+  {
+    id: 'quote-accepted-twice', area: 'rfqs', summary: 'a consumed quote is not refused with quote_consumed',
+    edits: [{ file: 'fake-provider/resources/rfqs/model.ts', find: "  if (quoteStatus(quote) === 'consumed') {", replace: "  if (quoteStatus(quote) === 'consumed' && quote.mode !== 'firm') {" }],
+  },
+  {
+    id: 'cancel-confirmed-keeps-credit', area: 'cancels', summary: 'a confirmed cancel releases its credit instead of consuming it (the money left, the credit stays spendable)',
+    edits: [{ file: CANCELS, find: CANCEL_CONFIRMED, replace: CANCEL_CONFIRMED.replace('consumeCredit', 'releaseCredit') }],
+  },
+  {
+    id: 'cancel-failed-consumes-credit', area: 'cancels', summary: 'a failed cancel consumes its credit',
+    edits: [{ file: CANCELS, find: CANCEL_FAILED, replace: CANCEL_FAILED.replace('releaseCredit', 'consumeCredit') }],
+  },
+  {
+    id: 'cancel-confirmed-twice', area: 'cancels', summary: 'cancel.confirmed is published twice',
+    edits: [{ file: CANCELS, find: CANCEL_CONFIRMED, replace: `${CANCEL_CONFIRMED}
+      publish(world, c.org_id, c.account_id, 'cancel.confirmed', eventData(c, { tx_hash: ctx.tx_hash }));` }],
+  },
+  {
+    id: 'verified-before-partner-window', area: 'deposits', summary: 'a deposit is verified at finality while its partner screening window is still open',
+    edits: [{ file: DEPOSIT_MACHINE, find: '      context.screened &&\n      !context.partner_window_open,', replace: '      context.screened,' }],
+  },
+  {
+    id: 'partner-flag-after-deadline', area: 'deposits', summary: 'a partner flag is honoured after the screening deadline',
+    edits: [
+      { file: DEPOSITS, find: "const closed = status !== 'pending' || !d.snapshot.context.partner_window_open || world.sim.now_ms() > d.screening_deadline_ms!;", replace: "const closed = status !== 'pending';" },
+      { file: DEPOSIT_MACHINE, find: "PARTNER_FLAG: { guard: 'partnerWindowOpen', target: 'flagged'", replace: "PARTNER_FLAG: { target: 'flagged'" },
+    ],
+  },
+  {
+    id: 'flagged-deposit-credited', area: 'deposits', summary: 'a flagged deposit is credited anyway',
+    edits: [{ file: DEPOSITS, find: "    } else if (effect.type === 'flagged') {\n      clearPending(world, pendingKey(d));", replace: `    } else if (effect.type === 'flagged') {
+      createCredit(world, { org_id: d.org_id, account_id: d.account_id, asset_key: d.asset_key, atoms: d.atoms, source_type: 'deposit', source_id: d.tx_hash });
+      clearPending(world, pendingKey(d));` }],
+  },
+  {
+    id: 'deposit-network-fee', area: 'deposits', summary: 'a verified deposit is credited less a 0.1% "network fee" the spec does not have',
+    edits: [{ file: DEPOSITS, find: '        atoms: d.atoms,\n        source_type: \'deposit\',', replace: '        atoms: d.atoms - d.atoms / 1000n,\n        source_type: \'deposit\',' }],
+  },
+  {
+    id: 'retries-past-72h', area: 'webhooks', summary: 'webhook retries never stop at the 72 h window',
+    edits: [{ file: DELIVERY_MACHINE, find: 'return ctx.first_attempt_at_ms !== null && nextRetryAt(ctx, at_ms) <= ctx.first_attempt_at_ms + ctx.retry_window_ms;', replace: 'return ctx.first_attempt_at_ms !== null;' }],
+  },
+  {
+    id: 'any-answer-is-success', area: 'webhooks', summary: 'a delivery answered with any HTTP status (500 included) counts as delivered',
+    edits: [{ file: WEBHOOKS, find: 'step(world, d, is2xx(http_status) ?', replace: 'step(world, d, http_status !== 0 ?' }],
+  },
+  {
+    id: 'replay-re-executes', area: 'idempotency', summary: 'an idempotent replay runs the write again instead of returning the first answer',
+    edits: [{ file: IDEMPOTENCY, find: '    return { reply: await existing.reply, replayed: true };', replace: '    return { reply: await execute(), replayed: true };' }],
+  },
+  {
+    id: 'key-reuse-replays', area: 'idempotency', summary: 'the same Idempotency-Key with a different payload replays the first answer instead of 409',
+    edits: [{ file: IDEMPOTENCY, find: '    if (existing.fingerprint !== print) {', replace: '    if (existing.fingerprint !== print && existing.reply === undefined) {' }],
+  },
+  {
+    id: 'suspended-destination-allowed', area: 'destinations', summary: 'a suspended destination is accepted for new trades, zaps and cancels',
+    edits: [{ file: 'fake-provider/resources/destinations/model.ts', find: "  if (destinationStatus(d) === 'suspended') {\n    const { suspended_at_ms, suspension_reason } = d.snapshot.context;", replace: "  if (destinationStatus(d) === 'suspended' && false) {\n    const { suspended_at_ms, suspension_reason } = d.snapshot.context;" }],
+  },
+];
