@@ -69,6 +69,14 @@ export interface Profile {
   webhook_header_prefix: string;
   /** Sim delay a `{webhook: 'reorder'}` fault puts on an attempt, so deliveries due meanwhile overtake it. */
   webhook_reorder_delay_ms: number;
+  /**
+   * 0: the sim clock waits for each attempt's answer at the instant it is sent, one account's POSTs one after
+   * another. N > 0 (without a journal): the POST leaves at once and its answer is applied N ms of sim time
+   * later; the clock runs on meanwhile, so one receiver's answers overlap in wall time (spec: handler timeout
+   * and ordering not shown; `swapsim verify` uses the webhook timeout here, so a slow handler costs its wall
+   * time once per burst, not once per event).
+   */
+  webhook_answer_slot_ms: number;
   /** Whether an attempt falling due while its webhook is inactive ends the delivery `failed`, unsent (spec: not shown). */
   webhook_inactive_abandons: boolean;
   /** Order of GET /accounts/{account_id}/activity (spec: not shown); the event feed is always oldest first. */
@@ -206,6 +214,7 @@ export const DEFAULT_PROFILE: Profile = {
   webhook_retry_window_ms: 72 * HOUR,
   webhook_header_prefix: 'Svc',
   webhook_reorder_delay_ms: 5_000,
+  webhook_answer_slot_ms: 0,
   webhook_inactive_abandons: true,
   activity_order: 'asc',
   execution: { fill_ms: { min: 200, max: 1_500 }, settle_initiate_ms: 500 },

@@ -66,10 +66,12 @@ export interface DeliveryJudgement {
 
 /**
  * Non-2xx answers (0 = no answer) to correctly signed deliveries, and deliveries that ended failed, skipping
- * attempts verify spoiled and those at a sim instant where an API fault on the app's key fired (the app
- * could not apply the event and said so: the provider retries, as it should).
+ * attempts verify spoiled and those during which an API fault on the app's key fired (between the attempt and
+ * the sim time its answer landed: the app could not apply the event and said so; the provider retries).
  */
-export function judgeDeliveries(log: Attempt[], api_fault_at_ms: ReadonlySet<number>, rel: (ms: number) => string): DeliveryJudgement {
+export function judgeDeliveries(log: Attempt[], api_fault_at_ms: readonly number[], window_ms: number, rel: (ms: number) => string): DeliveryJudgement {
+  // The app reads the provider while it handles a delivery: between the attempt and the moment its answer lands.
+  const faulted = (a: Attempt): boolean => api_fault_at_ms.some((t) => t >= a.at_ms && t <= a.at_ms + window_ms);
   const findings: Finding[] = [];
   const excused: string[] = [];
   const byDelivery = new Map<string, Attempt[]>();
@@ -81,8 +83,8 @@ export function judgeDeliveries(log: Attempt[], api_fault_at_ms: ReadonlySet<num
   for (const attempts of byDelivery.values()) {
     const judged = attempts.filter((a) => !a.effects.some((e) => INJECTED.has(e)));
     const refused = judged.filter((a) => !ok(a.http_status));
-    const blamed = refused.filter((a) => !api_fault_at_ms.has(a.at_ms));
-    for (const a of refused) if (api_fault_at_ms.has(a.at_ms)) excused.push(`${a.event_id} (${a.event_type}) answered ${a.http_status} at ${rel(a.at_ms)} while the app's own reads were failing (verify's API faults): not held against it`);
+    const blamed = refused.filter((a) => !faulted(a));
+    for (const a of refused) if (faulted(a)) excused.push(`${a.event_id} (${a.event_type}) answered ${a.http_status} at ${rel(a.at_ms)} while the app's own reads were failing (verify's API faults fired between the attempt and its answer): not held against it`);
     if (blamed.length === 0) continue;
     const first = blamed[0];
     const ended_failed = first.end_state === 'exhausted';

@@ -269,6 +269,18 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   const copies = sent.includes('duplicate') ? 2 : 1;
   const { journal, scheduler } = world.sim;
   const account_id = event.envelope.account_id;
+  const slot_ms = world.profile.webhook_answer_slot_ms;
+  if (slot_ms > 0 && journal.mode === 'off') {
+    // Answer slot: sent now, not chained behind the account's earlier POSTs; the outcome lands at a fixed sim
+    // time (so runs stay deterministic), and only there does the clock wait for it.
+    const answered: Promise<number[]> = (async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport));
+      return statuses;
+    })();
+    scheduler.schedule(at_ms + slot_ms, 'webhook.answer', () => answered.then((statuses) => finish(copies, statuses)));
+    return;
+  }
   // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise):
   // each waits for the account's previous POST; other accounts' go out alongside.
   const previous = store.inflight.get(account_id)?.catch(() => undefined) ?? Promise.resolve();
