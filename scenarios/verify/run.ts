@@ -87,7 +87,7 @@ async function runStep(sim: Sim, accounts: Account[], s: VStep, step: number, ru
     case 'zap': {
       // A targeted operation starts once the account's earlier ones have ended: its credit is free, and
       // the webhook rules (which match by account and event type) can only meet its own events.
-      if (s.fault || s.late || s.dup) await sim.advance(QUIET_MS);
+      if (s.fault || s.late || s.dup || s.reverse) await sim.advance(QUIET_MS);
       const list = s.kind === 'trade' ? run.trades : run.zaps;
       const before = list.length;
       const note = s.kind === 'trade' ? await trade(sim, account, s, run) : await zap(sim, account, s, run);
@@ -103,6 +103,11 @@ async function runStep(sim: Sim, accounts: Account[], s: VStep, step: number, ru
       // Webhook rules cannot name an entity, only an account and an event type: the operation just created
       // is the account's only one of its kind in flight when the theme puts it there.
       if (s.late) extras.push(`late ${await addRule(sim, run.webhook_rule_ids, { target: 'webhook', effect: { delay_ms: LATE_DELAY_MS }, match: { ...match, event_type: `${family}.${s.late}` }, times: 1 })}`);
+      if (s.reverse) {
+        for (const [news, delay_ms] of [['executing', 180_000], ['filled', 120_000], ['pending_settle', 60_000]] as const) {
+          extras.push(`${news} ${await addRule(sim, run.webhook_rule_ids, { target: 'webhook', effect: { delay_ms }, match: { ...match, event_type: `${family}.${news}` }, times: 1 })}`);
+        }
+      }
       if (s.dup) extras.push(`dup ${await addRule(sim, run.webhook_rule_ids, { target: 'webhook', effect: { webhook: 'duplicate' }, match: { ...match, event_type: `${family}.*` }, times: 6 })}`);
       return [note, ...extras].join(', ');
     }

@@ -21,6 +21,8 @@ interface OpExtras {
   late?: (typeof LATE)[number];
   /** Every delivery of this operation's events is sent twice (the provider's duplicate: one after the other). */
   dup?: boolean;
+  /** The burst of progress events arrives reversed, after the terminal one (held back 3, 2 and 1 min). */
+  reverse?: boolean;
 }
 
 export type ApiFaultKind = '429' | '429_no_retry_after' | '500' | '503' | 'lost_response';
@@ -43,7 +45,7 @@ export type VStep =
   | { kind: 'restart' }
   /** The app's own reads of trades, zaps, cancels and the feed fail `times` times (its key only reads those). */
   | { kind: 'api_fault'; fault: ApiFaultKind; times: number }
-  /** Mid-run state check: 3 min of sim time pass; if nothing is in flight then, the app's state must match. */
+  /** Mid-run state check: 6 min of sim time pass (past the answer slot); if nothing is in flight then, the app's state must match. */
   | { kind: 'probe' };
 
 export interface VerifyScenario {
@@ -91,7 +93,7 @@ export const THEMES: Record<string, { lead?: fc.Arbitrary<VStep[]>; core: fc.Arb
   },
   reorg: { core: fc.tuple(fc.oneof({ weight: 3, arbitrary: trade(fc.record({ fault: fc.constantFrom('out' as const, 'in' as const).map((reorg) => ({ reorg })) })) }, { weight: 1, arbitrary: zap(fc.record({ fault: fc.constantFrom('out' as const, 'in' as const).map((reorg) => ({ reorg })) })) })) },
   settlement_failure: { core: fc.tuple(trade(fc.record({ fault: settlementFailure }))) },
-  late_progress: { core: fc.tuple(trade(fc.record({ late: fc.constantFrom(...LATE) }))) },
+  late_progress: { core: fc.tuple(fc.oneof(trade(fc.record({ late: fc.constantFrom(...LATE) })), trade(fc.constant({ reverse: true })), zap(fc.constant({ reverse: true })))) },
   outage: { core: fc.tuple(trade(), fc.record({ kind: fc.constant('outage' as const), account: idx, hours: fc.constantFrom(73, 80) })) },
   concurrent_duplicates: {
     lead: fc.constant([{ kind: 'concurrent', account: 0, event_type: 'credit.created', times: 1 }]),
@@ -147,6 +149,7 @@ function opExtras(e: OpExtras): string {
   else if (e.fault) parts.push(`delayed ${e.fault.delay_ms / 60_000} min at each step`);
   if (e.late) parts.push(`its *.${e.late} delivery arrives 10 min late (after the later events)`);
   if (e.dup) parts.push('each of its deliveries is sent twice');
+  if (e.reverse) parts.push('its progress deliveries arrive reversed, after the terminal one (executing held back 3 min, filled 2, pending_settle 1)');
   return parts.length ? `, ${parts.join('; ')}` : '';
 }
 
@@ -173,7 +176,7 @@ export function describeVStep(s: VStep, n: number): string {
     case 'restart':
       return 'the app restarts: POST /probe/configure again, same provider, key and secret';
     case 'probe':
-      return 'state probe at a quiet point: 3 min of sim time pass; if nothing is in flight then, the app\'s state must match the provider\'s';
+      return 'state probe at a quiet point: 6 min of sim time pass; if nothing is in flight then, the app\'s state must match the provider\'s';
     case 'api_fault':
       return `API faults on the app's key: its next ${s.times} reads of trades, zaps, cancels or the feed are answered ${API_FAULT_TEXT[s.fault]}`;
     case 'chaos':

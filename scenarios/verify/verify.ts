@@ -353,7 +353,7 @@ function* shrinkCandidates(s: VerifyScenario): Generator<VerifyScenario> {
     const replace = (next: VStep): VerifyScenario => ({ ...s, steps: s.steps.map((x, j) => (j === i ? next : x)) });
     if ('times' in st && st.times > 1) yield replace({ ...st, times: 1 } as VStep);
     if (st.kind !== 'trade' && st.kind !== 'zap' && st.kind !== 'cancel') continue;
-    for (const key of ['fault', 'late', 'dup'] as const) {
+    for (const key of ['fault', 'late', 'dup', 'reverse'] as const) {
       if (key in st && (st as Record<string, unknown>)[key] !== undefined) {
         const { [key]: _dropped, ...rest } = st as Record<string, unknown>;
         yield replace(rest as VStep);
