@@ -95,7 +95,7 @@ export function registerVerify(program: Command): void {
     .requiredOption('--app <url>', 'the app under test (serves POST /probe/configure, its webhook endpoint, GET /probe/state)', appUrl)
     .option('--runs <n>', 'generated scenarios to run', positiveInt('--runs'), 100)
     .option('--seed <seed>', 'fast-check seed (default: drawn and printed)', seedArg)
-    .option('--time-limit <duration>', 'stop generating and shrinking after this wall time, e.g. 60s (the runs done stand)', parseDurationMs)
+    .option('--time-limit <duration>', 'stop after this wall time, inside a run too, e.g. 10m (the runs done stand; the result says interrupted)', parseDurationMs)
     .option('--json', 'print the VerifyResult JSON instead of the readable report')
     .option('--webhook-path <path>', "the app's webhook endpoint", webhookPath, '/webhooks')
     .option('--case <token>', 'replay a failure: the case token printed with it (with the same --seed)', caseToken)

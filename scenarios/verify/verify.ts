@@ -460,7 +460,7 @@ async function explain(
   let shrinks = 0;
   if (!c.replaying) {
     const budget_end = Math.min(WALL.now_ms() + (options.shrink_time_limit_ms ?? 90_000), s.deadline_ms);
-    if (Object.values(best.background).some((p) => p > 0)) {
+    if (Object.values(best.background).some((p) => p > 0) && WALL.now_ms() < budget_end) {
       const candidate = pinBackground(best, best_outcome.fired_background);
       const o = await runOnce(s, candidate, c.run, target);
       if (o.finding && sameFailure(o.finding, target)) {

@@ -1,7 +1,8 @@
 // The reference integrator's HTTP side (express): the probe contract of `swapsim verify` (POST
 // /probe/configure, GET /probe/state, and the optional POST /probe/sync), and the webhook endpoint, which
-// checks each signature over the raw body before anything is parsed. Every event, from a webhook or from
-// the feed, goes through one queue, so two copies of an event never race past the dedupe check.
+// checks each signature over the raw body before anything is parsed (the previous secret too, for 5 minutes
+// after a rotation). Every event, from a webhook or from the feed, goes through one queue, so two copies of
+// an event never race past the dedupe check. A configure naming another provider starts a fresh ledger.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
