@@ -250,7 +250,9 @@ async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, exp
       s.relay.cut();
     }
     // After a cut every delivery is answered at once, so the run's remaining sim time passes quickly.
-    const settled = await Promise.race([work, wallTimer(60_000).done]);
+    const grace = wallTimer(60_000);
+    const settled = await Promise.race([work, grace.done]);
+    grace.cancel();
     if (settled === 'timer') throw new Error('the run did not end within 60 s of being cut');
     if ('error' in settled) throw settled.error;
     const run = settled.run;
@@ -338,7 +340,9 @@ async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, exp
   } finally {
     s.on_slow = null;
     for (const f of (await sim.conduct(app_key).catch(() => null))?.findings ?? []) s.conduct.push({ api_key: `…${f.api_key_suffix}`, kind: f.kind, detail: f.message, request_ids: f.request_ids });
-    await Promise.race([sim.close(), wallTimer(5_000).done]);
+    const closing = wallTimer(5_000);
+    await Promise.race([sim.close(), closing.done]);
+    closing.cancel();
   }
 }
 
