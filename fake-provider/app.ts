@@ -3,13 +3,12 @@
 // /_sim, and the OpenAPI document.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type NextFunction } from 'express';
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
 import { createSim, type SimOptions } from '../sim/index.ts';
 import { DEFAULT_PROFILE, type Profile } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
-import { errorMiddleware, handlerFor, jsonBody, openapiPath, renderError, serveRoute, type AnyRoute, type Locals } from './http/api.ts';
+import { errorMiddleware, handlerFor, jsonBody, renderError, serveRoute, type AnyRoute, type Locals } from './http/api.ts';
+import { controlDocument, v1Document } from './http/openapi.ts';
 import { routeTable } from './http/dispatch.ts';
 import { frontDoor } from './http/front.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limits.ts';
@@ -80,36 +79,9 @@ export function apiRoutes(): AnyRoute[] {
   return RESOURCES.flatMap((r) => r.routes ?? []);
 }
 
-/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
+/** The OpenAPI 3.1 document of /v1, generated from the same zod schemas that validate requests. */
 export function openapiDocument(): unknown {
-  const registry = new OpenAPIRegistry();
-  for (const route of apiRoutes()) {
-    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
-      [String(route.status ?? 200)]: route.response
-        ? { description: route.summary, content: { 'application/json': { schema: route.response } } }
-        : { description: route.summary },
-    };
-    registry.registerPath({
-      method: route.method,
-      path: openapiPath(route.path),
-      summary: route.summary,
-      tags: [route.tag],
-      security: route.auth === 'public' ? [] : [{ bearer: [] }],
-      request: {
-        ...(route.params ? { params: route.params as z.ZodObject } : {}),
-        ...(route.query ? { query: route.query as z.ZodObject } : {}),
-        ...(route.body ? { body: { content: { 'application/json': { schema: route.body } } } } : {}),
-        ...(route.idempotent ? { headers: z.object({ 'Idempotency-Key': z.string() }) } : {}),
-      },
-      responses,
-    });
-  }
-  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
-    openapi: '3.1.0',
-    info: { title: 'Crypto Swap Routing Service API v1 (swapsim)', version: '1' },
-    servers: [{ url: '/v1' }],
-  });
+  return v1Document(apiRoutes());
 }
 
 function mount(router: express.Router, routes: AnyRoute[], limiter: RateLimiter): void {
@@ -148,7 +120,13 @@ export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerR
 
   const control = express.Router();
   control.use(controlGate(runtime));
-  mount(control, [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? [])], runtime.limiter);
+  const controlPlane = [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? [])];
+  let controlOpenapi: unknown;
+  control.get('/openapi.json', (_req, res) => {
+    controlOpenapi ??= controlDocument(controlPlane);
+    res.json(controlOpenapi);
+  });
+  mount(control, controlPlane, runtime.limiter);
   control.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('route_not_found', `no control route ${req.method} /_sim${req.path}`)));
   app.use('/_sim', control);
 

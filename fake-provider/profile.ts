@@ -1,5 +1,5 @@
 // Behaviour-profile settings: every point where the spec says "not shown" is a named setting here,
-// with the default swapsim documents in the README. Later issues add the adversarial profile and files.
+// with the default swapsim documents in docs/profile.md (the adversarial profile and files: profiles/).
 
 export const LIFECYCLE_ERROR_CODES = [
   'rfq_expired',

@@ -61,7 +61,7 @@ export const faultBody = z.object({
 export function checkFault(target: FaultTarget, effect: FaultEffect): void {
   const kind = Object.keys(effect)[0];
   if (!IMPLEMENTED_EFFECTS[target].includes(kind)) {
-    throw new ApiError('not_implemented', `fault effect ${kind} on target ${target} is not implemented in this swapsim version (see README, LIMITATIONS)`, { param: 'effect' });
+    throw new ApiError('not_implemented', `fault effect ${kind} on target ${target} is not implemented in this swapsim version (see docs/LIMITATIONS.md)`, { param: 'effect' });
   }
   if ('fail' in effect) {
     const codes = FAIL_CODES[target] ?? [];

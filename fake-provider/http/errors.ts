@@ -29,7 +29,7 @@ const FIXED_STATUS = {
   recovery_already_claimed: 409,
   credit_already_consumed: 409,
   destination_screening_failed: 403,
-  // Codes the spec implies but does not name (documented in the README as swapsim's choices):
+  // Codes the spec implies but does not name (documented in docs/control-plane.md and docs/profile.md as swapsim's choices):
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,

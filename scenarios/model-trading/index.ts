@@ -2,7 +2,7 @@
 // quotes) are picked by index (idx % n) so a shrunk sequence stays valid. Every run starts with a prelude:
 // its organization, a funded account, destinations, and one to three hard paths (a reorg or orphan aimed at
 // the next settlement, a recovery claimed right or wrong, a partner flag inside or after the window, an
-// idempotent replay, a retried write under an HTTP fault), so each kind of fault meets what it targets.
+// idempotent replay, a second accept, a retried write under an HTTP fault), so each kind of fault meets what it targets.
 import fc from 'fast-check';
 import { AcceptExpiredOrIndicative } from './commands/accept-expired-or-indicative.ts';
 import { AddFault, type FaultChoice } from './commands/add-fault.ts';
@@ -21,7 +21,7 @@ import { ZapFromDeposit } from './commands/zap-from-deposit.ts';
 import { SetupOrg } from './commands/setup-org.ts';
 import { RecoverFunds, type RecoveryVariant } from './commands/recover-funds.ts';
 import { PartnerFlag } from './commands/partner-flag.ts';
-import { ReplayWrite } from './commands/replay-write.ts';
+import { ReplayWrite, type ReplayMode } from './commands/replay-write.ts';
 import { HttpFaultRetry, type HttpFaultKind } from './commands/http-fault-retry.ts';
 import { ReorgNextSettlement, type ReorgKind } from './commands/reorg-next-settlement.ts';
 import { newWalk, type TOrg, type TradingModel, type TradingReal } from './model.ts';
@@ -82,6 +82,7 @@ type Cmds = fc.AsyncCommand<TradingModel, TradingReal>[];
 const RECOVERY_VARIANTS: RecoveryVariant[] = ['claim', 'wrong_otp', 'expired_otp', 'claim_twice'];
 const HTTP_FAULTS: HttpFaultKind[] = ['429', '500', '503', 'lost_500', 'lost_reset'];
 const REORGS: ReorgKind[] = ['reorg_out', 'reorg_in', 'orphaned'];
+const REPLAYS: ReplayMode[] = ['same_payload', 'other_payload', 'fresh_key'];
 
 /** Hard paths as short command sequences that set up what they need (the last one is the path itself). */
 function hardPaths(): fc.Arbitrary<Cmds>[] {
@@ -95,9 +96,9 @@ function hardPaths(): fc.Arbitrary<Cmds>[] {
     fc.tuple(idx, idx).map(([c, d]): Cmds => [failingZap(c, d), new AdvanceClock(30_000), failingZap(c, d), new AdvanceClock(30_000)]),
     fc.tuple(idx, fc.boolean()).map(([a, late]): Cmds => [new PartnerFlag(0, a, late)]),
     fc.constantFrom(...HTTP_FAULTS).map((k): Cmds => [new HttpFaultRetry(k)]),
-    fc.tuple(idx, idx, fc.boolean()).map(([c, d, same]): Cmds => [
+    fc.tuple(idx, idx, fc.constantFrom(...REPLAYS)).map(([c, d, mode]): Cmds => [
       new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true }),
-      new ReplayWrite(0, same),
+      new ReplayWrite(0, mode),
     ]),
   ];
 }

@@ -46,10 +46,6 @@ export interface TOp {
   deposit_tx?: string;
   /** The fault target whose rules may fail it (a recovery's payout cancel: `recovery`); default its kind. */
   fault_target?: string;
-  /** A fault rule certain to meet this operation: it may not succeed (it may fail earlier, for its own reasons). */
-  must_fail?: string;
-  /** A reorg rule certain to meet this trade once settled: its settlement is orphaned, then reconfirmed. */
-  must_orphan?: boolean;
   /** Terminal status once seen, so its credits are booked once. */
   outcome: string | null;
 }
@@ -60,6 +56,8 @@ export interface PredictedCredit {
   asset_key: string;
   atoms: bigint;
   status: 'open' | 'consumed';
+  /** Learnt when the model first sees the credit listed (ids are the fake's to draw). */
+  credit_id?: string;
 }
 
 /** The organization each run draws (fees in bps as the spec allows them: decimal strings). */
@@ -94,8 +92,11 @@ export interface TWrite {
 export interface Reach {
   tried: Set<string>;
   reached: Set<string>;
-  /** Hard paths that land after their command (a reorg 30 s after settlement): checked when the run settles. */
-  watch: Array<{ what: string; trade_id: string; account_id: string }>;
+  /**
+   * Rules aimed at an account's next settlement, with the trade made for them to meet: checked when the run
+   * settles (a reorg lands 30 s after settlement; a later trade of the account may settle first and meet it).
+   */
+  watch: Array<{ what: string; kind: 'reorg' | 'orphaned'; trade_id: string; account_id: string }>;
 }
 
 export interface TQuote {
@@ -220,7 +221,7 @@ export async function creditsOf(r: TradingReal, account_id: string, status: 'ope
 }
 
 const TERMINAL: Record<OpKind, readonly string[]> = { trade: ['settled', 'failed'], zap: ['settled', 'failed'], cancel: ['confirmed', 'failed'] };
-const SUCCESS: Record<OpKind, string> = { trade: 'settled', zap: 'settled', cancel: 'confirmed' };
+export const OP_SUCCESS: Record<OpKind, string> = { trade: 'settled', zap: 'settled', cancel: 'confirmed' };
 
 export const sourceKey = (source_type: string, source_id: string): string => `${source_type}|${source_id.toLowerCase()}`;
 
@@ -233,7 +234,6 @@ export async function book(m: TradingModel, r: TradingReal, op: TOp, body: Recor
   const status: string = body.status;
   op.outcome = status;
   const what = `${op.kind} ${op.id}`;
-  if (op.must_fail !== undefined) expect(status, `${what}: a ${op.must_fail} fault rule was certain to meet it`).toBe('failed');
   if (status === 'failed') {
     // Fault rules added while it ran may have met it too (a rule fires on whatever reaches its stage first).
     const allowed = new Set([...op.may_fail, ...faultCodes(m, op.fault_target ?? op.kind, op.account_id)]);
@@ -241,7 +241,7 @@ export async function book(m: TradingModel, r: TradingReal, op: TOp, body: Recor
     return;
   }
   if (op.kind === 'cancel') {
-    const c = [...m.credits.values()].find((x) => (x as PredictedCredit & { credit_id?: string }).credit_id === op.credit_id);
+    const c = [...m.credits.values()].find((x) => x.credit_id === op.credit_id);
     expect(c, `${what} confirmed a credit the model never predicted`).toBeDefined();
     c!.status = 'consumed';
     return;
@@ -255,17 +255,17 @@ export async function book(m: TradingModel, r: TradingReal, op: TOp, body: Recor
   if (e.amount_in_atoms !== null) expect(amount_in, `${what} took ${amount_in}, the model sent ${e.amount_in_atoms}`).toBe(e.amount_in_atoms);
   if (e.amount_out_atoms !== null) expect(amount_out, `${what} paid out ${amount_out}, its quote promised ${e.amount_out_atoms} net of fees`).toBe(e.amount_out_atoms);
   expect(amount_out >= e.min_out_atoms, `${what} paid out ${amount_out}, below its floor ${e.min_out_atoms}`).toBe(true);
-  // The fees are the organization's bps of the gross output (amount_out + fees), rounded either way.
+  // The fees are the organization's bps (the model drew them) of the gross output (amount_out + fees), rounded either way.
   const f = record.fees;
   const gross = amount_out + BigInt(f.total_atoms);
-  for (const [name, bps] of [['platform', m.org.platform_fee_bps], ['integrator', f.integrator_bps]] as const) {
+  for (const [name, bps] of [['platform', m.org.platform_fee_bps], ['integrator', m.org.integrator_fee_bps]] as const) {
     const [whole, frac = ''] = bps.split('.');
     const exact = gross * BigInt(whole + frac);
     const den = 10_000n * 10n ** BigInt(frac.length);
     const fee = BigInt(f[`${name}_atoms`]);
     expect(fee === exact / den || fee === (exact + den - 1n) / den, `${what}: ${name} fee ${fee} is not ${bps} bps of the gross ${gross}`).toBe(true);
   }
-  let source = [...m.credits.values()].find((x) => (x as PredictedCredit & { credit_id?: string }).credit_id === op.credit_id);
+  let source = [...m.credits.values()].find((x) => x.credit_id === op.credit_id);
   if (op.deposit_tx !== undefined) {
     // A deposit-funded zap spends the credit its deposit made (the whole deposit, so no change).
     const d = m.deposits.find((x) => x.tx_hash === op.deposit_tx)!;
@@ -302,7 +302,7 @@ export function recognise(m: TradingModel, c: WireCredit): void {
     expect(d!.expect, `deposit ${d!.tx_hash} should have been flagged, yet made credit ${c.credit_id}`).not.toBe('flagged');
     m.credits.set(key, { account_id: d!.account_id, asset_key: d!.asset_key, atoms: d!.atoms, status: 'open' });
   }
-  const p = m.credits.get(key) as (PredictedCredit & { credit_id?: string }) | undefined;
+  const p = m.credits.get(key);
   if (!p) return;
   p.credit_id = c.credit_id;
   expect(`${c.asset_key} ${c.atoms}`, `credit ${c.credit_id} (${c.source_type} of ${c.source_id})`).toBe(`${p.asset_key} ${p.atoms}`);
@@ -315,16 +315,14 @@ export async function checkAfterStep(m: TradingModel, r: TradingReal): Promise<v
   await observeOps(m, r);
 }
 
-export { SUCCESS as OP_SUCCESS };
-
 /** The failure codes fault rules the model added may cause to an operation of `target` on the account. */
 export function faultCodes(m: TradingModel, target: string, account_id: string): string[] {
   return [...(m.fault_codes.get(`${target}|${account_id}`) ?? [])];
 }
 
 /** A new operation the model expects, with the failures it can explain. */
-export function newOp(kind: OpKind, id: string, account_id: string, credit_id: string | null, expect: TOp['expect'], may_fail: Iterable<string>): TOp {
-  return { kind, id, account_id, credit_id, expect, may_fail: new Set(may_fail), outcome: null };
+export function newOp(kind: OpKind, id: string, account_id: string, credit_id: string | null, payout: TOp['expect'], may_fail: Iterable<string>): TOp {
+  return { kind, id, account_id, credit_id, expect: payout, may_fail: new Set(may_fail), outcome: null };
 }
 
 export function newWalk(): StatusWalk {

@@ -84,7 +84,7 @@ describe('service core model', () => {
         await fc.asyncModelRun(() => ({ model, real }), cmds);
         await settleAndCompare(model, real);
       })),
-      { numRuns: RUNS, seed: SEED, path: PATH, verbose: 1 },
+      { numRuns: RUNS, seed: SEED, path: PATH, verbose: 1, includeErrorInReport: true },
     );
   });
 });

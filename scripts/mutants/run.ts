@@ -68,7 +68,7 @@ function runOne(root: string, mutant: Mutant): Outcome {
         const msg: string = failed?.failureMessages?.[0] ?? file.message ?? '';
         // The assertion that caught it: fast-check's "Caused by" line, else the first violation or expectation.
         const lines = msg.split('\n').map((l) => l.trim());
-        first_line = (lines.find((l) => l.startsWith('Caused by')) ?? lines.find((l) => /"invariant"|spec\.|expected/.test(l)) ?? lines[0]).slice(0, 300);
+        first_line = (lines.find((l) => /^(Caused by|Got error)|AssertionError/.test(l)) ?? lines.find((l) => /"invariant"|spec\.|expected/.test(l)) ?? lines[0]).slice(0, 300);
         break;
       }
     }

@@ -3,7 +3,7 @@
 // (the trade fails, its credit stays open) — then a firm trade that meets it.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { api, checkAfterStep, type TradingModel, type TradingReal } from '../model.ts';
+import { checkAfterStep, type TradingModel, type TradingReal } from '../model.ts';
 import { FirmTrade } from './firm-trade.ts';
 
 export type ReorgKind = 'reorg_out' | 'reorg_in' | 'orphaned';
@@ -32,13 +32,9 @@ export class ReorgNextSettlement implements fc.AsyncCommand<TradingModel, Tradin
     // Reach counts the runs in which a trade was made for the rule to meet (an RFQ may be refused).
     if (!op || inFlight) return;
     m.reach.tried.add(what);
-    // This trade is the account's only swap in flight, so the rule is its own: a settlement_orphaned rule
-    // must fail it with that code (it may still fail earlier, at the fill, on the market).
-    if (this.kind === 'orphaned') op.must_fail = 'settlement_orphaned';
-    else op.must_orphan = true;
-    const orphaned = await api(r, 'GET', `/events?types=trade.settlement_orphaned&account_id=${account.account_id}&limit=100`);
-    if (orphaned.body.events.some((e: { data: { trade_id: string } }) => e.data.trade_id === op.id)) m.reach.reached.add(what);
-    m.reach.watch.push({ what, trade_id: op.id, account_id: account.account_id });
+    // This trade is the account's only swap in flight: the rule meets it, unless a trade made later reaches
+    // settlement first (checked when the run settles).
+    m.reach.watch.push({ what, kind: this.kind === 'orphaned' ? 'orphaned' : 'reorg', trade_id: op.id, account_id: account.account_id });
     await checkAfterStep(m, r);
   }
   toString = (): string => `reorgNextSettlement(account#${this.accountIdx}, credit#${this.creditIdx}, destination#${this.destinationIdx}, ${this.kind})`;
