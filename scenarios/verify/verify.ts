@@ -299,7 +299,7 @@ async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, exp
     finding ??= (() => {
       const f = run.forged.find((x) => x.answered !== 401);
       return f
-        ? { kind: 'forged_delivery', headline: `forged delivery accepted: a ${f.forgery.replace('_', ' ')} delivery (step ${f.step}) was answered ${f.answered || 'nothing'}; the spec requires 401 and the event must not be applied`, entity_type: 'forged_delivery', entity_id: f.event_id, field: 'http_status', app: f.answered, provider: 401, detail: [], event_ids: [f.event_id] }
+        ? { kind: 'forged_delivery', headline: `forged delivery accepted: ${f.forgery === 'unsigned' ? 'an unsigned' : `a ${f.forgery.replace('_', ' ')}`} delivery (step ${f.step}) was answered ${f.answered || 'nothing'}; the spec requires 401 and the event must not be applied`, entity_type: 'forged_delivery', entity_id: f.event_id, field: 'http_status', app: f.answered, provider: 401, detail: [], event_ids: [f.event_id] }
         : null;
     })();
     finding ??= (() => {
