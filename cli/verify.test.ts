@@ -1,6 +1,6 @@
 // `swapsim verify` as a user runs it: a real process against a real app (the reference integrator, with and
 // without a bug), its exit status (0 pass, 1 mismatch, 2 usage or unreachable app), its report file, and a
-// printed replay command that reproduces the failure.
+// printed replay command that reproduces the failure word for word.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,18 +39,22 @@ describe('swapsim verify', () => {
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(result);
   }, 120_000);
 
-  it('exits 1 on a mismatch, prints the shrunk scenario, the divergence and a replay command that fails again', async () => {
+  it('exits 1 on a mismatch, prints the reason first, the case, the delivery log and a replay command that fails again', async () => {
     const r = await swapsim(['verify', '--app', buggy.url, '--runs', '5', '--seed', '5']);
     expect(r.code, r.err).toBe(1);
-    expect(r.out).toContain('swapsim verify: FAIL: run 1 diverged, 0 passed before it (seed 5');
-    expect(r.out).toMatch(/Shrunk scenario \(\d+ steps\):\n {2}1\. setup: account #0 is created/);
-    expect(r.out).toMatch(/First divergence:\n {2}balance acct_\S+ \S+: available_atoms: app "\d+", provider "\d+"/);
-    const replay = /Replay:\n {2}(npx swapsim verify .*)/.exec(r.out)![1];
-    expect(replay).toMatch(new RegExp(`^npx swapsim verify --app ${buggy.url} --seed 5 --path [0-9:]+$`));
+    const first = r.out.split('\n')[0];
+    expect(first).toMatch(/^swapsim verify: FAIL: state mismatch: balance acct_\S+ \S+ available_atoms: app "\d+", provider "\d+" \(the app counts more than the provider holds\)$/);
+    expect(r.out).toContain('run 1 failed, 0 passed before it (seed 5, provider seed verify-5/run-1');
+    expect(r.out).toMatch(/Case \(\d+ steps.*\):\n {2}1\. setup: account #0 is created/);
+    expect(r.out).toMatch(/Delivery log of the events involved .*:\n {2}evt_\S+ credit\.created: t\+[0-9.]+s HTTP 200/);
+    const replay = /Replay .*:\n {2}(npx swapsim verify .*)/.exec(r.out)![1];
+    expect(replay).toMatch(new RegExp(`^npx swapsim verify --app ${buggy.url} --seed 5 --case [A-Za-z0-9_-]+$`));
     const again = await swapsim(replay.replace(/^npx swapsim /, '').split(' '));
     expect(again.code, again.err).toBe(1);
-    expect(again.out).toContain('First divergence:\n  balance acct_');
-    expect(again.out).toContain('FAIL: run 1 diverged');
+    expect(again.out.split('\n')[0]).toBe(first);
+    const bad = await swapsim(['verify', '--app', buggy.url, '--case', 'not-a-token']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('not a case token printed by swapsim verify');
   }, 180_000);
 
   it('exits 2 when the app cannot be reached, or on usage errors', async () => {

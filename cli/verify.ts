@@ -1,7 +1,7 @@
 // `swapsim verify --app URL`: checks an integrator's webhook consumer, in any language, through the probe
 // contract (scenarios/verify). Prints the verdict (and on a mismatch the shrunk scenario, the first divergent
 // entity and a replay command), writes the VerifyResult as report.json.
-// Exit status: 0 pass, 1 mismatch, 2 usage errors or an app that cannot be reached or configured.
+// Exit status: 0 pass, 1 mismatch, 2 usage errors or an app that cannot be reached or configured. It always exits.
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { createProgress } from '../reports/progress.ts';
 import { outputDir, writeReportJson } from '../reports/output.ts';
@@ -9,6 +9,7 @@ import { writeReport } from '../reports/index.ts';
 import { AppUnreachable } from '../scenarios/verify/probe.ts';
 import { formatReport } from '../scenarios/verify/format.ts';
 import { verify } from '../scenarios/verify/verify.ts';
+import { decodeCase } from '../scenarios/verify/scenario.ts';
 
 interface VerifyFlags {
   app: string;
@@ -17,9 +18,12 @@ interface VerifyFlags {
   timeLimit?: number;
   json?: boolean;
   webhookPath: string;
-  path?: string;
+  run?: number;
+  case?: string;
   simSeed?: string;
   quiescence: number;
+  runTimeLimit: number;
+  latencyLimit: number;
 }
 
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000 };
@@ -53,16 +57,26 @@ const appUrl = (v: string): string => {
   return v.replace(/\/$/, '');
 };
 
+const caseToken = (v: string): string => {
+  try {
+    decodeCase(v);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+  return v;
+};
+
 const webhookPath = (v: string): string => {
   if (!v.startsWith('/')) throw new InvalidArgumentError('a path starting with /');
   return v;
 };
 
 async function runVerify(flags: VerifyFlags): Promise<number> {
-  const progress = createProgress({ label: 'verify', total: flags.path ? 1 : flags.runs });
+  const progress = createProgress({ label: 'verify', total: flags.run || flags.case ? 1 : flags.runs });
   const report = await verify({
-    app_url: flags.app, runs: flags.runs, seed: flags.seed, path: flags.path, time_limit_ms: flags.timeLimit,
+    app_url: flags.app, runs: flags.runs, seed: flags.seed, run: flags.run, case: flags.case, time_limit_ms: flags.timeLimit,
     webhook_path: flags.webhookPath, sim_seed: flags.simSeed, quiescence_ms: flags.quiescence,
+    run_time_limit_ms: flags.runTimeLimit, latency_limit_ms: flags.latencyLimit,
     on_run: (u) => progress.tick(u),
   });
   progress.done();
@@ -81,17 +95,21 @@ export function registerVerify(program: Command): void {
     .requiredOption('--app <url>', 'the app under test (serves POST /probe/configure, its webhook endpoint, GET /probe/state)', appUrl)
     .option('--runs <n>', 'generated scenarios to run', positiveInt('--runs'), 100)
     .option('--seed <seed>', 'fast-check seed (default: drawn and printed)', seedArg)
-    .option('--time-limit <duration>', 'stop generating and shrinking after this wall time, e.g. 60s (the runs done stand)', parseDurationMs)
+    .option('--time-limit <duration>', 'stop after this wall time, inside a run too, e.g. 10m (the runs done stand; the result says interrupted)', parseDurationMs)
     .option('--json', 'print the VerifyResult JSON instead of the readable report')
     .option('--webhook-path <path>', "the app's webhook endpoint", webhookPath, '/webhooks')
-    .option('--path <path>', 'replay one failure: the path printed with its seed')
-    .option('--sim-seed <seed>', "seed of the provider's own draws (default: fresh per invocation, so event ids never repeat)")
+    .option('--case <token>', 'replay a failure: the case token printed with it (with the same --seed)', caseToken)
+    .option('--run <n>', 'run only generated run n of the seed, unshrunk', positiveInt('--run'))
+    .option('--sim-seed <seed>', "base of the provider seeds (default verify-<seed>; run n's provider seed is <base>/run-<n>)")
     .option('--quiescence <duration>', 'wall time an app without POST /probe/sync gets to converge after each run', parseDurationMs, 3_000)
+    .option('--run-time-limit <duration>', 'wall time one run may take; a run past it is ended and reported with the delivery in flight', parseDurationMs, 300_000)
+    .option('--latency-limit <duration>', 'an answer to a delivery slower than this is a finding (the provider gives up at 10 s)', parseDurationMs, 8_000)
     // Usage errors (commander's and ours) exit 2; help exits 0.
     .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
     .action(async (flags: VerifyFlags, cmd: Command) => {
       try {
-        process.exitCode = await runVerify(flags);
+        // Exit explicitly: a hung app connection or an abandoned run must never keep the process alive.
+        process.exit(await runVerify(flags));
       } catch (err) {
         if (err instanceof AppUnreachable) cmd.error(`swapsim verify: the app is unreachable or refused configuration: ${err.message}`, { exitCode: 2, code: 'swapsim.app_unreachable' });
         throw err;

@@ -69,6 +69,14 @@ export interface Profile {
   webhook_header_prefix: string;
   /** Sim delay a `{webhook: 'reorder'}` fault puts on an attempt, so deliveries due meanwhile overtake it. */
   webhook_reorder_delay_ms: number;
+  /**
+   * 0: the sim clock waits for each attempt's answer at the instant it is sent, one account's POSTs one after
+   * another. N > 0 (without a journal): the POST leaves at once and its answer is applied N ms of sim time
+   * later; the clock runs on meanwhile, so one receiver's answers overlap in wall time (spec: handler timeout
+   * and ordering not shown; `swapsim verify` uses the webhook timeout here, so a slow handler costs its wall
+   * time once per burst, not once per event).
+   */
+  webhook_answer_slot_ms: number;
   /** Whether an attempt falling due while its webhook is inactive ends the delivery `failed`, unsent (spec: not shown). */
   webhook_inactive_abandons: boolean;
   /**
@@ -223,6 +231,7 @@ export const DEFAULT_PROFILE: Profile = {
   webhook_retry_window_ms: 72 * HOUR,
   webhook_header_prefix: 'Svc',
   webhook_reorder_delay_ms: 5_000,
+  webhook_answer_slot_ms: 0,
   webhook_inactive_abandons: true,
   webhook_allowed_destinations: ['0.0.0.0/0', '::/0'],
   webhook_denied_destinations: ['169.254.0.0/16', 'fe80::/10'],

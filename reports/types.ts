@@ -80,6 +80,12 @@ export interface VerifyCase {
   divergence?: VerifyDivergence;
   replay_command?: string;
   timeline?: TimelineEntry[];
+  /** The reason the case failed, in one sentence (the first line verify prints). */
+  headline?: string;
+  /** The provider's seed for this run (`<base>/run-<n>`). */
+  sim_seed?: string;
+  /** The delivery log of the events involved: every attempt, its answer, verify's own effects. */
+  delivery_log?: string[];
 }
 
 /** `swapsim verify`. */

@@ -48,6 +48,7 @@ function build(partial: boolean) {
     webhook_retry_window_ms: posInt(),
     webhook_header_prefix: z.string({ error: 'must be a header-name token' }).regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, { error: 'must be a header-name token (letters, digits, -)' }),
     webhook_reorder_delay_ms: nonNegInt(),
+    webhook_answer_slot_ms: nonNegInt(),
     webhook_inactive_abandons: bool(),
     webhook_allowed_destinations: cidrList(),
     webhook_denied_destinations: cidrList(),

@@ -33,6 +33,21 @@ describe('verify report', () => {
     expect(failing).toContain('webhook deliveries');
   });
 
+  it('leads a failing case with its reason, and shows its provider seed and delivery log', async () => {
+    const c = {
+      ...result.cases[22], headline: 'a correctly signed delivery of evt_1 (credit.created) was answered 500', sim_seed: 'verify-1/run-23',
+      delivery_log: ['evt_1 credit.created: t+10.0s HTTP 500; t+40.0s HTTP 200 → succeeded'],
+    };
+    const { html } = await buildReport({ ...result, cases: [...result.cases.slice(0, 22), c, ...result.cases.slice(23)] });
+    const failing = sectionById(html, 'case-1-run-23');
+    expect(failing.indexOf('was answered 500')).toBeLessThan(failing.indexOf('Shrunk steps'));
+    expect(failing).toContain('verify-1/run-23');
+    expect(failing).toContain('Delivery log of the events involved');
+    expect(failing).toContain('t+10.0s HTTP 500; t+40.0s HTTP 200 → succeeded');
+    const escaped = await buildReport({ ...result, cases: [{ ...c, headline: '<img src=x>', delivery_log: ['<b>x</b>'] }] });
+    assertInert(escaped.html);
+  });
+
   it('lists the client-conduct findings', async () => {
     const { html } = await buildReport(result);
     const conduct = sectionById(html, 'conduct');

@@ -1,5 +1,6 @@
-// Verify report (`kind: verify`): runs and seeds, a pass/fail strip of every case, and per failing case its
-// shrunk steps, the first divergence (app vs provider), the replay command and its timeline; conduct findings.
+// Verify report (`kind: verify`): runs and seeds, a pass/fail strip of every case, and per failing case the
+// reason in one line, its shrunk steps, the finding (app vs provider), the delivery log of the events
+// involved, the replay command and its timeline; conduct findings.
 import type { TopLevelSpec } from 'vega-lite';
 import type { VerifyCase, VerifyResult } from '../types.ts';
 import { COLORS } from './charts.ts';
@@ -82,12 +83,16 @@ function failingCase(c: Partial<VerifyCase>, i: number): Section {
       { label: 'seed', value: mono(str(c.seed, '–')) },
       { label: 'steps (original)', value: fmt(arr(c.steps).length, 0) },
       { label: 'steps (shrunk)', value: shrunk.length ? fmt(shrunk.length, 0) : '–' },
+      ...(c.sim_seed ? [{ label: 'provider seed', value: mono(str(c.sim_seed)) }] : []),
     ] },
   ];
+  if (c.headline) blocks.unshift({ type: 'note', text: str(c.headline), tone: 'fail' });
   if (c.divergence) blocks.push(divergenceTable(c.divergence));
   else blocks.push({ type: 'note', text: 'No divergence was recorded for this case.', tone: 'muted' });
   if (c.replay_command) blocks.push({ type: 'code', label: 'Replay it', text: str(c.replay_command) });
   blocks.push({ type: 'list', ordered: true, mono: true, caption: shrunk.length ? 'Shrunk steps (the smallest failing scenario)' : 'Steps (not shrunk)', items: (shrunk.length ? shrunk : arr<unknown>(c.steps)).map((s) => show(s)) });
+  const log = arr<unknown>(c.delivery_log);
+  if (log.length) blocks.push({ type: 'list', ordered: false, mono: true, caption: 'Delivery log of the events involved (sim time from the run start)', items: log.map((l) => show(l)) });
   const chart = timelineChart(entries, { title: 'Timeline of the shrunk case' });
   if (chart) blocks.push(chart, { type: 'details', summary: `All ${entries.length} timeline entries`, blocks: [timelineTable(entries)] });
   return { id: `case-${i + 1}-run-${str(c.run, String(i))}`, heading: `Failing run ${str(c.run, String(i + 1))}`, tone: 'fail', aside: `seed ${str(c.seed, '–')}`, blocks };

@@ -1,7 +1,7 @@
 // The public arbitraries: `scenario()` (a journey with its fault plan and delivery chaos, printed as one
 // numbered list with faults and chaos in place), and its parts `journey()`, `faultPlan()` and
-// `deliveryChaos()`, which run against a sim (`journey.run(sim, { faults, chaos, webhook })`). The same
-// values drive `swapsim verify`.
+// `deliveryChaos()`, which run against a sim (`journey.run(sim, { faults, chaos, webhook })`). `swapsim verify`
+// builds its own scenarios from the same steps (scenarios/verify/scenario.ts: faults tied to their operations).
 import fc from 'fast-check';
 import type { Sim } from '../../lib/sim.ts';
 import { accountSetup, backgroundChaos, chaosStep, faultStep, journeyStep } from './arbitraries.ts';

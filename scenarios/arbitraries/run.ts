@@ -42,7 +42,7 @@ export interface JourneyRun {
   cancels: string[];
 }
 
-interface Account {
+export interface Account {
   account_id: string;
   /** asset_key → destination_id, registered the first time a step needs one (each costs a screening). */
   destinations: Map<string, string>;
@@ -75,17 +75,17 @@ const DESTINATION_ADDRESS: ReadonlyMap<string, string> = new Map(
   SCENARIO_ASSETS.map(({ asset_key }) => [asset_key, deriveWallet(assetByKey(asset_key)!.chain as WalletChain, new Uint8Array(32).fill(0x5a)).address]),
 );
 
-async function openCredits(sim: Sim, account_id: string): Promise<Array<{ credit_id: string; asset_key: string; atoms: string }>> {
+export async function openCredits(sim: Sim, account_id: string): Promise<Array<{ credit_id: string; asset_key: string; atoms: string }>> {
   const body = must(await sim.api('GET', `/accounts/${account_id}/credits?status=open&limit=100`), 'credits');
   return body.credits;
 }
 
-async function depositInto(sim: Sim, account_id: string, asset_key: string, atoms: bigint): Promise<string> {
+export async function depositInto(sim: Sim, account_id: string, asset_key: string, atoms: bigint): Promise<string> {
   const da = must(await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key } }), 'deposit address').deposit_address;
   return (await sim.deposit({ deposit_address_id: da.deposit_address_id, atoms: atoms.toString() })).tx_hash;
 }
 
-async function setup(sim: Sim, accounts: AccountSetup[], run_label: string): Promise<Account[]> {
+export async function setup(sim: Sim, accounts: AccountSetup[], run_label: string): Promise<Account[]> {
   const out: Account[] = [];
   for (let i = 0; i < accounts.length; i++) {
     const created = must(await sim.api('POST', '/accounts', { body: { label: `${run_label}-${i}` } }), 'create account');
@@ -100,7 +100,7 @@ async function setup(sim: Sim, accounts: AccountSetup[], run_label: string): Pro
   return out;
 }
 
-async function destinationFor(sim: Sim, a: Account, asset_key: string): Promise<string> {
+export async function destinationFor(sim: Sim, a: Account, asset_key: string): Promise<string> {
   let id = a.destinations.get(asset_key);
   if (id === undefined) {
     const d = must(await sim.api('POST', `/accounts/${a.account_id}/destinations`, { body: { asset_key, address: DESTINATION_ADDRESS.get(asset_key) } }), 'destination');
@@ -127,7 +127,7 @@ async function pickSpend(sim: Sim, a: Account, s: { credit: number; destination:
   return { credit, to_asset, destination_id, amount: (BigInt(credit.atoms) * BigInt(s.fraction_bps)) / 10_000n || 1n };
 }
 
-async function trade(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'trade' }>, run: JourneyRun): Promise<string> {
+export async function trade(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'trade' }>, run: JourneyRun): Promise<string> {
   const pick = await pickSpend(sim, a, s);
   if (!pick) return 'skipped: no open credit';
   const { credit, to_asset, destination_id, amount } = pick;
@@ -151,7 +151,7 @@ async function trade(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'trad
   return `trade ${accepted.body.trade.trade_id}`;
 }
 
-async function zap(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'zap' }>, run: JourneyRun): Promise<string> {
+export async function zap(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'zap' }>, run: JourneyRun): Promise<string> {
   const pick = await pickSpend(sim, a, s);
   if (!pick) return 'skipped: no open credit';
   const { credit, to_asset, destination_id, amount } = pick;
@@ -166,7 +166,7 @@ async function zap(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'zap' }
   return `zap ${res.body.zap.zap_id}`;
 }
 
-async function zapFromDeposit(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'zap_deposit' }>, run: JourneyRun): Promise<string> {
+export async function zapFromDeposit(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'zap_deposit' }>, run: JourneyRun): Promise<string> {
   const from = assetAt(s.asset);
   const [to_asset, destination_id] = await outputFor(sim, a, from.asset_key, s.destination);
   const atoms = BigInt(s.usd) * from.atoms_per_usd;
@@ -180,7 +180,7 @@ async function zapFromDeposit(sim: Sim, a: Account, s: Extract<JourneyStep, { ki
   return `zap ${z.zap_id}, deposit sent`;
 }
 
-async function cancel(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'cancel' }>, run: JourneyRun): Promise<string> {
+export async function cancel(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'cancel' }>, run: JourneyRun): Promise<string> {
   const credits = await openCredits(sim, a.account_id);
   if (credits.length === 0) return 'skipped: no open credit';
   const credit = credits[s.credit % credits.length];
@@ -190,7 +190,7 @@ async function cancel(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'can
   return `cancel ${res.body.cancel.cancel_id}`;
 }
 
-const WEBHOOK_EFFECT: Record<string, Record<string, unknown>> = {
+export const WEBHOOK_EFFECT: Record<string, Record<string, unknown>> = {
   duplicate: { webhook: 'duplicate' },
   reorder: { webhook: 'reorder' },
   drop: { webhook: 'drop' },
@@ -201,7 +201,7 @@ const WEBHOOK_EFFECT: Record<string, Record<string, unknown>> = {
 };
 
 /** A delivery the provider never sent: a plausible envelope, signed wrongly (or not at all). */
-async function forge(sim: Sim, target: WebhookTarget, a: Account, s: Extract<ChaosStep, { kind: 'forge' }>, step: number): Promise<ForgedDelivery> {
+export async function forge(sim: Sim, target: WebhookTarget, a: Account, s: Extract<ChaosStep, { kind: 'forge' }>, step: number): Promise<ForgedDelivery> {
   const now_ms = await sim.now_ms();
   const event_id = `evt_forged_${randomBytes(6).toString('hex')}`;
   const data: Record<string, unknown> =

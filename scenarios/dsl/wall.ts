@@ -6,10 +6,11 @@ import { wallNow_ms } from '../../sim/clock.ts';
 
 export interface Wall {
   now_ms(): number;
-  wait(ms: number): Promise<void>;
+  /** Resolves after `ms`; rejects (AbortError) if `signal` aborts first. */
+  wait(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export const WALL: Wall = {
   now_ms: wallNow_ms,
-  wait: async (ms) => void (await sleep(ms)),
+  wait: async (ms, signal) => void (await sleep(ms, undefined, signal ? { signal } : undefined)),
 };

@@ -1,6 +1,6 @@
-// What `swapsim verify` prints for a person: the verdict with the seed, and on a mismatch the shrunk scenario
-// as numbered steps, what each step did, the first divergent entity and a one-line replay command; then the
-// client-conduct findings for the app's key.
+// What `swapsim verify` prints for a person: the verdict with the seed; on a failure, first the reason in one
+// line, then the shrunk case as numbered steps, what each step did, the delivery log of the events involved,
+// the divergence and a replay command that carries the case; then the client-conduct findings for the app's key.
 import type { VerifyReport } from './verify.ts';
 
 const show = (v: unknown): string => (v === null || v === undefined ? '(absent)' : typeof v === 'string' ? `"${v}"` : JSON.stringify(v));
@@ -14,13 +14,17 @@ export function formatReport(r: VerifyReport): string {
   } else {
     const f = r.failure;
     const d = f.divergence;
-    lines.push(`swapsim verify: FAIL: run ${r.runs_to_catch} diverged, ${(r.runs_to_catch ?? 1) - 1} passed before it (seed ${r.seed}, ${secs}s, ${r.num_shrinks} shrinks)`);
-    const cut = r.shrink_cut ? ', shrinking stopped at its time limit' : '';
-    lines.push('', `Shrunk scenario (${f.shrunk_steps.length} steps${cut}):`, ...f.shrunk_steps.map((s) => `  ${s}`));
+    lines.push(`swapsim verify: FAIL: ${f.headline}`);
+    lines.push(`  run ${f.run} failed, ${(r.runs_to_catch ?? 1) - 1} passed before it (seed ${r.seed}, provider seed ${f.sim_seed}, ${secs}s, ${r.num_shrinks ?? 0} shrink attempts)`);
+    const shrunk = f.shrunk_steps.length < f.original_steps ? ` (shrunk from ${f.original_steps}${r.shrink_cut ? ', shrinking stopped at its time limit' : ''})` : '';
+    lines.push('', `Case (${f.shrunk_steps.length} steps${shrunk}):`, ...f.shrunk_steps.map((s) => `  ${s}`));
+    if (f.pinned) lines.push(`  (${f.pinned})`);
     if (f.notes.length > 0) lines.push('', 'What the steps did:', ...f.notes.map((n) => `  ${n}`));
-    lines.push('', 'First divergence:', `  ${d.entity_type} ${d.entity_id}: ${d.field}: app ${show(d.app)}, provider ${show(d.provider)}`);
+    if (f.delivery_log.length > 0) lines.push('', 'Delivery log of the events involved (sim time from the run start):', ...f.delivery_log.map((l) => `  ${l}`));
+    lines.push('', 'Finding:', `  ${d.entity_type} ${d.entity_id}: ${d.field}: app ${show(d.app)}, provider ${show(d.provider)}`);
     if (f.detail) lines.push(`  ${f.detail}`);
-    lines.push('', 'Replay:', `  ${f.replay_command}`);
+    for (const m of f.more) lines.push(`  ${m}`);
+    lines.push('', 'Replay (the same case on the same provider seed):', `  ${f.replay_command}`, 'The generated run, unshrunk:', `  ${f.rerun_command}`);
   }
   lines.push('');
   if (r.conduct.length === 0) lines.push("Client conduct of the app's API key: no findings.");

@@ -1,216 +1,506 @@
-// `swapsim verify` as a function: an in-process swapsim (virtual clock), one organization with two keys (the
-// verifier drives with one, the app reads with the other, so conduct findings are the app's alone), a webhook
-// at the app, POST /probe/configure; then per run fresh accounts, a generated adversarial scenario, the
-// quiescence step, and the app's GET /probe/state compared with the provider's truth. fast-check runs it, so a
-// failure shrinks, and prints a seed and path that replay it.
+// `swapsim verify` as a function. Each run gets a fresh in-process swapsim (virtual clock) whose seed is
+// derived from the verify seed and the run number, a webhook pointing at the relay (which forwards to the
+// app), and POST /probe/configure; then a generated scenario (scenario.ts: faults tied to their operations),
+// quiescence, and the judgement: the app's answers to deliveries (provider log + relay), then its state
+// against the provider's truth. A failing run has its fired background effects pinned into targeted rules,
+// is shrunk step by step on the same provider seed, and is printed with a replay command that carries the
+// case itself, so it reproduces every time. Every run is bounded in wall time; the whole call always ends.
 import { randomBytes, randomInt } from 'node:crypto';
-import fc from 'fast-check';
-import { createSim, type Sim } from '../../lib/sim.ts';
+import { createSim, listAll, type Sim } from '../../lib/sim.ts';
+import { adversarialProfile } from '../../fake-provider/profiles/index.ts';
+import { DEFAULT_PROFILE } from '../../fake-provider/profile.ts';
 import type { ConductFinding, VerifyCase, VerifyDivergence, VerifyResult } from '../../reports/types.ts';
-import { deliveryChaos, faultPlan, journey, type DeliveryChaos, type FaultPlan, type Journey } from '../arbitraries/index.ts';
-import type { JourneyRun } from '../arbitraries/run.ts';
-import { firstDivergence } from './compare.ts';
-import * as probe from './probe.ts';
+import type { WebhookEffect } from '../arbitraries/steps.ts';
 import { WALL } from '../dsl/wall.ts';
+import { firstDivergence } from './compare.ts';
+import { deliveryLog, formatDeliveryLog, judgeDeliveries, judgeLatency, type Attempt, type Finding } from './judge.ts';
+import * as probe from './probe.ts';
+import { startRelay, type Relay, type RelayRecord } from './relay.ts';
+import { runVerifyScenario, type RunHooks, type VerifyRun } from './run.ts';
+import { decodeCase, describeScenario, encodeCase, generateScenario, NO_BACKGROUND, type VerifyScenario, type VStep } from './scenario.ts';
+
+export type { VerifyScenario } from './scenario.ts';
 
 export interface VerifyOptions {
   app_url: string;
   /** Generated scenarios to run (default 100). */
   runs?: number;
-  /** fast-check seed (default: drawn, and printed). */
+  /** Verify seed (default: drawn, and printed). Run n's scenario and provider seed derive from it. */
   seed?: number;
-  /** fast-check path of a failure to replay (with its seed). */
-  path?: string;
-  /** Stop generating (and shrinking) after this much wall time; the runs done so far stand. */
+  /** Run only generated run n of the seed (no shrinking). */
+  run?: number;
+  /** Replay a case token printed with a failure (no shrinking). */
+  case?: string;
+  /** Stop after this much wall time, inside a run too; the runs done so far stand. */
   time_limit_ms?: number;
+  /** Wall time one run may take before it is ended and reported (default 300 s). */
+  run_time_limit_ms?: number;
+  /** An answer to a delivery slower than this is a finding (default 8 s; the provider gives up at 10 s). */
+  latency_limit_ms?: number;
   webhook_path?: string;
-  /** Seed of the provider's own draws (default: fresh per invocation, so event ids never repeat for a long-lived app). */
+  /** Base of the provider seeds (default `verify-<seed>`); run n's provider seed is `<base>/run-<n>`. */
   sim_seed?: string;
   /** Wall time given to an app without POST /probe/sync to converge after the quiescence step (default 3000). */
   quiescence_ms?: number;
-  /** Wall time spent shrinking a failure before the smallest failing scenario so far is reported (default 90 s). */
+  /** Wall time spent shrinking a failure before the smallest failing case so far is reported (default 90 s). */
   shrink_time_limit_ms?: number;
+  /** Sim time from a delivery attempt to the moment its answer lands (default ANSWER_SLOT_MS, 5 min). */
+  answer_slot_ms?: number;
   /** Called after each run (not after shrink attempts). */
   on_run?: (u: { done: number; failures: number; note: string }) => void;
 }
 
-export interface VerifyScenario {
-  journey: Journey;
-  faults: FaultPlan;
-  chaos: DeliveryChaos;
+export interface VerifyFailure {
+  run: number;
+  /** The reason in one sentence: the first line of the failure. */
+  headline: string;
+  kind: string;
+  sim_seed: string;
+  replay_command: string;
+  /** Runs only the generated run, unshrunk. */
+  rerun_command: string;
+  case_token: string;
+  shrunk_steps: string[];
+  original_steps: number;
+  notes: string[];
+  divergence: VerifyDivergence;
+  detail: string;
+  /** Further lines of the finding (attempts, other findings, excused answers). */
+  more: string[];
+  /** The delivery log of the events involved. */
+  delivery_log: string[];
+  /** How the fired background effects were pinned before shrinking. */
+  pinned: string | null;
 }
 
-/** VerifyResult plus what a person needs to act on a failure. */
 export interface VerifyReport extends VerifyResult {
   sim_seed: string;
   interrupted: boolean;
-  /** The run (1-based) that first failed. */
   runs_to_catch?: number;
   num_shrinks?: number;
-  /** True when shrinking stopped at `shrink_time_limit_ms` (the scenario shown still fails, it may not be the smallest). */
   shrink_cut?: boolean;
-  failure?: {
-    path: string;
-    replay_command: string;
-    shrunk_steps: string[];
-    notes: string[];
-    divergence: VerifyDivergence;
-    detail: string;
-  };
+  failure?: VerifyFailure;
 }
 
-interface RunOutcome {
+interface Outcome {
   ok: boolean;
-  run: JourneyRun;
-  divergence?: VerifyDivergence;
-  detail?: string;
-}
-
-export function verifyScenario(): fc.Arbitrary<VerifyScenario> {
-  return fc.record({ journey: journey(), faults: faultPlan(), chaos: deliveryChaos() });
-}
-
-export const describeScenario = (s: VerifyScenario): string[] => s.journey.describe(s.faults, s.chaos);
-
-// Wall time only through the harness's one wall module (the quiescence wait and the run's own duration).
-const sleep = (ms: number): Promise<void> => WALL.wait(ms);
-
-export function replayCommand(o: { app_url: string; seed: number; path: string; webhook_path: string }): string {
-  const hook = o.webhook_path === '/webhooks' ? '' : ` --webhook-path ${o.webhook_path}`;
-  return `npx swapsim verify --app ${o.app_url} --seed ${o.seed} --path ${o.path}${hook}`;
+  /** Ended by the global time limit: neither a pass nor a failure. */
+  interrupted: boolean;
+  finding?: Finding;
+  run: VerifyRun | null;
+  log: Attempt[];
+  records: RelayRecord[];
+  /** Background webhook firings: which account's event, which effect. */
+  fired_background: Array<{ account: number; event_type: string; effect: WebhookEffect }>;
+  delivery_log: string[];
+  more: string[];
 }
 
 interface Session {
-  sim: Sim;
   app_url: string;
-  app_key: string;
-  webhook: { url: string; secret: string };
+  webhook_path: string;
+  relay: Relay;
+  sim_base: string;
+  verifier_key: string;
   quiescence_ms: number;
-  /** Unknown until the first run asks. */
+  latency_limit_ms: number;
+  run_time_limit_ms: number;
+  deadline_ms: number;
   sync_supported: boolean | null;
-  runs: number;
+  conduct: ConductFinding[];
+  on_slow: ((r: RelayRecord) => void) | null;
+  configured_once: boolean;
+  answer_slot_ms: number;
 }
 
-/** Compares every account of the run; for an app without /probe/sync, re-reads until it converges or time is up. */
-async function judge(s: Session, run: JourneyRun): Promise<Omit<RunOutcome, 'run'>> {
-  for (const f of run.forged) {
-    if (f.answered !== 401) {
-      return {
-        ok: false,
-        divergence: { entity_type: 'forged_delivery', entity_id: f.event_id, field: 'http_status', app: f.answered, provider: 401 },
-        detail: `step ${f.step}: a delivery with an invalid signature (${f.forgery}) was answered ${f.answered}; the spec requires 401 and the event must not be applied`,
-      };
-    }
+const BACKGROUND_EFFECT: Record<string, WebhookEffect> = { duplicate: 'duplicate', reorder: 'reorder', drop: 'drop', bad_signature: 'bad_signature', delay: 'delay_60s' };
+
+/**
+ * Sim time between a delivery attempt and the moment its answer lands (profile `webhook_answer_slot_ms`): the
+ * deliveries sent within it overlap in wall time, so a handler answering in 5 s costs about 5 s per burst.
+ * Measured with a 5 s handler: 10 s → 25 s a run, 60 s → 12 s, 300 s → 7.8 s, 600 s → 7.9 s (docs/verify.md).
+ */
+export const ANSWER_SLOT_MS = 300_000;
+
+/** Wire statuses after which a trade, zap or cancel changes no more (a quiet point needs all of them there). */
+const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
+
+export const simSeedFor = (base: string, run: number): string => `${base}/run-${run}`;
+
+export function replayCommand(o: { app_url: string; seed: number; token: string; webhook_path: string; sim_base: string; default_base: string }): string {
+  const hook = o.webhook_path === '/webhooks' ? '' : ` --webhook-path ${o.webhook_path}`;
+  const base = o.sim_base === o.default_base ? '' : ` --sim-seed ${o.sim_base}`;
+  return `npx swapsim verify --app ${o.app_url} --seed ${o.seed}${base}${hook} --case ${o.token}`;
+}
+
+/** Resolves after `ms` of wall time, or never if `ms` is infinite; `cancel` stops the wait. */
+function wallTimer(ms: number): { done: Promise<'timer'>; cancel: () => void } {
+  const ctl = new AbortController();
+  const done = Number.isFinite(ms)
+    ? WALL.wait(Math.max(0, ms), ctl.signal).then(() => 'timer' as const, () => new Promise<'timer'>(() => undefined))
+    : new Promise<'timer'>(() => undefined);
+  return { done, cancel: () => ctl.abort() };
+}
+
+async function eventsOf(sim: Sim, account_ids: string[]): Promise<Map<string, { type: string; account: number; data: Record<string, unknown> }>> {
+  const out = new Map<string, { type: string; account: number; data: Record<string, unknown> }>();
+  for (const [account, account_id] of account_ids.entries()) {
+    for (const e of await listAll<{ event_id: string; type: string; data: Record<string, unknown> }>(sim, `/events?account_id=${account_id}`, 'events')) out.set(e.event_id, { type: e.type, account, data: e.data });
   }
+  return out;
+}
+
+const sameFailure = (a: Finding, b: Finding): boolean => a.kind === b.kind && (a.kind !== 'state' || (a.entity_type === b.entity_type && a.field === b.field));
+
+/** The app's state against the truth, for every account; an app without /probe/sync is re-read until it converges, time is up, or (shrinking) the expected mismatch shows. */
+async function judgeState(s: Session, sim: Sim, run: VerifyRun, expect: Finding | null): Promise<Finding | null> {
   const deadline = WALL.now_ms() + (s.sync_supported ? 0 : s.quiescence_ms);
   for (;;) {
-    let found: Omit<RunOutcome, 'run'> | null = null;
+    let found: Finding | null = null;
     for (const account_id of run.account_ids) {
       const reply = await probe.state(s.app_url, account_id);
       if (!reply.ok) {
-        found = { ok: false, divergence: { entity_type: 'probe', entity_id: account_id, field: 'shape', app: reply.problem, provider: 'the probe contract' }, detail: reply.problem };
+        found = { kind: 'probe', headline: `GET /probe/state broke the probe contract: ${reply.problem}`, entity_type: 'probe', entity_id: account_id, field: 'shape', app: reply.problem, provider: 'the probe contract', detail: [], event_ids: [] };
         break;
       }
-      const divergence = firstDivergence(account_id, reply.state, await s.sim.truth(account_id));
-      if (divergence) {
-        found = { ok: false, divergence, detail: `account ${account_id}` };
+      const d = firstDivergence(account_id, reply.state, await sim.truth(account_id));
+      if (d) {
+        const direction = d.entity_type === 'balance' ? (BigInt(String(d.app)) > BigInt(String(d.provider)) ? ' (the app counts more than the provider holds)' : ' (the app counts less than the provider holds)') : '';
+        found = { kind: 'state', headline: `state mismatch: ${d.entity_type} ${d.entity_id} ${d.field}: app ${JSON.stringify(d.app)}, provider ${JSON.stringify(d.provider)}${direction}`, ...d, detail: [`account ${account_id}`], event_ids: [] };
         break;
       }
     }
-    if (found === null) return { ok: true };
+    if (found === null) return null;
+    // Shrinking: once the mismatch being chased shows, waiting longer cannot change the verdict.
+    if (expect && sameFailure(found, expect)) return found;
     if (WALL.now_ms() >= deadline) return found;
-    await sleep(100);
+    await WALL.wait(100);
   }
 }
 
-async function runOnce(s: Session, scenario: VerifyScenario): Promise<RunOutcome> {
-  s.runs++;
-  let run: JourneyRun = { account_ids: [], lines: describeScenario(scenario), notes: [], forged: [], trades: [], zaps: [], cancels: [] };
+/** Events a state finding is about: the entity's own, or for a balance the account's credits and settlements in that asset. */
+function involvedEvents(f: Finding, events: Map<string, { type: string; account: number; data: Record<string, unknown> }>, run: VerifyRun): string[] {
+  if (f.event_ids.length > 0) return f.event_ids;
+  const out: string[] = [];
+  if (f.entity_type === 'balance') {
+    const [account_id, asset_key] = f.entity_id.split(' ');
+    const account = run.account_ids.indexOf(account_id);
+    for (const [id, e] of events) {
+      if (e.account !== account) continue;
+      if ((e.type === 'credit.created' && e.data.asset_key === asset_key) || /\.(settled|confirmed)$/.test(e.type)) out.push(id);
+    }
+  } else {
+    for (const [id, e] of events) if (Object.values(e.data).includes(f.entity_id)) out.push(id);
+  }
+  return out.slice(0, 12);
+}
+
+async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, expect: Finding | null): Promise<Outcome> {
+  const sim_seed = simSeedFor(s.sim_base, run_no);
+  const app_key = `sk_app_${randomBytes(12).toString('hex')}`;
+  // Answers land one webhook timeout after their attempt (sim time): a slow handler's answers overlap instead
+  // of holding the clock once per event, and the outcome still lands at a fixed sim time.
+  const base_profile = scenario.adversarial_profile ? adversarialProfile(sim_seed) : DEFAULT_PROFILE;
+  const profile = { ...base_profile, webhook_answer_slot_ms: s.answer_slot_ms };
+  const sim = await createSim({ seed: sim_seed, api_keys: [s.verifier_key, app_key], profile });
+  const out: Outcome = { ok: false, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [] };
+  let slow: RelayRecord | null = null;
+  s.relay.reset();
+  s.on_slow = (r) => {
+    slow = r;
+    s.relay.cut();
+  };
   try {
-    run = await scenario.journey.run(s.sim, { faults: scenario.faults, chaos: scenario.chaos, webhook: s.webhook });
-    // Quiescence: the rules are gone and the clock settled (journey.run); now the app may catch up from the feed.
-    if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
-    return { run, ...(await judge(s, run)) };
+    const hook = await sim.webhook(s.relay.url);
+    s.relay.setSecret(hook.secret);
+    const configure = (secret: string) => probe.configure(s.app_url, { base_url: sim.base_url, api_key: app_key, webhook_secret: secret });
+    await configure(hook.secret);
+    s.configured_once = true;
+    let midrun: Finding | null = null;
+    const quietCheck = async (step: number, run: VerifyRun): Promise<string> => {
+      // While verify's API faults are on, the app may rightly fail to catch up: not a quiet point.
+      if (run.api_rule_ids.length > 0) return 'API faults on the app\'s key are on: no check';
+      const pending = await listAll(sim, `/webhooks/${hook.webhook_id}/deliveries?status=pending`, 'deliveries');
+      if (pending.length > 0) return `not a quiet point (${pending.length} deliveries pending): no check`;
+      for (const account_id of run.account_ids) {
+        const t = await sim.truth(account_id);
+        const busy = [...t.trades, ...t.zaps, ...t.cancels].filter((e) => !TERMINAL.has(e.status));
+        if (busy.length > 0) return `not a quiet point (${busy.length} operations in flight): no check`;
+      }
+      if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
+      const f = await judgeState(s, sim, run, expect);
+      if (f === null) return "quiet point: the app's state matched";
+      midrun ??= { ...f, headline: f.headline.replace(/^state mismatch:/, `state mismatch at a quiet point (step ${step}, nothing in flight):`) };
+      return `quiet point: ${f.headline}`;
+    };
+    const hooks: RunHooks = {
+      relay: s.relay, configure, webhook_id: hook.webhook_id, secret: hook.secret, app_webhook_url: s.app_url + s.webhook_path,
+      header_prefix: profile.webhook_header_prefix, probe: quietCheck, answer_slot_ms: s.answer_slot_ms,
+    };
+    const work = runVerifyScenario(sim, scenario, hooks).then((run) => ({ run }), (error: unknown) => ({ error }));
+    const limit_ms = Math.min(s.run_time_limit_ms, s.deadline_ms - WALL.now_ms());
+    const timer = wallTimer(limit_ms);
+    const first = await Promise.race([work, timer.done]);
+    timer.cancel();
+    let cut_by: 'run_limit' | 'time_limit' | null = null;
+    let busy: Array<{ event_id: string; event_type: string; elapsed_ms: number }> = [];
+    if (first === 'timer') {
+      cut_by = WALL.now_ms() >= s.deadline_ms ? 'time_limit' : 'run_limit';
+      busy = s.relay.inFlight();
+      s.relay.cut();
+    }
+    // After a cut every delivery is answered at once, so the run's remaining sim time passes quickly.
+    const grace = wallTimer(60_000);
+    const settled = await Promise.race([work, grace.done]);
+    grace.cancel();
+    if (settled === 'timer') throw new Error('the run did not end within 60 s of being cut');
+    if ('error' in settled) throw settled.error;
+    const run = settled.run;
+    out.run = run;
+    out.records = [...s.relay.records];
+    const rel = (ms: number): string => `t+${((ms - run.started_at_ms) / 1000).toFixed(1)}s`;
+    if (cut_by === 'time_limit' && slow === null) {
+      out.interrupted = true;
+      return out;
+    }
+    out.log = await deliveryLog(sim, run.account_ids);
+    const events = await eventsOf(sim, run.account_ids);
+    const { fired } = (await sim.control('GET', '/faults')).body as { fired: Array<{ fault_id: string; at_ms: number; subject: string }> };
+    const background = new Set(run.background_rule_ids);
+    const background_effect = new Map<string, WebhookEffect>();
+    // Background rules were added kind by kind, account by account: recover each rule's effect from that order.
+    const kinds = Object.entries(scenario.background).filter(([, p]) => p > 0).map(([k]) => k);
+    run.background_rule_ids.forEach((id, i) => background_effect.set(id, BACKGROUND_EFFECT[kinds[Math.floor(i / run.account_ids.length)]]));
+    for (const f of fired) {
+      if (!background.has(f.fault_id)) continue;
+      const e = events.get(f.subject.split(',')[0]);
+      if (e) out.fired_background.push({ account: e.account, event_type: e.type, effect: background_effect.get(f.fault_id)! });
+    }
+    const api_rules = new Set(run.api_rule_ids);
+    const api_fault_at = fired.filter((f) => api_rules.has(f.fault_id)).map((f) => f.at_ms);
+    for (const r of run.op_rules) if (!fired.some((f) => f.fault_id === r.fault_id)) out.more.push(`note: step ${r.step}'s fault (${r.what}) never fired`);
+
+    // The judgement, most telling first.
+    let finding: Finding | null = null;
+    if (slow !== null) {
+      const r = slow as RelayRecord;
+      finding = {
+        kind: 'slow_handler', headline: `handler exceeded ${r.latency_ms / 1000} s on event ${r.event_id} (${r.event_type}) without answering (latency limit ${s.latency_limit_ms / 1000} s; the provider gives up at ${DEFAULT_PROFILE.webhook_timeout_ms / 1000} s and retries); the run was ended there`,
+        entity_type: 'webhook_delivery', entity_id: r.delivery_id, field: 'latency_ms', app: `> ${r.latency_ms}`, provider: `≤ ${s.latency_limit_ms}`, detail: [], event_ids: [r.event_id],
+      };
+    } else if (cut_by === 'run_limit') {
+      const b = busy[0];
+      finding = {
+        kind: 'run_time_limit',
+        headline: b ? `handler exceeded ${(b.elapsed_ms / 1000).toFixed(0)} s on event ${b.event_id} (${b.event_type}) when the run's wall-time limit (${s.run_time_limit_ms / 1000} s) was reached` : `the run exceeded its wall-time limit (${s.run_time_limit_ms / 1000} s) with no delivery in flight: the app's probe answers or its feed reads are too slow`,
+        entity_type: 'run', entity_id: `run ${run_no}`, field: 'wall_ms', app: `> ${s.run_time_limit_ms}`, provider: `≤ ${s.run_time_limit_ms}`, detail: [], event_ids: b ? [b.event_id] : [],
+      };
+    }
+    finding ??= (() => {
+      const f = run.forged.find((x) => x.answered !== 401);
+      return f
+        ? { kind: 'forged_delivery', headline: `forged delivery accepted: ${f.forgery === 'unsigned' ? 'an unsigned' : `a ${f.forgery.replace('_', ' ')}`} delivery (step ${f.step}) was answered ${f.answered || 'nothing'}; the spec requires 401 and the event must not be applied`, entity_type: 'forged_delivery', entity_id: f.event_id, field: 'http_status', app: f.answered, provider: 401, detail: [], event_ids: [f.event_id] }
+        : null;
+    })();
+    finding ??= (() => {
+      const p = run.previous_secret.find((x) => x.record.status < 200 || x.record.status > 299);
+      return p
+        ? { kind: 'rotation_grace', headline: `a delivery signed with the previous secret just after a rotation (step ${p.step}) was answered ${p.record.status || 'nothing'}: the spec asks receivers to accept old and new secrets for at least 5 minutes after a rotation`, entity_type: 'webhook_delivery', entity_id: p.record.delivery_id, field: 'http_status', app: p.record.status, provider: '2xx', detail: [], event_ids: [p.record.event_id] }
+        : null;
+    })();
+    // Apps that keep the provider waiting answer only when the state converges; sync first so state is final.
+    if (finding === null) {
+      const deliveries = judgeDeliveries(out.log, api_fault_at, profile.webhook_answer_slot_ms, rel);
+      out.more.push(...deliveries.excused);
+      finding = deliveries.findings[0] ?? null;
+      if (deliveries.findings.length > 1) out.more.push(`${deliveries.findings.length - 1} more deliveries were refused`);
+    }
+    finding ??= judgeLatency(out.records, s.latency_limit_ms);
+    finding ??= midrun;
+    if (finding === null) {
+      if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
+      finding = await judgeState(s, sim, run, expect);
+    }
+    if (finding) {
+      finding.event_ids = involvedEvents(finding, events, run);
+      out.delivery_log = formatDeliveryLog(finding.event_ids, out.log, out.records, rel, s.relay.is_cut);
+      for (const f of run.forged) if (finding.event_ids.includes(f.event_id)) out.delivery_log = out.delivery_log.map((l) => (l.startsWith(`${f.event_id}:`) ? `${f.event_id}: forged by verify (${f.forgery}, step ${f.step}), posted straight to the app, answered ${f.answered || 'nothing'}` : l));
+      out.finding = finding;
+      return out;
+    }
+    out.ok = true;
+    return out;
   } catch (err) {
     // An app that stops answering, or a probe call that fails, is a failed run with the reason, never a pass.
+    // Unreachable before anything ran: the app is not up (exit 2), not a finding about it.
+    if (err instanceof probe.AppUnreachable && !s.configured_once) throw err;
     const message = err instanceof Error ? err.message : String(err);
-    return { ok: false, run, divergence: { entity_type: 'run', entity_id: `run ${s.runs}`, field: 'error', app: message, provider: null }, detail: message };
+    out.finding = { kind: 'error', headline: `the run could not complete: ${message}`, entity_type: 'run', entity_id: `run ${run_no}`, field: 'error', app: message, provider: null, detail: [], event_ids: [] };
+    return out;
+  } finally {
+    s.on_slow = null;
+    for (const f of (await sim.conduct(app_key).catch(() => null))?.findings ?? []) s.conduct.push({ api_key: `…${f.api_key_suffix}`, kind: f.kind, detail: f.message, request_ids: f.request_ids });
+    const closing = wallTimer(5_000);
+    await Promise.race([sim.close(), closing.done]);
+    closing.cancel();
   }
 }
 
-function conductFindings(report: Awaited<ReturnType<Sim['conduct']>>): ConductFinding[] {
-  return report.findings.map((f) => ({ api_key: `…${f.api_key_suffix}`, kind: f.kind, detail: f.message, request_ids: f.request_ids }));
+/** Smaller variants of a scenario, most reducing first. */
+function* shrinkCandidates(s: VerifyScenario): Generator<VerifyScenario> {
+  if (s.adversarial_profile) yield { ...s, adversarial_profile: false };
+  if (Object.values(s.background).some((p) => p > 0)) yield { ...s, background: NO_BACKGROUND };
+  if (s.accounts.length > 1) yield { ...s, accounts: s.accounts.slice(0, 1) };
+  for (let i = s.steps.length - 1; i >= 0; i--) yield { ...s, steps: s.steps.filter((_, j) => j !== i) };
+  for (let i = 0; i < s.steps.length; i++) {
+    const st = s.steps[i];
+    const replace = (next: VStep): VerifyScenario => ({ ...s, steps: s.steps.map((x, j) => (j === i ? next : x)) });
+    if ('times' in st && st.times > 1) yield replace({ ...st, times: 1 } as VStep);
+    if (st.kind !== 'trade' && st.kind !== 'zap' && st.kind !== 'cancel') continue;
+    for (const key of ['fault', 'late', 'dup', 'reverse'] as const) {
+      if (key in st && (st as Record<string, unknown>)[key] !== undefined) {
+        const { [key]: _dropped, ...rest } = st as Record<string, unknown>;
+        yield replace(rest as VStep);
+      }
+    }
+  }
+}
+
+/** Background firings as targeted rules from the funding on: the case no longer depends on chance. */
+function pinBackground(s: VerifyScenario, fired: Outcome['fired_background']): VerifyScenario {
+  const counts = new Map<string, { account: number; event_type: string; effect: WebhookEffect; times: number }>();
+  for (const f of fired) {
+    const key = `${f.account} ${f.event_type} ${f.effect}`;
+    const c = counts.get(key) ?? { ...f, times: 0 };
+    c.times++;
+    counts.set(key, c);
+  }
+  const pinned: VStep[] = [...counts.values()].map((c) => ({ kind: 'chaos', account: c.account, effect: c.effect, event_type: c.event_type, times: c.times }));
+  return { ...s, background: NO_BACKGROUND, steps: [...pinned, ...s.steps] };
 }
 
 export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const started = WALL.now_ms();
-  const started_at = new Date(WALL.now_ms()).toISOString();
+  const started_at = new Date(started).toISOString();
   const app_url = options.app_url.replace(/\/$/, '');
   const webhook_path = options.webhook_path ?? '/webhooks';
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
-  const sim_seed = options.sim_seed ?? `verify-${randomBytes(6).toString('hex')}`;
-  const app_key = `sk_app_${randomBytes(12).toString('hex')}`;
-  const sim = await createSim({ seed: sim_seed, api_keys: [`sk_verifier_${randomBytes(12).toString('hex')}`, app_key] });
+  const default_base = `verify-${seed}`;
+  const sim_base = options.sim_seed ?? default_base;
+  const relay = await startRelay({
+    app_webhook_url: app_url + webhook_path,
+    handler_limit_ms: DEFAULT_PROFILE.webhook_timeout_ms,
+    slow_after_ms: Math.min(options.latency_limit_ms ?? 8_000, DEFAULT_PROFILE.webhook_timeout_ms),
+    on_slow: (r) => session.on_slow?.(r),
+  });
+  const session: Session = {
+    app_url, webhook_path, relay, sim_base, verifier_key: `sk_verifier_${randomBytes(12).toString('hex')}`,
+    quiescence_ms: options.quiescence_ms ?? 3_000, latency_limit_ms: options.latency_limit_ms ?? 8_000,
+    run_time_limit_ms: options.run_time_limit_ms ?? 300_000, deadline_ms: options.time_limit_ms === undefined ? Infinity : started + options.time_limit_ms,
+    sync_supported: null, conduct: [], on_slow: null, configured_once: false, answer_slot_ms: options.answer_slot_ms ?? ANSWER_SLOT_MS,
+  };
+  const report: VerifyReport = { kind: 'verify', app_url, seed: String(seed), started_at, runs: 0, passed: 0, failed: 0, wall_ms: 0, cases: [], conduct: [], sim_seed: sim_base, interrupted: false };
   try {
-    const hook = await sim.webhook(app_url + webhook_path);
-    await probe.configure(app_url, { base_url: sim.base_url, api_key: app_key, webhook_secret: hook.secret });
-    const session: Session = { sim, app_url, app_key, webhook: { url: app_url + webhook_path, secret: hook.secret }, quiescence_ms: options.quiescence_ms ?? 3_000, sync_supported: null, runs: 0 };
+    let plan: Array<{ run: number; scenario: VerifyScenario }>;
+    if (options.case !== undefined) plan = [{ ...decodeCase(options.case) }].map((c) => ({ run: c.run, scenario: c.scenario }));
+    else if (options.run !== undefined) plan = [{ run: options.run, scenario: generateScenario(seed, options.run) }];
+    else plan = Array.from({ length: options.runs ?? 100 }, (_, i) => ({ run: i + 1, scenario: generateScenario(seed, i + 1) }));
+    const replaying = options.case !== undefined || options.run !== undefined;
 
-    const cases: VerifyCase[] = [];
-    let first_failure_run: number | null = null;
-    let first_failure_ms = 0;
-    let shrink_cut = false;
-    let last_failure: RunOutcome | null = null;
-    const shrink_budget_ms = options.shrink_time_limit_ms ?? 90_000;
-    const property = fc.asyncProperty(verifyScenario(), async (scenario) => {
-      // Past the shrink budget every further candidate is let pass, so fast-check stops at the smallest failure so far.
-      if (first_failure_run !== null && WALL.now_ms() - first_failure_ms > shrink_budget_ms) {
-        shrink_cut = true;
-        return;
+    for (const { run, scenario } of plan) {
+      if (WALL.now_ms() >= session.deadline_ms) {
+        report.interrupted = true;
+        break;
       }
-      const outcome = await runOnce(session, scenario);
-      if (first_failure_run === null) {
-        cases.push({ run: cases.length + 1, seed: String(seed), ok: outcome.ok, steps: describeScenario(scenario) });
-        options.on_run?.({ done: cases.length, failures: outcome.ok ? 0 : 1, note: outcome.ok ? '' : 'mismatch found, shrinking' });
-        if (!outcome.ok) {
-          first_failure_run = cases.length;
-          first_failure_ms = WALL.now_ms();
-        }
+      const outcome = await runOnce(session, scenario, run, null);
+      if (outcome.interrupted) {
+        report.interrupted = true;
+        break;
       }
-      if (!outcome.ok) {
-        last_failure = outcome;
-        throw new Error(`${outcome.divergence!.entity_type} ${outcome.divergence!.entity_id}: ${outcome.divergence!.field} app=${JSON.stringify(outcome.divergence!.app)} provider=${JSON.stringify(outcome.divergence!.provider)}`);
+      const vcase: VerifyCase = { run, seed: String(seed), ok: outcome.ok, steps: describeScenario(scenario) };
+      report.cases.push(vcase);
+      report.runs++;
+      options.on_run?.({ done: report.runs, failures: outcome.ok ? 0 : 1, note: outcome.ok ? '' : replaying ? 'mismatch found' : 'mismatch found, shrinking' });
+      if (outcome.ok) {
+        report.passed++;
+        continue;
       }
-    });
-    const details = await fc.check(property, {
-      numRuns: options.runs ?? 100,
-      seed,
-      path: options.path,
-      interruptAfterTimeLimit: options.time_limit_ms,
-      markInterruptAsFailure: false,
-    });
-
-    const conduct = conductFindings(await sim.conduct(app_key));
-    const report: VerifyReport = {
-      kind: 'verify', app_url, seed: String(seed), started_at, runs: cases.length,
-      passed: cases.filter((c) => c.ok).length, failed: details.failed ? 1 : 0,
-      wall_ms: Math.round(WALL.now_ms() - started), cases, conduct, sim_seed, interrupted: details.interrupted,
-    };
-    if (details.failed && !last_failure) throw new Error(`fast-check failed without a recorded run: ${String(details.errorInstance)}`);
-    const failure = last_failure as RunOutcome | null;
-    if (details.failed && failure && details.counterexample && details.counterexamplePath) {
-      const scenario = details.counterexample[0] as VerifyScenario;
-      const replay_command = replayCommand({ app_url, seed, path: details.counterexamplePath, webhook_path });
-      const shrunk_steps = describeScenario(scenario);
-      report.runs_to_catch = first_failure_run ?? 1;
-      report.num_shrinks = details.numShrinks;
-      report.shrink_cut = shrink_cut;
-      report.failure = { path: details.counterexamplePath, replay_command, shrunk_steps, notes: failure.run.notes, divergence: failure.divergence!, detail: failure.detail ?? '' };
-      const failed_case = cases[(first_failure_run ?? 1) - 1];
-      if (failed_case) Object.assign(failed_case, { shrunk_steps, divergence: failure.divergence, replay_command });
+      report.failed = 1;
+      report.runs_to_catch = report.runs;
+      const f = await explain(session, options, { seed, run, scenario, outcome, replaying, app_url, webhook_path, default_base }, report);
+      report.failure = f;
+      Object.assign(vcase, { shrunk_steps: f.shrunk_steps, divergence: f.divergence, replay_command: f.replay_command, headline: f.headline, sim_seed: f.sim_seed, delivery_log: f.delivery_log });
+      break;
     }
+    report.conduct = dedupeConduct(session.conduct);
+    report.wall_ms = Math.round(WALL.now_ms() - started);
     return report;
   } finally {
-    await sim.close();
+    await relay.close();
   }
+}
+
+function dedupeConduct(list: ConductFinding[]): ConductFinding[] {
+  const seen = new Set<string>();
+  return list.filter((c) => {
+    const key = `${c.kind} ${c.detail}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Pins the background, shrinks on the run's own provider seed, and writes the failure up. */
+async function explain(
+  s: Session,
+  options: VerifyOptions,
+  c: { seed: number; run: number; scenario: VerifyScenario; outcome: Outcome; replaying: boolean; app_url: string; webhook_path: string; default_base: string },
+  report: VerifyReport,
+): Promise<VerifyFailure> {
+  let best = c.scenario;
+  let best_outcome = c.outcome;
+  const target = c.outcome.finding!;
+  let pinned: string | null = null;
+  let shrinks = 0;
+  if (!c.replaying) {
+    const budget_end = Math.min(WALL.now_ms() + (options.shrink_time_limit_ms ?? 90_000), s.deadline_ms);
+    if (Object.values(best.background).some((p) => p > 0) && WALL.now_ms() < budget_end) {
+      const candidate = pinBackground(best, best_outcome.fired_background);
+      const o = await runOnce(s, candidate, c.run, target);
+      if (o.finding && sameFailure(o.finding, target)) {
+        best = candidate;
+        best_outcome = o;
+        pinned = c.outcome.fired_background.length === 0 ? 'no background effect fired: the background was dropped' : `${c.outcome.fired_background.length} background effects that fired were pinned as targeted rules`;
+      } else pinned = 'the background effects that fired could not be pinned as targeted rules (the case still depends on them; the replay uses the same provider seed, so it draws them again)';
+    }
+    let improved = true;
+    while (improved && WALL.now_ms() < budget_end) {
+      improved = false;
+      for (const candidate of shrinkCandidates(best)) {
+        if (WALL.now_ms() >= budget_end) {
+          report.shrink_cut = true;
+          break;
+        }
+        const o = await runOnce(s, candidate, c.run, target);
+        shrinks++;
+        if (o.finding && sameFailure(o.finding, target)) {
+          best = candidate;
+          best_outcome = o;
+          improved = true;
+          break;
+        }
+      }
+    }
+  }
+  report.num_shrinks = shrinks;
+  const f = best_outcome.finding!;
+  const token = encodeCase(c.run, best);
+  const replay_command = replayCommand({ app_url: c.app_url, seed: c.seed, token, webhook_path: c.webhook_path, sim_base: s.sim_base, default_base: c.default_base });
+  return {
+    run: c.run, headline: f.headline, kind: f.kind, sim_seed: simSeedFor(s.sim_base, c.run), replay_command,
+    rerun_command: replay_command.replace(/ --case \S+$/, ` --run ${c.run}`), case_token: token,
+    shrunk_steps: describeScenario(best), original_steps: describeScenario(c.scenario).length, notes: best_outcome.run?.notes ?? [],
+    divergence: { entity_type: f.entity_type, entity_id: f.entity_id, field: f.field, app: f.app, provider: f.provider },
+    detail: f.detail.join('; '), more: best_outcome.more, delivery_log: best_outcome.delivery_log, pinned,
+  };
 }

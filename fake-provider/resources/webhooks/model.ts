@@ -291,6 +291,18 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   });
   const copies = sent.includes('duplicate') ? 2 : 1;
   const { journal, scheduler } = world.sim;
+  const slot_ms = world.profile.webhook_answer_slot_ms;
+  if (slot_ms > 0 && journal.mode === 'off') {
+    // Answer slot (issue 15, verify): sent now, not queued behind the account's earlier POSTs in its lane; the
+    // outcome lands at a fixed sim time (so runs stay deterministic), and only there does the clock wait for it.
+    const answered: Promise<number[]> = (async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport));
+      return statuses;
+    })();
+    scheduler.schedule(at_ms + slot_ms, 'webhook.answer', () => answered.then((statuses) => finish(copies, statuses)));
+    return;
+  }
   // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise): its
   // lane sends one POST per account at a time, in submission order; other accounts' go out alongside.
   const lane = { webhook_id: webhook.webhook_id, account_id: event.envelope.account_id, sim_ms: at_ms };

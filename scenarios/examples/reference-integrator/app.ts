@@ -1,7 +1,8 @@
 // The reference integrator's HTTP side (express): the probe contract of `swapsim verify` (POST
 // /probe/configure, GET /probe/state, and the optional POST /probe/sync), and the webhook endpoint, which
-// checks each signature over the raw body before anything is parsed. Every event, from a webhook or from
-// the feed, goes through one queue, so two copies of an event never race past the dedupe check.
+// checks each signature over the raw body before anything is parsed (the previous secret too, for 5 minutes
+// after a rotation). Every event, from a webhook or from the feed, goes through one queue, so two copies of
+// an event never race past the dedupe check. A configure naming another provider starts a fresh ledger.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +22,14 @@ export interface IntegratorOptions {
 
 interface Config extends ProviderConfig {
   webhook_secret: string;
+  /** The secret before the last rotation, accepted until `previous_until_ms` (wall): the spec's grace of at least 5 min. */
+  previous_secret: string | null;
+  previous_until_ms: number;
 }
+
+/** How long a rotated-out secret still verifies deliveries (the spec: at least 5 minutes). */
+const SECRET_GRACE_MS = 5 * 60_000;
+const SLOW_HANDLER_MS = 15_000;
 
 /** The spec's scheme: `v1=` + hex HMAC-SHA256 with the secret over `<timestamp>.<raw body>`, compared in constant time. */
 export function validSignature(secret: string, timestamp: string, raw: Buffer, header: string): boolean {
@@ -36,7 +44,9 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
   let config: Config | null = null;
   /** Where the next feed read starts: the last next_cursor followed (the tail page is re-read; dedupe absorbs it). */
   let cursor: string | null = null;
-  const ledger = createLedger(() => config!, bugs);
+  let ledger = createLedger(() => config!, bugs);
+  /** The restart-loses-state variant's "persisted" feed position: events at or before it are skipped after a restart. */
+  let skip_until_ms = 0;
 
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -51,7 +61,7 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
     let applied = 0;
     for (;;) {
       const page = await get<{ events: Envelope[]; has_more: boolean; next_cursor: string | null }>(config, `/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      for (const event of page.events) await ledger.apply(event);
+      for (const event of page.events) if (event.created_at_ms > skip_until_ms) await ledger.apply(event);
       applied += page.events.length;
       if (!page.has_more || page.next_cursor === null) return applied;
       cursor = page.next_cursor;
@@ -68,9 +78,26 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
       return;
     }
     await serial(async () => {
-      // Another provider (or another key) has its own feed: the old cursor means nothing there.
-      if (config === null || config.base_url !== base_url || config.api_key !== api_key) cursor = null;
-      config = { base_url: base_url.replace(/\/$/, ''), api_key, webhook_secret };
+      const url = base_url.replace(/\/$/, '');
+      // Another provider (or another key) is another world: its feed, accounts and event ids start afresh
+      // (swapsim verify gives each run its own provider, and a replayed run reuses the original's ids).
+      if (config === null || config.base_url !== url || config.api_key !== api_key) {
+        cursor = null;
+        skip_until_ms = 0;
+        ledger = createLedger(() => config!, bugs);
+      } else if (bugs.has('restart-loses-state')) {
+        // A restart: memory is gone, the feed position is not.
+        skip_until_ms = ledger.newest_ms();
+        ledger = createLedger(() => config!, bugs);
+      }
+      const rotated = config !== null && config.base_url === url && config.webhook_secret !== webhook_secret;
+      const keep = rotated && !bugs.has('no-secret-grace');
+      config = {
+        base_url: url, api_key, webhook_secret,
+        previous_secret: keep ? config!.webhook_secret : (config?.previous_secret ?? null),
+        previous_until_ms: keep ? Date.now() + SECRET_GRACE_MS : (config?.previous_until_ms ?? 0),
+      };
+      if (bugs.has('no-secret-grace')) config.previous_secret = null;
     });
     try {
       await serial(catchUp);
@@ -85,7 +112,9 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
     if (config === null) return void res.status(503).send('not configured');
     const timestamp = String(req.headers[`${prefix}-timestamp`] ?? '');
     const signature = String(req.headers[`${prefix}-signature`] ?? '');
-    if (!bugs.has('no-signature-check') && !validSignature(config.webhook_secret, timestamp, raw, signature)) {
+    const c: Config = config;
+    const signed = validSignature(c.webhook_secret, timestamp, raw, signature) || (c.previous_secret !== null && Date.now() < c.previous_until_ms && validSignature(c.previous_secret, timestamp, raw, signature));
+    if (!bugs.has('no-signature-check') && !signed) {
       return void res.status(401).send('invalid signature');
     }
     let event: Envelope;
@@ -95,7 +124,9 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
       return void res.status(400).send('not JSON');
     }
     try {
-      await serial(() => ledger.apply(event));
+      const applied = bugs.has('racy-dedupe') ? await ledger.apply(event) : await serial(() => ledger.apply(event));
+      if (bugs.has('slow-handler') && /\.settled$/.test(event.type)) await new Promise((resolve) => setTimeout(resolve, SLOW_HANDLER_MS));
+      if (bugs.has('fails-then-applies') && applied) return void res.status(500).send('post-commit step failed');
       res.status(200).send('ok');
     } catch (err) {
       // Not applied: a non-2xx makes the provider retry the delivery later.

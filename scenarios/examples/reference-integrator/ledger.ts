@@ -32,7 +32,10 @@ const PROGRESS: Record<string, string> = { created: 'pending', sent: 'sent', awa
 const SETTLEMENT_NEWS = new Set(['settlement_orphaned', 'settlement_reconfirmed']);
 
 export interface Ledger {
-  apply(event: Envelope): Promise<void>;
+  /** True when the event changed the ledger (false: already applied). */
+  apply(event: Envelope): Promise<boolean>;
+  /** created_at_ms of the newest event applied. */
+  newest_ms(): number;
   state(account_id: string): {
     balances: Array<{ asset_key: string; available_atoms: string }>;
     trades: Array<{ trade_id: string; status: string }>;
@@ -43,6 +46,7 @@ export interface Ledger {
 
 export function createLedger(provider: () => ProviderConfig, bugs: ReadonlySet<Bug>): Ledger {
   const seen = new Set<string>();
+  let newest_ms = 0;
   const books = new Map<string, Book>();
   const book = (account_id: string): Book => {
     let b = books.get(account_id);
@@ -85,7 +89,9 @@ export function createLedger(provider: () => ProviderConfig, bugs: ReadonlySet<B
 
   return {
     async apply(event) {
-      if (seen.has(event.event_id) && !bugs.has('no-dedupe')) return;
+      if (seen.has(event.event_id) && !bugs.has('no-dedupe')) return false;
+      // The racy variant validates the account between its check and its mark, with no queue around it.
+      if (bugs.has('racy-dedupe')) await get(provider(), `/accounts/${encodeURIComponent(event.account_id)}`);
       const [family, news] = event.type.split('.', 2) as [string, string];
       if (event.type === 'credit.created') {
         add(book(event.account_id), String(event.data.asset_key), BigInt(String(event.data.atoms)));
@@ -94,7 +100,10 @@ export function createLedger(provider: () => ProviderConfig, bugs: ReadonlySet<B
       }
       // Marked seen only once applied: a failed re-read answers 500 and the retry applies it.
       seen.add(event.event_id);
+      newest_ms = Math.max(newest_ms, event.created_at_ms);
+      return true;
     },
+    newest_ms: () => newest_ms,
     state(account_id) {
       const b = book(account_id);
       const list = <K extends string>(m: Map<string, string>, key: K) => [...m].map(([id, status]) => ({ [key]: id, status }) as { [P in K]: string } & { status: string });

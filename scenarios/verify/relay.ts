@@ -1,0 +1,223 @@
+// The wire between the provider and the app under test: the provider's webhook points here, and each
+// delivery is forwarded to the app as it came (same signed bytes), with its wall latency and answer recorded.
+// Verify uses it to see what the provider's log cannot (how long a handler took, which delivery is in
+// flight), to cut a run whose handler is too slow (answering the provider at once so the run can end), to
+// send concurrent copies of a delivery, and to re-send one signed with the previous secret after a rotation.
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { WALL } from '../dsl/wall.ts';
+
+export type CopyKind = 'provider' | 'concurrent_copy' | 'previous_secret';
+
+export interface RelayRecord {
+  event_id: string;
+  event_type: string;
+  account_id: string;
+  delivery_id: string;
+  /** Svc-Timestamp of the request: the sim time it was signed at. */
+  signed_at_ms: number;
+  kind: CopyKind;
+  /** Wall ms since the relay started when the app was called. */
+  sent_wall_ms: number;
+  /** Wall ms the app took to answer (or until it was given up on). */
+  latency_ms: number;
+  /** The app's HTTP status; 0 when it did not answer (timeout, connection error, run cut). */
+  status: number;
+  timed_out: boolean;
+}
+
+interface Held {
+  headers: Record<string, string>;
+  body: Buffer;
+  event_id: string;
+  event_type: string;
+  account_id: string;
+  delivery_id: string;
+  signed_at_ms: number;
+}
+
+export interface Relay {
+  /** The URL to register as the provider's webhook. */
+  readonly url: string;
+  readonly records: RelayRecord[];
+  /** Deliveries of these (account, event type pattern) pairs go to the app as two concurrent copies, `times` each. */
+  concurrentCopies(account_id: string, event_type: string, times: number): void;
+  /** The secret the provider signs with now: only deliveries it verifies are held for `lastSigned`. */
+  setSecret(secret: string): void;
+  /** The last correctly signed delivery forwarded for an account (to re-send after a rotation). */
+  lastSigned(account_id: string): Held | undefined;
+  /** Sends a held delivery again, as it was signed: verify's own copy, recorded as `previous_secret`. */
+  resend(held: Held): Promise<RelayRecord>;
+  /** Deliveries in flight now: what a wall-time cut names. */
+  inFlight(): Array<{ event_id: string; event_type: string; elapsed_ms: number }>;
+  /** From now on every delivery is answered 503 at once without reaching the app (the run is being ended). */
+  cut(): void;
+  readonly is_cut: boolean;
+  /** Forgets records, copy plans and held deliveries; lifts a cut (a new run starts). */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export interface RelayOptions {
+  app_webhook_url: string;
+  /** A handler slower than this is given up on (answered 0): the provider's own timeout. */
+  handler_limit_ms: number;
+  /** Called once per run, as soon as a handler has been busy this long without answering (the latency limit). */
+  slow_after_ms: number;
+  header_prefix?: string;
+  on_slow?: (r: RelayRecord) => void;
+}
+
+const wildcard = (pattern: string, value: string): boolean => (pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : pattern === value);
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export async function startRelay(opts: RelayOptions): Promise<Relay> {
+  const prefix = (opts.header_prefix ?? 'Svc').toLowerCase();
+  const target = new URL(opts.app_webhook_url);
+  // No cap on connections: a burst of deliveries must reach the app together, or a queue here would count as its latency.
+  const dispatcher = new Agent({ keepAliveTimeout: 2_000 });
+  const t0 = WALL.now_ms();
+  const records: RelayRecord[] = [];
+  let plans: Array<{ account_id: string; event_type: string; left: number }> = [];
+  let held = new Map<string, Held>();
+  let flying = new Map<number, { event_id: string; event_type: string; since: number; abort: AbortController }>();
+  let cut = false;
+  let secret = '';
+  let slow_reported = false;
+  let next_flight = 0;
+  /** Bumped per run: an answer that straggles in from a cut run is not recorded in the next one. */
+  let generation = 0;
+
+  /** One POST to the app, bounded by the handler limit (and by a cut). */
+  async function forward(h: Held, kind: CopyKind): Promise<RelayRecord> {
+    const abort = new AbortController();
+    const gen = generation;
+    const id = ++next_flight;
+    const since = WALL.now_ms();
+    flying.set(id, { event_id: h.event_id, event_type: h.event_type, since, abort });
+    let status = 0;
+    let timed_out = false;
+    const limit = AbortSignal.timeout(opts.handler_limit_ms);
+    const record = (latency_ms: number): RelayRecord => ({
+      event_id: h.event_id, event_type: h.event_type, account_id: h.account_id, delivery_id: h.delivery_id, signed_at_ms: h.signed_at_ms,
+      kind, sent_wall_ms: since - t0, latency_ms, status, timed_out,
+    });
+    // Reported the moment the limit passes, not when (or if) the answer comes: a slow run ends early.
+    const watch = new AbortController();
+    void WALL.wait(opts.slow_after_ms, watch.signal).then(
+      () => {
+        if (cut || slow_reported) return;
+        slow_reported = true;
+        timed_out = true;
+        opts.on_slow?.(record(opts.slow_after_ms));
+      },
+      () => undefined,
+    );
+    try {
+      const res = await dispatcher.request({
+        origin: target.origin, path: target.pathname + target.search, method: 'POST', headers: h.headers, body: h.body,
+        signal: AbortSignal.any([abort.signal, limit]),
+      });
+      status = res.statusCode;
+      await res.body.dump({ limit: 2 ** 20 }).catch(() => undefined);
+    } catch {
+      timed_out ||= limit.aborted;
+      status = 0;
+    } finally {
+      flying.delete(id);
+      watch.abort();
+    }
+    const r = record(WALL.now_ms() - since);
+    if (gen === generation) records.push(r);
+    return r;
+  }
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readBody(req);
+    if (cut) return void res.writeHead(503).end('run cut by swapsim verify');
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = v;
+    let envelope: { event_id?: string; type?: string; account_id?: string } = {};
+    try {
+      envelope = JSON.parse(body.toString('utf8'));
+    } catch {
+      /* forwarded as is */
+    }
+    const h: Held = {
+      headers, body, event_id: String(envelope.event_id ?? headers[`${prefix}-event-id`] ?? ''), event_type: String(envelope.type ?? ''),
+      account_id: String(envelope.account_id ?? ''), delivery_id: String(headers[`${prefix}-delivery-id`] ?? ''), signed_at_ms: Number(headers[`${prefix}-timestamp`] ?? 0),
+    };
+    // A delivery verify's own bad_signature rule spoiled is not one the app should accept later.
+    const expected = `v1=${createHmac('sha256', secret).update(`${headers[`${prefix}-timestamp`] ?? ''}.`).update(body).digest('hex')}`;
+    if (headers[`${prefix}-signature`] === expected) held.set(h.account_id, h);
+    const plan = plans.find((p) => p.left > 0 && p.account_id === h.account_id && wildcard(p.event_type, h.event_type));
+    let answer: RelayRecord;
+    if (plan) {
+      plan.left--;
+      // Both copies leave together: a receiver that checks and marks an event id across an await lets both through.
+      const [first] = await Promise.all([forward(h, 'provider'), forward(h, 'concurrent_copy')]);
+      answer = first;
+    } else {
+      answer = await forward(h, 'provider');
+    }
+    if (res.destroyed) return;
+    // 0 (no answer) goes back as 504 so the provider logs a failed attempt, as a timeout would.
+    res.writeHead(answer.status === 0 ? 504 : answer.status).end();
+  }
+
+  const server: Server = createServer((req, res) => void onRequest(req, res).catch(() => res.destroyed || res.writeHead(502).end()));
+  server.keepAliveTimeout = 2_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`;
+
+  return {
+    url,
+    records,
+    concurrentCopies(account_id, event_type, times) {
+      plans.push({ account_id, event_type, left: times });
+    },
+    setSecret(next) {
+      secret = next;
+    },
+    lastSigned: (account_id) => held.get(account_id),
+    resend: (h) => forward(h, 'previous_secret'),
+    inFlight: () => [...flying.values()].map((f) => ({ event_id: f.event_id, event_type: f.event_type, elapsed_ms: WALL.now_ms() - f.since })),
+    cut() {
+      cut = true;
+      for (const f of flying.values()) f.abort.abort();
+    },
+    get is_cut() {
+      return cut;
+    },
+    reset() {
+      generation++;
+      records.length = 0;
+      plans = [];
+      held = new Map();
+      flying = new Map();
+      cut = false;
+      slow_reported = false;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        cut = true;
+        for (const f of flying.values()) f.abort.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+        void dispatcher.close().catch(() => undefined);
+      }),
+  };
+}

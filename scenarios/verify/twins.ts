@@ -1,0 +1,71 @@
+// Shared by the twin tests: what each example twin's failure must say (its own reason, in the first line),
+// and the check itself: caught within 10 runs at seed 1, a case of at most 5 steps, replayed 5 times with
+// the same verdict word for word.
+import { expect } from 'vitest';
+import type { Bug } from '../examples/reference-integrator/bugs.ts';
+import { startIntegrator } from '../examples/reference-integrator/app.ts';
+import { verify, type VerifyFailure, type VerifyReport } from './verify.ts';
+
+export const SEED = 1;
+
+/** Per twin: the finding kind and what the first line (and the case) must show. */
+export const REASON: Record<Bug, (f: VerifyFailure) => void> = {
+  'no-signature-check': (f) => expect(f.headline).toMatch(/^forged delivery accepted: .* was answered 2\d\d/),
+  'no-dedupe': (f) => {
+    expect(f.headline).toMatch(/^state mismatch: balance .* \(the app counts more than the provider holds\)$/);
+  },
+  'status-follows-last-event': (f) => {
+    expect(f.headline).toMatch(/^state mismatch: (trade|zap) \S+ status: app "(executing|filled|pending_settle)", provider "(settled|failed)"$/);
+    // A progress event that comes after the terminal one: held back, delayed, or dropped and retried later.
+    expect(f.shrunk_steps.join('\n')).toMatch(/arrives 10 min late|arrive reversed|delay|hold back|drop/);
+  },
+  'no-feed-catch-up': (f) => {
+    expect(f.headline).toMatch(/^state mismatch: .*(app null|the app counts less)/);
+    expect(f.shrunk_steps.join('\n')).toMatch(/outage|drop/);
+  },
+  'orphan-as-failed': (f) => {
+    expect(f.headline).toMatch(/^state mismatch: (trade|zap) \S+ status: app "failed", provider "settled"$/);
+    expect(f.shrunk_steps.join('\n')).toMatch(/leg is reorged/);
+  },
+  'filled-as-settled': (f) =>
+    // Settled at fill: either the status is wrong (the settlement failed) or the spent credit was never subtracted.
+    expect(f.headline).toMatch(/^state mismatch: ((trade|zap) \S+ status: app "settled", provider "failed"|balance .* \(the app counts more than the provider holds\))$/),
+  'fails-then-applies': (f) => expect(f.headline).toMatch(/^a correctly signed delivery of \S+ \(\S+\) was answered 500/),
+  'slow-handler': (f) => expect(f.headline).toMatch(/^handler exceeded 2 s on event \S+ \((trade|zap)\.settled\) without answering/),
+  'racy-dedupe': (f) => {
+    expect(f.headline).toMatch(/^state mismatch: balance .* \(the app counts more than the provider holds\)$/);
+    expect(f.shrunk_steps.join('\n')).toMatch(/two concurrent copies/);
+  },
+  'no-secret-grace': (f) => expect(f.headline).toMatch(/^a delivery signed with the previous secret just after a rotation \(step \d+\) was answered 401/),
+  'restart-loses-state': (f) => {
+    expect(f.headline).toMatch(/^state mismatch: .*(app null|the app counts less)/);
+    // A rotation reaches the app as a configure with the same provider: a restart, as far as the app can tell.
+    expect(f.shrunk_steps.join('\n')).toMatch(/the app restarts|the app configured with the new one/);
+  },
+};
+
+/** The slow twin sleeps 15 s; a 2 s latency limit finds it as surely as the default 8 s, in a quarter of the time. */
+const optionsFor = (bug: Bug) => (bug === 'slow-handler' ? { latency_limit_ms: 2_000 } : {});
+
+export async function checkTwin(bug: Bug): Promise<void> {
+  const app = await startIntegrator({ bugs: [bug] });
+  try {
+    const r: VerifyReport = await verify({ app_url: app.url, runs: 10, seed: SEED, shrink_time_limit_ms: 40_000, ...optionsFor(bug) });
+    expect(r.failure, `${bug} was not caught in ${r.runs} runs`).toBeDefined();
+    const f = r.failure!;
+    expect(r.runs_to_catch).toBeLessThanOrEqual(10);
+    REASON[bug](f);
+    expect(f.shrunk_steps.length).toBeLessThanOrEqual(5);
+    expect(f.replay_command).toBe(`npx swapsim verify --app ${app.url} --seed ${SEED} --case ${f.case_token}`);
+    expect(f.delivery_log.length).toBeGreaterThan(0);
+    // The case replays on the same provider seed: the same verdict, word for word, every time.
+    for (let i = 0; i < 5; i++) {
+      const again = await verify({ app_url: app.url, seed: SEED, case: f.case_token, ...optionsFor(bug) });
+      expect(again.failure?.headline, `replay ${i + 1} of ${bug}`).toBe(f.headline);
+      expect(again.failure?.shrunk_steps).toEqual(f.shrunk_steps);
+    }
+    console.log(`${bug}: caught at run ${r.runs_to_catch}, ${f.shrunk_steps.length} steps (from ${f.original_steps}, ${r.num_shrinks} shrink attempts), 5/5 replays: ${f.headline}`);
+  } finally {
+    await app.close();
+  }
+}
