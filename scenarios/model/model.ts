@@ -15,6 +15,8 @@ export interface ModelDepositAddress {
   account_id: string;
   asset_key: string;
   chain: string;
+  /** Deposit addresses are monitored for a bounded period (profile deposit_address_ttl_ms) from here. */
+  opened_at_ms: number;
 }
 
 export interface ModelDeposit {

@@ -1,6 +1,7 @@
 // Command: an on-chain transfer lands on a deposit address, from a clean or a screening-flagged source.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
+import { DEFAULT_PROFILE } from '../../../fake-provider/profile.ts';
 import { checkAfterStep, LIMITS, type CoreModel, type CoreReal } from '../model.ts';
 import { sourceAddressFor } from './addresses.ts';
 
@@ -17,6 +18,11 @@ export class Deposit implements fc.AsyncCommand<CoreModel, CoreReal> {
       body.source_address = source;
     }
     const res = await r.sim.control('POST', '/deposits', body);
+    // An address is monitored for deposit_address_ttl_ms after it was opened; past that nothing lands on it.
+    if (m.now_ms >= address.opened_at_ms + DEFAULT_PROFILE.deposit_address_ttl_ms) {
+      expect([res.status, res.body.error?.code], `deposit to ${address.deposit_address_id}, opened ${m.now_ms - address.opened_at_ms} ms ago`).toEqual([409, 'deposit_window_closed']);
+      return checkAfterStep(m, r);
+    }
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     m.deposits.push({ account_id: address.account_id, asset_key: address.asset_key, atoms: this.atoms, flagged: this.flagged });
     await checkAfterStep(m, r);

@@ -18,7 +18,7 @@ export class OpenDepositAddress implements fc.AsyncCommand<CoreModel, CoreReal> 
     if (m.now_ms >= ready_at_ms) {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.deposit_address.asset_key).toBe(asset.asset_key);
-      m.addresses.push({ deposit_address_id: res.body.deposit_address.deposit_address_id, account_id: account.account_id, asset_key: asset.asset_key, chain: asset.chain });
+      m.addresses.push({ deposit_address_id: res.body.deposit_address.deposit_address_id, account_id: account.account_id, asset_key: asset.asset_key, chain: asset.chain, opened_at_ms: m.now_ms });
     } else {
       expect(res.status, JSON.stringify(res.body)).toBe(404);
       expect(res.body.error.code).toBe('not_available');
