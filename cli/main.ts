@@ -1,7 +1,6 @@
-// The swapsim command line. `serve` runs the fake; later issues add scenario, verify, replay, report.
+// The swapsim command line: serve, replay, scenario, report, verify. Each command loads what it runs when it
+// runs (dynamic imports), so `swapsim --help` loads commander alone (docs/performance.md, start-up).
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { serve } from '../fake-provider/server.ts';
-import { formatIssues, ProfileError, profileSchema, resolveProfile } from '../fake-provider/profiles/index.ts';
 import type { Profile } from '../fake-provider/profile.ts';
 import { registerReplay } from './replay.ts';
 import { registerScenario } from './scenario.ts';
@@ -20,8 +19,9 @@ const positive = (v: string): number => {
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
 /** `--webhook-header-prefix` wins over the profile's, and is validated like a profile field. */
-function withHeaderPrefix(profile: Profile, prefix: string | undefined): Profile {
+async function withHeaderPrefix(profile: Profile, prefix: string | undefined): Promise<Profile> {
   if (prefix === undefined) return profile;
+  const { formatIssues, ProfileError, profileSchema } = await import('../fake-provider/profiles/index.ts');
   const checked = profileSchema.safeParse({ ...profile, webhook_header_prefix: prefix });
   if (!checked.success) throw new ProfileError(`--webhook-header-prefix: ${formatIssues(checked.error).join('; ')}`, formatIssues(checked.error));
   return checked.data;
@@ -43,9 +43,11 @@ export function buildCli(): Command {
     .option('--profile <name|file.json>', 'behaviour profile: default, adversarial (drawn from --seed), or a JSON file overriding any subset of default', 'default')
     .option('--webhook-header-prefix <prefix>', "brand part of the webhook header names (<prefix>-Signature, …); overrides the profile's (default Svc)")
     .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string }, cmd: Command) => {
+      const { ProfileError, resolveProfile } = await import('../fake-provider/profiles/index.ts');
+      const { serve } = await import('../fake-provider/server.ts');
       let profile: Profile;
       try {
-        profile = withHeaderPrefix(resolveProfile(opts.profile, opts.seed), opts.webhookHeaderPrefix);
+        profile = await withHeaderPrefix(resolveProfile(opts.profile, opts.seed), opts.webhookHeaderPrefix);
       } catch (err) {
         if (err instanceof ProfileError) cmd.error(`swapsim: ${err.message}`, { exitCode: 2, code: 'swapsim.profile' });
         throw err;

@@ -5,10 +5,6 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { createProgress } from '../reports/progress.ts';
 import { outputDir, writeReportJson } from '../reports/output.ts';
-import { writeReport } from '../reports/index.ts';
-import { AppUnreachable } from '../scenarios/verify/probe.ts';
-import { formatReport } from '../scenarios/verify/format.ts';
-import { verify } from '../scenarios/verify/verify.ts';
 
 interface VerifyFlags {
   app: string;
@@ -59,6 +55,10 @@ const webhookPath = (v: string): string => {
 };
 
 async function runVerify(flags: VerifyFlags): Promise<number> {
+  // Loaded here, not at the top: `swapsim --help` stays light (cli/main.ts).
+  const { writeReport } = await import('../reports/index.ts');
+  const { formatReport } = await import('../scenarios/verify/format.ts');
+  const { verify } = await import('../scenarios/verify/verify.ts');
   const progress = createProgress({ label: 'verify', total: flags.path ? 1 : flags.runs });
   const report = await verify({
     app_url: flags.app, runs: flags.runs, seed: flags.seed, path: flags.path, time_limit_ms: flags.timeLimit,
@@ -90,6 +90,7 @@ export function registerVerify(program: Command): void {
     // Usage errors (commander's and ours) exit 2; help exits 0.
     .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
     .action(async (flags: VerifyFlags, cmd: Command) => {
+      const { AppUnreachable } = await import('../scenarios/verify/probe.ts');
       try {
         process.exitCode = await runVerify(flags);
       } catch (err) {
