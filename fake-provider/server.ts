@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, createRuntime, type Runtime, type RuntimeOptions } from './app.ts';
 import { dropHeldRequests } from './http/faults.ts';
+import { keccakReady } from './resources/assets/addresses.ts';
 
 export interface RunningServer {
   runtime: Runtime;
@@ -16,6 +17,8 @@ export interface RunningServer {
 }
 
 export async function serve(options: RuntimeOptions & { port?: number; host?: string }): Promise<RunningServer> {
+  // The fast keccak compiles asynchronously; a world that never yields to the event loop would not get it.
+  await keccakReady;
   const runtime = createRuntime(options);
   const app = createApp(runtime);
   const server = createServer(app);
