@@ -1,7 +1,8 @@
 // Builds what the package runs, with plain Node and no tsx: dist/index.js (the library, `import ... from
 // 'swapsim'`) and dist/cli.js (the `swapsim` command, run by bin/swapsim.js), ESM bundles of index.ts and
 // cli/main.ts sharing their common code in dist/chunk-*.js (dependencies stay external); and, unless `--js`,
-// declaration files in dist/types (tsc). Run by `npm run build`, `pretest`, `prepare` and the test setup.
+// the declarations: tsc writes one per module to dist/types, API Extractor rolls them into dist/index.d.ts (the
+// one the package ships: 160 files became 1). Run by `npm run build`, `pretest`, `prepare` and the test setup.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
@@ -50,4 +51,7 @@ if (!jsOnly) {
   rmSync(resolve(root, 'dist/types'), { recursive: true, force: true });
   const tsc = resolve(root, 'node_modules/.bin/tsc');
   execFileSync(tsc, ['-p', resolve(root, 'lib/tsconfig.types.json')], { stdio: 'inherit', cwd: root });
+  const { Extractor, ExtractorConfig } = await import('@microsoft/api-extractor');
+  const rolled = Extractor.invoke(ExtractorConfig.loadFileAndPrepare(resolve(root, 'lib/api-extractor.json')), { localBuild: true, showVerboseMessages: false });
+  if (!rolled.succeeded) throw new Error(`API Extractor: ${rolled.errorCount} errors, ${rolled.warningCount} warnings`);
 }
