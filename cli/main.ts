@@ -18,12 +18,16 @@ const positive = (v: string): number => {
 };
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
-/** `--webhook-header-prefix` wins over the profile's, and is validated like a profile field. */
-async function withHeaderPrefix(profile: Profile, prefix: string | undefined): Promise<Profile> {
-  if (prefix === undefined) return profile;
+/** Command-line settings win over the profile's, and are validated like profile fields. */
+async function withOverrides(profile: Profile, o: { webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[] }): Promise<Profile> {
+  const over: Partial<Profile> = {};
+  if (o.webhookHeaderPrefix !== undefined) over.webhook_header_prefix = o.webhookHeaderPrefix;
+  if (o.webhookAllow.length > 0) over.webhook_allowed_destinations = o.webhookAllow;
+  if (o.webhookDeny.length > 0) over.webhook_denied_destinations = o.webhookDeny;
+  if (Object.keys(over).length === 0) return profile;
   const { formatIssues, ProfileError, profileSchema } = await import('../fake-provider/profiles/index.ts');
-  const checked = profileSchema.safeParse({ ...profile, webhook_header_prefix: prefix });
-  if (!checked.success) throw new ProfileError(`--webhook-header-prefix: ${formatIssues(checked.error).join('; ')}`, formatIssues(checked.error));
+  const checked = profileSchema.safeParse({ ...profile, ...over });
+  if (!checked.success) throw new ProfileError(`command-line setting: ${formatIssues(checked.error).join('; ')}`, formatIssues(checked.error));
   return checked.data;
 }
 
@@ -34,7 +38,8 @@ export function buildCli(): Command {
     .description('serve the fake API (/v1) and its control plane (/_sim)')
     .option('--port <port>', 'port to listen on', int('port'), 4010)
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--seed <seed>', 'seed for every random draw', '1')
+    .option('--seed <seed>', 'seed for every random draw but secrets', '1')
+    .option('--secret-seed <secret>', 'seed of the secret stream (API keys swapsim makes, webhook secrets, OTPs); random per run when absent')
     .addOption(new Option('--clock <mode>', 'virtual: moves only via /_sim/clock; realtime: follows wall time').choices(['virtual', 'realtime']).default('realtime'))
     .option('--speed <factor>', 'realtime clock speed factor', positive, 1)
     .option('--api-key <key>', 'API key of the demo organization (repeatable)', collect, [])
@@ -42,12 +47,16 @@ export function buildCli(): Command {
     .option('--journal <file>', 'append every input as JSON lines to this file')
     .option('--profile <name|file.json>', 'behaviour profile: default, adversarial (drawn from --seed), or a JSON file overriding any subset of default', 'default')
     .option('--webhook-header-prefix <prefix>', "brand part of the webhook header names (<prefix>-Signature, …); overrides the profile's (default Svc)")
-    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string }, cmd: Command) => {
+    .option('--max-connections <n>', 'connections open at once; past it new ones are closed (default 4096)', int('max-connections'))
+    .option('--request-timeout-ms <ms>', 'time a client has to send a whole request (default 30000)', int('request-timeout-ms'))
+    .option('--webhook-allow <cidr>', 'CIDR block webhooks may connect to (repeatable; replaces the profile\'s webhook_allowed_destinations)', collect, [])
+    .option('--webhook-deny <cidr>', 'CIDR block webhooks never connect to (repeatable; replaces the profile\'s webhook_denied_destinations)', collect, [])
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number }, cmd: Command) => {
       const { ProfileError, resolveProfile } = await import('../fake-provider/profiles/index.ts');
       const { serve } = await import('../fake-provider/server.ts');
       let profile: Profile;
       try {
-        profile = await withHeaderPrefix(resolveProfile(opts.profile, opts.seed), opts.webhookHeaderPrefix);
+        profile = await withOverrides(resolveProfile(opts.profile, opts.seed), opts);
       } catch (err) {
         if (err instanceof ProfileError) cmd.error(`swapsim: ${err.message}`, { exitCode: 2, code: 'swapsim.profile' });
         throw err;
@@ -57,12 +66,17 @@ export function buildCli(): Command {
         port: opts.port,
         host: opts.host,
         seed: opts.seed,
+        secret_seed: opts.secretSeed,
         clock: opts.clock,
         speed: opts.speed,
         control_token: opts.controlToken,
         journal_path: opts.journal ?? null,
         seed_orgs: [{ api_keys }],
         profile,
+        limits: {
+          ...(opts.maxConnections !== undefined ? { max_connections: opts.maxConnections } : {}),
+          ...(opts.requestTimeoutMs !== undefined ? { request_timeout_ms: opts.requestTimeoutMs } : {}),
+        },
       });
       const org = [...running.runtime.world.orgs.values()][0];
       console.log(`swapsim serving (seed ${opts.seed}, profile ${profile.name}, ${opts.clock} clock${opts.clock === 'realtime' ? `, speed ${opts.speed}` : ''})`);
@@ -73,9 +87,18 @@ export function buildCli(): Command {
       console.log(`  try:          curl -H 'Authorization: Bearer ${api_keys[0]}' ${running.base_url}/assets`);
       let closing = false;
       const shutdown = (signal: string): void => {
-        if (closing) return;
+        // A second signal: the operator wants out now (the journal keeps every complete line).
+        if (closing) {
+          console.log(`swapsim: ${signal} again, exiting now`);
+          process.exit(1);
+        }
         closing = true;
-        console.log(`swapsim: ${signal}, closing`);
+        console.log(`swapsim: ${signal}, closing (a second signal exits at once)`);
+        // close() destroys what is left after its grace; this bounds the rest (a CPU-bound settle) all the same.
+        setTimeout(() => {
+          console.log('swapsim: still closing after 5 s, exiting');
+          process.exit(1);
+        }, 5_000).unref();
         running.close().then(() => process.exit(0));
       };
       process.on('SIGINT', () => shutdown('SIGINT'));

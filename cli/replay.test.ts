@@ -157,12 +157,12 @@ describe('swapsim replay', () => {
     const r = io();
     expect(await runReplay(journal, { verify: true, until_line: 12 }, r.io)).toBe(0);
     const lines = readFileSync(journal, 'utf8').split('\n');
-    lines[0] = lines[0].replace('"version":1', '"version":999');
+    lines[0] = lines[0].replace('"version":2', '"version":999');
     const other = tmp('other.jsonl');
     writeFileSync(other, lines.join('\n'));
     const v = io();
     expect(await runReplay(other, { verify: true }, v.io)).toBe(2);
-    expect(v.err.join('\n')).toMatch(/journal version 999, but this swapsim replays version 1/);
+    expect(v.err.join('\n')).toMatch(/journal version 999, but this swapsim replays version 2/);
     const none = io();
     expect(await runReplay(tmp('missing.jsonl'), {}, none.io)).toBe(2);
   }, 60_000);

@@ -3,13 +3,12 @@
 // /_sim, and the OpenAPI document.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type NextFunction } from 'express';
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
-import { createSim, type SimOptions } from '../sim/index.ts';
+import { createSim, randomSecretSeed, type SimOptions } from '../sim/index.ts';
 import { DEFAULT_PROFILE, type Profile } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
-import { errorMiddleware, handlerFor, jsonBody, openapiPath, renderError, serveRoute, type AnyRoute, type Locals } from './http/api.ts';
+import { errorMiddleware, handlerFor, jsonBody, renderError, serveRoute, type AnyRoute, type Locals } from './http/api.ts';
+import { controlDocument, v1Document } from './http/openapi.ts';
 import { routeTable } from './http/dispatch.ts';
 import { frontDoor } from './http/front.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limits.ts';
@@ -19,6 +18,7 @@ import { controlRoutes } from './control/routes.ts';
 import { controlGate } from './control/gate.ts';
 import { createOrganization, type OrganizationInput } from './organizations.ts';
 import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from './replay/record.ts';
+import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
 
 export interface RuntimeOptions extends SimOptions {
   profile?: Profile;
@@ -27,6 +27,8 @@ export interface RuntimeOptions extends SimOptions {
   control_token?: string;
   /** Allow control calls from any address without a token (tests of the gate itself turn this off). */
   control_open?: boolean;
+  /** Where the server listens: server.ts fills it in; every world of the runtime reads it (webhook destinations). */
+  endpoint?: SelfEndpoint;
 }
 
 export interface Runtime {
@@ -41,7 +43,7 @@ export interface Runtime {
 
 export function newWorld(options: RuntimeOptions): World {
   const sim = createSim({ ...options, start_ms: worldStart_ms(options) });
-  const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE });
+  const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE, endpoint: options.endpoint });
   for (const r of RESOURCES) r.install?.(world);
   for (const org of options.seed_orgs ?? []) createOrganization(world, org);
   return world;
@@ -49,8 +51,12 @@ export function newWorld(options: RuntimeOptions): World {
 
 export function createRuntime(given: RuntimeOptions = {}): Runtime {
   // One journal for the runtime's life, shared by every world a reset makes (a reset is a journaled input).
-  const journal = runtimeJournal(given);
-  const options = journal ? { ...given, journal } : given;
+  // One secret seed for the runtime's life (every world a reset makes draws the same secrets), random unless
+  // given; the journal header keeps it so a replay draws the same keys and secrets.
+  const resolved: RuntimeOptions = { ...given, secret_seed: given.secret_seed ?? randomSecretSeed() };
+  const journal = runtimeJournal(resolved);
+  const options: RuntimeOptions = { ...resolved, endpoint: given.endpoint ?? { host: null, port: null } };
+  if (journal) options.journal = journal;
   const runtime: Runtime = {
     world: newWorld(options),
     options,
@@ -80,36 +86,9 @@ export function apiRoutes(): AnyRoute[] {
   return RESOURCES.flatMap((r) => r.routes ?? []);
 }
 
-/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
+/** The OpenAPI 3.1 document of /v1, generated from the same zod schemas that validate requests. */
 export function openapiDocument(): unknown {
-  const registry = new OpenAPIRegistry();
-  for (const route of apiRoutes()) {
-    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
-      [String(route.status ?? 200)]: route.response
-        ? { description: route.summary, content: { 'application/json': { schema: route.response } } }
-        : { description: route.summary },
-    };
-    registry.registerPath({
-      method: route.method,
-      path: openapiPath(route.path),
-      summary: route.summary,
-      tags: [route.tag],
-      security: route.auth === 'public' ? [] : [{ bearer: [] }],
-      request: {
-        ...(route.params ? { params: route.params as z.ZodObject } : {}),
-        ...(route.query ? { query: route.query as z.ZodObject } : {}),
-        ...(route.body ? { body: { content: { 'application/json': { schema: route.body } } } } : {}),
-        ...(route.idempotent ? { headers: z.object({ 'Idempotency-Key': z.string() }) } : {}),
-      },
-      responses,
-    });
-  }
-  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
-    openapi: '3.1.0',
-    info: { title: 'Crypto Swap Routing Service API v1 (swapsim)', version: '1' },
-    servers: [{ url: '/v1' }],
-  });
+  return v1Document(apiRoutes());
 }
 
 function mount(router: express.Router, routes: AnyRoute[], limiter: RateLimiter): void {
@@ -154,7 +133,13 @@ export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerR
 
   const control = express.Router();
   control.use(controlGate(runtime));
-  mount(control, [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? [])], runtime.limiter);
+  const controlPlane = [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? [])];
+  let controlOpenapi: unknown;
+  control.get('/openapi.json', (_req, res) => {
+    controlOpenapi ??= controlDocument(controlPlane);
+    res.json(controlOpenapi);
+  });
+  mount(control, controlPlane, runtime.limiter);
   control.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('route_not_found', `no control route ${req.method} /_sim${req.path}`)));
   app.use('/_sim', control);
 

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { startTestSim } from './testing/harness.ts';
 import { startReceiver } from './testing/webhook-receiver.ts';
 
-async function run(seed: string): Promise<{ hash: string; events: number; transitions: number }> {
-  const sim = await startTestSim({ seed });
+async function run(seed: string, secret_seed: string): Promise<{ hash: string; events: number; transitions: number }> {
+  const sim = await startTestSim({ seed, secret_seed });
   const receiver = await startReceiver();
   const bodies: unknown[] = [];
   const api = async (method: string, path: string, body?: unknown) => {
@@ -53,13 +53,17 @@ async function run(seed: string): Promise<{ hash: string; events: number; transi
 }
 
 describe('determinism', () => {
-  it('same seed and inputs → identical responses, events and transitions; another seed differs', async () => {
-    const a = await run('42');
-    const b = await run('42');
-    const c = await run('43');
+  it('same seed, secret seed and inputs → identical responses, events and transitions; another seed differs', async () => {
+    const a = await run('42', 's1');
+    const b = await run('42', 's1');
+    const c = await run('43', 's1');
     expect(a.events).toBeGreaterThan(10);
     expect(a.transitions).toBeGreaterThan(10);
     expect(b.hash).toBe(a.hash);
     expect(c.hash).not.toBe(a.hash);
+    // Another secret seed changes the webhook secret (so its signatures) and nothing that follows from the seed.
+    const d = await run('42', 's2');
+    expect(d.hash).not.toBe(a.hash);
+    expect(d.events).toBe(a.events);
   });
 });

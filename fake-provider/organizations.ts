@@ -2,6 +2,7 @@
 // holding API keys, fee defaults, recovery and partner-screening switches and rate-limit overrides.
 import type { Organization, RateLimits, World } from './world.ts';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.ts';
+import { indexKeys, unindexKeys } from './http/auth.ts';
 
 export interface OrganizationInput {
   api_keys?: string[];
@@ -17,7 +18,8 @@ export function createOrganization(world: World, input: OrganizationInput = {}):
   const organization_id = world.newId('org');
   const org: Organization = {
     organization_id,
-    api_keys: input.api_keys && input.api_keys.length > 0 ? input.api_keys : [`sk_sim_${world.newId('key').slice(4)}${world.newId('key').slice(4)}`],
+    // A key swapsim makes: 192 bits from the secret stream (a known --seed says nothing about it).
+    api_keys: input.api_keys && input.api_keys.length > 0 ? [...input.api_keys] : [world.sim.secrets.hex(24, 'sk_sim_')],
     platform_fee_bps: input.platform_fee_bps ?? world.profile.default_platform_fee_bps,
     integrator_fee_bps: input.integrator_fee_bps ?? world.profile.default_integrator_fee_bps,
     recovery_enabled: input.recovery_enabled ?? true,
@@ -27,7 +29,21 @@ export function createOrganization(world: World, input: OrganizationInput = {}):
     created_at_ms: world.sim.now_ms(),
   };
   world.orgs.set(organization_id, org);
+  indexKeys(world, org);
   return org;
+}
+
+/**
+ * Removes an organization: its keys stop authenticating at once and it leaves every listing; each resource's
+ * `forgetOrganization` drops what it keeps for it (webhooks stop, idempotency records go). False when unknown.
+ */
+export function deleteOrganization(world: World, organization_id: string, forget: Array<(world: World, org: Organization) => void>): boolean {
+  const org = world.orgs.get(organization_id);
+  if (!org) return false;
+  unindexKeys(world, org);
+  world.orgs.delete(organization_id);
+  for (const f of forget) f(world, org);
+  return true;
 }
 
 export function serializeOrganization(org: Organization): Record<string, unknown> {

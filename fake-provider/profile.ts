@@ -1,5 +1,5 @@
 // Behaviour-profile settings: every point where the spec says "not shown" is a named setting here,
-// with the default swapsim documents in the README. Later issues add the adversarial profile and files.
+// with the default swapsim documents in docs/profile.md (the adversarial profile and files: profiles/).
 
 export const LIFECYCLE_ERROR_CODES = [
   'rfq_expired',
@@ -71,6 +71,19 @@ export interface Profile {
   webhook_reorder_delay_ms: number;
   /** Whether an attempt falling due while its webhook is inactive ends the delivery `failed`, unsent (spec: not shown). */
   webhook_inactive_abandons: boolean;
+  /**
+   * CIDR blocks a webhook may connect to (spec: not shown). swapsim's own listening port on a local address and
+   * any `/_sim` path are refused whatever this says (docs/shared-server.md).
+   */
+  webhook_allowed_destinations: string[];
+  /** CIDR blocks a webhook never connects to, even inside the allowed ones (link-local cloud metadata by default). */
+  webhook_denied_destinations: string[];
+  /** POSTs in flight at once to one webhook; more wait in its queue (a slow receiver slows only its own organization). */
+  webhook_max_in_flight: number;
+  /** POSTs in flight at once over all webhooks of the world. */
+  webhook_max_in_flight_total: number;
+  /** Attempts waiting for one webhook, at most; an attempt past it fails at once (http_status 0) and is retried. */
+  webhook_max_queued: number;
   /** Order of GET /accounts/{account_id}/activity (spec: not shown); the event feed is always oldest first. */
   activity_order: 'asc' | 'desc';
   /** Market maker timing for trades and zaps: commit (fill) delay range, then the wait before settlement is initiated. */
@@ -85,6 +98,10 @@ export interface Profile {
   poll_after_ms: { min: number; max: number };
   /** Idempotency-Key retention. */
   idempotency_retention_ms: number;
+  /** Idempotency records one organization keeps at most (its oldest go first): the memory bound under fresh keys. */
+  idempotency_max_records: number;
+  /** Failed authentications (a bearer key no organization holds) per client address per window, on sim time. */
+  auth_failures_per_ip: { max: number; window_ms: number };
   /** Fee defaults for new organizations. */
   default_platform_fee_bps: string;
   default_integrator_fee_bps: string;
@@ -207,6 +224,11 @@ export const DEFAULT_PROFILE: Profile = {
   webhook_header_prefix: 'Svc',
   webhook_reorder_delay_ms: 5_000,
   webhook_inactive_abandons: true,
+  webhook_allowed_destinations: ['0.0.0.0/0', '::/0'],
+  webhook_denied_destinations: ['169.254.0.0/16', 'fe80::/10'],
+  webhook_max_in_flight: 8,
+  webhook_max_in_flight_total: 256,
+  webhook_max_queued: 2_000,
   activity_order: 'asc',
   execution: { fill_ms: { min: 200, max: 1_500 }, settle_initiate_ms: 500 },
   settlement_timeout_ms: 10 * MINUTE,
@@ -214,6 +236,8 @@ export const DEFAULT_PROFILE: Profile = {
   orphan_status: 'settled',
   poll_after_ms: { min: 250, max: 60_000 },
   idempotency_retention_ms: 24 * HOUR,
+  auth_failures_per_ip: { max: 100, window_ms: MINUTE },
+  idempotency_max_records: 20_000,
   default_platform_fee_bps: '10',
   default_integrator_fee_bps: '0',
   resolve_native_kind: true,

@@ -1,7 +1,7 @@
 // What a resource folder exports through its index.ts: its /v1 routes, its control-plane routes, a hook
 // run when a world is created, and the invariants it can check over a world.
 import type { AnyRoute } from './http/api.ts';
-import type { World } from './world.ts';
+import type { Organization, World } from './world.ts';
 
 export interface Violation {
   invariant: string;
@@ -29,6 +29,8 @@ export interface ResourceModule {
   control?: AnyRoute[];
   install?(world: World): void;
   invariants?(world: World): Violation[];
+  /** Drops what the resource keeps for a deleted organization (DELETE /_sim/organizations/{id}). */
+  forgetOrganization?(world: World, org: Organization): void;
   /** Terminal trades, zaps or cancels of one account, for the history endpoint. */
   history?(world: World, account_id: string): HistoryRecord[];
 }

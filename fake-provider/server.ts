@@ -5,6 +5,32 @@ import type { AddressInfo } from 'node:net';
 import { createApp, createRuntime, type Runtime, type RuntimeOptions } from './app.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { keccakReady } from './resources/assets/addresses.ts';
+import { closeDeliveries } from './resources/webhooks/model.ts';
+import { wallTimeout } from '../sim/clock.ts';
+import { answerClientErrors } from './http/limits.ts';
+
+/** How long close() lets requests already running finish before their connections are destroyed. */
+export const CLOSE_GRACE_MS = 2_000;
+
+/** Connection limits (docs/shared-server.md): a slow or idle client holds a socket this long at most. */
+export interface ConnectionLimits {
+  /** Until the request's headers are in (node's headersTimeout); past it 408 in the envelope. */
+  headers_timeout_ms: number;
+  /** Until the whole request (headers and body) is in (node's requestTimeout); answers may take longer. */
+  request_timeout_ms: number;
+  /** An idle keep-alive connection is closed after this. */
+  keep_alive_timeout_ms: number;
+  /** Connections open at once; past it a new one is closed at once (node's maxConnections). */
+  max_connections: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headers_timeout_ms: 10_000,
+  request_timeout_ms: 30_000,
+  // Webhook receivers may call back into the API while a delivery is in flight: keep-alive stays short.
+  keep_alive_timeout_ms: 5_000,
+  max_connections: 4_096,
+};
 
 export interface RunningServer {
   runtime: Runtime;
@@ -16,20 +42,44 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function serve(options: RuntimeOptions & { port?: number; host?: string }): Promise<RunningServer> {
+/**
+ * Tells the runtime's worlds where the server listens (webhooks never connect there). A journal records it as
+ * a fact, and a replay decides registrations against the recorded endpoint, not its own ephemeral port.
+ */
+function listened(runtime: Runtime, host: string, port: number): void {
+  const endpoint = runtime.options.endpoint!;
+  const journal = runtime.world.sim.journal;
+  const recorded = journal.mode === 'replay' ? (journal.fact('endpoint', 'server') as { host: string; port: number } | undefined) : undefined;
+  endpoint.host = recorded?.host ?? host;
+  endpoint.port = recorded?.port ?? port;
+  if (journal.mode === 'record') journal.write({ kind: 'fact', what: 'endpoint', key: 'server', value: { host, port } });
+}
+
+export async function serve(options: RuntimeOptions & { port?: number; host?: string; limits?: Partial<ConnectionLimits> }): Promise<RunningServer> {
   // The fast keccak compiles asynchronously; a world that never yields to the event loop would not get it.
   await keccakReady;
   const runtime = createRuntime(options);
   const app = createApp(runtime);
-  const server = createServer(app);
-  // Webhook receivers may call back into the API while a delivery is in flight: keep-alive stays short.
-  server.keepAliveTimeout = 5_000;
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
+  const server = createServer(
+    {
+      headersTimeout: limits.headers_timeout_ms,
+      requestTimeout: limits.request_timeout_ms,
+      keepAliveTimeout: limits.keep_alive_timeout_ms,
+      // Node checks the two timeouts on this period (30 s by default, which let slow headers stay 30 s late).
+      connectionsCheckingInterval: Math.min(1_000, limits.headers_timeout_ms),
+    },
+    app,
+  );
+  server.maxConnections = limits.max_connections;
+  answerClientErrors(server, () => runtime.world.profile);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  listened(runtime, host, port);
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
   return {
     runtime,
@@ -41,9 +91,17 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
     close: () =>
       new Promise<void>((resolve) => {
         runtime.stopRealtime();
-        // Requests held by a `delay_ms` fault would keep close() waiting forever: answer them 503 first.
+        // Requests held by a `delay_ms` fault would keep close() waiting forever: answer them 503 first. The
+        // shutdown is an input (their 503s follow from it): a replay drops them at the same line.
+        const journal = runtime.world.sim.journal;
+        if (journal.mode === 'record') journal.write({ kind: 'shutdown' });
         dropHeldRequests(runtime.world);
+        // A settle waiting on a hanging receiver, or an answer not yet come: aborted, and nothing new is sent.
+        closeDeliveries(runtime.world);
+        // Whatever still runs after the grace (a slow body, a long settle) loses its connection.
+        const cancel = wallTimeout(CLOSE_GRACE_MS, () => server.closeAllConnections());
         server.close(() => {
+          cancel();
           runtime.world.sim.journal.close();
           resolve();
         });

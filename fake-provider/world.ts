@@ -5,6 +5,7 @@ import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore, type StoredEvent } from './engine/events.ts';
 import { createTransitionLog, type TransitionLog } from './engine/lifecycle.ts';
 import { ID_COUNTER_DIGITS, ID_HEX_CHARS } from './engine/id-counter.ts';
+import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
 
 export interface RateLimits {
   reads: number;
@@ -37,10 +38,17 @@ export interface World {
   readonly stores: Map<string, unknown>;
   /** Listeners installed by resources at world creation (e.g. webhooks on every published event). */
   readonly hooks: WorldHooks;
+  /** Where the server listens (shared by every world of a runtime; ports unknown in an in-process world). */
+  readonly endpoint: SelfEndpoint;
   /** Monotonic sequence for cursors: every stored record gets the next value. */
   nextSeq(): number;
   /** A fresh id `<prefix>_<random hex><counter>` from the `ids` stream: unique and deterministic. */
   newId(prefix: string): string;
+  /**
+   * A request id `req_<random hex><counter>` from its own stream and counter: a request that creates nothing
+   * (a readiness probe) shifts no entity id.
+   */
+  newRequestId(): string;
   /**
    * The next id's parts, drawn exactly as `newId` draws them: its random bytes as one number (the 12 hex
    * digits read as a base-16 integer) and its counter. The event store keeps events' ids as these two
@@ -59,10 +67,12 @@ export interface WorldHooks {
   eventPublished: Array<(world: World, event: StoredEvent) => void>;
 }
 
-export function createWorld(opts: { sim: Sim; profile: Profile }): World {
+export function createWorld(opts: { sim: Sim; profile: Profile; endpoint?: SelfEndpoint }): World {
   let seq = 0;
   let idCounter = 0;
   const ids = opts.sim.rng.fork('ids');
+  const requestIds = opts.sim.rng.fork('request-ids');
+  let requestCounter = 0;
   return {
     sim: opts.sim,
     profile: opts.profile,
@@ -71,10 +81,12 @@ export function createWorld(opts: { sim: Sim; profile: Profile }): World {
     transitions: createTransitionLog(),
     stores: new Map(),
     hooks: { eventPublished: [] },
+    endpoint: opts.endpoint ?? { host: null, port: null },
     nextSeq: () => ++seq,
     // One flat string from the stream's own scratch: a template literal would leave a rope (ConsString) of
     // parts behind every id the world keeps, several per entity (~128 instead of ~48 bytes an id).
     newId: (prefix) => ids.hex(ID_RANDOM_BYTES, `${prefix}_`, (++idCounter).toString(36).padStart(ID_COUNTER_DIGITS, '0')),
+    newRequestId: () => requestIds.hex(ID_RANDOM_BYTES, 'req_', (++requestCounter).toString(36).padStart(ID_COUNTER_DIGITS, '0')),
     newIdParts: () => {
       // The same two draws `hex(6)` makes, its bytes b0..b5 (each draw's least significant byte first).
       const w0 = ids.u32();

@@ -25,7 +25,7 @@ export interface Reply<T = any> {
 
 export type FaultTarget = 'trade' | 'zap' | 'cancel' | 'deposit' | 'recovery' | 'webhook' | 'http';
 
-/** A fault rule as `POST /_sim/faults` takes it (README, "Faults applied in this version"). */
+/** A fault rule as `POST /_sim/faults` takes it (docs/control-plane.md, "Faults applied in this version"). */
 export interface FaultRuleInput {
   target: FaultTarget;
   effect: Record<string, unknown>;

@@ -3,7 +3,7 @@
 import { createClock, wallNow_ms, type Clock, type ClockMode } from './clock.ts';
 import { createFaultPlan, type FaultPlan } from './faults.ts';
 import { createJournal, type Journal } from './journal.ts';
-import { createRng, type Rng } from './rng.ts';
+import { createRng, randomSecretSeed, type Rng } from './rng.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
 
 export * from './clock.ts';
@@ -14,6 +14,8 @@ export * from './scheduler.ts';
 
 export interface SimOptions {
   seed?: string | number;
+  /** Seeds the `secrets` stream (API keys, webhook secrets, OTPs); random per sim when absent. */
+  secret_seed?: string;
   clock?: ClockMode;
   speed?: number;
   start_ms?: number;
@@ -26,6 +28,9 @@ export interface Sim {
   readonly seed: string;
   readonly clock: Clock;
   readonly rng: Rng;
+  /** The secret stream: API keys swapsim makes, webhook secrets, OTPs. Never derived from `seed`. */
+  readonly secrets: Rng;
+  readonly secret_seed: string;
   readonly scheduler: Scheduler;
   readonly faults: FaultPlan;
   readonly journal: Journal;
@@ -39,10 +44,13 @@ export function createSim(opts: SimOptions = {}): Sim {
   const start_ms = opts.start_ms ?? (mode === 'realtime' ? wallNow_ms() : undefined);
   const clock = createClock({ mode, speed: opts.speed, start_ms });
   const rng = createRng(seed);
+  const secret_seed = opts.secret_seed ?? randomSecretSeed();
   return {
     seed,
     clock,
     rng,
+    secrets: createRng(secret_seed, 'secrets'),
+    secret_seed,
     scheduler: createScheduler(clock),
     faults: createFaultPlan(rng.fork('faults')),
     journal: opts.journal ?? createJournal(opts.journal_path ?? null),

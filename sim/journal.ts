@@ -1,10 +1,10 @@
 // The journal: a run as JSON lines (a header, then every input in the order it took effect: requests,
 // clock movements, outside answers such as a webhook receiver's status), written synchronously so a run
 // killed with SIGKILL keeps every complete line. A replay implements the same interface (mode `replay`).
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
 
 /** Bumped whenever a line's meaning changes: a replay refuses a journal of another version. */
-export const JOURNAL_VERSION = 1;
+export const JOURNAL_VERSION = 2;
 
 export interface JournalEntry {
   kind: string;
@@ -34,7 +34,9 @@ export interface Journal {
  * with that line (a journal is one run); without, lines are appended.
  */
 export function createJournal(path: string | null, opts: { header?: JournalEntry } = {}): Journal {
-  let fd = path ? openSync(path, opts.header ? 'w' : 'a') : null;
+  // Owner-only (0600): a journal holds API keys, webhook secrets, OTPs and the secret seed.
+  let fd = path ? openSync(path, opts.header ? 'w' : 'a', 0o600) : null;
+  if (fd !== null) fchmodSync(fd, 0o600);
   const write = (entry: JournalEntry): void => {
     if (fd !== null) writeSync(fd, JSON.stringify(entry) + '\n');
   };

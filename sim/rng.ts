@@ -1,6 +1,6 @@
 // Seeded randomness for the whole simulation: one seed, forked into named streams so that a new
 // consumer never shifts another consumer's draws (TigerBeetle-style). sfc32 core, seeded by SHA-256.
-import { hash } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export interface Rng {
   /** The stream's name path, e.g. `root/ids`. */
@@ -255,6 +255,14 @@ class Sfc32 implements Rng {
   fork(child: string): Rng {
     return new Sfc32(this.seeding, `${this.name}/${child}`, this.name, child);
   }
+}
+
+/**
+ * A fresh secret seed for a run (256 bits from the OS): what API keys, webhook secrets and OTPs are drawn
+ * from when no `--secret-seed` is given, so a known `--seed` never reveals them.
+ */
+export function randomSecretSeed(): string {
+  return randomBytes(32).toString('hex');
 }
 
 export function createRng(seed: string | number, name = 'root'): Rng {

@@ -53,8 +53,19 @@ export interface RequestFacts {
   wall_ms?: number;
 }
 
-/** Records kept per key (oldest dropped first); findings are all kept. */
+/** Records kept per key (oldest dropped first). */
 export const CONDUCT_REQUESTS_KEPT = 1000;
+/** Findings kept per key, and entries per tracking map (polls, Idempotency-Keys, failed writes, lists); oldest dropped first. */
+export const CONDUCT_WINDOW = 10_000;
+
+/** Keeps a map's newest `CONDUCT_WINDOW` entries (insertion order), trimmed in batches: amortized O(1) per request. */
+function bound(map: Map<string, unknown>): void {
+  if (map.size < 2 * CONDUCT_WINDOW) return;
+  for (const k of map.keys()) {
+    if (map.size <= CONDUCT_WINDOW) break;
+    map.delete(k);
+  }
+}
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const POLLED_ROUTE = /^\/(rfqs|trades|zaps|cancels)\/:[a-z_]+$/;
@@ -186,6 +197,12 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
   });
   // Trimmed in batches (amortized O(1) per request, where a splice per request copied the whole list); readers take the last KEPT.
   if (c.requests.length >= 2 * CONDUCT_REQUESTS_KEPT) c.requests.splice(0, c.requests.length - CONDUCT_REQUESTS_KEPT);
+  // Bounded windows: a client sending fresh keys, paths or bodies forever keeps its record's size flat.
+  if (c.findings.length >= 2 * CONDUCT_WINDOW) c.findings.splice(0, c.findings.length - CONDUCT_WINDOW);
+  bound(c.keys);
+  bound(c.polls);
+  bound(c.failed_writes);
+  bound(c.lists);
 }
 
 export interface ConductReport {
@@ -196,7 +213,14 @@ export interface ConductReport {
 
 export function conductOf(world: World, api_key: string): ConductReport {
   const c = conduct(world).get(api_key);
-  return { api_key: maskKey(api_key), requests: c?.requests.slice(-CONDUCT_REQUESTS_KEPT) ?? [], findings: c?.findings.slice() ?? [] };
+  return { api_key: maskKey(api_key), requests: c?.requests.slice(-CONDUCT_REQUESTS_KEPT) ?? [], findings: c?.findings.slice(-CONDUCT_WINDOW) ?? [] };
+}
+
+/** How much one key's record holds, for the memory-bound tests and the soak bench. */
+export function conductSizes(world: World, api_key: string): { requests: number; findings: number; largest_map: number } {
+  const c = conduct(world).get(api_key);
+  if (!c) return { requests: 0, findings: 0, largest_map: 0 };
+  return { requests: c.requests.length, findings: c.findings.length, largest_map: Math.max(c.keys.size, c.polls.size, c.failed_writes.size, c.lists.size) };
 }
 
 export function allConduct(world: World): ConductReport[] {

@@ -58,10 +58,17 @@ export const faultBody = z.object({
 });
 
 /** Semantic checks the schema cannot express. */
-export function checkFault(target: FaultTarget, effect: FaultEffect): void {
+export function checkFault(target: FaultTarget, effect: FaultEffect, match: { path?: string; event_type?: string } = {}): void {
+  // A `*` matches only at the end (a prefix): one elsewhere would be taken literally and never fire.
+  for (const field of ['path', 'event_type'] as const) {
+    const pattern = match[field];
+    if (pattern !== undefined && pattern.slice(0, -1).includes('*')) {
+      throw new ApiError('invalid_parameter', `match.${field} may hold a * only at its end (a prefix match): ${JSON.stringify(pattern)} would never fire`, { param: `match.${field}` });
+    }
+  }
   const kind = Object.keys(effect)[0];
   if (!IMPLEMENTED_EFFECTS[target].includes(kind)) {
-    throw new ApiError('not_implemented', `fault effect ${kind} on target ${target} is not implemented in this swapsim version (see README, LIMITATIONS)`, { param: 'effect' });
+    throw new ApiError('not_implemented', `fault effect ${kind} on target ${target} is not implemented in this swapsim version (see docs/LIMITATIONS.md)`, { param: 'effect' });
   }
   if ('fail' in effect) {
     const codes = FAIL_CODES[target] ?? [];

@@ -6,7 +6,10 @@ import { defineRoute, type AnyRoute } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { bpsString } from '../http/validate.ts';
 import { assetByKey, isCanonicalAssetKey } from '../resources/assets/catalog.ts';
-import { createOrganization, serializeOrganization } from '../organizations.ts';
+import { createOrganization, deleteOrganization, serializeOrganization } from '../organizations.ts';
+import { orgOfKey } from '../http/auth.ts';
+import { forgetIdempotency } from '../http/idempotency.ts';
+import { RESOURCES } from '../resources/index.ts';
 import { checkFault, faultBody } from './faults.ts';
 import { checkInvariants } from './invariants.ts';
 import { emailsFor } from '../emails.ts';
@@ -42,7 +45,7 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
     defineRoute({
       auth: 'public', method: 'post', path: '/organizations', tag, summary: 'Create an organization', body: orgBody,
       handler: ({ body }, { world }) => {
-        if (body.api_key !== undefined && [...world.orgs.values()].some((o) => o.api_keys.includes(body.api_key!))) {
+        if (body.api_key !== undefined && orgOfKey(world, body.api_key) !== undefined) {
           throw new ApiError('invalid_parameter', 'that api_key already belongs to an organization', { param: 'api_key' });
         }
         const org = createOrganization(world, { ...body, api_keys: body.api_key ? [body.api_key] : undefined });
@@ -52,6 +55,17 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
     defineRoute({
       auth: 'public', method: 'get', path: '/organizations', tag, summary: 'List organizations',
       handler: (_i, { world }) => ({ body: { organizations: [...world.orgs.values()].map(serializeOrganization) } }),
+    }),
+    defineRoute({
+      auth: 'public', method: 'delete', path: '/organizations/:organization_id', tag, summary: 'Remove an organization and its keys',
+      params: z.object({ organization_id: z.string().min(1).max(256) }),
+      handler: ({ params }, { world }) => {
+        const forget = [...RESOURCES.flatMap((r) => (r.forgetOrganization ? [r.forgetOrganization] : [])), (w: typeof world, org: { organization_id: string }) => forgetIdempotency(w, org.organization_id)];
+        if (!deleteOrganization(world, params.organization_id, forget)) {
+          throw new ApiError('not_found', `no organization ${params.organization_id}`, { param: 'organization_id' });
+        }
+        return { body: { deleted: true, organization_id: params.organization_id } };
+      },
     }),
     defineRoute({
       auth: 'public', method: 'get', path: '/profile', tag, summary: 'The active behaviour-profile settings',
@@ -78,7 +92,7 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
     defineRoute({
       auth: 'public', method: 'post', path: '/faults', tag, summary: 'Add a fault rule', body: faultBody,
       handler: ({ body }, { world }) => {
-        checkFault(body.target, body.effect);
+        checkFault(body.target, body.effect, body.match);
         const rule = world.sim.faults.add(
           { target: body.target, effect: body.effect, match: body.match ?? {}, probability: body.probability ?? 1, times: body.times ?? null },
           world.newId('fault'),

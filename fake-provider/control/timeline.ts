@@ -9,7 +9,7 @@ import { defineRoute, type AnyRoute } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { commaList, msQuery } from '../http/validate.ts';
 import { listDeposits } from '../resources/deposits/index.ts';
-import { deliveryState, webhookStore } from '../resources/webhooks/index.ts';
+import { webhookStore } from '../resources/webhooks/index.ts';
 
 export interface TimelineQuery {
   since_ms?: number;
@@ -87,7 +87,7 @@ function deliveryEntries(world: World, q: TimelineQuery, events: Set<string>): T
       const effects = a.effects.length > 0 ? `, ${a.effects.join('+')}` : '';
       out.push({
         sim_ms: a.at_ms, entity_type: 'webhook_delivery', entity_id: d.delivery_id, kind: 'delivery', event_type: type,
-        detail: `${d.event_id} HTTP ${a.http_status} (${a.copies} sent${effects}${d.replay ? ', replay' : ''}) → ${deliveryState(d)}`,
+        detail: `${d.event_id} HTTP ${a.http_status} (${a.copies} sent${effects}${d.replay ? ', replay' : ''}) → ${a.state}`,
         ok: a.http_status >= 200 && a.http_status < 300,
       });
     }

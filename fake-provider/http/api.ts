@@ -17,6 +17,7 @@ import { classesFor, limitRequest, type RateLimiter } from './rate-limits.ts';
 import { parseWith } from './validate.ts';
 import { holdOnSimClock, httpFault, lostReplyError, NO_HTTP_FAULT, type HttpFault } from './faults.ts';
 import { recordRequest } from '../conduct/recorder.ts';
+import { checkDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, typedBodyError } from './limits.ts';
 
 export interface ApiContext {
   world: World;
@@ -201,7 +202,7 @@ export function serveRoute(route: AnyRoute, limiter: RateLimiter): MatchedHandle
       if (route.auth === 'public') {
         ctx = { world, request_id, ip: (res.locals as unknown as Locals).ip ?? req.socket.remoteAddress ?? 'unknown' };
       } else {
-        const who = authenticate(world, req.headers.authorization);
+        const who = authenticate(world, req.headers.authorization, (res.locals as unknown as Locals).ip ?? req.socket.remoteAddress ?? 'unknown');
         api_key = who.api_key;
         if (WRITE_METHODS.has(req.method)) view.print = fingerprint(req.method, matched.path, req.body);
         await limitRequest(limiter, world, request_id, who.org, who.api_key, classesFor(req.method, route.path, req.body));
@@ -317,6 +318,8 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
       const type = (err as { type?: string }).type;
       if (type === 'entity.parse.failed') api = new ApiError('invalid_parameter', 'the request body is not valid JSON');
       else if (type === 'entity.too.large') api = new ApiError('payload_too_large', 'the request body is larger than 1 MiB');
+      else if (type === 'entity.too.deep') api = new ApiError('invalid_parameter', `the request body nests deeper than ${MAX_BODY_DEPTH} levels`);
+      else if (type === 'encoding.invalid') api = new ApiError('invalid_parameter', 'the request body does not decode with its Content-Encoding', { param: 'Content-Encoding' });
       else if (type === 'encoding.unsupported' || type === 'charset.unsupported') api = new ApiError('unsupported_media_type', 'unsupported body encoding or charset');
       // The message names no header value: a replay raises the error again from its recorded type alone.
       else if (type === 'content_type.unsupported') api = new ApiError('unsupported_media_type', 'the request body must be JSON sent with Content-Type: application/json', { param: 'Content-Type' });
@@ -337,10 +340,12 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
  * text is kept on the request for the journal, which records inputs exactly as they arrived.
  */
 const parseJson = express.json({
-  limit: '1mb',
+  limit: MAX_BODY_BYTES,
   type: () => true,
   strict: false,
   verify: (req, _res, buf) => {
+    // Depth is judged on the bytes, before JSON.parse: nothing downstream ever walks a deep body.
+    checkDepth(buf);
     (req as Request & { rawBody?: string }).rawBody = buf.toString('utf8');
   },
 });
@@ -365,7 +370,7 @@ export const jsonBody = (req: ApiRequest, res: ServerResponse, next: Next): void
   const length = req.headers['content-length'];
   if (length === undefined && req.headers['transfer-encoding'] === undefined) next();
   else if (length !== '0' && !isJsonMediaType(req.headers['content-type'])) next(unsupportedContentType());
-  else parseJson(req as Request, res as Response, next);
+  else parseJson(req as Request, res as Response, (err?: unknown) => next(err === undefined ? undefined : typedBodyError(err, headerOf(req, 'content-encoding'))));
 };
 
 /** Express path `/a/:id` → OpenAPI `/a/{id}`. */

@@ -1,23 +1,31 @@
-// Bearer auth: resolves an API key to its organization. Keys are compared as SHA-256 digests with
-// timingSafeEqual against every key of every org, so the time taken says nothing about near misses
-// (organization keys' digests are cached per world, so a valid key is not re-hashed on every request).
-import { createHash, timingSafeEqual } from 'node:crypto';
+// Bearer auth: resolves an API key to its organization by one hash lookup (SHA-256 of the key → org), so the
+// cost does not grow with the number of organizations and the time taken says nothing about near misses.
+// Failed authentications are throttled per client address (profile `auth_failures_per_ip`, sim time).
+import { createHash } from 'node:crypto';
 import { defineStore, type Organization, type World } from '../world.ts';
 import { ApiError } from './errors.ts';
+import { checkWindow, recordHit, type Windows } from '../resources/exports/throttle.ts';
 
-const digest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+const digest = (key: string): string => createHash('sha256').update(key, 'utf8').digest('base64');
 
-/** The digest of each organization key, computed once per world (by content, so it can never go stale). */
-const keyDigests = defineStore('auth-key-digests', () => new Map<string, Buffer>());
+/** The digest of every organization key → its organization, kept by organizations.ts. */
+const keyIndex = defineStore('auth-key-index', () => new Map<string, Organization>());
+/** Failed authentications per client address (sliding windows on sim time). */
+const failures = defineStore('auth-failures', (): Windows => new Map());
 
-function digestOf(world: World, key: string): Buffer {
-  const known = keyDigests(world);
-  let d = known.get(key);
-  if (d === undefined) {
-    d = digest(key);
-    known.set(key, d);
-  }
-  return d;
+export function indexKeys(world: World, org: Organization): void {
+  const index = keyIndex(world);
+  for (const k of org.api_keys) index.set(digest(k), org);
+}
+
+export function unindexKeys(world: World, org: Organization): void {
+  const index = keyIndex(world);
+  for (const k of org.api_keys) if (index.get(digest(k)) === org) index.delete(digest(k));
+}
+
+/** The organization holding this key, if any. */
+export function orgOfKey(world: World, key: string): Organization | undefined {
+  return keyIndex(world).get(digest(key));
 }
 
 export function bearerToken(header: string | undefined): string | undefined {
@@ -26,19 +34,20 @@ export function bearerToken(header: string | undefined): string | undefined {
   return m ? m[1] : undefined;
 }
 
-export function authenticate(world: World, header: string | undefined): { org: Organization; api_key: string } {
+export function authenticate(world: World, header: string | undefined, ip = 'unknown'): { org: Organization; api_key: string } {
+  const limit = world.profile.auth_failures_per_ip;
+  const windows = failures(world);
+  // An address past its failures is refused before its key is looked at: a guess that would be right waits too.
+  if (windows.has(ip)) checkWindow(world, windows, ip, limit, 'failed authentications from this address');
   const key = bearerToken(header);
-  if (key === undefined) throw new ApiError('unauthorized', 'missing bearer API key', { param: 'Authorization' });
-  // A key that is some organization's key already has its digest in the per-world cache (only org keys are
-  // ever put there, so unknown keys cannot grow it); any other key is hashed. Every comparison still runs.
-  const wanted = keyDigests(world).get(key) ?? digest(key);
-  let found: Organization | undefined;
-  for (const org of world.orgs.values()) {
-    for (const k of org.api_keys) {
-      // No early exit: every comparison runs whatever matched.
-      if (timingSafeEqual(wanted, digestOf(world, k)) && found === undefined) found = org;
-    }
+  if (key === undefined) {
+    // A missing header is a misconfigured client, not a guess: not counted.
+    throw new ApiError('unauthorized', 'missing bearer API key', { param: 'Authorization' });
   }
-  if (!found) throw new ApiError('unauthorized', 'invalid API key', { param: 'Authorization' });
-  return { org: found, api_key: key };
+  const org = orgOfKey(world, key);
+  if (!org) {
+    recordHit(world, windows, ip);
+    throw new ApiError('unauthorized', 'invalid API key', { param: 'Authorization' });
+  }
+  return { org, api_key: key };
 }

@@ -29,12 +29,15 @@ const FIXED_STATUS = {
   recovery_already_claimed: 409,
   credit_already_consumed: 409,
   destination_screening_failed: 403,
-  // Codes the spec implies but does not name (documented in the README as swapsim's choices):
+  // Codes the spec implies but does not name (documented in docs/control-plane.md and docs/profile.md as swapsim's choices):
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
   route_not_found: 404,
   payload_too_large: 413,
+  // Node's own refusals, answered in the envelope (http/limits.ts): headers past the limit, a request too slow.
+  headers_too_large: 431,
+  request_timeout: 408,
   unsupported_media_type: 415,
   deposit_window_closed: 409,
   // POST /deposits/{id}/flag: the spec answers 422 (not 400) for missing or invalid body fields.
@@ -43,6 +46,8 @@ const FIXED_STATUS = {
   destination_not_found: 404,
   // The webhook endpoints answer 404 for an unknown (or another organization's) webhook; the spec names no code.
   webhook_not_found: 404,
+  // A webhook URL pointing at swapsim itself (its own port, /_sim), a denied block or outside the allowed ones.
+  webhook_url_forbidden: 400,
   // GET /cancels/{cancel_id} for an unknown (or another organization's) cancel; the spec names no code.
   cancel_not_found: 404,
   // GET /rfqs/{id} and the quote endpoints answer 404 for unknown (or another organization's) ids; the spec names no code.

@@ -5,7 +5,7 @@
 // (Object.setPrototypeOf). In V8 that doubled the allocation per request and promoted about 8 KB of each
 // one to the old generation, so at 2,000 req/s every young-generation collection copied ~3 MB and paused
 // 5–11 ms, which was the p99 (measured with node --trace-gc-nvp on express hello-world against node:http;
-// README, Performance).
+// docs/engine.md, Performance).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import parseurl from 'parseurl';
 import { jsonBody, type ApiRequest, type ApiResponse, type MatchedHandler, type Next } from './api.ts';

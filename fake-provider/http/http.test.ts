@@ -155,11 +155,11 @@ describe('error catalog', () => {
 });
 
 describe('behaviour profile', () => {
-  it('GET /_sim/profile shows the active settings, and the README documents every one', async () => {
+  it('GET /_sim/profile shows the active settings, and docs/profile.md documents every one', async () => {
     const r = await sim.control('GET', '/profile');
     expect(r.status).toBe(200);
     expect(r.body.profile).toEqual(JSON.parse(JSON.stringify(DEFAULT_PROFILE)));
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const key of Object.keys(DEFAULT_PROFILE)) expect(readme, `README lacks profile setting ${key}`).toContain(`\`${key}\``);
+    const doc = readFileSync(new URL('../../docs/profile.md', import.meta.url), 'utf8');
+    for (const key of Object.keys(DEFAULT_PROFILE)) expect(doc, `docs/profile.md lacks profile setting ${key}`).toContain(`\`${key}\``);
   });
 });

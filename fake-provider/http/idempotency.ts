@@ -1,6 +1,8 @@
 // Idempotency-Key store per organization: the fingerprint is method + path + canonical body. Same key and
 // payload replays the stored response (or awaits the one in flight); a different payload is a 409.
 // Responses kept: every final answer except 429 and 5xx, so a throttled or failed write can be retried.
+// Records expire after `idempotency_retention_ms` of sim time and are swept; an organization keeps at most
+// `idempotency_max_records` (its oldest go first), so memory stays bounded whatever keys a client sends.
 import { createHash } from 'node:crypto';
 import { defineStore, type World } from '../world.ts';
 import { ApiError } from './errors.ts';
@@ -17,13 +19,64 @@ interface Entry {
   reply: Promise<StoredReply>;
 }
 
-const idempotency = defineStore('idempotency', () => new Map<string, Entry>());
+/** One organization's records in creation order (sim time never goes back): expiry and the cap take from the front. */
+interface OrgQueue {
+  items: Array<{ id: string; at_ms: number }>;
+  head: number;
+}
 
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+const idempotency = defineStore('idempotency', () => ({ entries: new Map<string, Entry>(), queues: new Map<string, OrgQueue>(), writes: 0 }));
+
+/** Drops the queue's front while it is expired (or past the cap); a front item whose record was replaced or removed is skipped. */
+function sweepQueue(store: ReturnType<typeof idempotency>, q: OrgQueue, expired_before_ms: number, cap: number): void {
+  while (q.head < q.items.length) {
+    const front = q.items[q.head];
+    const live = store.entries.get(front.id);
+    const current = live !== undefined && live.created_at_ms === front.at_ms;
+    if (current && front.at_ms > expired_before_ms && q.items.length - q.head <= cap) break;
+    if (current) store.entries.delete(front.id);
+    q.head++;
+  }
+  // Compacted once half the array is spent: amortized O(1) per write.
+  if (q.head > 1024 && q.head * 2 > q.items.length) {
+    q.items.splice(0, q.head);
+    q.head = 0;
+  }
+}
+
+/** Sweeps every organization's expired records (each write sweeps its own; this catches orgs gone quiet). */
+function sweepAll(world: World): void {
+  const store = idempotency(world);
+  const before_ms = world.sim.now_ms() - world.profile.idempotency_retention_ms;
+  for (const [org, q] of store.queues) {
+    sweepQueue(store, q, before_ms, world.profile.idempotency_max_records);
+    if (q.head >= q.items.length) store.queues.delete(org);
+  }
+}
+
+/** Records held, for tests and the soak bench. */
+export function idempotencyRecords(world: World): number {
+  return idempotency(world).entries.size;
+}
+
+/** A deleted organization's records go with it. */
+export function forgetIdempotency(world: World, org_id: string): void {
+  const store = idempotency(world);
+  const q = store.queues.get(org_id);
+  if (q) for (const item of q.items) store.entries.delete(item.id);
+  store.queues.delete(org_id);
+}
+
+/** Nesting canonicalJson follows at most (HTTP bodies stop at MAX_BODY_DEPTH; this guards in-process callers). */
+const CANONICAL_DEPTH_MAX = 256;
+
+/** JSON with sorted keys; a value nested past CANONICAL_DEPTH_MAX is a 400, never a stack overflow. */
+export function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > CANONICAL_DEPTH_MAX) throw new ApiError('invalid_parameter', `the request body nests deeper than ${CANONICAL_DEPTH_MAX} levels`);
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
   if (value && typeof value === 'object') {
     const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -51,7 +104,8 @@ export async function withIdempotency(
   const store = idempotency(world);
   const id = `${org_id}\u0000${key}`;
   const now = world.sim.now_ms();
-  const existing = store.get(id);
+  if (++store.writes % 4096 === 0) sweepAll(world);
+  const existing = store.entries.get(id);
   if (existing && now - existing.created_at_ms < world.profile.idempotency_retention_ms) {
     if (existing.fingerprint !== print) {
       throw new ApiError('idempotency_key_reuse', 'this Idempotency-Key was used with a different request', { param: 'Idempotency-Key' });
@@ -60,13 +114,20 @@ export async function withIdempotency(
   }
   const reply = execute();
   const entry: Entry = { fingerprint: print, created_at_ms: now, reply };
-  store.set(id, entry);
+  store.entries.set(id, entry);
+  let q = store.queues.get(org_id);
+  if (q === undefined) store.queues.set(org_id, (q = { items: [], head: 0 }));
+  q.items.push({ id, at_ms: now });
+  sweepQueue(store, q, now - world.profile.idempotency_retention_ms, world.profile.idempotency_max_records);
+  const drop = (): void => {
+    if (store.entries.get(id) === entry) store.entries.delete(id);
+  };
   try {
     const r = await reply;
-    if (r.status === 429 || r.status >= 500) store.delete(id);
+    if (r.status === 429 || r.status >= 500) drop();
     return { reply: r, replayed: false };
   } catch (e) {
-    store.delete(id);
+    drop();
     throw e;
   }
 }

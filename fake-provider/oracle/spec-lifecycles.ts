@@ -90,7 +90,7 @@ export interface Extra {
 }
 
 /**
- * Edges the spec leaves open, as swapsim fills them in (README, behaviour profile). Each one is either
+ * Edges the spec leaves open, as swapsim fills them in (docs/testing.md, docs/profile.md). Each one is either
  * implied by a spec rule the tables above do not spell out, or enabled by a profile setting.
  */
 export function documentedExtras(profile: Pick<Profile, 'orphan_status' | 'deactivated_allows_export'>): Extra[] {

@@ -1,6 +1,7 @@
 // The behaviour-profile schema (zod): every field of `Profile`, strict, with range checks, plus the
 // partial form a user file uses (any subset of the default, nested objects merged field by field).
 import { z } from 'zod';
+import { isCidr } from '../resources/webhooks/destinations.ts';
 import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, WEBHOOK_DELIVERY_ORDERS, type LifecycleErrorCode, type Profile } from '../profile.ts';
 
 const POS_INT = 'must be a positive integer';
@@ -14,6 +15,8 @@ const intBetween = (min: number, max: number) => {
 };
 const enumOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}` });
+const CIDR = 'must be an array of CIDR blocks (e.g. "10.0.0.0/8", "::1/128")';
+const cidrList = () => z.array(z.string({ error: CIDR }).refine(isCidr, { error: CIDR }), { error: CIDR }).max(1_000, { error: CIDR });
 const bool = () => z.boolean({ error: 'must be true or false' });
 const bpsString = () => z.string({ error: 'must be a string of whole basis points' }).regex(/^(0|[1-9][0-9]{0,4})$/, { error: 'must be a string of whole basis points' });
 
@@ -46,6 +49,11 @@ function build(partial: boolean) {
     webhook_header_prefix: z.string({ error: 'must be a header-name token' }).regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, { error: 'must be a header-name token (letters, digits, -)' }),
     webhook_reorder_delay_ms: nonNegInt(),
     webhook_inactive_abandons: bool(),
+    webhook_allowed_destinations: cidrList(),
+    webhook_denied_destinations: cidrList(),
+    webhook_max_in_flight: intBetween(1, 1_000),
+    webhook_max_in_flight_total: intBetween(1, 10_000),
+    webhook_max_queued: intBetween(0, 1_000_000),
     activity_order: enumOf(['asc', 'desc']),
     execution: obj({ fill_ms: range(nonNegInt), settle_initiate_ms: nonNegInt() }),
     settlement_timeout_ms: posInt(),
@@ -53,6 +61,8 @@ function build(partial: boolean) {
     orphan_status: enumOf(['settled', 'pending_settle']),
     poll_after_ms: range(nonNegInt),
     idempotency_retention_ms: posInt(),
+    auth_failures_per_ip: obj({ max: posInt(), window_ms: posInt() }),
+    idempotency_max_records: intBetween(1, 10_000_000),
     default_platform_fee_bps: bpsString(),
     default_integrator_fee_bps: bpsString(),
     resolve_native_kind: bool(),

@@ -9,6 +9,8 @@ export type HeaderLine = {
   /** The package version that wrote it: a replay by another version warns (engine changes show as mismatches). */
   swapsim_version: string;
   seed: string;
+  /** Seeds the secret stream (API keys swapsim makes, webhook secrets, OTPs): the journal is a secret too. */
+  secret_seed: string | null;
   clock: 'virtual' | 'realtime';
   speed: number;
   /** The virtual clock's start; realtime worlds journal their wall-time start as a `start_ms` fact. */
@@ -70,7 +72,12 @@ export type FactLine = {
   value: unknown;
 };
 
-export type JournalLine = HeaderLine | RequestLine | ResponseLine | ClockLine | OutsideLine | FactLine;
+/** The server was stopped (SIGTERM): requests a `delay_ms` fault still held were answered 503 at this point. */
+export type ShutdownLine = {
+  kind: 'shutdown';
+};
+
+export type JournalLine = HeaderLine | RequestLine | ResponseLine | ClockLine | OutsideLine | FactLine | ShutdownLine;
 
 /** A response as captured on the server, recorded or replayed. */
 export type CapturedResponse = Omit<ResponseLine, 'kind' | 'request_id'>;

@@ -17,6 +17,7 @@ export function journalHeader(options: RuntimeOptions): HeaderLine {
     version: JOURNAL_VERSION,
     swapsim_version: SWAPSIM_VERSION,
     seed: String(options.seed ?? 1),
+    secret_seed: options.secret_seed ?? null,
     clock: options.clock ?? 'virtual',
     speed: options.speed ?? 1,
     start_ms: options.start_ms ?? null,
@@ -104,11 +105,11 @@ export function requestJournal(runtime: Pick<Runtime, 'world'>) {
     locals.world = world;
     const journal = world.sim.journal;
     if (journal.mode === 'off') {
-      locals.request_id = world.newId('req');
+      locals.request_id = world.newRequestId();
       next(err);
       return;
     }
-    const request_id = world.newId('req');
+    const request_id = world.newRequestId();
     locals.request_id = request_id;
     if (journal.mode === 'replay') return replayed(journal as ReplayTape, request_id, req, res, next);
     const body_error = err === undefined ? null : String((err as { type?: unknown }).type ?? 'unknown');

@@ -4,6 +4,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { JOURNAL_VERSION, wallNow_ms } from '../../sim/index.ts';
 import { serve, type RunningServer } from '../server.ts';
+import { dropHeldRequests } from '../http/faults.ts';
 import type { ClockLine, HeaderLine, JournalLine, OutsideLine, RequestLine, ResponseLine } from './lines.ts';
 import { ReplayTape } from './tape.ts';
 import { redactUrl, responseDifference } from './verify.ts';
@@ -121,6 +122,7 @@ function send(agent: Agent, port: number, line: RequestLine): string | null {
 function startWorld(header: HeaderLine, tape: ReplayTape): Promise<RunningServer> {
   return serve({
     seed: header.seed,
+    secret_seed: header.secret_seed ?? undefined,
     clock: header.clock,
     speed: header.speed,
     start_ms: header.clock === 'virtual' ? (header.start_ms ?? undefined) : undefined,
@@ -185,6 +187,12 @@ export async function replayJournal(journal: ParsedJournal, opts: ReplayOptions 
       if (opts.until_line !== undefined && n > opts.until_line) break;
       report.last_line = n;
       if (line.kind === 'response') await answer(r, n, line);
+      else if (line.kind === 'shutdown') {
+        // The recording stopped here: what a delay_ms fault still held was answered 503, so it is here too.
+        report.inputs++;
+        dropHeldRequests(r.running.runtime.world);
+        report.diverged = await quiesce(tape, n);
+      }
       else if (line.kind === 'request' || line.kind === 'clock' || line.kind === 'outside') {
         report.inputs++;
         report.diverged = feed(r, n, line) ?? (await quiesce(tape, n));

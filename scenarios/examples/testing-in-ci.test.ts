@@ -1,4 +1,4 @@
-// The README's "Testing your integration in CI" example, verbatim: an in-process swapsim, a webhook consumer
+// The "Testing your integration in CI" example of docs/library.md, verbatim: an in-process swapsim, a webhook consumer
 // (the stand-in for yours), and a fast-check property over generated journeys, fault plans and delivery chaos.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';

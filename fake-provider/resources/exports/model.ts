@@ -37,7 +37,7 @@ export const exportStore = defineStore('exports', (world) => ({
   initiations: new Map() as Windows,
   ipHits: new Map() as Windows,
   /** OTP digits come from their own stream so that exports never shift other draws. */
-  otpRng: world.sim.rng.fork('otps'),
+  otpRng: world.sim.secrets.fork('otps'),
 }));
 
 const alreadyExported = (account: Account): ApiError =>

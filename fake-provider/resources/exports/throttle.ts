@@ -14,7 +14,9 @@ export interface WindowLimit {
 function recent(world: World, windows: Windows, key: string, limit: WindowLimit): number[] {
   const since_ms = world.sim.now_ms() - limit.window_ms;
   const hits = (windows.get(key) ?? []).filter((t) => t > since_ms);
-  windows.set(key, hits);
+  // An empty window is dropped, so the map holds only keys with hits inside their window.
+  if (hits.length > 0) windows.set(key, hits);
+  else windows.delete(key);
   return hits;
 }
 

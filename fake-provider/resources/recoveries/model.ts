@@ -42,7 +42,7 @@ export const recoveryStore = defineStore('recoveries', (world) => ({
   byBinding: new Map<string, Recovery>(),
   ipHits: new Map() as Windows,
   /** OTP digits from their own stream, so recoveries never shift other draws. */
-  otpRng: world.sim.rng.fork('recovery-otps'),
+  otpRng: world.sim.secrets.fork('recovery-otps'),
 }));
 
 const bindingKey = (account_id: string, credit_id: string): string => `${account_id}|${credit_id}`;

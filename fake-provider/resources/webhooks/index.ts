@@ -2,7 +2,7 @@
 // delivery per published event, and its invariants.
 import type { ResourceModule } from '../../resource.ts';
 import { webhookInvariants } from './invariants.ts';
-import { onEventPublished } from './model.ts';
+import { forgetOrganizationWebhooks, onEventPublished } from './model.ts';
 import { webhookRoutes } from './routes.ts';
 
 export {
@@ -25,4 +25,5 @@ export const webhooksResource: ResourceModule = {
     world.hooks.eventPublished.push(onEventPublished);
   },
   invariants: webhookInvariants,
+  forgetOrganization: forgetOrganizationWebhooks,
 };

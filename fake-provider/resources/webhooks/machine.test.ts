@@ -56,7 +56,7 @@ describe('webhook invariants', () => {
     expect(webhooksResource.invariants!(world)).toEqual([]);
     const d = webhookStore(world).deliveryList[0];
     d.event_id = 'evt_missing';
-    d.attempt_log.push({ at_ms: 1, http_status: 500, copies: 1, effects: [] });
+    d.attempt_log.push({ at_ms: 1, http_status: 500, copies: 1, effects: [], state: 'pending' });
     createWebhook(world, org, { url: 'http://127.0.0.1:9/b' });
     w.active = true;
     const names = webhooksResource.invariants!(world).map((v) => v.invariant).sort();

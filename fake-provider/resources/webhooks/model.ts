@@ -11,6 +11,7 @@ import { serializeEvent } from '../events/index.ts';
 import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEvent, type DeliveryState, type DeliveryStatus } from './machine.ts';
 import { createTransport, post, signedRequest } from './sender.ts';
 import { startInOrder } from './order.ts';
+import { destinationGuard } from './destinations.ts';
 
 export interface Webhook {
   webhook_id: string;
@@ -32,6 +33,8 @@ export interface AttemptRecord {
   /** Requests actually sent: 0 when dropped, 2 when duplicated. */
   copies: number;
   effects: SendEffect[];
+  /** The delivery's state right after this attempt (in_flight until its answer comes), for timelines. */
+  state: DeliveryState;
 }
 
 export interface Delivery {
@@ -59,12 +62,14 @@ export const webhookStore = defineStore('webhooks', (world) => ({
   deliveryList: [] as Delivery[],
   /** Each webhook's deliveries in creation order, so its list never scans the others'. */
   byWebhook: new Map<string, Delivery[]>(),
-  /** Secrets (and forged ones for bad_signature faults) come from their own stream. */
-  rng: world.sim.rng.fork('webhooks'),
-  /** Keep-alive connections for this world's deliveries. */
-  transport: createTransport(),
-  /** Per account, the last POST still in flight: one account's deliveries go out one after another. */
-  inflight: new Map<string, Promise<unknown>>(),
+  /** Secrets (and forged ones for bad_signature faults) come from the secret stream, never from the seed. */
+  rng: world.sim.secrets.fork('webhooks'),
+  /** Keep-alive connections for this world's deliveries, each connection's address checked (destinations.ts). */
+  transport: createTransport(destinationGuard(world.profile, world.endpoint), () => ({
+    max_in_flight: world.profile.webhook_max_in_flight,
+    max_in_flight_total: world.profile.webhook_max_in_flight_total,
+    max_queued: world.profile.webhook_max_queued,
+  })),
 }));
 
 const newSecret = (world: World): string => `whsec_${webhookStore(world).rng.hex(32)}`;
@@ -83,7 +88,14 @@ function deactivateOthers(world: World, keep: Webhook): void {
   for (const w of webhookStore(world).list) if (w !== keep && w.org_id === keep.org_id) w.active = false;
 }
 
+/** 400 webhook_url_forbidden when the URL alone shows it would reach swapsim itself or a refused block. */
+function checkDestination(world: World, url: string): void {
+  const why = webhookStore(world).transport.guard.url(url);
+  if (why) throw new ApiError('webhook_url_forbidden', `webhook url refused: ${why}`, { param: 'url' });
+}
+
 export function createWebhook(world: World, org: Organization, input: { url: string; active?: boolean }): Webhook {
+  checkDestination(world, input.url);
   const store = webhookStore(world);
   const webhook: Webhook = {
     webhook_id: world.newId('wh'),
@@ -117,6 +129,7 @@ export function listWebhooks(world: World, org_id: string, q: { limit?: number; 
 
 /** A new url applies to pending retries too; activating deactivates the org's other webhooks. */
 export function updateWebhook(world: World, webhook: Webhook, input: { url?: string; active?: boolean }): Webhook {
+  if (input.url !== undefined) checkDestination(world, input.url);
   if (input.url !== undefined) webhook.url = input.url;
   if (input.active !== undefined) {
     webhook.active = input.active;
@@ -214,13 +227,17 @@ function fireFaults(world: World, d: Delivery, event: StoredEvent): { postpone_m
 const is2xx = (status: number): boolean => status >= 200 && status <= 299;
 
 /**
- * One attempt, run by the scheduler: in virtual mode `advance`/`settle` wait for it, bounded by
- * `webhook_timeout_ms`. Without a journal the POST is joined to the scheduler (scheduler.ts `join`):
- * attempts due at the same instant go out together and their outcomes are applied in dispatch order
- * before time moves on. With a journal each attempt is awaited in turn, so its `outside` lines keep
- * dispatch order. The API keeps answering meanwhile, so a receiver may call /v1 back; a receiver that
- * calls /_sim/clock/* from inside a delivery waits on the serialized clock until its own attempt times
- * out (and fails). A stale task (rescheduled since) is a no-op.
+ * One attempt, run by the scheduler. The POST queues on its webhook's lane (outbox.ts: bounded per webhook and
+ * in total, one per account at a time; a timeout fails what waits behind it at once).
+ * Realtime clock: the attempt is sent and the task ends; its outcome is applied when the answer comes (a
+ * journal records it as an outside line, where its effects begin), so time never waits for a receiver.
+ * Virtual clock: `advance`/`settle` wait for it, each POST bounded by `webhook_timeout_ms` of wall time.
+ * Without a journal the POST is joined to the scheduler (scheduler.ts `join`): attempts due at the same
+ * instant go out together and their outcomes are applied in dispatch order before time moves on. With a
+ * journal each attempt is awaited in turn, so its `outside` lines keep dispatch order. The API keeps
+ * answering meanwhile, so a receiver may call /v1 back; a receiver that calls /_sim/clock/* from inside a
+ * delivery waits on the serialized clock until its own attempt times out (and fails). A stale task
+ * (rescheduled since) is a no-op.
  */
 export function runAttempt(world: World, delivery_id: string, task_id: number): void | Promise<void> {
   const store = webhookStore(world);
@@ -247,11 +264,17 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   const at_ms = world.sim.now_ms();
   step(world, d, { type: 'ATTEMPT', at_ms });
   const sent: SendEffect[] = effects;
+  // Logged as the attempt starts (the machine counts it then), completed when its answer comes: on a realtime
+  // clock the answer comes while other work runs, and the log must agree with the machine meanwhile.
+  const record: AttemptRecord = { at_ms, http_status: 0, copies: 0, effects: sent, state: deliveryState(d) };
+  d.attempt_log.push(record);
 
   const finish = (copies: number, statuses: number[]): void => {
     const http_status = statuses.find(is2xx) ?? statuses[statuses.length - 1] ?? 0;
-    d.attempt_log.push({ at_ms, http_status, copies, effects: sent });
     step(world, d, is2xx(http_status) ? { type: 'SUCCEEDED', http_status } : { type: 'FAILED', http_status, at_ms });
+    record.http_status = http_status;
+    record.copies = copies;
+    record.state = deliveryState(d);
   };
   if (sent.includes('drop')) return finish(0, []);
 
@@ -268,22 +291,44 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   });
   const copies = sent.includes('duplicate') ? 2 : 1;
   const { journal, scheduler } = world.sim;
-  const account_id = event.envelope.account_id;
-  // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise):
-  // each waits for the account's previous POST; other accounts' go out alongside.
-  const previous = store.inflight.get(account_id)?.catch(() => undefined) ?? Promise.resolve();
-  const sending: Promise<number[]> = previous.then(async () => {
+  // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise): its
+  // lane sends one POST per account at a time, in submission order; other accounts' go out alongside.
+  const lane = { webhook_id: webhook.webhook_id, account_id: event.envelope.account_id, sim_ms: at_ms };
+  const sending = (async () => {
     const statuses: number[] = [];
     // A duplicate's second copy follows the first, as a retrying sender's would.
-    for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport));
+    for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport, lane));
     return statuses;
-  });
-  store.inflight.set(account_id, sending);
-  void sending.finally(() => {
-    if (store.inflight.get(account_id) === sending) store.inflight.delete(account_id);
-  }).catch(() => undefined);
+  })();
+  if (world.sim.clock.mode === 'realtime') {
+    void sending.then((statuses) => finish(copies, statuses));
+    return;
+  }
   if (journal.mode === 'off') return scheduler.join(sending, (statuses) => finish(copies, statuses));
   return sending.then((statuses) => finish(copies, statuses));
+}
+
+/** A deleted organization: its webhooks and deliveries go, and no attempt of theirs runs again. */
+export function forgetOrganizationWebhooks(world: World, org: Organization): void {
+  const store = webhookStore(world);
+  const gone = store.list.filter((w) => w.org_id === org.organization_id);
+  if (gone.length === 0) return;
+  for (const w of gone) {
+    store.byId.delete(w.webhook_id);
+    for (const d of store.byWebhook.get(w.webhook_id) ?? []) {
+      if (d.task_id !== null) world.sim.scheduler.cancel(d.task_id);
+      d.task_id = null;
+      store.deliveries.delete(d.delivery_id);
+    }
+    store.byWebhook.delete(w.webhook_id);
+  }
+  store.list = store.list.filter((w) => w.org_id !== org.organization_id);
+  store.deliveryList = store.deliveryList.filter((d) => d.org_id !== org.organization_id);
+}
+
+/** Shutdown: waiting POSTs resolve 0 at once, running ones are aborted; later attempts fail without sending. */
+export function closeDeliveries(world: World): void {
+  if (world.stores.has('webhooks')) webhookStore(world).transport.close();
 }
 
 /** Re-delivers the org's events since `since_ms` (matching `types`) to this webhook, in publication order. */

@@ -3,7 +3,9 @@
 // The receiver's answer is an outside input: a journal records it, and a replay substitutes the recording.
 import { createHmac } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
+import type { DestinationGuard } from './destinations.ts';
+import { createOutbox, type Outbox, type OutboxLimits, type Sent } from './outbox.ts';
 import { wallTimeout } from '../../../sim/clock.ts';
 import type { Journal } from '../../../sim/journal.ts';
 
@@ -15,13 +17,51 @@ import type { Journal } from '../../../sim/journal.ts';
 export interface Transport {
   dispatcher: Agent;
   targets: Map<string, { origin: string; path: string }>;
+  guard: DestinationGuard;
+  /** The bounded lanes POSTs queue on (outbox.ts). */
+  outbox: Outbox;
+  /** Shutdown: waiting POSTs resolve 0, running ones are aborted (their connections destroyed). */
+  close(): void;
+}
+
+/** Where a POST queues: its webhook's lane, its account (one at a time) and the sim instant it is due at. */
+export interface LaneKey {
+  webhook_id: string;
+  account_id: string;
+  sim_ms: number;
 }
 
 /** Distinct webhook URLs remembered per world before the memo starts over (URLs change rarely). */
 const TARGETS_KEPT = 1_000;
 
-export function createTransport(): Transport {
-  return { dispatcher: new Agent({ connections: 64 }), targets: new Map() };
+/** Accepts every destination: for a transport made without a world (tests of the sender alone). */
+const OPEN_GUARD: DestinationGuard = { url: () => null, address: () => null, resolve: (host, _port, cb) => cb(null, host.replace(/^\[|\]$/g, '')) };
+
+const UNBOUNDED: OutboxLimits = { max_in_flight: 64, max_in_flight_total: 1_024, max_queued: 1_000_000 };
+
+export function createTransport(guard: DestinationGuard = OPEN_GUARD, limits: () => OutboxLimits = () => UNBOUNDED): Transport {
+  const base = buildConnector({});
+  // Every connection resolves its host through the guard and dials the address the guard checked: a URL
+  // spelled to dodge the registration check (or a name resolving to swapsim itself) never connects.
+  const connect: buildConnector.connector = (opts, callback) => {
+    const port = opts.port ? Number(opts.port) : opts.protocol === 'https:' ? 443 : 80;
+    guard.resolve(opts.hostname, port, (err, address) => {
+      if (err || address === undefined) return callback(err ?? new Error('no address'), null);
+      base({ ...opts, hostname: address }, callback);
+    });
+  };
+  const dispatcher = new Agent({ connections: 64, connect });
+  const outbox = createOutbox(limits);
+  return {
+    dispatcher,
+    targets: new Map(),
+    guard,
+    outbox,
+    close() {
+      outbox.close();
+      dispatcher.destroy().catch(() => undefined);
+    },
+  };
 }
 
 function targetOf(transport: Transport, url: string): { origin: string; path: string } {
@@ -79,10 +119,14 @@ export function signedRequest(opts: {
  * the answer goes through it (keyed by delivery id and timestamp): recorded, or in a replay taken from
  * the recording without any network call.
  */
-export function post(req: SignedRequest, timeout_ms: number, journal?: Journal, transport?: Transport): Promise<number> {
-  if (!journal || journal.mode === 'off') return send(req, timeout_ms, transport);
+export function post(req: SignedRequest, timeout_ms: number, journal?: Journal, transport: Transport = createTransport(), lane?: LaneKey): Promise<number> {
+  // The lane sits inside the journal's outside call: a POST that a tripped or full lane fails at once is
+  // recorded like any answer, and a replay never consults the lanes.
+  const go = (): Promise<number> =>
+    lane ? transport.outbox.submit(lane.webhook_id, lane.account_id, lane.sim_ms, () => send(req, timeout_ms, transport)) : send(req, timeout_ms, transport).then((s) => s.status);
+  if (!journal || journal.mode === 'off') return go();
   const header = (suffix: string): string => Object.entries(req.headers).find(([name]) => name.endsWith(suffix))?.[1] ?? '';
-  return journal.outside('webhook', `${header('-Delivery-Id')}@${header('-Timestamp')}`, () => send(req, timeout_ms, transport));
+  return journal.outside('webhook', `${header('-Delivery-Id')}@${header('-Timestamp')}`, go);
 }
 
 /** A receiver's answer body is read up to this much to keep the connection; past it the connection is dropped. */
@@ -93,11 +137,15 @@ const DRAIN_LIMIT_BYTES = 2 ** 20;
  * attempt). The answer is the status line's code once the body is drained, ended or cut off; 0 when no
  * response came (timeout, refused connection, DNS, TLS…). The whole exchange is bounded by timeout_ms.
  */
-async function send(req: SignedRequest, timeout_ms: number, transport: Transport = createTransport()): Promise<number> {
+async function send(req: SignedRequest, timeout_ms: number, transport: Transport): Promise<Sent> {
   // undici takes an emitter as its abort signal: with a plain timer it costs a fraction of AbortSignal.timeout,
   // whose per-request setup was a third of a POST. It aborts the body as well as the wait for the answer.
   const signal = new EventEmitter();
-  const cancel = wallTimeout(timeout_ms, () => signal.emit('abort'));
+  let timed_out = false;
+  const cancel = wallTimeout(timeout_ms, () => {
+    timed_out = true;
+    signal.emit('abort');
+  });
   let status: number;
   try {
     const { origin, path } = targetOf(transport, req.url);
@@ -111,9 +159,9 @@ async function send(req: SignedRequest, timeout_ms: number, transport: Transport
       // The status line came: the answer stands even if the body did not.
     }
   } catch {
-    return 0;
+    return { status: 0, timed_out };
   } finally {
     cancel();
   }
-  return status;
+  return { status, timed_out: false };
 }

@@ -1,0 +1,70 @@
+// The OpenAPI documents as a client gets them over HTTP: /v1's lists every endpoint of the spec exactly
+// once and marks what else it serves as a swapsim extra; both documents give every operation an
+// operationId, a named response schema and error responses in the envelope; and a real linter (Redocly's
+// recommended rules) finds no problem in either.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { startTestSim, type TestSim } from '../testing/harness.ts';
+import { SPEC_ENDPOINTS } from './openapi.ts';
+
+type Doc = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+
+let sim: TestSim;
+let v1: Doc;
+let control: Doc;
+
+beforeAll(async () => {
+  sim = await startTestSim();
+  v1 = (await sim.api('GET', '/openapi.json')).body;
+  control = (await sim.control('GET', '/openapi.json')).body;
+});
+afterAll(() => sim.close());
+
+const operations = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+
+async function lint(doc: Doc): Promise<string[]> {
+  const config = await createConfig({ extends: ['recommended'] });
+  const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
+  return problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
+}
+
+describe('OpenAPI documents', () => {
+  it('/v1 lists every endpoint of the spec once, and marks the rest as swapsim extras', () => {
+    const ops = operations(v1);
+    const listed = ops.filter((o) => !o.op['x-swapsim-extra']).map((o) => o.key).sort();
+    expect(listed).toEqual([...SPEC_ENDPOINTS].sort());
+    const extras = ops.filter((o) => o.op['x-swapsim-extra']).map((o) => o.key);
+    expect(extras).toContain('GET /accounts/{account_id}');
+    for (const e of ops.filter((o) => o.op['x-swapsim-extra'])) expect(e.op.description).toMatch(/swapsim extra/);
+  });
+
+  it('every operation has a unique operationId, a named response schema and its errors in the envelope', () => {
+    for (const doc of [v1, control]) {
+      const ops = operations(doc);
+      const ids = ops.map((o) => o.op.operationId);
+      expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const { key, op } of ops) {
+        const codes = Object.keys(op.responses);
+        expect(codes.some((c) => /^4\d\d$/.test(c)) || codes.includes('default'), key).toBe(true);
+        expect(op.responses.default.content['application/json'].schema.$ref, key).toBe('#/components/schemas/ErrorEnvelope');
+        const ok = op.responses[codes.find((c) => /^2\d\d$/.test(c))!];
+        const schema = ok.content?.['application/json']?.schema;
+        if (schema) expect(schema.$ref, `${key}: a named response schema`).toMatch(/^#\/components\/schemas\//);
+      }
+    }
+    expect(v1.components.schemas).toHaveProperty('ErrorEnvelope');
+    expect(Object.keys(v1.components.schemas)).toEqual(expect.arrayContaining(['AccountResponse', 'AccountList', 'TradeResponse', 'EventList']));
+  });
+
+  it('/_sim has a document of its own, apart from /v1', () => {
+    const keys = operations(control).map((o) => o.key);
+    expect(keys).toEqual(expect.arrayContaining(['GET /invariants', 'POST /clock/advance', 'POST /faults', 'POST /organizations']));
+    expect(operations(v1).some((o) => o.key.includes('invariants'))).toBe(false);
+  });
+
+  it('a real linter (Redocly, recommended rules) finds no problem in either document', async () => {
+    expect(await lint(v1)).toEqual([]);
+    expect(await lint(control)).toEqual([]);
+  });
+});

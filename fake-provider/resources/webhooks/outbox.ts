@@ -1,0 +1,148 @@
+// Bounded sending: per webhook a lane with at most `webhook_max_in_flight` POSTs at once (one per account at a
+// time, so an account's deliveries keep their wire order) and `webhook_max_queued` waiting; at most
+// `webhook_max_in_flight_total` POSTs over the world. A POST that times out trips its lane: what waits behind it,
+// and what arrives at the same sim instant, fails at once instead of waiting out the timeout again, so a
+// hanging receiver costs its own organization one timeout per instant and retries, nothing else.
+
+/** What one POST came to: the status (0 when nothing answered) and whether the timeout cut it off. */
+export interface Sent {
+  status: number;
+  timed_out: boolean;
+}
+
+export interface OutboxLimits {
+  max_in_flight: number;
+  max_in_flight_total: number;
+  max_queued: number;
+}
+
+export interface Outbox {
+  /** Queues one POST on the webhook's lane; resolves with its status (0 when refused, tripped or closed). */
+  submit(lane_id: string, account: string, sim_ms: number, run: () => Promise<Sent>): Promise<number>;
+  /** POSTs running and waiting, for the soak bench and tests. */
+  stats(): { in_flight: number; queued: number; lanes: number };
+  /** Shutdown: whatever waits resolves 0 now, and every later submit at once. */
+  close(): void;
+}
+
+interface Job {
+  account: string;
+  /** The sim instant it was submitted at: a timeout trips the lane for that instant. */
+  sim_ms: number;
+  run: () => Promise<Sent>;
+  resolve: (status: number) => void;
+}
+
+interface Lane {
+  id: string;
+  active: number;
+  /** Waiting jobs per account, in submission order. */
+  waiting: Map<string, Job[]>;
+  /** Accounts with a job running. */
+  busy: Set<string>;
+  /** Accounts with waiting jobs and none running, in the order they became ready (round robin). */
+  ready: string[];
+  queued: number;
+  /** The sim instant of the last timeout: attempts at that same instant fail at once. */
+  tripped_sim_ms: number;
+}
+
+export function createOutbox(limits: () => OutboxLimits): Outbox {
+  const lanes = new Map<string, Lane>();
+  /** Lanes with a ready account, waiting for a slot of the world-wide bound. */
+  const starved: Lane[] = [];
+  let total = 0;
+  let closed = false;
+
+  const laneOf = (id: string): Lane => {
+    let lane = lanes.get(id);
+    if (lane === undefined) {
+      lane = { id, active: 0, waiting: new Map(), busy: new Set(), ready: [], queued: 0, tripped_sim_ms: Number.NaN };
+      lanes.set(id, lane);
+    }
+    return lane;
+  };
+
+  // An idle lane is dropped, unless it tripped: its trip must outlive the attempt that timed out, so that the
+  // next attempt at that instant (awaited in turn when a journal is kept) fails at once too. One per webhook.
+  const forget = (lane: Lane): void => {
+    if (lane.active === 0 && lane.queued === 0 && Number.isNaN(lane.tripped_sim_ms)) lanes.delete(lane.id);
+  };
+
+  const failWaiting = (lane: Lane): void => {
+    for (const jobs of lane.waiting.values()) for (const j of jobs) j.resolve(0);
+    lane.waiting.clear();
+    lane.ready.length = 0;
+    lane.queued = 0;
+  };
+
+  const start = (lane: Lane, job: Job): void => {
+    lane.active++;
+    total++;
+    lane.busy.add(job.account);
+    const done = (sent: Sent): void => {
+      lane.active--;
+      total--;
+      lane.busy.delete(job.account);
+      if (sent.timed_out) {
+        lane.tripped_sim_ms = job.sim_ms;
+        failWaiting(lane);
+      } else if (lane.waiting.has(job.account)) lane.ready.push(job.account);
+      job.resolve(sent.status);
+      pump(lane);
+      // A slot of the world-wide bound freed: lanes that waited for one go next.
+      while (total < limits().max_in_flight_total && starved.length > 0) pump(starved.shift()!);
+      forget(lane);
+    };
+    job.run().then(done, () => done({ status: 0, timed_out: false }));
+  };
+
+  /** Starts what the bounds allow on a lane. */
+  const pump = (lane: Lane): void => {
+    const { max_in_flight, max_in_flight_total } = limits();
+    while (lane.ready.length > 0 && lane.active < max_in_flight) {
+      if (total >= max_in_flight_total) {
+        if (!starved.includes(lane)) starved.push(lane);
+        return;
+      }
+      const account = lane.ready.shift()!;
+      const jobs = lane.waiting.get(account)!;
+      const job = jobs.shift()!;
+      if (jobs.length === 0) lane.waiting.delete(account);
+      lane.queued--;
+      start(lane, job);
+    }
+  };
+
+  return {
+    submit(lane_id, account, sim_ms, run) {
+      if (closed) return Promise.resolve(0);
+      const lane = laneOf(lane_id);
+      if (lane.tripped_sim_ms === sim_ms || lane.queued >= limits().max_queued) {
+        forget(lane);
+        return Promise.resolve(0);
+      }
+      return new Promise<number>((resolve) => {
+        const job: Job = { account, sim_ms, run, resolve };
+        let jobs = lane.waiting.get(account);
+        if (jobs === undefined) {
+          lane.waiting.set(account, (jobs = []));
+          if (!lane.busy.has(account)) lane.ready.push(account);
+        }
+        jobs.push(job);
+        lane.queued++;
+        pump(lane);
+      });
+    },
+    stats: () => {
+      let queued = 0;
+      for (const l of lanes.values()) queued += l.queued;
+      return { in_flight: total, queued, lanes: lanes.size };
+    },
+    close() {
+      closed = true;
+      for (const lane of lanes.values()) failWaiting(lane);
+      starved.length = 0;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// The soak bench's server: swapsim on a realtime clock (no organizations: the driver creates them), in its
+// own process, printing `{"port"}` once listening and then one JSON sample per second: RSS, heap, event-loop
+// delay (p99 and max since the last sample), clock lag (wall time elapsed minus sim time elapsed) and the
+// webhook lanes' in-flight and queued POSTs.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { serve } from '../../fake-provider/server.ts';
+import { webhookStore } from '../../fake-provider/resources/webhooks/index.ts';
+import { idempotencyRecords } from '../../fake-provider/http/idempotency.ts';
+import { announce, closeOnSignal } from '../http-bench/servers/ready.ts';
+
+const running = await serve({ clock: 'realtime', seed: 'soak', port: 0 });
+announce(running.server);
+closeOnSignal(() => running.close());
+
+const eld = monitorEventLoopDelay({ resolution: 10 });
+eld.enable();
+const wall_start_ms = Date.now();
+const sim_start_ms = running.runtime.world.sim.now_ms();
+setInterval(() => {
+  const world = running.runtime.world;
+  const mem = process.memoryUsage();
+  const lanes = world.stores.has('webhooks') ? webhookStore(world).transport.outbox.stats() : { in_flight: 0, queued: 0, lanes: 0 };
+  const sample = {
+    t_s: (Date.now() - wall_start_ms) / 1000,
+    rss_mb: mem.rss / 2 ** 20,
+    heap_mb: mem.heapUsed / 2 ** 20,
+    eld_p99_ms: eld.percentile(99) / 1e6,
+    eld_max_ms: eld.max / 1e6,
+    lag_ms: Date.now() - wall_start_ms - (world.sim.now_ms() - sim_start_ms),
+    webhook_in_flight: lanes.in_flight,
+    webhook_queued: lanes.queued,
+    idempotency_records: idempotencyRecords(world),
+    events: world.events.all.length,
+  };
+  eld.reset();
+  process.stdout.write(JSON.stringify({ sample }) + '\n');
+}, 1_000).unref();

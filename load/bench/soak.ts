@@ -1,0 +1,257 @@
+// `npm run bench:soak -- --duration 10m`: a benchmark, not a test. A realtime swapsim in a child process, several
+// organizations each with a webhook receiver (one hangs, one answers 500, the rest 200), a mixed load for the
+// given duration (autocannon: reads, idempotent writes with fresh keys, account creations that each publish an
+// event, indicative RFQs; plus on-chain deposits through the control plane), sampling the server's RSS,
+// event-loop delay and clock lag every second; prints the figures.
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+interface Options {
+  duration_s: number;
+  orgs: number;
+  connections: number;
+  /** On-chain deposits landed per second over all orgs (each one publishes pending, verified, credit events). */
+  deposits_per_s: number;
+}
+
+function parseDuration(text: string): number {
+  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?$/.exec(text);
+  if (!m) throw new Error(`--duration: ${text} is not a duration (60s, 10m, 1h)`);
+  const unit = { ms: 0.001, s: 1, m: 60, h: 3600 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return Number(m[1]) * unit;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { duration_s: 60, orgs: 4, connections: 32, deposits_per_s: 20 };
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i + 1];
+    if (argv[i] === '--duration') o.duration_s = parseDuration(v), i++;
+    else if (argv[i] === '--orgs') o.orgs = Math.max(3, Number(v)), i++;
+    else if (argv[i] === '--connections') o.connections = Number(v), i++;
+    else if (argv[i] === '--deposits-per-s') o.deposits_per_s = Number(v), i++;
+    else throw new Error(`unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20)`);
+  }
+  return o;
+}
+
+type Answer = 'hang' | 500 | 200;
+
+interface Receiver {
+  url: string;
+  answer: Answer;
+  received: number;
+  close(): void;
+}
+
+async function startReceiver(answer: Answer): Promise<Receiver> {
+  const r: Receiver = { url: '', answer, received: 0, close: () => undefined };
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      r.received++;
+      if (r.answer === 'hang') return;
+      res.writeHead(r.answer, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  r.close = () => {
+    server.closeAllConnections();
+    server.close();
+  };
+  return r;
+}
+
+interface Sample {
+  t_s: number;
+  rss_mb: number;
+  heap_mb: number;
+  eld_p99_ms: number;
+  eld_max_ms: number;
+  lag_ms: number;
+  webhook_in_flight: number;
+  webhook_queued: number;
+  idempotency_records: number;
+  events: number;
+}
+
+async function startServer(samples: Sample[]): Promise<{ url: string; stop(): Promise<void> }> {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(here, 'soak-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const port = await new Promise<number>((ok, fail) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const msg = JSON.parse(line) as { port?: number; sample?: Sample };
+      if (msg.port !== undefined) ok(msg.port);
+      if (msg.sample) samples.push(msg.sample);
+    });
+    child.once('exit', (code) => fail(new Error(`soak server exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function call(url: string, method: string, path: string, key: string | null, body?: unknown, idem?: string): Promise<any> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (idem) headers['idempotency-key'] = idem;
+  const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = (await res.json()) as any;
+  if (res.status !== 200) throw new Error(`soak setup: ${method} ${path} answered ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+interface Org {
+  api_key: string;
+  account_id: string;
+  deposit_address_id: string;
+  receiver: Receiver;
+}
+
+const RAISED = { reads: 1_000_000, writes: 1_000_000, indicative_rfqs: 1_000_000, firm_rfqs: 1_000_000 };
+const ETH = 'native.evm:42161';
+const USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
+
+async function setupOrgs(url: string, n: number): Promise<Org[]> {
+  const orgs: Org[] = [];
+  for (let i = 0; i < n; i++) {
+    const answer: Answer = i === 0 ? 'hang' : i === 1 ? 500 : 200;
+    const receiver = await startReceiver(answer);
+    const { organization } = await call(url, 'POST', '/_sim/organizations', null, { rate_limits: RAISED });
+    const key = organization.api_key as string;
+    await call(url, 'POST', '/v1/webhooks', key, { url: receiver.url });
+    const { account } = await call(url, 'POST', '/v1/accounts', key, { label: `soak ${i}` }, `setup-acct-${i}`);
+    orgs.push({ api_key: key, account_id: account.account_id, deposit_address_id: '', receiver });
+  }
+  // Wallets are derived on the (realtime) sim clock within seconds.
+  for (const o of orgs) {
+    for (let tries = 0; ; tries++) {
+      try {
+        const { deposit_address } = await call(url, 'POST', `/v1/accounts/${o.account_id}/deposit-addresses`, o.api_key, { asset_key: ETH }, `setup-da-${o.account_id}-${tries}`);
+        o.deposit_address_id = deposit_address.deposit_address_id;
+        break;
+      } catch (e) {
+        if (tries > 40) throw e;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  }
+  return orgs;
+}
+
+/** The mixed load: per request, an org in turn and one of eight steps (5 reads, 3 writes). */
+function mixedRequests(orgs: Org[]): autocannon.Request[] {
+  let n = 0;
+  const org = (): Org => orgs[n++ % orgs.length];
+  const auth = (o: Org, write: boolean): Record<string, string> => ({
+    authorization: `Bearer ${o.api_key}`,
+    ...(write ? { 'content-type': 'application/json', 'idempotency-key': `soak-${n}-${Math.random().toString(36).slice(2)}` } : {}),
+  });
+  const step = (build: (o: Org) => { method: string; path: string; body?: unknown }): autocannon.Request => ({
+    setupRequest: (req) => {
+      const o = org();
+      const b = build(o);
+      return { ...req, method: b.method as 'GET', path: b.path, headers: auth(o, b.method !== 'GET'), body: b.body === undefined ? undefined : JSON.stringify(b.body) };
+    },
+  });
+  return [
+    step((o) => ({ method: 'GET', path: `/v1/accounts/${o.account_id}/balances` })),
+    // A write with a fresh Idempotency-Key that is refused (404): the idempotency store's worst case.
+    step(() => ({ method: 'POST', path: '/v1/accounts/acct_missing/deposit-addresses', body: { asset_key: ETH } })),
+    step(() => ({ method: 'GET', path: '/v1/events?limit=20' })),
+    step(() => ({ method: 'POST', path: '/v1/rfqs', body: { from_asset_key: ETH, to_asset_key: USDC, side: 'exact_in', amount_in_atoms: '10000000000000000', mode: 'indicative', wait_ms: 0 } })),
+    step((o) => ({ method: 'GET', path: `/v1/accounts/${o.account_id}` })),
+    step(() => ({ method: 'GET', path: '/v1/assets?limit=10' })),
+    // An account: one event, so one webhook delivery to the org's receiver.
+    step(() => ({ method: 'POST', path: '/v1/accounts', body: { label: 'soak' } })),
+    step((o) => ({ method: 'GET', path: `/v1/accounts/${o.account_id}/credits?limit=20` })),
+  ];
+}
+
+const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
+const max = (xs: number[]): number => xs.reduce((a, b) => Math.max(a, b), 0);
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/** Least-squares slope of RSS over time, MB per minute. */
+function slopePerMin(s: Sample[]): number {
+  if (s.length < 2) return 0;
+  const mx = s.reduce((a, x) => a + x.t_s, 0) / s.length;
+  const my = s.reduce((a, x) => a + x.rss_mb, 0) / s.length;
+  const num = s.reduce((a, x) => a + (x.t_s - mx) * (x.rss_mb - my), 0);
+  const den = s.reduce((a, x) => a + (x.t_s - mx) ** 2, 0);
+  return den === 0 ? 0 : (num / den) * 60;
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  const samples: Sample[] = [];
+  const server = await startServer(samples);
+  const orgs = await setupOrgs(server.url, o.orgs);
+  // Deposits through the control plane at a steady rate, round robin over the orgs.
+  let deposits = 0;
+  let deposit_errors = 0;
+  const depositTimer = setInterval(() => {
+    const org = orgs[deposits++ % orgs.length];
+    call(server.url, 'POST', '/_sim/deposits', null, { deposit_address_id: org.deposit_address_id, atoms: '1000000000000000' }).catch(() => deposit_errors++);
+  }, 1000 / o.deposits_per_s);
+  const measured_from_s = samples.at(-1)?.t_s ?? 0;
+  console.log(`soak: ${o.orgs} orgs (receivers: hang, 500, ${o.orgs - 2} x 200), ${o.connections} connections, ${o.deposits_per_s} deposits/s, ${o.duration_s} s`);
+  const statuses: Record<string, number> = {};
+  let finished: (r: autocannon.Result) => void = () => undefined;
+  const done = new Promise<autocannon.Result>((ok) => (finished = ok));
+  const instance = autocannon({ url: server.url, connections: o.connections, duration: o.duration_s, requests: mixedRequests(orgs) }, (err, r) => {
+    if (err) throw err;
+    finished(r);
+  });
+  instance.on('response', (_client: unknown, status: number) => {
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  });
+  const progress = setInterval(() => {
+    const s = samples.at(-1);
+    if (s) console.log(`  t=${round(s.t_s - measured_from_s, 0)} s  rss ${round(s.rss_mb)} MB  eld p99 ${round(s.eld_p99_ms)} ms  lag ${round(s.lag_ms, 0)} ms  webhooks in flight ${s.webhook_in_flight}, queued ${s.webhook_queued}`);
+  }, 30_000);
+  const result = await done;
+  clearInterval(progress);
+  clearInterval(depositTimer);
+  const during = samples.filter((s) => s.t_s >= measured_from_s);
+  const last5 = during.filter((s) => s.t_s >= (during.at(-1)?.t_s ?? 0) - 300);
+  const fivexx = Object.entries(statuses).filter(([k]) => Number(k) >= 500).reduce((a, [, v]) => a + v, 0);
+  const report = {
+    command: `npm run bench:soak -- ${process.argv.slice(2).join(' ')}`.trim(),
+    duration_s: o.duration_s,
+    requests: result.requests.total,
+    req_per_s: round(result.requests.average, 0),
+    latency_p99_ms: result.latency.p99,
+    statuses,
+    status_5xx: fivexx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    deposits,
+    deposit_errors,
+    rss_mb: { start: round(during[0]?.rss_mb ?? 0), end: round(during.at(-1)?.rss_mb ?? 0), max: round(max(during.map((s) => s.rss_mb))) },
+    rss_last_5min_mb: { min: round(Math.min(...last5.map((s) => s.rss_mb))), max: round(max(last5.map((s) => s.rss_mb))), slope_mb_per_min: round(slopePerMin(last5), 2) },
+    eld_p99_ms: { median: round(median(during.map((s) => s.eld_p99_ms))), max: round(max(during.map((s) => s.eld_p99_ms))) },
+    eld_max_ms: round(max(during.map((s) => s.eld_max_ms))),
+    clock_lag_ms: { median: round(median(during.map((s) => s.lag_ms)), 0), max: round(max(during.map((s) => s.lag_ms)), 0) },
+    webhook_queued_max: max(during.map((s) => s.webhook_queued)),
+    idempotency_records_end: during.at(-1)?.idempotency_records ?? 0,
+    events_end: during.at(-1)?.events ?? 0,
+    received: Object.fromEntries(orgs.map((g, i) => [`org${i}:${g.receiver.answer}`, g.receiver.received])),
+  };
+  console.log(JSON.stringify(report, null, 2));
+  for (const g of orgs) g.receiver.close();
+  await server.stop();
+}
+
+await main();
