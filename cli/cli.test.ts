@@ -65,6 +65,27 @@ describe('swapsim serve', () => {
     }
   });
 
+  it('answers GET /_sim/health as soon as it serves: without the control token, and never journaled', async () => {
+    const journal = join(mkdtempSync(join(tmpdir(), 'swapsim-cli-')), 'run.jsonl');
+    const served = await startServe(['--port', '0', '--clock', 'virtual', '--control-token', 'ct_secret', '--journal', journal]);
+    try {
+      const health = await fetch(`${served.control_url}/health`);
+      expect(health.status).toBe(200);
+      expect(health.headers.get('cache-control')).toBe('no-store');
+      expect(await health.json()).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+      // The rest of the control plane still wants the token.
+      expect((await fetch(`${served.control_url}/clock`)).status).toBe(401);
+      const polls = await Promise.all(Array.from({ length: 20 }, () => fetch(`${served.control_url}/health`).then((r) => r.status)));
+      expect(polls).toEqual(Array(20).fill(200));
+    } finally {
+      served.child.kill('SIGTERM');
+      expect(await served.exited).toBe(0);
+    }
+    // The refused /clock call is an input; the health probes are not.
+    const urls = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.kind === 'request').map((l) => l.url);
+    expect(urls).toEqual(['/_sim/clock']);
+  });
+
   it('refuses bad options with a clear message', async () => {
     const { code, err } = await runSwapsim(['serve', '--clock', 'sideways']);
     expect(code).not.toBe(0);

@@ -1,7 +1,6 @@
-// The swapsim command line. `serve` runs the fake; later issues add scenario, verify, replay, report.
+// The swapsim command line: serve, replay, scenario, report, verify. Each command loads what it runs when it
+// runs (dynamic imports), so `swapsim --help` loads commander alone (docs/performance.md, start-up).
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { serve } from '../fake-provider/server.ts';
-import { formatIssues, ProfileError, profileSchema, resolveProfile } from '../fake-provider/profiles/index.ts';
 import type { Profile } from '../fake-provider/profile.ts';
 import { registerReplay } from './replay.ts';
 import { registerScenario } from './scenario.ts';
@@ -20,12 +19,13 @@ const positive = (v: string): number => {
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
 /** Command-line settings win over the profile's, and are validated like profile fields. */
-function withOverrides(profile: Profile, o: { webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[] }): Profile {
+async function withOverrides(profile: Profile, o: { webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[] }): Promise<Profile> {
   const over: Partial<Profile> = {};
   if (o.webhookHeaderPrefix !== undefined) over.webhook_header_prefix = o.webhookHeaderPrefix;
   if (o.webhookAllow.length > 0) over.webhook_allowed_destinations = o.webhookAllow;
   if (o.webhookDeny.length > 0) over.webhook_denied_destinations = o.webhookDeny;
   if (Object.keys(over).length === 0) return profile;
+  const { formatIssues, ProfileError, profileSchema } = await import('../fake-provider/profiles/index.ts');
   const checked = profileSchema.safeParse({ ...profile, ...over });
   if (!checked.success) throw new ProfileError(`command-line setting: ${formatIssues(checked.error).join('; ')}`, formatIssues(checked.error));
   return checked.data;
@@ -52,9 +52,11 @@ export function buildCli(): Command {
     .option('--webhook-allow <cidr>', 'CIDR block webhooks may connect to (repeatable; replaces the profile\'s webhook_allowed_destinations)', collect, [])
     .option('--webhook-deny <cidr>', 'CIDR block webhooks never connect to (repeatable; replaces the profile\'s webhook_denied_destinations)', collect, [])
     .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number }, cmd: Command) => {
+      const { ProfileError, resolveProfile } = await import('../fake-provider/profiles/index.ts');
+      const { serve } = await import('../fake-provider/server.ts');
       let profile: Profile;
       try {
-        profile = withOverrides(resolveProfile(opts.profile, opts.seed), opts);
+        profile = await withOverrides(resolveProfile(opts.profile, opts.seed), opts);
       } catch (err) {
         if (err instanceof ProfileError) cmd.error(`swapsim: ${err.message}`, { exitCode: 2, code: 'swapsim.profile' });
         throw err;

@@ -252,7 +252,7 @@ describe('swapsim replay of a served process killed with SIGKILL', () => {
       expect((await post('/webhooks', { url: receiver.url }, 'w')).status).toBe(200);
       for (let i = 0; i < 4; i++) expect((await post('/accounts', { label: `a${i}` }, `k${i}`)).status).toBe(200);
       expect((await fetch(`${base}/accounts?limit=10`, { headers })).status).toBe(200);
-      void fetch(`${base.replace('/v1', '/_sim')}/clock/advance`, { method: 'POST', body: '{"ms":5000}' }).catch(() => undefined);
+      void fetch(`${base.replace('/v1', '/_sim')}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ms":5000}' }).catch(() => undefined);
       for (let i = 0; i < 400 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
       expect(receiver.received.length).toBeGreaterThan(0);
     } finally {

@@ -2,8 +2,7 @@
 // and, with --verify, checks every recorded answer byte for byte. Exit 0 ok, 1 mismatch/divergence, 2 bad journal.
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { JournalError, parseJournal, replayJournal, type ReplayOptions } from '../fake-provider/replay/replay.ts';
-import { SWAPSIM_VERSION } from '../fake-provider/replay/record.ts';
+import type { ReplayOptions } from '../fake-provider/replay/replay.ts';
 
 export interface ReplayIo {
   out(line: string): void;
@@ -17,6 +16,9 @@ const positiveInt = (v: string): number => {
 
 /** Runs a replay and prints its outcome; returns the exit status. */
 export async function runReplay(file: string, opts: ReplayOptions, io: ReplayIo = { out: console.log, err: console.error }): Promise<number> {
+  // Loaded here, not at the top: `swapsim --help` stays light (cli/main.ts).
+  const { JournalError, parseJournal, replayJournal } = await import('../fake-provider/replay/replay.ts');
+  const { SWAPSIM_VERSION } = await import('../fake-provider/replay/record.ts');
   let report;
   try {
     const journal = parseJournal(readFileSync(file, 'utf8'));

@@ -31,6 +31,14 @@ describe('swapsim report', () => {
     expect(existsSync(path.replace(/report\.html$/, 'report.json'))).toBe(true);
   });
 
+  it('writes under reports/out in the working directory without SWAPSIM_REPORTS_DIR (not beside its own files)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'swapsim-report-cwd-'));
+    const { code, out, err } = await runSwapsim(['report', join(FIXTURES, 'k6-0.48-reads.json')], { SWAPSIM_REPORTS_DIR: undefined }, cwd);
+    expect(code, err).toBe(0);
+    expect(out.trim()).toMatch(new RegExp(`^${cwd}/reports/out/\\d{8}-\\d{6}-load-k6-0\\.48-reads/report\\.html$`));
+    expect(existsSync(out.trim())).toBe(true);
+  });
+
   it('exits 2 with a clear message on missing, non-JSON or unknown input, and with no path', async () => {
     const bad = join(ROOT, 'bad.json');
     writeFileSync(bad, '{"kind":"mystery"}');

@@ -2,7 +2,6 @@
 // as a k6 summary, into a new reports/out folder) and prints each page's path; `--history` compares bench runs.
 // Exit status: 0 written, 2 unreadable or unknown input (nothing written for it).
 import type { Command } from 'commander';
-import { ReportInputError, writeBenchHistory, writeReport } from '../reports/index.ts';
 
 interface ReportFlags {
   history?: boolean;
@@ -18,6 +17,7 @@ export function registerReport(program: Command): void {
     .option('--no-compare', 'leave earlier bench runs out of a bench report')
     .showHelpAfterError(false)
     .action(async (paths: string[], flags: ReportFlags, cmd: Command) => {
+      const { ReportInputError, writeBenchHistory, writeReport } = await import('../reports/index.ts');
       try {
         if (flags.history) {
           console.log(await writeBenchHistory(paths));

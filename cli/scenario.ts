@@ -5,10 +5,13 @@
 import { Command, CommanderError } from 'commander';
 import { createProgress } from '../reports/progress.ts';
 import { outputDir, writeReportJson } from '../reports/output.ts';
-import { writeReport } from '../reports/index.ts';
 import type { ScenarioBatch, ScenarioRun } from '../reports/types.ts';
-import { formatRun, request, runBatch, type RemoteTarget, type Scenario } from '../scenarios/dsl/index.ts';
-import { closeNames, isCanary, SCENARIOS, scenarioByName } from '../scenarios/library/index.ts';
+import type { RemoteTarget, Scenario } from '../scenarios/dsl/index.ts';
+
+// The DSL, the library and the report builders load when a subcommand runs, not for `--help` (cli/main.ts).
+const dsl = () => import('../scenarios/dsl/index.ts');
+type Library = typeof import('../scenarios/library/index.ts');
+const library = (): Promise<Library> => import('../scenarios/library/index.ts');
 
 interface RunFlags {
   all?: boolean;
@@ -25,7 +28,7 @@ interface RunFlags {
 class UsageError extends Error {}
 
 /** The scenarios named (in the order given), or all (without the canary unless asked). */
-export function selectScenarios(names: string[], flags: { all?: boolean; includeCanary?: boolean }): Scenario[] {
+export function selectScenarios(names: string[], flags: { all?: boolean; includeCanary?: boolean }, { closeNames, isCanary, SCENARIOS, scenarioByName }: Library): Scenario[] {
   if (names.length === 0 && !flags.all) throw new UsageError('name one or more scenarios, or pass --all (see `swapsim scenario list`)');
   const picked: Scenario[] = [];
   for (const name of names) {
@@ -53,6 +56,7 @@ async function remoteTarget(flags: RunFlags): Promise<RemoteTarget | undefined> 
   }
   const remote: RemoteTarget = { base_url: flags.baseUrl, control_url, api_key: flags.apiKey, control_token: flags.controlToken };
   if (flags.apiKey) {
+    const { request } = await dsl();
     // The key is only checked: each scenario runs in its own new organization with its own key.
     const r = await request(`${flags.baseUrl.replace(/\/$/, '')}/assets?limit=1`, 'GET', undefined, { authorization: `Bearer ${flags.apiKey}` });
     if (r.status !== 200) throw new UsageError(`GET ${flags.baseUrl}/assets with --api-key answered ${r.status} ${r.network_error ?? JSON.stringify(r.body)}`);
@@ -66,7 +70,9 @@ function summaryLine(batch: ScenarioBatch): string {
 }
 
 async function runCommand(names: string[], flags: RunFlags): Promise<number> {
-  const list = selectScenarios(names, flags);
+  const list = selectScenarios(names, flags, await library());
+  const { formatRun, runBatch } = await dsl();
+  const { writeReport } = await import('../reports/index.ts');
   const remote = await remoteTarget(flags);
   const progress = flags.all && !flags.json ? createProgress({ label: 'scenarios', total: list.length }) : null;
   let failures = 0;
@@ -86,7 +92,8 @@ async function runCommand(names: string[], flags: RunFlags): Promise<number> {
   return batch.failed > 0 ? 1 : 0;
 }
 
-function listCommand(flags: { json?: boolean; tag?: string }): void {
+async function listCommand(flags: { json?: boolean; tag?: string }): Promise<void> {
+  const { SCENARIOS } = await library();
   const list = SCENARIOS.filter((s) => !flags.tag || s.tags.includes(flags.tag));
   if (flags.json) {
     process.stdout.write(JSON.stringify(list.map((s) => ({ name: s.name, tags: s.tags, summary: s.summary }))) + '\n');

@@ -11,8 +11,8 @@ export interface CliResult {
 }
 
 /** Runs `swapsim ARGS…` in a child process; resolves with its exit status and output. */
-export function runSwapsim(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+export function runSwapsim(args: string[], env: Record<string, string | undefined> = {}, cwd?: string): Promise<CliResult> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env }, cwd });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));

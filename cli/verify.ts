@@ -5,11 +5,6 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { createProgress } from '../reports/progress.ts';
 import { outputDir, writeReportJson } from '../reports/output.ts';
-import { writeReport } from '../reports/index.ts';
-import { AppUnreachable } from '../scenarios/verify/probe.ts';
-import { formatReport } from '../scenarios/verify/format.ts';
-import { verify } from '../scenarios/verify/verify.ts';
-import { decodeCase } from '../scenarios/verify/scenario.ts';
 
 interface VerifyFlags {
   app: string;
@@ -57,21 +52,16 @@ const appUrl = (v: string): string => {
   return v.replace(/\/$/, '');
 };
 
-const caseToken = (v: string): string => {
-  try {
-    decodeCase(v);
-  } catch (err) {
-    throw new InvalidArgumentError((err as Error).message);
-  }
-  return v;
-};
-
 const webhookPath = (v: string): string => {
   if (!v.startsWith('/')) throw new InvalidArgumentError('a path starting with /');
   return v;
 };
 
 async function runVerify(flags: VerifyFlags): Promise<number> {
+  // Loaded here, not at the top: `swapsim --help` stays light (cli/main.ts).
+  const { writeReport } = await import('../reports/index.ts');
+  const { formatReport } = await import('../scenarios/verify/format.ts');
+  const { verify } = await import('../scenarios/verify/verify.ts');
   const progress = createProgress({ label: 'verify', total: flags.run || flags.case ? 1 : flags.runs });
   const report = await verify({
     app_url: flags.app, runs: flags.runs, seed: flags.seed, run: flags.run, case: flags.case, time_limit_ms: flags.timeLimit,
@@ -98,7 +88,7 @@ export function registerVerify(program: Command): void {
     .option('--time-limit <duration>', 'stop after this wall time, inside a run too, e.g. 10m (the runs done stand; the result says interrupted)', parseDurationMs)
     .option('--json', 'print the VerifyResult JSON instead of the readable report')
     .option('--webhook-path <path>', "the app's webhook endpoint", webhookPath, '/webhooks')
-    .option('--case <token>', 'replay a failure: the case token printed with it (with the same --seed)', caseToken)
+    .option('--case <token>', 'replay a failure: the case token printed with it (with the same --seed)')
     .option('--run <n>', 'run only generated run n of the seed, unshrunk', positiveInt('--run'))
     .option('--sim-seed <seed>', "base of the provider seeds (default verify-<seed>; run n's provider seed is <base>/run-<n>)")
     .option('--quiescence <duration>', 'wall time an app without POST /probe/sync gets to converge after each run', parseDurationMs, 3_000)
@@ -107,6 +97,16 @@ export function registerVerify(program: Command): void {
     // Usage errors (commander's and ours) exit 2; help exits 0.
     .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
     .action(async (flags: VerifyFlags, cmd: Command) => {
+      const { AppUnreachable } = await import('../scenarios/verify/probe.ts');
+      if (flags.case !== undefined) {
+        // Checked here rather than in the option's parser, which would load the scenario code for --help too.
+        const { decodeCase } = await import('../scenarios/verify/scenario.ts');
+        try {
+          decodeCase(flags.case);
+        } catch (err) {
+          cmd.error(`error: option '--case <token>' argument '${flags.case}' is invalid. ${(err as Error).message}`, { exitCode: 2, code: 'commander.invalidArgument' });
+        }
+      }
       try {
         // Exit explicitly: a hung app connection or an abandoned run must never keep the process alive.
         process.exit(await runVerify(flags));

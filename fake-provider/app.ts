@@ -17,7 +17,7 @@ import { RESOURCES } from './resources/index.ts';
 import { controlRoutes } from './control/routes.ts';
 import { controlGate } from './control/gate.ts';
 import { createOrganization, type OrganizationInput } from './organizations.ts';
-import { requestJournal, runtimeJournal, worldStart_ms } from './replay/record.ts';
+import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from './replay/record.ts';
 import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
 
 export interface RuntimeOptions extends SimOptions {
@@ -101,6 +101,12 @@ export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerR
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+
+  // Readiness for scripts and CI (`curl --retry-connrefused …/_sim/health`): answered before the journal (a
+  // probe is not an input), the control gate (it tells nothing but that the server is up) and any rate limit.
+  app.get('/_sim/health', (_req: Request, res: Response) => {
+    res.set('cache-control', 'no-store').json({ status: 'ok', version: SWAPSIM_VERSION });
+  });
 
   // Bodies are read first; then one small middleware gives every request its world and request id (ids
   // come from the sim, so a replayed run produces the same ids) and journals it when a journal is kept.

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, createRuntime, type Runtime, type RuntimeOptions } from './app.ts';
 import { dropHeldRequests } from './http/faults.ts';
+import { keccakReady } from './resources/assets/addresses.ts';
 import { closeDeliveries } from './resources/webhooks/model.ts';
 import { wallTimeout } from '../sim/clock.ts';
 import { answerClientErrors } from './http/limits.ts';
@@ -55,6 +56,8 @@ function listened(runtime: Runtime, host: string, port: number): void {
 }
 
 export async function serve(options: RuntimeOptions & { port?: number; host?: string; limits?: Partial<ConnectionLimits> }): Promise<RunningServer> {
+  // The fast keccak compiles asynchronously; a world that never yields to the event loop would not get it.
+  await keccakReady;
   const runtime = createRuntime(options);
   const app = createApp(runtime);
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };

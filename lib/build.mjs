@@ -1,8 +1,10 @@
-// Builds the library for `import ... from 'swapsim'`: dist/index.js, one ESM bundle of index.ts and what it
-// reaches (dependencies stay external), runnable by plain Node without tsx; and, unless `--js`, declaration
-// files in dist/types (tsc) for the package's "types". Run by `npm run build`, `pretest` and `prepare`.
+// Builds what the package runs, with plain Node and no tsx: dist/index.js (the library, `import ... from
+// 'swapsim'`) and dist/cli.js (the `swapsim` command, run by bin/swapsim.js), ESM bundles of index.ts and
+// cli/main.ts sharing their common code in dist/chunk-*.js (dependencies stay external); and, unless `--js`,
+// the declarations: tsc writes one per module to dist/types, API Extractor rolls them into dist/index.d.ts (the
+// one the package ships: 160 files became 1). Run by `npm run build`, `pretest`, `prepare` and the test setup.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -26,10 +28,16 @@ const keepModuleUrls = {
   },
 };
 
+// A chunk stays in dist/ itself (not a subfolder), so keepModuleUrls' paths relative to dist/ hold in it too.
+for (const f of existsSync(resolve(root, 'dist')) ? readdirSync(resolve(root, 'dist')) : []) {
+  if (/^chunk-.*\.js(\.map)?$/.test(f)) rmSync(resolve(root, 'dist', f));
+}
 await build({
   plugins: [keepModuleUrls],
-  entryPoints: [resolve(root, 'index.ts')],
-  outfile: resolve(root, 'dist/index.js'),
+  entryPoints: { index: resolve(root, 'index.ts'), cli: resolve(root, 'cli/main.ts') },
+  outdir: resolve(root, 'dist'),
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -43,4 +51,7 @@ if (!jsOnly) {
   rmSync(resolve(root, 'dist/types'), { recursive: true, force: true });
   const tsc = resolve(root, 'node_modules/.bin/tsc');
   execFileSync(tsc, ['-p', resolve(root, 'lib/tsconfig.types.json')], { stdio: 'inherit', cwd: root });
+  const { Extractor, ExtractorConfig } = await import('@microsoft/api-extractor');
+  const rolled = Extractor.invoke(ExtractorConfig.loadFileAndPrepare(resolve(root, 'lib/api-extractor.json')), { localBuild: true, showVerboseMessages: false });
+  if (!rolled.succeeded) throw new Error(`API Extractor: ${rolled.errorCount} errors, ${rolled.warningCount} warnings`);
 }

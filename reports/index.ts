@@ -10,7 +10,7 @@ import type { ReportModel } from './builders/model.ts';
 import { buildScenarioBatch, buildScenarioRun } from './builders/scenario.ts';
 import { buildSoak } from './builders/soak.ts';
 import { buildVerify } from './builders/verify.ts';
-import { outputDir, REPORTS_ROOT, writeReportJson } from './output.ts';
+import { outputDir, reportsRoot, writeReportJson } from './output.ts';
 import type { BenchHistory, BenchResult } from './types.ts';
 
 export type { ReportModel };
@@ -79,7 +79,7 @@ function readJson(path: string): unknown {
 }
 
 export interface WriteOptions {
-  /** Where a raw file's new output folder goes (default reports/out, or SWAPSIM_REPORTS_DIR). */
+  /** Where a raw file's new output folder goes (default reportsRoot(): reports/out under the working directory, or SWAPSIM_REPORTS_DIR). */
   root?: string;
   /** Compare a bench result with earlier bench runs found beside its folder (default true). */
   history?: boolean;
@@ -114,7 +114,7 @@ export async function writeReport(dirOrFile: string, opts: WriteOptions = {}): P
 }
 
 /** Bench report.json files in the output folders of `root`, oldest first (folders are named by timestamp). */
-export function findBenchRuns(root = process.env.SWAPSIM_REPORTS_DIR ?? REPORTS_ROOT): string[] {
+export function findBenchRuns(root = reportsRoot()): string[] {
   if (!existsSync(root)) return [];
   return readdirSync(root, { withFileTypes: true })
     .filter((d) => d.isDirectory())
@@ -150,7 +150,7 @@ function earlierBenchRuns(dir: string, max = 9): BenchRun[] {
  */
 export async function writeBenchHistory(files: string[] = [], opts: WriteOptions = {}): Promise<string> {
   const paths = files.length ? files.map((f) => (existsSync(f) && statSync(f).isDirectory() ? join(f, 'report.json') : f)) : findBenchRuns(opts.root);
-  if (paths.length === 0) throw new ReportInputError(`no bench results found${files.length ? '' : ` under ${opts.root ?? process.env.SWAPSIM_REPORTS_DIR ?? REPORTS_ROOT}`}; run npm run bench first`);
+  if (paths.length === 0) throw new ReportInputError(`no bench results found${files.length ? '' : ` under ${opts.root ?? reportsRoot()}`}; run npm run bench first`);
   const runs = paths.map((p) => benchRun(resolve(p))).sort((a, b) => a.label.localeCompare(b.label));
   const history: BenchHistory = { kind: 'bench-history', runs: runs as BenchHistory['runs'] };
   const dir = outputDir('bench-history', opts.root);

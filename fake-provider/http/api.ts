@@ -321,6 +321,8 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
       else if (type === 'entity.too.deep') api = new ApiError('invalid_parameter', `the request body nests deeper than ${MAX_BODY_DEPTH} levels`);
       else if (type === 'encoding.invalid') api = new ApiError('invalid_parameter', 'the request body does not decode with its Content-Encoding', { param: 'Content-Encoding' });
       else if (type === 'encoding.unsupported' || type === 'charset.unsupported') api = new ApiError('unsupported_media_type', 'unsupported body encoding or charset');
+      // The message names no header value: a replay raises the error again from its recorded type alone.
+      else if (type === 'content_type.unsupported') api = new ApiError('unsupported_media_type', 'the request body must be JSON sent with Content-Type: application/json', { param: 'Content-Type' });
       else if (err instanceof URIError) api = new ApiError('invalid_parameter', 'the request path has malformed percent-encoding');
       else if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') api = new ApiError('invalid_parameter', 'the request body could not be read');
       else {
@@ -334,7 +336,7 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
 }
 
 /**
- * JSON body parsing for every request with a body, whatever its Content-Type says (1 MiB limit). The raw
+ * JSON body parsing (1 MiB limit) for every request with a body; jsonBody has checked its Content-Type. The raw
  * text is kept on the request for the journal, which records inputs exactly as they arrived.
  */
 const parseJson = express.json({
@@ -348,12 +350,26 @@ const parseJson = express.json({
   },
 });
 
+/** `application/json`, any case, with or without parameters (`; charset=utf-8`; other charsets body-parser refuses). */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  return contentType !== undefined && contentType.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
+}
+
 /**
- * A request without a body (no Content-Length nor Transfer-Encoding: every GET) skips the parser, as the parser
- * itself would. body-parser reads node's request only, so this runs on front.ts's requests as well as express's.
+ * A body that is not `Content-Type: application/json` (the spec's body format): raised like body-parser's own
+ * errors, by `type`, which the journal records and a replay raises again; errorMiddleware answers 415.
+ */
+const unsupportedContentType = (): Error => Object.assign(new Error('content type is not application/json'), { type: 'content_type.unsupported' });
+
+/**
+ * A request without a body (no Content-Length nor Transfer-Encoding: every GET; or Content-Length: 0) is not held
+ * to a Content-Type, as the parser itself would not. body-parser reads node's request only, so this runs on
+ * front.ts's requests as well as express's.
  */
 export const jsonBody = (req: ApiRequest, res: ServerResponse, next: Next): void => {
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) next();
+  const length = req.headers['content-length'];
+  if (length === undefined && req.headers['transfer-encoding'] === undefined) next();
+  else if (length !== '0' && !isJsonMediaType(req.headers['content-type'])) next(unsupportedContentType());
   else parseJson(req as Request, res as Response, (err?: unknown) => next(err === undefined ? undefined : typedBodyError(err, headerOf(req, 'content-encoding'))));
 };
 

@@ -10,6 +10,7 @@ import { createDepositAddress, isMonitored, landDeposit, depositStatus, onDeposi
 import { registerDestination } from '../../fake-provider/resources/destinations/model.ts';
 import { acceptQuote, createRfq, rfqStatus } from '../../fake-provider/resources/rfqs/model.ts';
 import { tradeState, tradeStore } from '../../fake-provider/resources/trades/index.ts';
+import { keccakReady } from '../../fake-provider/resources/assets/addresses.ts';
 
 export const ARB_ETH = 'native.evm:42161';
 export const ARB_USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
@@ -35,6 +36,7 @@ export interface BenchWorld {
 }
 
 export async function benchWorld(n_accounts: number, seed = 'bench'): Promise<BenchWorld> {
+  await keccakReady; // as serve() does: the engine alone never yields long enough for WebAssembly to compile
   const world = newWorld({ seed, clock: 'virtual' });
   const org = createOrganization(world, { api_keys: ['sk_bench'] });
   const made = Array.from({ length: n_accounts }, () => createAccount(world, org, {}));

@@ -1,7 +1,6 @@
 // Charts: vega-lite specs compiled and rendered to SVG strings in Node (no canvas, no browser, no network),
 // with one shared look. Vega escapes every text it writes; the SVG is checked once more before it is inlined.
-import * as vl from 'vega-lite';
-import * as vega from 'vega';
+// vega and vega-lite (~0.9 s to load) are imported on the first chart drawn, not when swapsim starts.
 import type { Config, TopLevelSpec } from 'vega-lite';
 
 export const COLORS = {
@@ -26,11 +25,22 @@ const THEME: Config = {
   range: { category: ['#0969da', '#e8590c', '#8250df', '#1a7f37', '#bf3989', '#57606a', '#bf8700', '#1b7c83'] },
 };
 
-/** vega-lite's compile warnings are for chart authors; SWAPSIM_CHART_WARNINGS=1 prints them. */
-const QUIET = vega.logger(process.env.SWAPSIM_CHART_WARNINGS ? vega.Warn : vega.Error);
+type Drawing = { vl: typeof import('vega-lite'); vega: typeof import('vega'); quiet: ReturnType<typeof import('vega').logger> };
+let drawing: Promise<Drawing> | undefined;
+
+function loadDrawing(): Promise<Drawing> {
+  drawing ??= Promise.all([import('vega-lite'), import('vega')]).then(([vl, vega]) => ({
+    vl,
+    vega,
+    // vega-lite's compile warnings are for chart authors; SWAPSIM_CHART_WARNINGS=1 prints them.
+    quiet: vega.logger(process.env.SWAPSIM_CHART_WARNINGS ? vega.Warn : vega.Error),
+  }));
+  return drawing;
+}
 
 /** Renders one vega-lite spec to an SVG string. A loader that refuses every URL keeps rendering offline. */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const { vl, vega, quiet: QUIET } = await loadDrawing();
   const compiled = vl.compile({ ...spec, config: { ...THEME, ...(spec.config ?? {}) } } as TopLevelSpec, { logger: QUIET }).spec;
   const loader = vega.loader();
   loader.load = async (uri: string) => {

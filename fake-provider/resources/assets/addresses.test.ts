@@ -5,7 +5,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { createBase58check } from '@scure/base';
 import { deriveWallet, WALLET_CHAINS } from '../accounts/index.ts';
-import { addressProblem, keccak256, toChecksumAddress } from './addresses.ts';
+import { addressProblem, keccak256, keccak256Js, keccakReady, toChecksumAddress } from './addresses.ts';
 
 const seed = (label: string): Uint8Array => sha256(utf8ToBytes(label));
 const zecT3 = createBase58check(sha256).encode(Uint8Array.from([0x1c, 0xbd, ...seed('t3').subarray(0, 20)]));
@@ -69,5 +69,16 @@ describe('addressProblem', () => {
     expect(hex(keccak256(new Uint8Array()))).toBe('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
     expect(hex(keccak256('abc'))).toBe('4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45');
     expect(hex(keccak256(new TextEncoder().encode('abc')))).toBe(hex(keccak256('abc')));
+  });
+
+  it('hashes the same bytes in pure JS (before WebAssembly is ready) and in WebAssembly (after)', async () => {
+    const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+    expect(hex(keccak256Js(new Uint8Array()))).toBe('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+    expect(hex(keccak256Js('abc'))).toBe('4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45');
+    await keccakReady;
+    // Lengths around keccak-256's 136-byte block, non-ASCII text, and the 40-char hex EIP-55 hashes.
+    const inputs: Array<Uint8Array | string> = [0, 1, 135, 136, 137, 272, 1000].map((n) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + n) & 255));
+    inputs.push('5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', 'Zoë, 日本, 🙂');
+    for (const input of inputs) expect(hex(keccak256(input))).toBe(hex(keccak256Js(input)));
   });
 });

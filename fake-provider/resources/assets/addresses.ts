@@ -1,25 +1,40 @@
 // Real on-chain address formats per chain (destinations, deposit sources, recovery destinations): EVM hex with EIP-55,
 // Bitcoin segwit (bech32/bech32m) and legacy base58check, Solana base58 keys, Zcash transparent.
 import { sha256 } from '@noble/hashes/sha2.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { base58, bech32, bech32m, createBase58check } from '@scure/base';
-import { createKeccak } from 'hash-wasm';
+import { createKeccak, type IHasher } from 'hash-wasm';
 import type { Chain } from '../assets/catalog.ts';
 
 const base58check = createBase58check(sha256);
 
-/**
- * Keccak-256 in WebAssembly (hash-wasm): about a seventh of a pure-JS keccak's cost per address, and every
- * generated deposit sender and wallet address takes one. The hasher is a scratch instance created once
- * (its creation is the only asynchronous step); each call runs init → update → digest synchronously, so
- * calls never interleave and no state outlives a call.
- */
-const keccakHasher = await createKeccak(256);
+/** keccak256 of `data` in pure JS (noble): the reference, and what runs until the WebAssembly one is ready. */
+export function keccak256Js(data: Uint8Array | string): Uint8Array {
+  return keccak_256(typeof data === 'string' ? utf8ToBytes(data) : data);
+}
 
-/** keccak256 of `data` (the Ethereum hash, not NIST SHA3-256). */
+let wasmKeccak: IHasher | undefined;
+/**
+ * hash-wasm's WebAssembly keccak is ~8× faster per hash (1.1 µs against 8.4 µs for 40 bytes; every generated
+ * deposit sender and wallet address takes one) but compiles asynchronously. Awaiting it at the top of this
+ * module stopped CommonJS projects from `require('swapsim')`, so it takes over once ready and noble's gives
+ * the same bytes until then (or for good, if WebAssembly is unavailable). Resolves once the switch is made.
+ */
+export const keccakReady: Promise<void> = createKeccak(256).then(
+  (hasher) => {
+    wasmKeccak = hasher;
+  },
+  () => undefined,
+);
+
+/** keccak256 of `data` (the Ethereum hash, not NIST SHA3-256), a string as its UTF-8 bytes. */
 export function keccak256(data: Uint8Array | string): Uint8Array {
-  keccakHasher.init();
-  keccakHasher.update(data);
-  return keccakHasher.digest('binary');
+  if (wasmKeccak === undefined) return keccak256Js(data);
+  // A scratch instance: init → update → digest run synchronously, so calls never interleave.
+  wasmKeccak.init();
+  wasmKeccak.update(data);
+  return wasmKeccak.digest('binary');
 }
 
 /** Why an address is malformed for its chain, or null when it is a valid mainnet address. */
@@ -47,7 +62,7 @@ function evmProblem(address: string): string | null {
 
 /** EIP-55: a hex letter is uppercase when the matching nibble of keccak256(lowercase hex) is >= 8. */
 export function toChecksumAddress(lowerHex40: string): string {
-  // ASCII hex: hash-wasm hashes a string as its UTF-8 bytes, one byte a char here.
+  // ASCII hex: hashed as its UTF-8 bytes, one byte a char here.
   const hash = keccak256(lowerHex40);
   // Built from char codes in one go: appending char by char would leave a 40-deep rope behind every
   // stored address; nibble i of the hash is the high (even i) or low (odd i) half of byte i/2.

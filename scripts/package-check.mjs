@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+// The package as an integrator gets it: builds, packs, installs the tarball into a fresh project in a temp
+// folder (with vitest, fast-check and @types/node at this repo's versions), then runs the README's CI example
+// (scenarios/examples/testing-in-ci.test.ts) under vitest from ESM, type-checks it against the shipped
+// dist/index.d.ts, require()s the package from CommonJS and runs `swapsim --help` and a scenario from another
+// working directory. Prints the figures (docs/package.md) and ends with `N passed, M failed`. Slow (~1–2 min,
+// one npm install): `npm run test:package`, run by .ci/run, not by `npm test`.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+const version = (name) => lock.packages[`node_modules/${name}`].version;
+const work = mkdtempSync(join(tmpdir(), 'swapsim-package-'));
+const keep = process.argv.includes('--keep');
+const results = [];
+
+function check(name, fn) {
+  const t0 = Date.now();
+  try {
+    const note = fn();
+    results.push(true);
+    console.log(`✓ ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${note ? `: ${note}` : ''}`);
+  } catch (err) {
+    results.push(false);
+    console.log(`✘ ${name}: ${err instanceof Error ? err.message : err}`);
+  }
+}
+
+/** Runs a command; throws with its output when it fails. */
+function run(cmd, args, cwd, env = {}) {
+  const merged = { ...process.env, ...env };
+  for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: merged, timeout: 600_000 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}:\n${r.stdout}\n${r.stderr}`.slice(-4000));
+  return r.stdout;
+}
+
+function duBytes(dir) {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) total += duBytes(p);
+    else if (entry.isFile()) total += statSync(p).size;
+  }
+  return total;
+}
+const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+const app = join(work, 'app');
+let tarball;
+check('build and pack', () => {
+  execFileSync(process.execPath, [join(root, 'lib/build.mjs')], { cwd: root, stdio: 'inherit' });
+  const [packed] = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root));
+  tarball = join(work, packed.filename);
+  const tests = packed.files.filter((f) => /\.test\.|fixtures\/|\.map$/.test(f.path)).map((f) => f.path);
+  if (tests.length) throw new Error(`the package ships tests, fixtures or maps: ${tests.join(', ')}`);
+  if (packed.entryCount > 150) throw new Error(`${packed.entryCount} files, more than 150`);
+  return `${packed.entryCount} files, ${mb(packed.unpackedSize)} unpacked, ${mb(packed.size)} packed`;
+});
+
+check('install the tarball into a fresh project', () => {
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  run('npm', ['install', '--no-audit', '--no-fund', tarball], app);
+  const swapsimOnly = duBytes(join(app, 'node_modules'));
+  run('npm', ['install', '--no-audit', '--no-fund', `vitest@${version('vitest')}`, `@types/node@${version('@types/node')}`], app);
+  if (!existsSync(join(app, 'node_modules/fast-check'))) throw new Error('fast-check (a peer dependency) was not installed');
+  if (existsSync(join(app, 'node_modules/tsx'))) throw new Error('tsx was installed: it is for development only');
+  return `node_modules with swapsim and its dependencies: ${mb(swapsimOnly)}`;
+});
+
+check("the README's CI example runs under vitest (ESM)", () => {
+  copyFileSync(join(root, 'scenarios/examples/testing-in-ci.test.ts'), join(app, 'ci.test.ts'));
+  const out = run(join(app, 'node_modules/.bin/vitest'), ['run', '--reporter=dot'], app);
+  const m = /Tests\s+(\d+) passed/.exec(out.replace(/\x1b\[[0-9;]*m/g, ''));
+  if (!m) throw new Error(`no passing tests reported:\n${out}`);
+  return `${m[1]} passed`;
+});
+
+check("the README's CI example type-checks against dist/index.d.ts", () => {
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] }, files: ['ci.test.ts'] }));
+  run(join(root, 'node_modules/.bin/tsc'), ['-p', app], app);
+});
+
+check('require() from CommonJS', () => {
+  writeFileSync(join(app, 'check.cjs'), `const { createSim, arbitraries, dsl } = require('swapsim');
+if (typeof arbitraries.scenario !== 'function' || typeof dsl.runScenario !== 'function') throw new Error('exports missing');
+createSim({ seed: 1 }).then(async (sim) => {
+  const r = await sim.api('GET', '/assets');
+  await sim.close();
+  if (r.status !== 200 || r.body.assets.length === 0) throw new Error('GET /assets answered ' + r.status);
+  console.log('ok ' + r.body.assets.length + ' assets');
+});
+`);
+  return run(process.execPath, ['check.cjs'], app).trim();
+});
+
+check('swapsim --help and a scenario from another folder write reports there', () => {
+  const bin = join(app, 'node_modules/.bin/swapsim');
+  if (!run(bin, ['--help'], work).includes('serve')) throw new Error('--help printed no commands');
+  const elsewhere = join(work, 'elsewhere');
+  mkdirSync(elsewhere);
+  const out = run(bin, ['scenario', 'run', 'trade-exact-in', '--quiet'], elsewhere, { SWAPSIM_REPORTS_DIR: undefined });
+  if (!out.includes('1 passed, 0 failed')) throw new Error(out);
+  if (!existsSync(join(elsewhere, 'reports/out'))) throw new Error('no reports/out in the working directory');
+  if (existsSync(join(app, 'node_modules/swapsim/reports'))) throw new Error('wrote into node_modules/swapsim');
+});
+
+if (!keep) rmSync(work, { recursive: true, force: true });
+else console.log(`kept ${work}`);
+const failed = results.filter((ok) => !ok).length;
+// Its counts, for the line .ci/run prints over every suite (scripts/run-tests.mjs --sum).
+mkdirSync(join(root, 'reports/out'), { recursive: true });
+writeFileSync(join(root, 'reports/out/test-summary-package.json'), JSON.stringify({ passed: results.length - failed, failed, skipped: [] }) + '\n');
+console.log(`${results.length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
