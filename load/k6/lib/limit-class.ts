@@ -52,6 +52,13 @@ export interface LimitPlan {
   latency_budget_ms: number;
   pre_allocated_vus: number | null;
   max_vus: number | null;
+  /**
+   * k6 instances sharing this run (INSTANCES, 1 by default). Split across several, the instances share each
+   * phase's key, and which instance's requests meet the refusals depends on how their schedules interleave:
+   * one may take every 429 of the over phase. So each instance checks no 429 under the limit, and the over
+   * phase is judged on the instances' summaries together (load/k6-split/combine.ts).
+   */
+  instances: number;
 }
 
 /**
@@ -95,6 +102,7 @@ export function limitPlan(env: Env, limit_class: LimitClass): LimitPlan {
     latency_budget_ms: durationMs(envString(env, 'LATENCY_BUDGET', '1s')),
     pre_allocated_vus: vus('PRE_ALLOCATED_VUS'),
     max_vus: vus('MAX_VUS'),
+    instances: Math.max(1, Math.round(envNumber(env, 'INSTANCES', 1))),
   };
 }
 
@@ -156,7 +164,13 @@ export function limitThresholds(plan: LimitPlan): { [metric: string]: string[] }
     if (p.name === 'under') t[`rl_rejected${sel}`] = ['rate==0'];
     if (p.name === 'at') t[`rl_rejected${sel}`] = [`rate<=${round4(plan.at_max_rejected)}`];
   }
-  if (over) {
+  if (over && plan.instances > 1) {
+    // Judged on all instances' summaries together (load/k6-split/combine.ts); these declare the sub-metrics
+    // so that every summary carries the over phase's counts.
+    t['rl_rejected{scenario:over}'] = ['rate>=0'];
+    t['rl_accepted{scenario:over}'] = ['rate>=0'];
+  }
+  if (over && plan.instances === 1) {
     // Accepted rate = offered rate × accepted fraction; within ±tolerance of the limit means the
     // fraction lies in [(1-tol)·limit/offered, (1+tol)·limit/offered]. Offered is held by dropped_iterations.
     // Above that, one second's worth of the limit once per phase: a token bucket starts full (N at once) and

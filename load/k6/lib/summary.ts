@@ -176,9 +176,11 @@ export function summaryOutputs(script: string, dir: string, data: any, extras: S
     metrics: (data && data.metrics) || {},
     ...(extras.plan === undefined ? {} : { plan: extras.plan }),
   };
+  // A split run's instances may share SUMMARY_DIR: each names its files by its segment (0:1/2 -> seg-0-1_2).
+  const seg = typeof setup.segment === 'string' ? `-seg-${setup.segment.replace(/:/g, '-').replace(/\//g, '_')}` : '';
   return {
     stdout: textSummary(script, results, data, notes),
-    [`${dir}/${script}-summary.json`]: JSON.stringify(report, null, 2),
-    [`${dir}/${script}-junit.xml`]: junitXml(script, results, duration_ms),
+    [`${dir}/${script}${seg}-summary.json`]: JSON.stringify({ ...report, segment: setup.segment ?? null }, null, 2),
+    [`${dir}/${script}${seg}-junit.xml`]: junitXml(script, results, duration_ms),
   };
 }
