@@ -4,7 +4,7 @@
 // (reads, writes, indicative-rfqs, firm-rfqs) are this module plus the request of their class.
 // Split runs (--execution-segment) share keys and fixtures through RUN_ID (lib/segment.ts).
 import http from 'k6/http';
-import { check } from 'k6';
+import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Rate } from 'k6/metrics';
 import type { Options, Scenario } from 'k6/options';
@@ -272,6 +272,35 @@ function phaseKeys(env: Env, plan: LimitPlan, ctl: ControlInfo | null, run_id: s
   return { from: 'API_KEY', keys: Array.from({ length: n }, () => common.api_key), notes: [`keys: API_KEY (…${common.api_key.slice(-4)}) for every phase${ctl === null ? '' : ' (CREATE_ORGS=false)'}`] };
 }
 
+/** How long after its own setup the leader of a split run starts the phases: the followers' setup must end by then. */
+export const SPLIT_START_MARGIN_MS = 4000;
+
+/**
+ * A split run's instances start their phases when their own setup ends, and the followers' setup ends later
+ * (they wait for what the leader makes): a phase on a shared key would span their offset, and get that much
+ * more refill. With a control plane the leader announces a start time, as the key of one more organization
+ * (`sk_k6_<RUN_ID>_start_<epoch ms>`), and every instance sleeps until then. Returns the start time, or null.
+ */
+function alignStart(ctl: ControlInfo | null, run_id: string, seg: SegmentInfo): number | null {
+  if (ctl === null || seg.segment === null) return null;
+  const prefix = `sk_k6_${run_id}_start_`;
+  let start_ms: number | null = null;
+  if (seg.leader) {
+    start_ms = Date.now() + SPLIT_START_MARGIN_MS;
+    createOrg(ctl, undefined, `${prefix}${start_ms}`);
+  } else {
+    for (let i = 0; i < 120 && start_ms === null; i++) {
+      const org = (mustControl(ctl, 'GET', '/organizations').organizations as any[]).find((o) => String(o.api_key).indexOf(prefix) === 0);
+      if (org) start_ms = Number(String(org.api_key).slice(prefix.length));
+      else sleep(0.5);
+    }
+    if (start_ms === null) throw new Error(`split run: no start time from the leader after 60 s (${prefix}…)`);
+  }
+  const wait_ms = start_ms - Date.now();
+  if (wait_ms > 0) sleep(wait_ms / 1000);
+  return start_ms;
+}
+
 export function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>): LimitSetupData<F> {
   const common = commonConfig(env);
   const seg = segmentInfo();
@@ -290,7 +319,8 @@ export function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>
   }
   const phases: { [p: string]: PhaseKey<F> } = {};
   plan.phases.forEach((p, i) => (phases[p.name] = { key: keys[i]!, fixture: fixtures[keys[i]!]! }));
-  if (seg.segment !== null) notes.push(`split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader)' : ''}; RUN_ID ${run_id}`);
+  const start_ms = alignStart(ctl, run_id, seg);
+  if (seg.segment !== null) notes.push(`split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader)' : ''}; RUN_ID ${run_id}; ${start_ms === null ? 'phases start when this instance\'s setup ends (no control plane to agree a start time)' : `phases start at ${new Date(start_ms).toISOString()}, as the leader announced`}`);
   for (const note of notes) console.log(note);
   return { run_id, expect_retry_after, keys_from: from, notes, segment: seg.segment, phases };
 }
