@@ -60,7 +60,7 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
   const runtime: Runtime = {
     world: newWorld(options),
     options,
-    limiter: createRateLimiter({ retry_after: () => runtime.world.profile.rate_limit_retry_after }),
+    limiter: createRateLimiter({ retry_after: () => runtime.world.profile.rate_limit_retry_after, algorithm: () => runtime.world.profile.rate_limit_algorithm }),
     bugs: [],
     stopRealtime: () => undefined,
     reset() {

@@ -30,6 +30,9 @@ export interface ChainTiming {
   finality_confirmations: number;
 }
 
+export const RATE_LIMIT_ALGORITHMS = ['token_bucket', 'fixed_window'] as const;
+export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
+
 export interface Profile {
   name: string;
   /** HTTP status of the lifecycle error codes whose status the spec leaves open. */
@@ -38,6 +41,14 @@ export interface Profile {
   error_type_by_status: Record<'4xx' | '401' | '403' | '404' | '409' | '422' | '429' | '5xx', string>;
   /** Whether 429 responses carry `Retry-After` (the spec says they do; real proxies sometimes drop it). */
   rate_limit_retry_after: boolean;
+  /**
+   * How "N requests per second per API key" is counted (spec: not shown). `token_bucket` (default): a
+   * bucket of N tokens refilled at N per second, so an evenly spaced client at exactly N/s is never refused
+   * whatever its jitter, and a burst gets at most N at once. `fixed_window` (adversarial, as many proxies
+   * do it): N per 1 s window starting at the key's first request after the last window ended; an evenly
+   * spaced client at exactly N/s sees 429s whenever jitter puts N+1 requests in one window.
+   */
+  rate_limit_algorithm: RateLimitAlgorithm;
   /** Per-chain block time and finality threshold. */
   chains: Record<string, ChainTiming>;
   /** Sim time from account creation to each chain's `account.wallet_created`. */
@@ -212,6 +223,7 @@ export const DEFAULT_PROFILE: Profile = {
     '5xx': 'api_error',
   },
   rate_limit_retry_after: true,
+  rate_limit_algorithm: 'token_bucket',
   chains: {
     'evm:1': { block_ms: 12_000, finality_confirmations: 12 },
     'evm:42161': { block_ms: 250, finality_confirmations: 20 },

@@ -77,6 +77,35 @@ describe('client conduct', () => {
     expect(await findings(polite)).toEqual([]);
   });
 
+  it('poll_too_fast on a realtime clock: waiting poll_after_ms of wall time is never too fast; polling at once is', async () => {
+    // Sim time moves in 20 ms ticks there: a client that waited a 3 ms poll_after_ms can show 0 ms of sim time.
+    const rt = await startTestSim({ profile: { ...FIXED, solver_latency_ms: { min: 300, max: 300 } }, clock: 'realtime' });
+    try {
+      expect((await rt.control('PUT', '/market/prices', { prices: { [ARB_ETH]: '3200', [ARB_USDC]: '1' } })).status).toBe(200);
+      const key = (await rt.newOrg({ rate_limits: RAISED })).api_key;
+      const rtFindings = async (k: string) => ((await rt.control('GET', `/conduct?api_key=${encodeURIComponent(k)}`)).body.conduct.findings as Array<{ kind: string }>).filter((f) => f.kind === 'poll_too_fast');
+      for (let round = 0; round < 3; round++) {
+        const created = await rt.api('POST', '/rfqs', { key, body: indicativeBody({ wait_ms: 0 }) });
+        expect(created.status).toBe(202);
+        let rfq = created.body.rfq;
+        for (let polls = 0; rfq.status !== 'ready' && polls < 200; polls++) {
+          await wallWait(rfq.poll_after_ms);
+          rfq = (await rt.api('GET', `/rfqs/${rfq.rfq_id}`, { key })).body.rfq;
+        }
+        expect(rfq.status).toBe('ready');
+      }
+      expect(await rtFindings(key)).toEqual([]);
+
+      const rude = (await rt.newOrg({ rate_limits: RAISED })).api_key;
+      const created = await rt.api('POST', '/rfqs', { key: rude, body: indicativeBody({ wait_ms: 0 }) });
+      expect(created.body.rfq.poll_after_ms).toBeGreaterThan(100);
+      await rt.api('GET', `/rfqs/${created.body.rfq.rfq_id}`, { key: rude });
+      expect((await rtFindings(rude)).length).toBe(1);
+    } finally {
+      await rt.close();
+    }
+  });
+
   it('idempotency_key_reuse: the 409 names the first use of the key; distinct keys are fine', async () => {
     const rude = await client();
     const a = await sim.api('POST', '/accounts', { key: rude, body: { label: 'a' }, idem: 'reuse-1' });

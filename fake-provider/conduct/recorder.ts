@@ -53,6 +53,14 @@ export interface RequestFacts {
   wall_ms?: number;
 }
 
+/**
+ * Slack a poll gets on a realtime clock before it is "too fast". There sim time moves in the driver's ticks
+ * (every 20 ms, later when the event loop is busy), so a client that waited poll_after_ms of wall time can
+ * show less sim time, even 0 ms after a reply that said 3 ms. The poll is then measured on wall time × speed
+ * too (the larger counts), less this for timer and clock granularity. On a virtual clock: no slack.
+ */
+export const REALTIME_POLL_TOLERANCE_MS = 20;
+
 /** Records kept per key (oldest dropped first). */
 export const CONDUCT_REQUESTS_KEPT = 1000;
 /** Findings kept per key, and entries per tracking map (polls, Idempotency-Keys, failed writes, lists); oldest dropped first. */
@@ -77,7 +85,7 @@ interface KeyConduct {
   /** The last 429 that carried Retry-After: its request and the wall time it allows again. */
   throttle: { request_id: string; until_wall_ms: number } | null;
   /** Per polled path: the last poll and the poll_after_ms it was given (sim time). */
-  polls: Map<string, { request_id: string; at_ms: number; poll_after_ms: number }>;
+  polls: Map<string, { request_id: string; at_ms: number; wall_ms: number; poll_after_ms: number }>;
   /** First request per Idempotency-Key. */
   keys: Map<string, string>;
   /** Writes that got a 5xx or lost reply, by body fingerprint, awaiting their retry. */
@@ -147,10 +155,13 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
 
   if (polled) {
     const prev = c.polls.get(f.path);
-    if (prev && sim_ms < prev.at_ms + prev.poll_after_ms) {
-      addFinding(c, suffix, 'poll_too_fast', [prev.request_id, f.request_id], `GET ${f.path} polled ${sim_ms - prev.at_ms} ms after ${prev.request_id}, which said poll_after_ms ${prev.poll_after_ms}`);
+    const clock = world.sim.clock;
+    const realtime = clock.mode === 'realtime';
+    const waited_ms = prev ? (realtime ? Math.max(sim_ms - prev.at_ms, (wall_ms - prev.wall_ms) * clock.speed) : sim_ms - prev.at_ms) : 0;
+    if (prev && waited_ms + (realtime ? REALTIME_POLL_TOLERANCE_MS : 0) < prev.poll_after_ms) {
+      addFinding(c, suffix, 'poll_too_fast', [prev.request_id, f.request_id], `GET ${f.path} polled ${Math.round(waited_ms)} ms after ${prev.request_id}, which said poll_after_ms ${prev.poll_after_ms}${realtime ? ` (realtime: ${REALTIME_POLL_TOLERANCE_MS} ms allowed for clock jitter)` : ''}`);
     }
-    if (poll_after_ms !== null) c.polls.set(f.path, { request_id: f.request_id, at_ms: sim_ms, poll_after_ms });
+    if (poll_after_ms !== null) c.polls.set(f.path, { request_id: f.request_id, at_ms: sim_ms, wall_ms, poll_after_ms });
     else if (f.status === 200) c.polls.delete(f.path);
   } else if (f.method === 'POST' && !f.lost && f.status < 300) {
     // A create that answers pending (POST /rfqs 202) starts the poll clock for the entity it names.
@@ -158,7 +169,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     const entity = m && reply ? reply[m[1].slice(0, -1)] : undefined;
     const id = isRecord(entity) ? entity[`${m![1].slice(0, -1)}_id`] : undefined;
     const after = pollAfterOf(f.reply_body);
-    if (typeof id === 'string' && after !== null) c.polls.set(`/${m![1]}/${id}`, { request_id: f.request_id, at_ms: sim_ms, poll_after_ms: after });
+    if (typeof id === 'string' && after !== null) c.polls.set(`/${m![1]}/${id}`, { request_id: f.request_id, at_ms: sim_ms, wall_ms, poll_after_ms: after });
   }
 
   if (f.error_code === 'idempotency_key_reuse') {

@@ -1,7 +1,10 @@
 // Per-API-key rate limits on wall time, as the spec defines them: reads, writes, and indicative/firm
-// RFQs (which also count as writes). Limits come from the organization (per-org override). Wall time
-// is an input a replay cannot re-derive, so a journaled run records each 429 verdict and a replay reuses it.
+// RFQs (which also count as writes), counted as the profile's `rate_limit_algorithm` says (token bucket by
+// default, fixed window as the adversarial option). Limits come from the organization (per-org override).
+// Wall time is an input a replay cannot re-derive, so a journaled run records each 429 verdict and a replay reuses it.
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { wallNow_ms } from '../../sim/clock.ts';
+import type { RateLimitAlgorithm } from '../profile.ts';
 import type { Organization, RateLimits, World } from '../world.ts';
 import { ApiError } from './errors.ts';
 
@@ -30,8 +33,43 @@ export function classesFor(method: string, path: string, body: unknown): readonl
   return WRITES;
 }
 
-export function createRateLimiter(opts: { retry_after: () => boolean }): RateLimiter {
-  // One limiter per (class, points): orgs with the same limit share it (keys are per API key anyway).
+/** Buckets kept before idle ones are swept (a full bucket is the same as no bucket, so dropping it is exact). */
+export const TOKEN_BUCKETS_SWEEP_AT = 10_000;
+
+/**
+ * Token buckets: capacity `limit`, refilled continuously at `limit` per second. Returns 0 when a token was
+ * taken, else the ms until one is there (what Retry-After rounds up). `now_ms` is injectable for tests.
+ */
+export function createTokenBuckets(now_ms: () => number = wallNow_ms) {
+  const buckets = new Map<string, { tokens: number; at_ms: number; limit: number }>();
+  const sweep = (now: number): void => {
+    for (const [k, b] of buckets) if ((now - b.at_ms) * b.limit >= 1000 * (b.limit - b.tokens)) buckets.delete(k);
+  };
+  return {
+    take(key: string, limit: number): number {
+      const now = now_ms();
+      let b = buckets.get(key);
+      if (!b) {
+        if (buckets.size >= TOKEN_BUCKETS_SWEEP_AT) sweep(now);
+        buckets.set(key, (b = { tokens: limit, at_ms: now, limit }));
+      }
+      b.tokens = Math.min(limit, b.tokens + (Math.max(0, now - b.at_ms) * limit) / 1000);
+      b.at_ms = now;
+      if (b.tokens >= 1) {
+        b.tokens -= 1;
+        return 0;
+      }
+      return ((1 - b.tokens) * 1000) / limit;
+    },
+    size: (): number => buckets.size,
+  };
+}
+
+export function createRateLimiter(opts: { retry_after: () => boolean; algorithm?: () => RateLimitAlgorithm; now_ms?: () => number }): RateLimiter {
+  const algorithm = opts.algorithm ?? (() => 'token_bucket' as const);
+  const buckets = createTokenBuckets(opts.now_ms);
+  // Fixed windows: one rate-limiter-flexible limiter per (class, points); orgs with the same limit share it
+  // (keys are per API key anyway). Its window starts at a key's first request after the last one ended.
   const limiters = new Map<LimitClass, Map<number, RateLimiterMemory>>();
   const limiterFor = (cls: LimitClass, points: number): RateLimiterMemory => {
     let byPoints = limiters.get(cls);
@@ -43,14 +81,22 @@ export function createRateLimiter(opts: { retry_after: () => boolean }): RateLim
     }
     return l;
   };
+  const refusal = (wait_ms: number, org: Organization, cls: LimitClass): ApiError => {
+    const headers: Record<string, string> = {};
+    // Whole seconds (RFC 9110 delay-seconds), rounded up: a client that waits this long is let through.
+    if (opts.retry_after()) headers['Retry-After'] = String(Math.max(1, Math.ceil(wait_ms / 1000)));
+    return new ApiError('rate_limited', `rate limit exceeded for ${cls} (${org.rate_limits[cls]}/s per key)`, { headers });
+  };
   const refused = (e: unknown, org: Organization, cls: LimitClass): never => {
     if (!(e instanceof RateLimiterRes)) throw e;
-    const headers: Record<string, string> = {};
-    if (opts.retry_after()) headers['Retry-After'] = String(Math.max(1, Math.ceil(e.msBeforeNext / 1000)));
-    throw new ApiError('rate_limited', `rate limit exceeded for ${cls} (${org.rate_limits[cls]}/s per key)`, { headers });
+    throw refusal(e.msBeforeNext, org, cls);
   };
-  const consumeClass = (org: Organization, api_key: string, cls: LimitClass): Promise<void> =>
-    limiterFor(cls, org.rate_limits[cls]).consume(api_key).then(ACCEPTED, (e: unknown) => refused(e, org, cls));
+  const consumeClass = (org: Organization, api_key: string, cls: LimitClass): Promise<void> => {
+    const limit = org.rate_limits[cls];
+    if (algorithm() === 'fixed_window') return limiterFor(cls, limit).consume(api_key).then(ACCEPTED, (e: unknown) => refused(e, org, cls));
+    const wait_ms = buckets.take(`${cls}:${limit}:${api_key}`, limit);
+    return wait_ms === 0 ? ALLOWED : Promise.reject(refusal(wait_ms, org, cls));
+  };
   return {
     // Classes in order, each only once the previous one allowed the request; chained promises rather than
     // async functions, so a read (one class) costs the limiter's own promise and one reaction.
@@ -62,6 +108,7 @@ export function createRateLimiter(opts: { retry_after: () => boolean }): RateLim
   };
 }
 
+const ALLOWED: Promise<void> = Promise.resolve();
 const ACCEPTED = (): void => undefined;
 
 /**

@@ -1,7 +1,7 @@
 // The seeded `adversarial` profile: every "not shown" setting whose alternatives are safe is drawn per
 // seed among plausible alternatives, so a client tested against many seeds depends on none of them.
 import { createRng, type Rng } from '../../sim/rng.ts';
-import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, WEBHOOK_DELIVERY_ORDERS, type Profile } from '../profile.ts';
+import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, RATE_LIMIT_ALGORITHMS, WEBHOOK_DELIVERY_ORDERS, type Profile } from '../profile.ts';
 
 const HOUR = 3_600_000;
 
@@ -67,5 +67,6 @@ export function adversarialProfile(seed: string | number): Profile {
   p.otp_max_attempts = rng.pick([3, 5, 10]);
   p.webhook_delivery_order = rng.pick(WEBHOOK_DELIVERY_ORDERS);
   p.deposit_confirmation_steps = rng.pick(['at_finality', 'per_block'] as const);
+  p.rate_limit_algorithm = rng.pick(RATE_LIMIT_ALGORITHMS);
   return p;
 }

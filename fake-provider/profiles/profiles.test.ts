@@ -106,6 +106,7 @@ describe('adversarialProfile', () => {
     expect(distinct((p) => p.lifecycle_error_status.rfq_expired)).toBe(4);
     expect(distinct((p) => p.orphan_status)).toBe(2);
     expect(distinct((p) => p.rate_limit_retry_after)).toBe(2);
+    expect(distinct((p) => p.rate_limit_algorithm)).toBe(2);
     expect(distinct((p) => p.delete_destination_status)).toBe(2);
     expect(distinct((p) => p.activity_order)).toBe(2);
     expect(distinct((p) => p.quote_read_after_expiry)).toBe(2);

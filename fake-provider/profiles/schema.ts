@@ -2,7 +2,7 @@
 // partial form a user file uses (any subset of the default, nested objects merged field by field).
 import { z } from 'zod';
 import { isCidr } from '../resources/webhooks/destinations.ts';
-import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, WEBHOOK_DELIVERY_ORDERS, type LifecycleErrorCode, type Profile } from '../profile.ts';
+import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, RATE_LIMIT_ALGORITHMS, WEBHOOK_DELIVERY_ORDERS, type LifecycleErrorCode, type Profile } from '../profile.ts';
 
 const POS_INT = 'must be a positive integer';
 const NONNEG_INT = 'must be a non-negative integer';
@@ -35,6 +35,7 @@ function build(partial: boolean) {
     lifecycle_error_status: obj(statuses),
     error_type_by_status: obj({ '4xx': typeName(), '401': typeName(), '403': typeName(), '404': typeName(), '409': typeName(), '422': typeName(), '429': typeName(), '5xx': typeName() }),
     rate_limit_retry_after: bool(),
+    rate_limit_algorithm: enumOf(RATE_LIMIT_ALGORITHMS),
     chains: obj(chains),
     wallet_derivation_ms: nonNegInt(),
     deposit_screening_ms: nonNegInt(),

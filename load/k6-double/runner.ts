@@ -134,8 +134,9 @@ function mergeChecks(results: WorkerResult[]): CheckTally[] {
   return [...by.values()];
 }
 
-/** The object k6 passes to handleSummary: metrics (sub-metrics with thresholds included), checks, state. */
-export function summaryData(options: any, samples: Sample[], checks: CheckTally[], outcomes: ThresholdOutcome[], duration_ms: number): any {
+/** The object k6 passes to handleSummary: metrics (sub-metrics with thresholds included), checks, state,
+ *  and setup_data (k6 passes it; undefined when setup failed). */
+export function summaryData(options: any, samples: Sample[], checks: CheckTally[], outcomes: ThresholdOutcome[], duration_ms: number, setup_data?: unknown): any {
   const metrics: { [name: string]: any } = {};
   const trendStats: string[] = options.summaryTrendStats ?? ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'];
   const extra = trendStats.map((s) => /^p\((\d+(?:\.\d+)?)\)$/.exec(s)).filter((m): m is RegExpExecArray => m !== null).map((m) => Number(m[1]));
@@ -158,6 +159,7 @@ export function summaryData(options: any, samples: Sample[], checks: CheckTally[
     options: { summaryTrendStats: trendStats, summaryTimeUnit: '', noColor: true },
     state: { isStdOutTTY: false, isStdErrTTY: false, testRunDurationMs: duration_ms },
     metrics,
+    setup_data,
   };
 }
 
@@ -183,7 +185,7 @@ export async function runUnderDouble(entry: string, o: { env: { [k: string]: str
     const samples = all.flatMap((r) => r.samples);
     const checks = mergeChecks(all);
     const thresholds = evaluateThresholds(options.thresholds ?? {}, samples, duration_ms);
-    const data = summaryData(options, samples, checks, thresholds, duration_ms);
+    const data = summaryData(options, samples, checks, thresholds, duration_ms, setup.value);
     const summary = await runTask(ctx, { kind: 'summary', data }, 0);
     const outputs = (summary.value ?? {}) as { [out: string]: string };
     for (const [path, text] of Object.entries(outputs)) {

@@ -57,6 +57,10 @@ export function msDuration(ms: number): string {
   return `${Math.round(ms)}ms`;
 }
 
+/** Where summaries go unless SUMMARY_DIR says otherwise: a folder in the repo whose contents git ignores
+ *  (k6 creates no folder: run from the repo root, or set SUMMARY_DIR to one that exists). */
+export const DEFAULT_SUMMARY_DIR = 'load/results';
+
 export interface CommonConfig {
   base_url: string;
   /** The control plane, or null when disabled (`CONTROL_URL=off`): steps that need it are skipped. */
@@ -83,7 +87,7 @@ export function commonConfig(env: Env, defaults: { control: boolean } = { contro
     control_url,
     api_key: envString(env, 'API_KEY', 'sk_sim_demo'),
     api_keys: envList(env, 'API_KEYS'),
-    summary_dir: envString(env, 'SUMMARY_DIR', '.').replace(/\/$/, ''),
+    summary_dir: envString(env, 'SUMMARY_DIR', DEFAULT_SUMMARY_DIR).replace(/\/$/, ''),
     run_id: envString(env, 'RUN_ID', ''),
   };
 }

@@ -35,10 +35,24 @@ export function mustControl(ctl: ControlInfo, method: string, path: string, body
   return json(res);
 }
 
-/** A new organization with these per-key limits (omitted classes keep the spec's); returns its API key. */
-export function createOrg(ctl: ControlInfo, rate_limits?: { [cls: string]: number }): string {
-  const body = rate_limits === undefined ? {} : { rate_limits };
-  return mustControl(ctl, 'POST', '/organizations', body).organization.api_key;
+/**
+ * An organization with these per-key limits (omitted classes keep the spec's); returns its API key. With
+ * `api_key` (a split run: every instance names the same key) the first instance creates it and the others
+ * find it, checking that its limits are the ones asked for.
+ */
+export function createOrg(ctl: ControlInfo, rate_limits?: { [cls: string]: number }, api_key?: string): string {
+  const body: { [k: string]: unknown } = rate_limits === undefined ? {} : { rate_limits };
+  if (api_key === undefined) return mustControl(ctl, 'POST', '/organizations', body).organization.api_key;
+  body.api_key = api_key;
+  const res = controlCall(ctl.url, 'POST', '/organizations', body);
+  if (res.status === 200) return json(res).organization.api_key;
+  if (res.status !== 400 || json(res)?.error?.param !== 'api_key') throw new Error(`control POST /organizations: ${res.status} ${String(res.body).slice(0, 300)}`);
+  const org = (mustControl(ctl, 'GET', '/organizations').organizations as any[]).find((o) => (o.api_keys as string[]).indexOf(api_key) >= 0);
+  if (!org) throw new Error(`control POST /organizations: ${api_key.slice(0, 12)}… is taken, yet no organization lists it`);
+  for (const cls of Object.keys(rate_limits || {})) {
+    if (org.rate_limits[cls] !== rate_limits![cls]) throw new Error(`the organization of ${api_key.slice(0, 12)}… has ${cls} ${org.rate_limits[cls]}/s, not ${rate_limits![cls]}: another run used this RUN_ID`);
+  }
+  return api_key;
 }
 
 /** Lets `ms` of sim time pass: advances a virtual clock, sleeps through a realtime one. */

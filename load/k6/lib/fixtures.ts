@@ -63,15 +63,15 @@ export function depositAddress(api: Api, ctl: ControlInfo | null, account_id: st
   });
 }
 
-/** The open credit a deposit with this tx hash created, once verified (polled on sim time). */
-export function creditFor(api: Api, ctl: ControlInfo | null, account_id: string, asset_key: string, tx_hash: string): string {
-  return waitFor(ctl, `the credit of deposit ${tx_hash}`, 1000, 180, () => {
+/** The open credit a deposit with this tx hash (null: any deposit) created, once verified (polled on sim time). */
+export function creditFor(api: Api, ctl: ControlInfo | null, account_id: string, asset_key: string, tx_hash: string | null): string {
+  return waitFor(ctl, `the credit of deposit ${tx_hash ?? `to ${account_id}`}`, 1000, 180, () => {
     const res = call(api.base_url, 'GET', `/accounts/${account_id}/credits?asset_key=${encodeURIComponent(asset_key)}&limit=100`, {
       key: api.key,
       name: '/accounts/{id}/credits',
     });
     const credits: any[] = must(res, 'list credits').credits;
-    const c = credits.find((x) => x.source_type === 'deposit' && String(x.source_id).toLowerCase() === tx_hash.toLowerCase());
+    const c = credits.find((x) => x.source_type === 'deposit' && (tx_hash === null || String(x.source_id).toLowerCase() === tx_hash.toLowerCase()));
     return c ? String(c.credit_id) : null;
   });
 }
@@ -82,12 +82,25 @@ export interface Funded {
   destination_id: string;
 }
 
-/** An account with an open from_asset credit and a to_asset destination: what a firm RFQ needs. */
-export function fundedAccount(api: Api, ctl: ControlInfo, assets: Assets, prefix: string): Funded {
+/**
+ * An account with an open from_asset credit and a to_asset destination: what a firm RFQ needs. On a split
+ * run every instance calls this with the same prefix: the account and its deposit address are replays of
+ * the same Idempotency-Keys; only the leader registers the destination and lands the deposit (neither can
+ * be replayed), the others wait for the leader's credit and use the same one.
+ */
+export function fundedAccount(api: Api, ctl: ControlInfo, assets: Assets, prefix: string, leader = true): Funded {
   const account_id = createAccount(api, `${prefix}-acct`, { label: 'k6 funded' });
   const da = depositAddress(api, ctl, account_id, assets.from_asset_key, `${prefix}-da`);
+  if (!leader) {
+    const credit_id = creditFor(api, ctl, account_id, assets.from_asset_key, null);
+    const res = call(api.base_url, 'GET', `/accounts/${account_id}/destinations?asset_key=${encodeURIComponent(assets.to_asset_key)}&limit=100`, { key: api.key, name: '/accounts/{id}/destinations' });
+    const dest = (must(res, 'list destinations').destinations as any[])[0];
+    if (!dest) throw new Error(`the leader's destination of ${account_id} is missing`);
+    return { account_id, credit_id, destination_id: dest.destination_id };
+  }
+  // The destination first: a follower that sees the credit finds the destination too.
+  const destination_id = registerDestination(api, account_id, assets.to_asset_key, `${prefix}-dest`);
   const tx = landDeposit(ctl, da.deposit_address_id, assets.deposit_atoms);
   const credit_id = creditFor(api, ctl, account_id, assets.from_asset_key, tx);
-  const destination_id = registerDestination(api, account_id, assets.to_asset_key, `${prefix}-dest`);
   return { account_id, credit_id, destination_id };
 }

@@ -2,15 +2,17 @@
 // phases (80% / 100% / 150% by default), each on its own API key when keys are available, separated
 // in time by default, with the thresholds that check the limit beside it. The four entry scripts
 // (reads, writes, indicative-rfqs, firm-rfqs) are this module plus the request of their class.
+// Split runs (--execution-segment) share keys and fixtures through RUN_ID (lib/segment.ts).
 import http from 'k6/http';
-import { check } from 'k6';
+import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Rate } from 'k6/metrics';
 import type { Options, Scenario } from 'k6/options';
 import { hasErrorEnvelope, is2xx, retryAfterMs, type Res } from './api.ts';
 import { commonConfig, durationMs, envBool, envList, envNumber, envString, msDuration, SPEC_LIMITS, type Env, type LimitClass } from './config.ts';
-import { createOrg, probeControl, type ControlInfo } from './control.ts';
+import { createOrg, mustControl, probeControl, type ControlInfo } from './control.ts';
 import type { Api } from './fixtures.ts';
+import { segmentInfo, sharedRunId, type SegmentInfo } from './segment.ts';
 import { summaryOutputs } from './summary.ts';
 
 export const PHASES = ['under', 'at', 'over'] as const;
@@ -20,8 +22,9 @@ export interface LimitClassSpec<F> {
   /** Names the summary files: `<script>-summary.json`, `<script>-junit.xml`. */
   script: string;
   limit_class: LimitClass;
-  /** Builds, once per API key in setup, what `send` needs (an account, a funded credit). */
-  prepare?: (api: Api, ctl: ControlInfo | null, env: Env, prefix: string) => F;
+  /** Builds, once per API key in setup, what `send` needs (an account, a funded credit). On a split run
+   *  every instance calls it with the same prefix; only the leader may create what cannot be replayed. */
+  prepare?: (api: Api, ctl: ControlInfo | null, env: Env, prefix: string, seg: SegmentInfo) => F;
   /** One request of the class; `seq` is unique in the run (Idempotency-Keys). */
   send: (api: Api, fixture: F, seq: string) => Res;
 }
@@ -41,9 +44,30 @@ export interface LimitPlan {
   phases: PhasePlan[];
   tolerance: number;
   at_max_rejected: number;
-  max_dropped: number;
+  /** dropped_iterations allowed per phase, as a fraction of its offered iterations (MAX_DROPPED_PCT). */
+  max_dropped_fraction: number;
+  /** An absolute allowance per phase instead (MAX_DROPPED), or null. */
+  max_dropped: number | null;
+  /** Latency the pre-allocated VUs absorb without a drop (LATENCY_BUDGET): VUs = rate × this. */
+  latency_budget_ms: number;
   pre_allocated_vus: number | null;
   max_vus: number | null;
+  /**
+   * k6 instances sharing this run (INSTANCES, 1 by default). Split across several, the instances share each
+   * phase's key, and which instance's requests meet the refusals depends on how their schedules interleave:
+   * one may take every 429 of the over phase. So each instance checks no 429 under the limit, and the over
+   * phase is judged on the instances' summaries together (load/k6-split/combine.ts).
+   */
+  instances: number;
+}
+
+/**
+ * 429s allowed at 100% of the limit: 5%, or one request per 1 s window edge (1/(N+1)) plus 2% where that is
+ * more. A fixed-window proxy refuses the (N+1)th request of a window whenever latency jitter puts it
+ * there: about 1/(N+1) of an evenly spaced client's requests (17% at 5/s, 9% at 10/s, 1% at 100/s).
+ */
+export function atAllowance(limit: number): number {
+  return Math.max(0.05, 1 / (limit + 1) + 0.02);
 }
 
 /** The plan from the environment; every number has a spec-derived default. */
@@ -72,10 +96,13 @@ export function limitPlan(env: Env, limit_class: LimitClass): LimitPlan {
     layout,
     phases,
     tolerance: envNumber(env, 'TOLERANCE_PCT', 10) / 100,
-    at_max_rejected: envNumber(env, 'AT_MAX_REJECTED_PCT', 5) / 100,
-    max_dropped: envNumber(env, 'MAX_DROPPED', 0),
+    at_max_rejected: env.AT_MAX_REJECTED_PCT ? envNumber(env, 'AT_MAX_REJECTED_PCT', 5) / 100 : atAllowance(limit),
+    max_dropped_fraction: envNumber(env, 'MAX_DROPPED_PCT', 1) / 100,
+    max_dropped: env.MAX_DROPPED === undefined || env.MAX_DROPPED === '' ? null : envNumber(env, 'MAX_DROPPED', 0),
+    latency_budget_ms: durationMs(envString(env, 'LATENCY_BUDGET', '1s')),
     pre_allocated_vus: vus('PRE_ALLOCATED_VUS'),
     max_vus: vus('MAX_VUS'),
+    instances: Math.max(1, Math.round(envNumber(env, 'INSTANCES', 1))),
   };
 }
 
@@ -88,11 +115,25 @@ export function arrival(per_s: number): { rate: number; timeUnit: string } {
   return { rate: Math.round(per_s * 1000), timeUnit: '1000s' };
 }
 
+/**
+ * VUs of one phase. k6 drops an arrival the moment every initialized VU is busy, and only then starts
+ * another (up to maxVUs): what absorbs a latency stall is the pre-allocation. So each phase pre-allocates
+ * rate × LATENCY_BUDGET (1 s: a stall of that long drops nothing) and may grow to twice that.
+ */
+export function phaseVus(plan: LimitPlan, per_s: number): { pre: number; max: number } {
+  const pre = plan.pre_allocated_vus === null ? Math.max(2, Math.ceil((per_s * plan.latency_budget_ms) / 1000)) : plan.pre_allocated_vus;
+  const max = plan.max_vus === null ? Math.max(pre, 10, 2 * pre) : Math.max(plan.max_vus, pre);
+  return { pre, max };
+}
+
+/** dropped_iterations allowed in one phase: MAX_DROPPED, else MAX_DROPPED_PCT of its offered iterations. */
+export function droppedAllowance(plan: LimitPlan, p: PhasePlan): number {
+  if (plan.max_dropped !== null) return plan.max_dropped;
+  return Math.floor(plan.max_dropped_fraction * p.per_s * (p.duration_ms / 1000));
+}
+
 function scenarioFor(plan: LimitPlan, p: PhasePlan): Scenario {
-  // VUs for up to 200 ms (pre-allocated) and 1 s (max) of latency at this rate: a slow proxy gets
-  // more VUs; one too slow for that drops iterations, and the dropped_iterations threshold fails the run.
-  const pre = plan.pre_allocated_vus === null ? Math.max(2, Math.ceil(p.per_s * 0.2)) : plan.pre_allocated_vus;
-  const max = plan.max_vus === null ? Math.max(pre, 10, Math.ceil(p.per_s)) : plan.max_vus;
+  const { pre, max } = phaseVus(plan, p.per_s);
   return {
     executor: 'constant-arrival-rate',
     exec: p.name,
@@ -113,21 +154,30 @@ export function limitThresholds(plan: LimitPlan): { [metric: string]: string[] }
     rl_429_bad_envelope: ['count==0'],
     // ... and Retry-After when the profile says so (EXPECT_RETRY_AFTER; swapsim's default profile: yes).
     rl_429_missing_retry_after: ['count==0'],
-    // An under-provisioned generator cannot pass: it did not offer the load it claims.
-    dropped_iterations: [`count<=${plan.max_dropped}`],
   };
   const over = plan.phases.find((p) => p.name === 'over');
   for (const p of plan.phases) {
     const sel = `{scenario:${p.name}}`;
     t[`rl_errors${sel}`] = ['rate==0'];
+    // A generator that did not offer the load it claims cannot pass (a small fraction is allowed: a stall).
+    t[`dropped_iterations${sel}`] = [`count<=${droppedAllowance(plan, p)}`];
     if (p.name === 'under') t[`rl_rejected${sel}`] = ['rate==0'];
     if (p.name === 'at') t[`rl_rejected${sel}`] = [`rate<=${round4(plan.at_max_rejected)}`];
   }
-  if (over) {
+  if (over && plan.instances > 1) {
+    // Judged on all instances' summaries together (load/k6-split/combine.ts); these declare the sub-metrics
+    // so that every summary carries the over phase's counts.
+    t['rl_rejected{scenario:over}'] = ['rate>=0'];
+    t['rl_accepted{scenario:over}'] = ['rate>=0'];
+  }
+  if (over && plan.instances === 1) {
     // Accepted rate = offered rate × accepted fraction; within ±tolerance of the limit means the
     // fraction lies in [(1-tol)·limit/offered, (1+tol)·limit/offered]. Offered is held by dropped_iterations.
+    // Above that, one second's worth of the limit once per phase: a token bucket starts full (N at once) and
+    // a fixed window can pass N at the end of one window and N at the start of the next.
+    const seconds = over.duration_ms / 1000;
     const lo = ((1 - plan.tolerance) * plan.limit) / over.per_s;
-    const hi = ((1 + plan.tolerance) * plan.limit) / over.per_s;
+    const hi = Math.min(1, ((1 + plan.tolerance) * plan.limit) / over.per_s + plan.limit / (over.per_s * seconds));
     t['rl_rejected{scenario:over}'] = ['rate>0'];
     t['rl_accepted{scenario:over}'] = [`rate>=${round4(lo)}`, `rate<=${round4(hi)}`];
   }
@@ -151,6 +201,9 @@ export interface LimitSetupData<F> {
   run_id: string;
   expect_retry_after: boolean;
   keys_from: 'control-plane' | 'API_KEYS' | 'API_KEY';
+  /** Printed on stdout by handleSummary: which keys were used, and why. */
+  notes: string[];
+  segment: string | null;
   phases: { [p: string]: PhaseKey<F> };
 }
 
@@ -180,36 +233,96 @@ export function recordLimitResponse(m: Metrics, res: Res, expect_retry_after: bo
   });
 }
 
-function phaseKeys(env: Env, plan: LimitPlan, ctl: ControlInfo | null): { from: LimitSetupData<unknown>['keys_from']; keys: string[] } {
+/** The limits the control plane holds for these keys (for the note on stdout), where it knows them. */
+function limitsOf(ctl: ControlInfo, keys: string[], cls: LimitClass): string {
+  const orgs = mustControl(ctl, 'GET', '/organizations').organizations as any[];
+  return keys
+    .map((k) => {
+      const org = orgs.find((o) => (o.api_keys as string[]).indexOf(k) >= 0);
+      return `…${k.slice(-4)} ${org ? `${org.rate_limits[cls]}/s` : 'unknown there'}`;
+    })
+    .join(', ');
+}
+
+/**
+ * Keys, one per phase. Keys the user gives (API_KEYS) are used, control plane or not, unless
+ * CREATE_ORGS=true; without them, a control plane creates one organization per phase (LIMIT set on the
+ * class under test); else API_KEY. A split run names the organizations' keys from RUN_ID, so that every
+ * instance uses the same ones (the first creates them).
+ */
+function phaseKeys(env: Env, plan: LimitPlan, ctl: ControlInfo | null, run_id: string, seg: SegmentInfo): { from: LimitSetupData<unknown>['keys_from']; keys: string[]; notes: string[] } {
   const common = commonConfig(env);
   const n = plan.phases.length;
-  if (ctl !== null && envBool(env, 'CREATE_ORGS') !== false) {
+  const create = envBool(env, 'CREATE_ORGS');
+  const given = common.api_keys;
+  const names = plan.phases.map((p) => p.name).join(', ');
+  if (ctl !== null && (create === true || (create === undefined && given.length === 0))) {
     // Fresh organizations: the limit under test set to LIMIT, the others left at the spec's values.
-    const keys = plan.phases.map(() => createOrg(ctl, { [plan.limit_class]: plan.limit }));
-    return { from: 'control-plane', keys };
+    const keys = plan.phases.map((p) => createOrg(ctl, { [plan.limit_class]: plan.limit }, seg.segment === null ? undefined : `sk_k6_${run_id}_${plan.limit_class}_${p.name}`));
+    const notes = [`keys: ${n} organizations created through the control plane at ${ctl.url} (${plan.limit_class} ${plan.limit}/s), one per phase (${names})`];
+    if (given.length > 0) notes.push(`keys: API_KEYS (${given.length} given) not used: CREATE_ORGS=true`);
+    return { from: 'control-plane', keys, notes };
   }
-  if (common.api_keys.length > 0) return { from: 'API_KEYS', keys: plan.phases.map((_p, i) => common.api_keys[i % common.api_keys.length]!) };
-  return { from: 'API_KEY', keys: Array.from({ length: n }, () => common.api_key) };
+  if (given.length > 0) {
+    const keys = plan.phases.map((_p, i) => given[i % given.length]!);
+    const notes = [`keys: API_KEYS (${given.length} given), phases ${names} take them in turn`];
+    if (ctl !== null) notes.push(`keys: the control plane at ${ctl.url} answers; API_KEYS used instead of new organizations (CREATE_ORGS=true would create them); there ${plan.limit_class} is ${limitsOf(ctl, keys, plan.limit_class)}, the thresholds expect ${plan.limit}/s`);
+    return { from: 'API_KEYS', keys, notes };
+  }
+  return { from: 'API_KEY', keys: Array.from({ length: n }, () => common.api_key), notes: [`keys: API_KEY (…${common.api_key.slice(-4)}) for every phase${ctl === null ? '' : ' (CREATE_ORGS=false)'}`] };
+}
+
+/** How long after its own setup the leader of a split run starts the phases: the followers' setup must end by then. */
+export const SPLIT_START_MARGIN_MS = 4000;
+
+/**
+ * A split run's instances start their phases when their own setup ends, and the followers' setup ends later
+ * (they wait for what the leader makes): a phase on a shared key would span their offset, and get that much
+ * more refill. With a control plane the leader announces a start time, as the key of one more organization
+ * (`sk_k6_<RUN_ID>_start_<epoch ms>`), and every instance sleeps until then. Returns the start time, or null.
+ */
+function alignStart(ctl: ControlInfo | null, run_id: string, seg: SegmentInfo): number | null {
+  if (ctl === null || seg.segment === null) return null;
+  const prefix = `sk_k6_${run_id}_start_`;
+  let start_ms: number | null = null;
+  if (seg.leader) {
+    start_ms = Date.now() + SPLIT_START_MARGIN_MS;
+    createOrg(ctl, undefined, `${prefix}${start_ms}`);
+  } else {
+    for (let i = 0; i < 120 && start_ms === null; i++) {
+      const org = (mustControl(ctl, 'GET', '/organizations').organizations as any[]).find((o) => String(o.api_key).indexOf(prefix) === 0);
+      if (org) start_ms = Number(String(org.api_key).slice(prefix.length));
+      else sleep(0.5);
+    }
+    if (start_ms === null) throw new Error(`split run: no start time from the leader after 60 s (${prefix}…)`);
+  }
+  const wait_ms = start_ms - Date.now();
+  if (wait_ms > 0) sleep(wait_ms / 1000);
+  return start_ms;
 }
 
 export function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>): LimitSetupData<F> {
   const common = commonConfig(env);
-  const run_id = common.run_id || `k6${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  const seg = segmentInfo();
+  const run_id = sharedRunId(common.run_id, seg);
   const ctl = probeControl(common.control_url);
   const expectEnv = envBool(env, 'EXPECT_RETRY_AFTER');
   const expect_retry_after = expectEnv !== undefined ? expectEnv : ctl !== null && ctl.retry_after !== null ? ctl.retry_after : true;
-  const { from, keys } = phaseKeys(env, plan, ctl);
+  const { from, keys, notes } = phaseKeys(env, plan, ctl, run_id, seg);
   const distinct = keys.filter((k, i) => keys.indexOf(k) === i);
   if (plan.layout === 'parallel' && distinct.length < keys.length) {
     throw new Error(`LAYOUT=parallel needs one API key per phase (${keys.length}); got ${distinct.length}: give API_KEYS or a CONTROL_URL`);
   }
   const fixtures: { [key: string]: F } = {};
   for (const key of distinct) {
-    fixtures[key] = spec.prepare ? spec.prepare({ base_url: common.base_url, key }, ctl, env, `${run_id}-${distinct.indexOf(key)}`) : (null as F);
+    fixtures[key] = spec.prepare ? spec.prepare({ base_url: common.base_url, key }, ctl, env, `${run_id}-${distinct.indexOf(key)}`, seg) : (null as F);
   }
   const phases: { [p: string]: PhaseKey<F> } = {};
   plan.phases.forEach((p, i) => (phases[p.name] = { key: keys[i]!, fixture: fixtures[keys[i]!]! }));
-  return { run_id, expect_retry_after, keys_from: from, phases };
+  const start_ms = alignStart(ctl, run_id, seg);
+  if (seg.segment !== null) notes.push(`split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader)' : ''}; RUN_ID ${run_id}; ${start_ms === null ? 'phases start when this instance\'s setup ends (no control plane to agree a start time)' : `phases start at ${new Date(start_ms).toISOString()}, as the leader announced`}`);
+  for (const note of notes) console.log(note);
+  return { run_id, expect_retry_after, keys_from: from, notes, segment: seg.segment, phases };
 }
 
 export interface LimitScript<F> {
@@ -221,10 +334,20 @@ export interface LimitScript<F> {
   handleSummary: (data: any) => { [out: string]: string };
 }
 
+/** What a script exports when its configuration is unusable: setup throws the reason, the summary is red. */
+export const UNUSABLE_OPTIONS: Options = { scenarios: { unusable: { executor: 'shared-iterations', exec: 'under', iterations: 1, vus: 1 } } };
+
 /** Everything an entry script exports, built in the init context (metrics must be declared there). */
 export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScript<F> {
-  const plan = limitPlan(env, spec.limit_class);
   const common = commonConfig(env);
+  let plan: LimitPlan | null = null;
+  let config_error: string | null = null;
+  try {
+    plan = limitPlan(env, spec.limit_class);
+  } catch (e) {
+    // Not thrown here: k6 would exit before handleSummary, leaving an earlier run's green files in place.
+    config_error = `unusable configuration: ${e instanceof Error ? e.message : String(e)}`;
+  }
   const m: Metrics = {
     rejected: new Rate('rl_rejected'),
     accepted: new Rate('rl_accepted'),
@@ -241,11 +364,14 @@ export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScr
     recordLimitResponse(m, res, data.expect_retry_after);
   };
   return {
-    options: limitOptions(plan),
-    setup: () => limitSetup(env, plan, spec),
+    options: plan === null ? UNUSABLE_OPTIONS : limitOptions(plan),
+    setup: () => {
+      if (plan === null) throw new Error(config_error!);
+      return limitSetup(env, plan, spec);
+    },
     under: phase('under'),
     at: phase('at'),
     over: phase('over'),
-    handleSummary: (data) => summaryOutputs(spec.script, common.summary_dir, data, plan),
+    handleSummary: (data) => summaryOutputs(spec.script, common.summary_dir, data, { plan: plan ?? undefined, config_error }),
   };
 }

@@ -4,6 +4,7 @@
 import { call, type Res } from './api.ts';
 import { envString, type Env } from './config.ts';
 import type { ControlInfo } from './control.ts';
+import type { SegmentInfo } from './segment.ts';
 import { assetsConfig, createAccount, fundedAccount, type Api, type Funded } from './fixtures.ts';
 
 export function readRequest(env: Env): (api: Api, _f: null, _seq: string) => Res {
@@ -32,12 +33,12 @@ export function indicativeRequest(env: Env): (api: Api, _f: null, seq: string) =
  * A funded account for firm RFQs: through the control plane (a real deposit), or FIRM_ACCOUNT_ID,
  * FIRM_CREDIT_ID and FIRM_DESTINATION_ID (all keys must belong to that account's organization).
  */
-export function prepareFirm(env: Env): (api: Api, ctl: ControlInfo | null, _env: Env, prefix: string) => Funded {
-  return (api, ctl, _env, prefix) => {
+export function prepareFirm(env: Env): (api: Api, ctl: ControlInfo | null, _env: Env, prefix: string, seg: SegmentInfo) => Funded {
+  return (api, ctl, _env, prefix, seg) => {
     const given = { account_id: envString(env, 'FIRM_ACCOUNT_ID', ''), credit_id: envString(env, 'FIRM_CREDIT_ID', ''), destination_id: envString(env, 'FIRM_DESTINATION_ID', '') };
     if (given.account_id && given.credit_id && given.destination_id) return given;
     if (ctl === null) throw new Error('firm RFQs need a funded credit: reach a swapsim control plane (CONTROL_URL) or set FIRM_ACCOUNT_ID, FIRM_CREDIT_ID, FIRM_DESTINATION_ID');
-    return fundedAccount(api, ctl, assetsConfig(env), prefix);
+    return fundedAccount(api, ctl, assetsConfig(env), prefix, seg.leader);
   };
 }
 
