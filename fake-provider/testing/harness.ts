@@ -1,5 +1,5 @@
 // Test harness: a real swapsim server on an ephemeral port (virtual clock) and a real HTTP client
-// (fetch) for /v1 and /_sim. Used by tests only; the public library of a later issue builds on it.
+// (fetch) for /v1 and /_sim. Used by tests only; the public library (lib/sim.ts) runs the same server.
 import { serve, type RunningServer } from '../server.ts';
 import type { RuntimeOptions } from '../app.ts';
 

@@ -6,7 +6,8 @@ import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { createBase58check } from '@scure/base';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
-import { deriveWallet, sendAccount, accountStore, WALLET_CHAINS } from '../accounts/index.ts';
+import { deriveWallet, WALLET_CHAINS } from '../accounts/index.ts';
+import { recipientKeys } from '../exports/fixtures.ts';
 import { nativeAssetOf } from '../assets/catalog.ts';
 
 import { destinationStatus, getDestinationRecord } from './index.ts';
@@ -191,8 +192,8 @@ describe('POST /accounts/:account_id/destinations', () => {
     await sim.api('POST', `/accounts/${deact}/deactivate`);
     expect((await register(deact, { asset_key: ETH, address: addressOf('evm:1') })).status).toBe(200);
     const exporting = await newAccount();
-    // The export-keys route belongs to a later issue; drive the account machine as that route will.
-    expect(sendAccount(world(), accountStore(world()).byId.get(exporting)!, { type: 'EXPORT', export_source: 'integrator' })).toBe(true);
+    const exported = await sim.api('POST', `/accounts/${exporting}/export-keys`, { body: { target_public_key: recipientKeys().public_key_hex } });
+    expect(exported.body.account).toMatchObject({ status: 'export_initiated' });
     const r = await register(exporting, { asset_key: ETH, address: addressOf('evm:1') });
     expect(r.status).toBe(409);
     expect(r.body.error).toMatchObject({ code: 'account_not_operable', details: { status: 'export_initiated' } });
