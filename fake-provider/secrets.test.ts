@@ -2,20 +2,13 @@
 // stream (random per run unless secret_seed is given); request ids have their own stream; failed
 // authentications are throttled per address; authentication is a lookup; organizations can be deleted.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestSim, type TestSim } from './testing/harness.ts';
+import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts';
 import { startReceiver } from './testing/webhook-receiver.ts';
 import { publish } from './engine/events.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
 
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((o) => o.close()));
-});
-async function sim(opts: Parameters<typeof startTestSim>[0] = {}): Promise<TestSim> {
-  const s = await startTestSim(opts);
-  open.push(s);
-  return s;
-}
+const opened = closeAfterEach(afterEach);
+const sim = async (opts: Parameters<typeof startTestSim>[0] = {}): Promise<TestSim> => opened(await startTestSim(opts));
 
 /** What a fresh server hands out first: an org's key, a webhook secret, an export OTP. */
 async function secretsOf(s: TestSim): Promise<{ api_key: string; webhook_secret: string; otp: string }> {
@@ -92,7 +85,7 @@ describe('DELETE /_sim/organizations/{id}', () => {
   it('removes the org and its keys; its webhooks stop; other orgs are untouched', async () => {
     const s = await sim();
     const rx = await startReceiver();
-    open.push(rx);
+    opened(rx);
     rx.answer = () => 500;
     const gone = await s.newOrg();
     const kept = await s.newOrg();

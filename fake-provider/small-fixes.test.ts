@@ -5,21 +5,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestSim, type TestSim } from './testing/harness.ts';
+import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts';
 import { startReceiver } from './testing/webhook-receiver.ts';
 import { publish } from './engine/events.ts';
 import { parseJournal, replayJournal } from './replay/replay.ts';
 import { readFileSync } from 'node:fs';
 
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((o) => o.close()));
-});
-async function sim(opts: Parameters<typeof startTestSim>[0] = {}): Promise<TestSim> {
-  const s = await startTestSim(opts);
-  open.push(s);
-  return s;
-}
+const opened = closeAfterEach(afterEach);
+const sim = async (opts: Parameters<typeof startTestSim>[0] = {}): Promise<TestSim> => opened(await startTestSim(opts));
 
 describe('fault match patterns', () => {
   it('refuses a * anywhere but the end of match.path or match.event_type; a trailing one is a prefix', async () => {
@@ -39,7 +32,7 @@ describe('timeline', () => {
   it("labels each webhook attempt with the delivery's state after that attempt", async () => {
     const s = await sim();
     const rx = await startReceiver();
-    open.push(rx);
+    opened(rx);
     let n = 0;
     rx.answer = () => (++n === 1 ? 500 : 200);
     const org = await s.newOrg();

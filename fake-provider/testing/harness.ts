@@ -87,3 +87,18 @@ export async function startTestSim(opts: RuntimeOptions & { api_key?: string } =
   };
   return sim;
 }
+
+/**
+ * Closes what a test opens (sims, receivers) once it ends: `const opened = closeAfterEach(afterEach)`, then
+ * `const sim = opened(await startTestSim())` in the test. The runner's afterEach is passed in (no vitest here).
+ */
+export function closeAfterEach(afterEach: (fn: () => Promise<void>) => void): <T extends { close(): Promise<void> }>(x: T) => T {
+  const open: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((o) => o.close()));
+  });
+  return (x) => {
+    open.push(x);
+    return x;
+  };
+}
