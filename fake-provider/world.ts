@@ -4,7 +4,7 @@ import type { Sim } from '../sim/index.ts';
 import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore, type StoredEvent } from './engine/events.ts';
 import { createTransitionLog, type TransitionLog } from './engine/lifecycle.ts';
-import { ID_COUNTER_DIGITS, ID_HEX_CHARS } from './engine/id-counter.ts';
+import { drawId, drawIdParts, type IdParts } from './engine/ids.ts';
 import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
 
 export interface RateLimits {
@@ -57,11 +57,6 @@ export interface World {
   newIdParts(): IdParts;
 }
 
-export interface IdParts {
-  random: number;
-  counter: number;
-}
-
 export interface WorldHooks {
   /** Told of every event as it is published (its envelope is made only if a listener reads it). */
   eventPublished: Array<(world: World, event: StoredEvent) => void>;
@@ -83,23 +78,11 @@ export function createWorld(opts: { sim: Sim; profile: Profile; endpoint?: SelfE
     hooks: { eventPublished: [] },
     endpoint: opts.endpoint ?? { host: null, port: null },
     nextSeq: () => ++seq,
-    // One flat string from the stream's own scratch: a template literal would leave a rope (ConsString) of
-    // parts behind every id the world keeps, several per entity (~128 instead of ~48 bytes an id).
-    newId: (prefix) => ids.hex(ID_RANDOM_BYTES, `${prefix}_`, (++idCounter).toString(36).padStart(ID_COUNTER_DIGITS, '0')),
-    newRequestId: () => requestIds.hex(ID_RANDOM_BYTES, 'req_', (++requestCounter).toString(36).padStart(ID_COUNTER_DIGITS, '0')),
-    newIdParts: () => {
-      // The same two draws `hex(6)` makes, its bytes b0..b5 (each draw's least significant byte first).
-      const w0 = ids.u32();
-      const w1 = ids.u32();
-      const high = (((w0 & 0xff) << 24) | (((w0 >>> 8) & 0xff) << 16) | (((w0 >>> 16) & 0xff) << 8) | (w0 >>> 24)) >>> 0;
-      const low = ((w1 & 0xff) << 8) | ((w1 >>> 8) & 0xff);
-      return { random: high * 65_536 + low, counter: ++idCounter };
-    },
+    newId: (prefix) => drawId(ids, prefix, ++idCounter),
+    newRequestId: () => drawId(requestIds, 'req', ++requestCounter),
+    newIdParts: () => drawIdParts(ids, ++idCounter),
   };
 }
-
-/** Random bytes in an id: `<prefix>_` is followed by twice as many hex characters, then the counter. */
-const ID_RANDOM_BYTES = ID_HEX_CHARS / 2;
 
 /** Declares a resource's store: `const accounts = defineStore('accounts', () => ({...}))`, then `accounts(world)`. */
 export function defineStore<T>(name: string, create: (world: World) => T): (world: World) => T {

@@ -2,7 +2,7 @@
 // event feed, account activity and webhook replay. Events are stored as columns on publish, never edited,
 // and read as frozen envelopes.
 import type { World } from '../world.ts';
-import { counterAt, ID_COUNTER_DIGITS, ID_HEX_CHARS } from './id-counter.ts';
+import { exactCounter, formatId, parseId, type IdParts } from './ids.ts';
 
 export interface EventEnvelope {
   event_id: string;
@@ -48,7 +48,7 @@ export interface EventStore {
    * id string are made only if someone reads them.
    */
   append(
-    id: { random: number; counter: number },
+    id: IdParts,
     type: string,
     created_at_ms: number,
     org_id: string,
@@ -69,34 +69,8 @@ export interface Derived<S = any> {
   readonly build: (source: S) => Record<string, unknown>;
 }
 
-/** Event ids are `evt_` + 12 hex (6 random bytes) + the world's id counter in base 36, at least 4 digits (world.ts `newId`). */
-const ID_PREFIX = 'evt_';
-const ID_COUNTER_AT = ID_PREFIX.length + ID_HEX_CHARS;
-const idOf = (random: number, counter: number): string =>
-  `${ID_PREFIX}${random.toString(16).padStart(ID_HEX_CHARS, '0')}${counter.toString(36).padStart(ID_COUNTER_DIGITS, '0')}`;
-
-/** The 6 random bytes of an event id as one number, or -1 when they are not 12 lowercase hex digits. */
-function idRandom(event_id: string): number {
-  let random = 0;
-  for (let i = ID_PREFIX.length; i < ID_COUNTER_AT; i++) {
-    const c = event_id.charCodeAt(i);
-    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
-    if (digit < 0) return -1;
-    random = random * 16 + digit;
-  }
-  return random;
-}
-
-/**
- * The counter of an event id `idOf` rebuilds exactly (prefix, 4 digits or more without a leading zero
- * beyond them), or -1.
- */
-function rebuildableCounter(event_id: string): number {
-  if (!event_id.startsWith(ID_PREFIX)) return -1;
-  const digits = event_id.length - ID_COUNTER_AT;
-  if (digits < ID_COUNTER_DIGITS || (digits > ID_COUNTER_DIGITS && event_id.charCodeAt(ID_COUNTER_AT) === 48)) return -1;
-  return counterAt(event_id, ID_COUNTER_AT);
-}
+/** Event ids are world ids of this prefix (ids.ts): the columns keep their parts and print them on read. */
+const ID_PREFIX = 'evt';
 
 const U32_LIMIT = 2 ** 32;
 /** Events per column chunk: the first chunk doubles up to this size, then whole chunks are added. */
@@ -218,7 +192,7 @@ class Columns {
   readonly accounts = new Map<string, AccountEvents>();
 
   eventId(i: number): string {
-    return idOf(this.random.get(i), this.counter.get(i));
+    return formatId(ID_PREFIX, this.random.get(i), this.counter.get(i));
   }
 
   typeCode(type: string, build: Derived['build'] | null): number {
@@ -339,7 +313,7 @@ export function createEventStore(): EventStore {
   // The world's id counter only grows and every event id is drawn at publish, so the counter column is
   // sorted: a binary search finds an event, then the whole id must match.
   const find = (event_id: string): StoredEvent | undefined => {
-    const want = rebuildableCounter(event_id);
+    const want = exactCounter(ID_PREFIX, event_id);
     if (want < 0) return undefined;
     if (lastAt !== undefined && want === lastCounter) return columns.eventId(lastAt.index) === event_id ? lastAt : undefined;
     let lo = 0;
@@ -359,13 +333,12 @@ export function createEventStore(): EventStore {
     forAccount: (account_id) => new EventView(columns, columns.accounts.get(account_id)?.positions ?? NO_POSITIONS),
     add(event) {
       const e = event.envelope;
-      const random = idRandom(e.event_id);
-      const counter = rebuildableCounter(e.event_id);
+      const id = parseId(ID_PREFIX, e.event_id);
       // The columns rebuild the id from its parts; an id they could not is a swapsim bug, caught here.
-      if (random < 0 || counter < 0) throw new Error(`event id ${e.event_id} is not an evt id`);
+      if (id === null) throw new Error(`event id ${e.event_id} is not an evt id`);
       const index = columns.length++;
-      columns.random.push(index, random);
-      columns.counter.push(index, counter);
+      columns.random.push(index, id.random);
+      columns.counter.push(index, id.counter);
       columns.type.push(index, columns.typeCode(e.type, null));
       columns.owner.push(index, columns.addToAccount(event.org_id, e.account_id, index));
       columns.created_at_ms.push(index, e.created_at_ms);

@@ -1,9 +1,9 @@
 // Lookup by entity id without a Map entry per entity: the by-id index of the stores a trade lifecycle
 // fills (deposits, credits, RFQs, quotes, trades). The subset of Map the stores use, over two arrays.
-import { counterAt, ID_HEX_CHARS } from './id-counter.ts';
+import { counterAfterPrefix } from './ids.ts';
 
 /**
- * World ids are `<prefix>_<12 hex><counter in base 36>` and the world's counter only grows (world.ts
+ * World ids (ids.ts) end in a counter and the world's counter only grows (world.ts
  * `newId`), so entities stored as their ids are drawn sit in counter order: a binary search over the
  * counters finds one, then the whole id must match (an id of another prefix, or with other hex, is not
  * it). A Map entry costs ~45 bytes with its share of the hash table; here an entity costs a slot of
@@ -79,7 +79,7 @@ export class IdIndex<V> {
 
   /** The counter in `id` when it is of this prefix and fits 32 bits; -1 otherwise. */
   #counterOf(id: string): number {
-    return id.startsWith(this.#prefix) ? counterAt(id, this.#prefix.length + ID_HEX_CHARS) : -1;
+    return id.startsWith(this.#prefix) ? counterAfterPrefix(id, this.#prefix.length) : -1;
   }
 
   /** The slot of `id` among the ordered values, or -1. */

@@ -2,7 +2,7 @@
 // row per entity (its id and kind) and, per transition, three numbers in chunked typed arrays (entity row,
 // interned `kind|from|event|to`, at_ms; 10 bytes a transition while they fit narrow columns). Readers get
 // `{kind, entity_id, from, event, to, at_ms}` records.
-import { idCounter } from './id-counter.ts';
+import { idCounter } from './ids.ts';
 
 export interface TransitionRecord {
   kind: string;
