@@ -2,9 +2,10 @@
 // transition table (table.ts, derived once from the machine) on the hot path, xstate's own pure step for a
 // machine the table cannot express. Emitted events come back as effects for the resource's model to
 // apply, and every transition taken is logged (timelines, path invariants, transition coverage).
-import { createActor, type AnyStateMachine, type ContextFrom, type EventObject } from 'xstate';
+import { createActor, type AnyStateMachine, type ContextFrom, type EmittedFrom, type EventObject } from 'xstate';
 import type { World } from '../world.ts';
 import { compileTable, tableApply, tableInitial, tableSelect, type EntitySnapshot, type Table } from './table.ts';
+import { hold, snapshotOf, type Held, type HoldsState, type Packing } from './packing.ts';
 
 export { createTransitionLog, type TransitionLog, type TransitionRecord } from './transition-log.ts';
 export type { EntitySnapshot } from './table.ts';
@@ -258,6 +259,49 @@ export function advance<M extends AnyStateMachine, E, T extends { snapshot: Mach
   const step = send<M, E>(world, machine, entity_id, entity.snapshot, event);
   if (!step) return false;
   entity.snapshot = step.snapshot;
+  apply(world, entity, step.effects);
+  return true;
+}
+
+/**
+ * `start` for an entity of a packed machine (packing.ts): the first snapshot as the entity will hold it.
+ * No machine starts in its packed state, so nothing of the entity is needed yet.
+ */
+export function startHeld<M extends AnyStateMachine, T>(world: World, p: Packing<M, T>, entity_id: string, input: unknown): { state: Held<M>; effects: EmittedFrom<M>[] } {
+  const step = start<M, EmittedFrom<M>>(world, p.machine, entity_id, input);
+  if (step.snapshot.value === p.packed.state) throw new Error(`${p.machine.id} starts in its packed state ${p.packed.state}`);
+  return { state: step.snapshot as unknown as Held<M>, effects: step.effects };
+}
+
+/**
+ * `advance` for an entity of a packed machine: the snapshot read from what the entity holds and the next
+ * one held again (the kept value alone when it is the packed state's). False when the machine refuses.
+ */
+export function advanceHeld<M extends AnyStateMachine, E, T extends E & HoldsState<M>>(
+  world: World,
+  p: Packing<M, E>,
+  entity: T,
+  entity_id: string,
+  event: EventObject,
+  apply: (world: World, entity: T, effects: EmittedFrom<M>[]) => void,
+): boolean {
+  type Fx = EmittedFrom<M>;
+  const machine = p.machine;
+  const snapshot = snapshotOf(p, entity) as MachineSnapshot<M>;
+  const table = tableFor(machine);
+  if (table) {
+    const candidate = tableSelect(table, snapshot, event);
+    if (!candidate) return false;
+    const effects: Fx[] = candidate.emits ? [] : (NO_EFFECTS as unknown as Fx[]);
+    const next = shareScalarSnapshot(world, table, tableApply(candidate, snapshot, event, effects)) as MachineSnapshot<M>;
+    entity.state = hold(p, entity, next);
+    logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
+    apply(world, entity, effects);
+    return true;
+  }
+  const step = send<M, Fx>(world, machine, entity_id, snapshot, event);
+  if (!step) return false;
+  entity.state = hold(p, entity, step.snapshot);
   apply(world, entity, step.effects);
   return true;
 }

@@ -84,7 +84,7 @@ export function observe(world: World): Observed {
 
   const swaps: ObservedSwap[] = [];
   for (const t of tradeStore(world).list) {
-    swaps.push({ kind: 'trade', id: t.trade_id, account_id: t.input.account_id, body: serializeTrade(world, t.trade_id), record: records.get(t.trade_id) ?? null });
+    swaps.push({ kind: 'trade', id: t.trade_id, account_id: t.swap.account_id, body: serializeTrade(world, t.trade_id), record: records.get(t.trade_id) ?? null });
   }
   for (const z of zapStore(world).list) {
     swaps.push({ kind: 'zap', id: z.zap_id, account_id: z.account_id, body: serializeZap(world, z), record: records.get(z.zap_id) ?? null });

@@ -8,7 +8,8 @@ import { requireAsset } from '../../fake-provider/resources/assets/index.ts';
 import { accountStore, createAccount } from '../../fake-provider/resources/accounts/model.ts';
 import { createDepositAddress, isMonitored, landDeposit, depositStatus, onDepositResolved, type Deposit, type DepositAddress } from '../../fake-provider/resources/deposits/index.ts';
 import { registerDestination } from '../../fake-provider/resources/destinations/model.ts';
-import { acceptQuote, createRfq, rfqStatus } from '../../fake-provider/resources/rfqs/model.ts';
+import { createRfq, rfqSnapshot, rfqStatus } from '../../fake-provider/resources/rfqs/model.ts';
+import { acceptQuote } from '../../fake-provider/resources/rfqs/accept.ts';
 import { tradeState, tradeStore } from '../../fake-provider/resources/trades/index.ts';
 import { keccakReady } from '../../fake-provider/resources/assets/addresses.ts';
 
@@ -78,7 +79,7 @@ export function trade(bw: BenchWorld, account: BenchAccount, credit_id: string):
     wait_ms: 1_000,
   });
   if (rfqStatus(rfq) !== 'ready') throw new Error(`rfq ${rfq.rfq_id} is ${rfqStatus(rfq)}, not ready`);
-  return acceptQuote(bw.world, bw.org, rfq.snapshot.context.best_quote_id!, { slippage_bps: '500' });
+  return acceptQuote(bw.world, bw.org, rfqSnapshot(rfq).context.best_quote_id!, { slippage_bps: '500' });
 }
 
 /** One complete lifecycle, step by step: land, settle to verified, RFQ + accept, settle to settled. */

@@ -35,7 +35,7 @@ const CANCEL_CONFIRMED = `      consumeCredit(world, c.credit_id, c.cancel_id);
       publish(world, c.org_id, c.account_id, 'cancel.confirmed', eventData(c, { tx_hash: ctx.tx_hash }));`;
 const CANCEL_FAILED = `      releaseCredit(world, c.credit_id, c.cancel_id);
       publish(world, c.org_id, c.account_id, 'cancel.failed', eventData(c, { failure_code: ctx.failure_code }));`;
-const TRADE_SETTLED = `      publishDerived(world, t.input.org.organization_id, t.input.account_id, e.event_type, { source: t, build: settledData });
+const TRADE_SETTLED = `      publishDerived(world, org_id, account_id, e.event_type, { source: t, build: settledData });
       continue;`;
 
 export const MUTANTS: readonly Mutant[] = [
@@ -95,13 +95,13 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     id: 'trade-settled-twice', area: 'trades', summary: 'trade.settled is published twice',
-    edits: [{ file: TRADES, find: TRADE_SETTLED, replace: `      publishDerived(world, t.input.org.organization_id, t.input.account_id, e.event_type, { source: t, build: settledData });
-      publishDerived(world, t.input.org.organization_id, t.input.account_id, e.event_type, { source: t, build: settledData });
+    edits: [{ file: TRADES, find: TRADE_SETTLED, replace: `      publishDerived(world, org_id, account_id, e.event_type, { source: t, build: settledData });
+      publishDerived(world, org_id, account_id, e.event_type, { source: t, build: settledData });
       continue;` }],
   },
   {
     id: 'quote-accepted-twice', area: 'rfqs', summary: 'a consumed quote is not refused with quote_consumed',
-    edits: [{ file: 'fake-provider/resources/rfqs/model.ts', find: "  if (quoteStatus(quote) === 'consumed') {", replace: "  if (quoteStatus(quote) === 'consumed' && quote.mode !== 'firm') {" }],
+    edits: [{ file: 'fake-provider/resources/rfqs/accept.ts', find: "  if (quoteStatus(quote) === 'consumed') {", replace: "  if (quoteStatus(quote) === 'consumed' && rfq.mode !== 'firm') {" }],
   },
   {
     id: 'cancel-confirmed-keeps-credit', area: 'cancels', summary: 'a confirmed cancel releases its credit instead of consuming it (the money left, the credit stays spendable)',

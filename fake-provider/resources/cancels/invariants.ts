@@ -2,7 +2,7 @@
 // open, an in-flight one holds it alone; cancel.created once, and exactly one terminal event once terminal.
 import type { World } from '../../world.ts';
 import type { Violation } from '../../resource.ts';
-import { creditHolder, creditStatus, creditStore } from '../credits/index.ts';
+import { creditHolder, creditSnapshot, creditStatus, creditStore } from '../credits/index.ts';
 import { cancelStatus, cancelStore, isTerminal } from './model.ts';
 
 type Counts = Record<string, number>;
@@ -37,7 +37,7 @@ export function cancelInvariants(world: World): Violation[] {
       continue;
     }
     if (credit.atoms !== c.amount_atoms || credit.asset_key !== c.asset_key) v('cancels.whole_credit', 'amount or asset differs from the credit');
-    const consumedByMe = creditStatus(credit) === 'consumed' && credit.snapshot.context.consumed_by === c.cancel_id;
+    const consumedByMe = creditStatus(credit) === 'consumed' && creditSnapshot(credit).context.consumed_by === c.cancel_id;
     if (status === 'confirmed' && !consumedByMe) v('cancels.confirmed_consumes_credit', `credit ${c.credit_id} is ${creditStatus(credit)}, not consumed by this cancel`);
     if (status === 'failed' && consumedByMe) v('cancels.failed_leaves_credit_open', `credit ${c.credit_id} was consumed by a failed cancel`);
     if (!isTerminal(status)) {

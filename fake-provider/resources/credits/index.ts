@@ -12,6 +12,7 @@ export {
   createCredit,
   creditForSource,
   creditHolder,
+  creditSnapshot,
   creditStatus,
   creditStore,
   creditsOf,
@@ -27,7 +28,7 @@ export {
   type CreditSourceType,
   type PendingAmount,
 } from './model.ts';
-export { creditMachine, type CreditStatus } from './machine.ts';
+export { creditMachine, creditPacking, type CreditStatus } from './machine.ts';
 
 export const creditsResource: ResourceModule = {
   name: 'credits',

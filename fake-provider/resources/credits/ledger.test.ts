@@ -16,6 +16,7 @@ import {
   createCredit,
   creditForSource,
   creditHolder,
+  creditSnapshot,
   creditStatus,
   creditStore,
   listCredits,
@@ -125,7 +126,7 @@ describe('lock, release, consume', () => {
     expect(creditStatus(c)).toBe('consumed');
     expect(c.consumed_at_ms).toBe(world.sim.now_ms());
     // Kept as the consumer's id and rebuilt on read: the same snapshot the machine's step made.
-    expect(JSON.stringify(c.snapshot)).toBe('{"value":"consumed","context":{"holder_id":null,"consumed_by":"cancel_1"},"status":"done"}');
+    expect(JSON.stringify(creditSnapshot(c))).toBe('{"value":"consumed","context":{"holder_id":null,"consumed_by":"cancel_1"},"status":"done"}');
     expect(code(() => consumeCredit(world, c.credit_id, 'cancel_1'))).toBe('credit_already_consumed');
     expect(code(() => lockCredit(world, c.credit_id, 'trade_9'))).toBe('credit_already_consumed');
     expect(releaseCredit(world, c.credit_id, 'cancel_1')).toBe(false);

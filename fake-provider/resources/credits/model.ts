@@ -1,31 +1,32 @@
 // The credits ledger: BigInt credits per account (create once per source, lock, release, consume once),
 // pending amounts keyed by their cause (unconfirmed deposits, in-flight settlements) and the balances.
-import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type World } from '../../world.ts';
 import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
 import { publishDerived } from '../../engine/events.ts';
-import { advance, start, statusOf } from '../../engine/lifecycle.ts';
+import { advanceHeld, startHeld, statusOf, type MachineSnapshot } from '../../engine/lifecycle.ts';
+import { snapshotOf, type Held } from '../../engine/packing.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
-import { creditMachine, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
+import { creditMachine, creditPacking, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
 import { SourceIndex } from './source-index.ts';
 
 export type CreditSourceType = 'deposit' | 'trade_settlement' | 'change';
 
+/** A credit (one per deposit, settlement and change: three per trade); its snapshot held through the credit machine's packing. */
 export interface Credit {
-  credit_id: string;
-  org_id: string;
-  account_id: string;
-  asset_key: string;
-  atoms: bigint;
-  source_type: CreditSourceType;
-  source_id: string;
+  readonly credit_id: string;
+  readonly org_id: string;
+  readonly account_id: string;
+  readonly asset_key: string;
+  readonly atoms: bigint;
+  readonly source_type: CreditSourceType;
+  readonly source_id: string;
   /** Distinguishes two credits one source may legitimately produce (e.g. a zap's settlement and change). */
-  role: string;
-  created_at_ms: number;
+  readonly role: string;
+  readonly created_at_ms: number;
   consumed_at_ms: number | null;
-  seq: number;
-  snapshot: MachineSnapshot<typeof creditMachine>;
+  readonly seq: number;
+  state: Held<typeof creditMachine>;
 }
 
 export interface PendingAmount {
@@ -58,86 +59,6 @@ interface AccountLedger {
 export const rowKey = (account_id: string, asset_key: string): string => `${account_id}|${asset_key}`;
 export const sourceKey = (source_type: string, source_id: string, role: string): string => `${source_type}|${source_id}|${role}`;
 
-/**
- * A credit as the ledger stores it (one per deposit, settlement and change: three per trade), a class
- * rather than a literal for its size:
- * - `role` is read through the prototype: it is the source type, except for the rare credit made with
- *   another role (RoledCredit), so no slot per credit holds it;
- * - class fields start out `undefined`, so V8 keeps the times as tagged pointers and credits made at
- *   one sim instant share one number; a literal's always-a-number field holds a 16-byte box per object;
- * - the account and asset are read through the credit's balance row: one slot instead of two, and
- *   consuming the credit updates the row without looking it up;
- * - a consumed credit keeps its consumer's id instead of its machine snapshot (see `snapshot`).
- */
-class LedgerCredit implements Credit {
-  readonly credit_id: string;
-  readonly org_id: string;
-  readonly #row: BalanceRow;
-  readonly atoms: bigint;
-  readonly source_type: CreditSourceType;
-  readonly source_id: string;
-  readonly created_at_ms: number;
-  consumed_at_ms: number | null = null;
-  readonly seq: number;
-  /** The machine snapshot while open (the shared initial one, or a lock's); once consumed, the consumer's id. */
-  #state: MachineSnapshot<typeof creditMachine> | string;
-
-  constructor(credit_id: string, input: CreateCreditInput, row: BalanceRow, created_at_ms: number, seq: number, snapshot: MachineSnapshot<typeof creditMachine>) {
-    this.credit_id = credit_id;
-    this.org_id = input.org_id;
-    this.#row = row;
-    this.atoms = input.atoms;
-    this.source_type = input.source_type;
-    this.source_id = input.source_id;
-    this.created_at_ms = created_at_ms;
-    this.seq = seq;
-    this.#state = snapshot;
-  }
-
-  /**
-   * `consumed` is final and its context is only the consumer (the lock is dropped on the way): that
-   * snapshot is rebuilt on read from the id rather than kept, about 100 bytes (a snapshot and a context)
-   * per consumed credit, one per settled trade. Snapshots are never written in place, so an equal new
-   * one per read is not observable.
-   */
-  get snapshot(): MachineSnapshot<typeof creditMachine> {
-    const state = this.#state;
-    return typeof state === 'string' ? { value: 'consumed', context: { holder_id: null, consumed_by: state }, status: 'done' } : state;
-  }
-
-  set snapshot(next: MachineSnapshot<typeof creditMachine>) {
-    const { value, context, status } = next;
-    const plainConsumed = value === 'consumed' && status === 'done' && next.machine_snapshot === undefined && context.holder_id === null && typeof context.consumed_by === 'string';
-    this.#state = plainConsumed ? context.consumed_by! : next;
-  }
-
-  get account_id(): string {
-    return this.#row.account_id;
-  }
-
-  get asset_key(): string {
-    return this.#row.asset_key;
-  }
-
-  get role(): string {
-    return this.source_type;
-  }
-
-  /** The `consumed` effect: no longer available. */
-  markConsumed(now_ms: number): void {
-    this.consumed_at_ms = now_ms;
-    this.#row.available_atoms -= this.atoms;
-  }
-}
-
-/** A credit whose role is not its source type: an own `role` in front of the prototype's. */
-class RoledCredit extends LedgerCredit {
-  constructor(role: string, ...args: ConstructorParameters<typeof LedgerCredit>) {
-    super(...args);
-    Object.defineProperty(this, 'role', { value: role, enumerable: true });
-  }
-}
-
 export const creditStore = defineStore('credits', () => {
   /** Every credit in creation order (= seq order): the invariants walk it, and bySource holds positions in it. */
   const list: Credit[] = [];
@@ -156,12 +77,14 @@ export const creditStore = defineStore('credits', () => {
   };
 });
 
+export const creditSnapshot = (credit: Credit): MachineSnapshot<typeof creditMachine> => snapshotOf(creditPacking, credit);
+
 export function creditStatus(credit: Credit): CreditStatus {
-  return statusOf(credit.snapshot) as CreditStatus;
+  return statusOf(creditSnapshot(credit)) as CreditStatus;
 }
 
 export function creditHolder(credit: Credit): string | null {
-  return credit.snapshot.context.holder_id;
+  return creditSnapshot(credit).context.holder_id;
 }
 
 function ledgerOf(accounts: Map<string, AccountLedger>, account_id: string): AccountLedger {
@@ -182,13 +105,14 @@ function creditCreatedData(credit: Credit): Record<string, unknown> {
   return { credit_id: credit.credit_id, asset_key: credit.asset_key, atoms: credit.atoms.toString(), source_type: credit.source_type };
 }
 
-function applyEffects(world: World, credit: LedgerCredit, effects: CreditEffect[]): void {
+function applyEffects(world: World, credit: Credit, effects: CreditEffect[]): void {
   for (const effect of effects) {
     if (effect.type === 'created') {
       publishDerived(world, credit.org_id, credit.account_id, 'credit.created', { source: credit, build: creditCreatedData });
     } else {
       // Consumption has no event of its own: the trade, zap or cancel that consumed it reports it.
-      credit.markConsumed(world.sim.now_ms());
+      credit.consumed_at_ms = world.sim.now_ms();
+      creditStore(world).accounts.get(credit.account_id)!.rows.get(credit.asset_key)!.available_atoms -= credit.atoms;
     }
   }
 }
@@ -223,15 +147,25 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
   if (input.atoms <= 0n) throw new Error(`credit atoms must be positive, got ${input.atoms}`);
   const credit_id = input.credit_id ?? newCreditId(world);
   if (store.byId.has(credit_id)) throw new Error(`credit id ${credit_id} already used`);
-  const initial = start<typeof creditMachine, CreditEffect>(world, creditMachine, credit_id, undefined);
+  const initial = startHeld(world, creditPacking, credit_id, undefined);
   const created_at_ms = world.sim.now_ms();
   const seq = world.nextSeq();
   const ledger = ledgerOf(store.accounts, input.account_id);
   const row = rowOf(world, ledger, input.account_id, input.asset_key);
-  const credit =
-    role === input.source_type
-      ? new LedgerCredit(credit_id, input, row, created_at_ms, seq, initial.snapshot)
-      : new RoledCredit(role, credit_id, input, row, created_at_ms, seq, initial.snapshot);
+  const credit: Credit = {
+    credit_id,
+    org_id: input.org_id,
+    account_id: input.account_id,
+    asset_key: input.asset_key,
+    atoms: input.atoms,
+    source_type: input.source_type,
+    source_id: input.source_id,
+    role,
+    created_at_ms,
+    consumed_at_ms: null,
+    seq,
+    state: initial.state,
+  };
   store.byId.set(credit_id, credit);
   store.bySource.add(store.list.push(credit) - 1);
   ledger.credits.push(credit);
@@ -255,9 +189,8 @@ export function requireCredit(world: World, org_id: string, credit_id: string, o
   return credit;
 }
 
-function known(world: World, credit_id: string): LedgerCredit {
-  // Only createCredit stores credits by id, and it makes them all LedgerCredits.
-  const credit = creditStore(world).byId.get(credit_id) as LedgerCredit | undefined;
+function known(world: World, credit_id: string): Credit {
+  const credit = creditStore(world).byId.get(credit_id);
   if (!credit) throw new ApiError('not_found', `no credit ${credit_id}`, { param: 'credit_id' });
   return credit;
 }
@@ -275,8 +208,8 @@ function refuseUnusable(credit: Credit, holder_id: string): void {
   }
 }
 
-function sendCredit(world: World, credit: LedgerCredit, event: CreditEvent): boolean {
-  return advance(world, creditMachine, credit, credit.credit_id, event, applyEffects);
+function sendCredit(world: World, credit: Credit, event: CreditEvent): boolean {
+  return advanceHeld(world, creditPacking, credit, credit.credit_id, event, applyEffects);
 }
 
 /** Reserves an open credit for one holder. Idempotent for the same holder; `credit_in_use` for another, `credit_already_consumed` once consumed. */

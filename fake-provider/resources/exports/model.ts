@@ -164,7 +164,7 @@ function scheduleSweep(world: World, record: ExportRecord, delay_ms: number): vo
 export function exportBlocked(world: World, account: Account): boolean {
   const id = account.account_id;
   if (!WALLET_CHAINS.every((chain) => walletReady(account, chain))) return true;
-  if (tradeStore(world).list.some((t) => t.input.account_id === id && tradeState(t) !== 'settled' && tradeState(t) !== 'failed')) return true;
+  if (tradeStore(world).list.some((t) => t.swap.account_id === id && tradeState(t) !== 'settled' && tradeState(t) !== 'failed')) return true;
   if (zapStore(world).list.some((z) => z.account_id === id && zapState(z) !== 'settled' && zapState(z) !== 'failed')) return true;
   return (cancelStore(world).byAccount.get(id) ?? []).some((c) => cancelStatus(c) !== 'confirmed' && cancelStatus(c) !== 'failed');
 }

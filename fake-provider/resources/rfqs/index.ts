@@ -1,11 +1,12 @@
 // The RFQs resource: RFQs and their quotes (create, poll, read, accept into a trade), what other resources
 // may read of a quote, its /v1 routes and its invariants.
 import type { ResourceModule } from '../../resource.ts';
-import { rfqInvariants } from './model.ts';
+import { rfqInvariants } from './invariants.ts';
 import { rfqRoutes } from './routes.ts';
 
-export { quoteStatus, requireQuote, rfqStatus, rfqStore, serializeQuote, type Mode, type Quote, type Rfq } from './model.ts';
-export { quoteMachine, rfqMachine, type QuoteStatus, type RfqStatus } from './machine.ts';
+export { quoteSnapshot, quoteStatus, requireQuote, rfqSnapshot, rfqStatus, rfqStore, serializeQuote, type Mode, type Quote, type Rfq } from './model.ts';
+export { acceptQuote } from './accept.ts';
+export { quoteMachine, quotePacking, rfqMachine, rfqPacking, type QuoteStatus, type RfqStatus } from './machine.ts';
 
 export const rfqsResource: ResourceModule = {
   name: 'rfqs',

@@ -1,7 +1,8 @@
 // /v1 RFQ and quote routes: parse → call the model → serialize. Nothing else.
 import { defineRoute } from '../../http/api.ts';
 import { serializeTrade } from '../trades/index.ts';
-import { acceptQuote, createRfq, readQuote, readRfq, serializeCreated, serializeQuote, serializeRfq } from './model.ts';
+import { acceptQuote } from './accept.ts';
+import { createRfq, readQuote, readRfq, serializeCreated, serializeQuote, serializeRfq } from './model.ts';
 import { acceptBody, acceptReply, createRfqBody, quoteParams, quoteReply, rfqParams, rfqReply } from './schemas.ts';
 
 const tag = 'RFQs and quotes';

@@ -10,10 +10,12 @@ import { requireAsset } from '../assets/index.ts';
 import { createAccount } from '../accounts/model.ts';
 import { createDepositAddress, landDeposit, depositStore } from '../deposits/index.ts';
 import { registerDestination } from '../destinations/model.ts';
-import { acceptQuote, createRfq, rfqStore } from '../rfqs/model.ts';
+import { createRfq, quoteSnapshot, rfqSnapshot, rfqStore } from '../rfqs/model.ts';
+import { acceptQuote } from '../rfqs/accept.ts';
 import { quoteMachine, rfqMachine } from '../rfqs/machine.ts';
-import { tradeMachine } from './machine.ts';
-import { tradeStore } from './index.ts';
+import { hold } from '../../engine/packing.ts';
+import { tradeMachine, tradePacking } from './machine.ts';
+import { tradeSnapshot, tradeStore } from './model.ts';
 
 const ARB_ETH = 'native.evm:42161';
 const ARB_USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
@@ -41,7 +43,7 @@ async function settledTrade() {
     mode: 'firm', side: 'exact_in', from_asset_key: ARB_ETH, to_asset_key: ARB_USDC, amount_in_atoms: ETH.toString(),
     account_id: account.account_id, credit_id, destination_id, ttl_ms: 1_000, wait_ms: 1_000,
   });
-  const quote_id = rfq.snapshot.context.best_quote_id!;
+  const quote_id = rfqSnapshot(rfq).context.best_quote_id!;
   const trade_id = acceptQuote(world, org, quote_id, { slippage_bps: '500' });
   await world.sim.scheduler.settle(60_000);
   return { trade: tradeStore(world).byId.get(trade_id)!, quote: rfqStore(world).quotes.get(quote_id)!, rfq };
@@ -50,29 +52,41 @@ async function settledTrade() {
 describe('packed final snapshots', () => {
   it('a settled trade and its consumed quote read back exactly the snapshots their machines made', async () => {
     const { trade, quote } = await settledTrade();
-    const credit_id = trade.snapshot.context.settlement_credit_id!;
+    const credit_id = tradeSnapshot(trade).context.settlement_credit_id!;
     expect(credit_id).toMatch(/^cred_/);
+    // Held packed: the kept id alone, not a snapshot.
+    expect(trade.state).toBe(credit_id);
     const tradeOwn = walk(tradeMachine, undefined, [{ type: 'FILL' }, { type: 'SETTLE_INITIATED' }, { type: 'SETTLED', credit_id } as EventObject]);
-    expect(JSON.stringify(trade.snapshot)).toBe(JSON.stringify(tradeOwn));
+    expect(JSON.stringify(tradeSnapshot(trade))).toBe(JSON.stringify(tradeOwn));
     const quoteOwn = walk(quoteMachine, { expires_at_ms: quote.expires_at_ms }, [{ type: 'ACCEPT', trade_id: trade.trade_id, at_ms: quote.expires_at_ms - 1 } as EventObject]);
-    expect(JSON.stringify(quote.snapshot)).toBe(JSON.stringify(quoteOwn));
-    expect(quote.snapshot).not.toBe(quote.snapshot); // made on read
+    expect(JSON.stringify(quoteSnapshot(quote))).toBe(JSON.stringify(quoteOwn));
+    expect(quote.state).toBe(trade.trade_id);
+    expect(quoteSnapshot(quote)).not.toBe(quoteSnapshot(quote)); // made on read
   });
 
   it('an expired RFQ reads back exactly the snapshot its machine made', async () => {
     const { rfq, quote } = await settledTrade();
-    expect(rfq.snapshot.value).toBe('expired');
+    expect(rfqSnapshot(rfq).value).toBe('expired');
+    expect(rfq.state).toBe(quote.quote_id);
     const own = walk(rfqMachine, { created_at_ms: rfq.created_at_ms, expires_at_ms: rfq.created_at_ms + rfq.ttl_ms }, [
       { type: 'SOLVED', quote_id: quote.quote_id, at_ms: rfq.created_at_ms } as EventObject,
       { type: 'EXPIRE', at_ms: rfq.created_at_ms + rfq.ttl_ms } as EventObject,
     ]);
-    expect(JSON.stringify(rfq.snapshot)).toBe(JSON.stringify(own));
+    expect(JSON.stringify(rfqSnapshot(rfq))).toBe(JSON.stringify(own));
   });
 
   it('keeps any other snapshot as given', async () => {
     const { trade } = await settledTrade();
     const orphaned = walk(tradeMachine, undefined, [{ type: 'FILL' }, { type: 'SETTLE_INITIATED' }, { type: 'SETTLED', credit_id: 'cred_x' } as EventObject, { type: 'ORPHAN', leg: 'out' } as EventObject]);
-    trade.snapshot = orphaned;
-    expect(trade.snapshot).toBe(orphaned);
+    trade.state = hold(tradePacking, trade, orphaned);
+    expect(tradeSnapshot(trade)).toBe(orphaned);
+    // A settled snapshot whose context is not exactly the packed one (a failure code left) is held whole too.
+    const odd = { value: 'settled', status: 'active', context: { failure_code: 'x', settlement_credit_id: 'cred_1', orphaned_leg: null } } as const;
+    trade.state = hold(tradePacking, trade, odd);
+    expect(tradeSnapshot(trade)).toBe(odd);
+    // Same values, other key order: JSON would differ, so it is not packed.
+    const reordered = { value: 'settled', status: 'active', context: { settlement_credit_id: 'cred_1', failure_code: null, orphaned_leg: null } } as const;
+    trade.state = hold(tradePacking, trade, reordered);
+    expect(tradeSnapshot(trade)).toBe(reordered);
   });
 });

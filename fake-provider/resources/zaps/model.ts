@@ -11,7 +11,7 @@ import { paginate, type Page } from '../../http/pagination.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { resolveAssetRef, type Asset } from '../assets/index.ts';
-import { creditForSource, creditHolder, creditStatus, creditStore, lockCredit, releaseCredit, requireCredit, type Credit } from '../credits/index.ts';
+import { creditForSource, creditHolder, creditSnapshot, creditStatus, creditStore, lockCredit, releaseCredit, requireCredit, type Credit } from '../credits/index.ts';
 import { createZapDepositAddress, depositStatus, serializeDepositAddress, type DepositAddress, type Deposit } from '../deposits/index.ts';
 import { requireUsableDestination } from '../destinations/index.ts';
 import { recoveryForFailedZap } from '../recoveries/index.ts';
@@ -448,7 +448,7 @@ export function zapInvariants(world: World): Violation[] {
     const state = zapState(z);
     const source = z.credit_id === null ? undefined : credits.get(z.credit_id);
     const holder = source ? creditHolder(source) : null;
-    const consumedByZap = source?.snapshot.context.consumed_by === z.zap_id;
+    const consumedByZap = (source && creditSnapshot(source).context.consumed_by) === z.zap_id;
     if (state === 'awaiting_deposit' && (z.swap || !z.deposit_address)) bad('awaiting_deposit', z, 'awaiting a deposit without a deposit address, or already executing');
     if (!z.swap) {
       if (holder === z.zap_id || consumedByZap) bad('unexecuted_leaves_credit', z, `zap never executed but holds or consumed ${z.credit_id}`);
