@@ -100,7 +100,7 @@ export async function lifecycle(bw: BenchWorld): Promise<void> {
 export function installReaction(bw: BenchWorld): void {
   const byAccount = new Map(bw.accounts.map((a) => [a.account_id, a]));
   onDepositResolved(bw.world, (world, d) => {
-    const account = byAccount.get(d.account_id);
+    const account = byAccount.get(d.address.account_id);
     if (!account) return;
     if (depositStatus(d) !== 'verified') {
       bw.failures.push(`deposit ${d.deposit_id} ${depositStatus(d)}`);

@@ -16,14 +16,14 @@ export {
 export {
   depositStatus,
   depositStore,
-  landDeposit,
   listDeposits,
   onDepositResolved,
   serializeDeposit,
   type Deposit,
   type DepositListener,
-  type LandInput,
+  partnerScreened,
 } from './model.ts';
+export { landDeposit, type LandInput } from './landing.ts';
 export { depositMachine, type DepositStatus, type FlagReason } from './machine.ts';
 export { generateTxHash } from './chain-formats.ts';
 

@@ -3,7 +3,7 @@
 import type { World } from '../../world.ts';
 import type { Violation } from '../../resource.ts';
 import { creditStore } from '../credits/index.ts';
-import { depositStatus, depositStore, pendingKey } from './model.ts';
+import { depositStatus, depositStore, partnerScreened, pendingKey } from './model.ts';
 
 const bump = (m: Map<string, number>, k: string): void => {
   m.set(k, (m.get(k) ?? 0) + 1);
@@ -19,7 +19,7 @@ export function depositInvariants(world: World): Violation[] {
     const credit = d.credit_id === null ? undefined : credits.byId.get(d.credit_id);
     if (status === 'verified') {
       if (!credit) out.push({ invariant: 'deposits.verified_has_credit', entity_id: d.deposit_id, message: 'verified without a credit' });
-      else if (credit.source_type !== 'deposit' || credit.source_id !== d.tx_hash || credit.atoms !== d.atoms || credit.asset_key !== d.asset_key || credit.account_id !== d.account_id) {
+      else if (credit.source_type !== 'deposit' || credit.source_id !== d.tx_hash || credit.atoms !== d.atoms || credit.asset_key !== d.asset_key || credit.account_id !== d.address.account_id) {
         out.push({ invariant: 'deposits.verified_has_credit', entity_id: d.deposit_id, message: `credit ${credit.credit_id} does not match the deposit` });
       }
     } else if (d.credit_id !== null) {
@@ -51,13 +51,13 @@ export function depositInvariants(world: World): Violation[] {
   const landed = new Map<string, number>();
   const verified = new Map<string, number>();
   for (const d of deposits.list) {
-    bump(landed, d.deposit_address_id);
+    bump(landed, d.address.deposit_address_id);
     const status = depositStatus(d);
-    if (status === 'verified') bump(verified, d.deposit_address_id);
+    if (status === 'verified') bump(verified, d.address.deposit_address_id);
     const flaggedEvents = byTx.get(`deposit.flagged|${d.tx_hash}`) ?? 0;
     if (flaggedEvents !== (status === 'flagged' ? 1 : 0)) out.push({ invariant: 'deposits.events_once', entity_id: d.deposit_id, message: `${flaggedEvents} deposit.flagged for a ${status} deposit` });
     const screeningEvents = byTx.get(`deposit.partner_screening|${d.tx_hash}`) ?? 0;
-    if (screeningEvents !== (d.partner_screening ? 1 : 0)) out.push({ invariant: 'deposits.events_once', entity_id: d.deposit_id, message: `${screeningEvents} deposit.partner_screening events` });
+    if (screeningEvents !== (partnerScreened(d) ? 1 : 0)) out.push({ invariant: 'deposits.events_once', entity_id: d.deposit_id, message: `${screeningEvents} deposit.partner_screening events` });
   }
   for (const id of new Set([...landed.keys(), ...pendingEvents.keys(), ...verifiedEvents.keys()])) {
     if ((landed.get(id) ?? 0) !== (pendingEvents.get(id) ?? 0)) out.push({ invariant: 'deposits.events_once', entity_id: id, message: 'deposit.pending count differs from deposits landed' });

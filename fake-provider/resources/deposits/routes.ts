@@ -4,7 +4,8 @@ import { defineRoute, listBody, listSchema } from '../../http/api.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { requireAsset, resolveAssetRef } from '../assets/index.ts';
 import { createDepositAddress, listDepositAddresses, serializeDepositAddress } from './addresses.ts';
-import { landDeposit, listDeposits, partnerFlag, serializeDeposit } from './model.ts';
+import { landDeposit } from './landing.ts';
+import { listDeposits, partnerFlag, serializeDeposit } from './model.ts';
 import {
   accountParams,
   createDepositAddressBody,
@@ -43,7 +44,7 @@ export const depositRoutes = [
     params: depositAddressParams, body: partnerFlagBody, response: partnerFlagReply,
     handler: ({ params, body }, { world, org }) => {
       const d = partnerFlag(world, org.organization_id, params.deposit_address_id, body);
-      return { body: { flag: { deposit_address_id: d.deposit_address_id, tx_hash: d.tx_hash, flag_reason: 'partner_flagged', accepted: true } } };
+      return { body: { flag: { deposit_address_id: d.address.deposit_address_id, tx_hash: d.tx_hash, flag_reason: 'partner_flagged', accepted: true } } };
     },
   }),
 ];

@@ -298,7 +298,7 @@ export function createZap(world: World, org: Organization, body: CreateZapBody):
  */
 export function onZapDeposit(world: World, d: Deposit): void {
   if (d.repeat_on_single_use) return;
-  const z = zapStore(world).byDepositAddress.get(d.deposit_address_id);
+  const z = zapStore(world).byDepositAddress.get(d.address.deposit_address_id);
   if (!z || zapState(z) !== 'awaiting_deposit') return;
   const status = depositStatus(d);
   if (status === 'flagged') return void sendZap(world, z, { type: 'FLAGGED' });
