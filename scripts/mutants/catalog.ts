@@ -27,7 +27,7 @@ const WEBHOOKS = 'fake-provider/resources/webhooks/model.ts';
 const DELIVERY_MACHINE = 'fake-provider/resources/webhooks/machine.ts';
 const IDEMPOTENCY = 'fake-provider/http/idempotency.ts';
 
-const RECONFIRM = `    leg.orphaned = false;
+const RECONFIRM = `    s[ORPHANED[which]] = false;
     ops.send(world, swap, { type: 'RECONFIRM', leg: which });`;
 const ORPHANED_FAILS = `      ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
       failSwap(world, swap, ops, code);`;

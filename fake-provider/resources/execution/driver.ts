@@ -6,7 +6,7 @@ import type { World } from '../../world.ts';
 import { addPending, clearPending, consumeCredit, createCredit, newCreditId, releaseCredit, requireCredit } from '../credits/index.ts';
 import { assetByKey } from '../assets/catalog.ts';
 import type { WalletChain } from '../accounts/index.ts';
-import { finalAt, SwapSettlement, type Leg, type Settlement } from './settlement.ts';
+import { finalAt, INCLUDED_AT, newSettlement, ORPHANED, type Leg, type Settlement } from './settlement.ts';
 
 export type SwapKind = 'trade' | 'zap';
 
@@ -119,16 +119,17 @@ function initiateSettlement(world: World, swap: Swap, ops: SwapOps): void {
   // settlement_timeout and settlement_orphaned land once the legs are on chain (from `pending_settle`).
   const code = failCode(world, swap, ops, SETTLEMENT_FAIL_CODES);
   if (code === 'settlement_failed') return failSwap(world, swap, ops, code);
-  swap.settlement = new SwapSettlement(world.sim.rng, swap.id, chainOf(swap.from_asset_key), chainOf(swap.to_asset_key), world.sim.now_ms());
+  const s = newSettlement(swap.id, chainOf(swap.from_asset_key), chainOf(swap.to_asset_key), world.sim.now_ms());
+  swap.settlement = s;
   if (!ops.send(world, swap, { type: 'SETTLE_INITIATED' })) return;
-  const final_ms = Math.max(finalAt(world, swap.settlement.out), finalAt(world, swap.settlement.in));
+  const final_ms = Math.max(finalAt(world, s, 'out'), finalAt(world, s, 'in'));
   if (code === 'settlement_timeout') {
     at(world, swap, final_ms + world.profile.settlement_timeout_ms, 'settlement_timeout', () => failSwap(world, swap, ops, code));
   } else if (code === 'settlement_orphaned') {
     // The out leg confirms, a reorg drops it, and the resubmission never confirms.
-    at(world, swap, finalAt(world, swap.settlement.out), 'settlement_orphaned', () => {
+    at(world, swap, finalAt(world, s, 'out'), 'settlement_orphaned', () => {
       if (swap.done) return;
-      swap.settlement!.out.orphaned = true;
+      s.out_orphaned = true;
       ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
       failSwap(world, swap, ops, code);
     });
@@ -173,17 +174,16 @@ function scheduleReorgs(world: World, swap: Swap, ops: SwapOps): void {
 
 function orphan(world: World, swap: Swap, ops: SwapOps, which: Leg): void {
   const s = swap.settlement!;
-  const other = which === 'out' ? s.in : s.out;
-  if (other.orphaned) {
-    world.sim.scheduler.schedule(finalAt(world, other) + 1, `${swap.kind}.settlement_orphaned`, () => orphan(world, swap, ops, which));
+  const other: Leg = which === 'out' ? 'in' : 'out';
+  if (s[ORPHANED[other]]) {
+    world.sim.scheduler.schedule(finalAt(world, s, other) + 1, `${swap.kind}.settlement_orphaned`, () => orphan(world, swap, ops, which));
     return;
   }
-  const leg = s[which];
   if (!ops.send(world, swap, { type: 'ORPHAN', leg: which })) return;
-  leg.orphaned = true;
-  leg.included_at_ms = world.sim.now_ms();
-  world.sim.scheduler.schedule(finalAt(world, leg), `${swap.kind}.settlement_reconfirmed`, () => {
-    leg.orphaned = false;
+  s[ORPHANED[which]] = true;
+  s[INCLUDED_AT[which]] = world.sim.now_ms();
+  world.sim.scheduler.schedule(finalAt(world, s, which), `${swap.kind}.settlement_reconfirmed`, () => {
+    s[ORPHANED[which]] = false;
     ops.send(world, swap, { type: 'RECONFIRM', leg: which });
   });
 }
