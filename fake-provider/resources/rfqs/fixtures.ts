@@ -3,6 +3,7 @@
 import { expect } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
 import { land, newDepositAddress, readyAccount } from '../deposits/fixtures.ts';
+import { DEFAULT_PROFILE } from '../../profile.ts';
 
 export const ARB_ETH = 'native.evm:42161';
 export const ARB_USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
@@ -77,4 +78,37 @@ export async function rfqCoverageFlow(sim: TestSim): Promise<void> {
   const accepted = await sim.api('POST', `/quotes/${firm.body.rfq.best_quote_id}/accept`, { body: { slippage_bps: '50' } });
   expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
   await sim.settle();
+}
+
+/** The RFQ suites' sim: raised rate limits, and a fixed spread and latency so amounts are known to the atom and 200 vs 202 depends only on wait_ms. */
+export const SIM_OPTIONS = {
+  RAISED: { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 },
+  FIXED: { ...DEFAULT_PROFILE, spread_bps: { min: 20, max: 20 }, solver_latency_ms: { min: 100, max: 100 } },
+};
+
+export const expectError = (r: { status: number; body: any }, status: number, code: string, param?: string): void => {
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  expect(r.body.error.code).toBe(code);
+  if (param !== undefined) expect(r.body.error.param).toBe(param);
+};
+
+/** Calls over the suite's sim (read when called: the sim starts in beforeAll). */
+export function rfqHelpers(get: () => TestSim) {
+  const now = async (): Promise<number> => (await get().control('GET', '/clock')).body.clock.now_ms;
+  /** Prices set now hold until the sim minute ends; nothing below advances the clock between set and use. */
+  const setPrices = async (prices: Record<string, string> = { [ARB_ETH]: '3200', [ARB_USDC]: '1' }): Promise<void> => {
+    const r = await get().control('PUT', '/market/prices', { prices });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  };
+  const rfq = (body: Record<string, unknown>, opts: { key?: string; idem?: string } = {}) => get().api('POST', '/rfqs', { body, ...opts });
+  const quoteOf = async (body: Record<string, unknown>, key?: string) => {
+    const r = await rfq(body, { key });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const q = await get().api('GET', `/quotes/${r.body.rfq.best_quote_id}`, { key });
+    expect(q.status).toBe(200);
+    return q.body.quote;
+  };
+  const accept = (quote_id: string, body: Record<string, unknown> = { slippage_bps: '50' }, opts: { key?: string; idem?: string } = {}) =>
+    get().api('POST', `/quotes/${quote_id}/accept`, { body, ...opts });
+  return { now, setPrices, rfq, quoteOf, accept };
 }

@@ -2,7 +2,7 @@
 // RFQ's TTL after it was produced, adds its fees up, meets the request; a consumed quote is firm and names its trade.
 import type { World } from '../../world.ts';
 import type { Violation } from '../../resource.ts';
-import { expiresAt, quoteSnapshot, quoteStatus, rfqSnapshot, rfqStatus, rfqStore } from './model.ts';
+import { expiresAt, producedAt, quoteSnapshot, quoteStatus, rfqSnapshot, rfqStatus, rfqStore } from './model.ts';
 
 export function rfqInvariants(world: World): Violation[] {
   const out: Violation[] = [];
@@ -19,8 +19,8 @@ export function rfqInvariants(world: World): Violation[] {
       out.push({ invariant: 'quote_has_rfq', entity_id: q.quote_id, message: `quote names unknown rfq ${q.rfq.rfq_id}` });
       continue;
     }
-    if (q.expires_at_ms > expiresAt(rfq) || q.expires_at_ms <= q.produced_at_ms) {
-      out.push({ invariant: 'quote_expiry_within_rfq_ttl', entity_id: q.quote_id, message: `expires ${q.expires_at_ms}, produced ${q.produced_at_ms}, rfq expires ${expiresAt(rfq)}` });
+    if (q.expires_at_ms > expiresAt(rfq) || q.expires_at_ms <= producedAt(q)) {
+      out.push({ invariant: 'quote_expiry_within_rfq_ttl', entity_id: q.quote_id, message: `expires ${q.expires_at_ms}, produced ${producedAt(q)}, rfq expires ${expiresAt(rfq)}` });
     }
     const f = q.priced.fees;
     if (f.platform_atoms + f.integrator_atoms !== f.total_atoms || q.priced.gross_out_atoms - f.total_atoms !== q.priced.expected_out_atoms) {

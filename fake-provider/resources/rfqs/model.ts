@@ -42,13 +42,12 @@ export interface Rfq {
   state: Held<typeof rfqMachine>;
 }
 
-/** A quote: what its RFQ asked for is read through `rfq`, what it offers is `priced`. */
+/** A quote: what its RFQ asked for is read through `rfq`, what it offers is `priced`; it is produced when the solvers answer (`producedAt`). */
 export interface Quote {
   readonly quote_id: string;
   readonly rfq: Rfq;
   /** The pricing the quote stands on, incl. the USD prices used (the fill's slippage check compares with them). */
   readonly priced: Priced;
-  readonly produced_at_ms: number;
   readonly expires_at_ms: number;
   readonly seq: number;
   state: Held<typeof quoteMachine>;
@@ -71,6 +70,10 @@ export function quoteStatus(quote: Quote): QuoteStatus {
 }
 
 export const expiresAt = (rfq: Rfq): number => rfq.created_at_ms + rfq.ttl_ms;
+
+/** When the RFQ's solvers answer, and so when its quote is produced (stamped so even when produced during the request). */
+export const answeredAt = (rfq: Rfq): number => rfq.created_at_ms + rfq.latency_ms;
+export const producedAt = (quote: Quote): number => answeredAt(quote.rfq);
 
 /** Neither machine emits anything: a step only moves the snapshot. */
 const NOTHING_TO_APPLY = (): void => {};
@@ -153,12 +156,12 @@ function solveLater(world: World, rfq: Rfq): void {
 
 /** The RFQ's one best quote, expiring inside the RFQ's TTL (profile quote_ttl_fraction), never before it exists. */
 function produceQuote(world: World, rfq: Rfq, priced: Priced): Quote {
-  const produced_at_ms = rfq.created_at_ms + rfq.latency_ms;
+  const produced_at_ms = answeredAt(rfq);
   const fraction_ms = Math.floor(rfq.ttl_ms * world.profile.quote_ttl_fraction);
   const expires_at_ms = rfq.created_at_ms + Math.min(rfq.ttl_ms, Math.max(rfq.latency_ms + 1, fraction_ms));
   const quote_id = world.newId('quote');
   const initial = startHeld(world, quotePacking, quote_id, { expires_at_ms });
-  const quote: Quote = { quote_id, rfq, priced, produced_at_ms, expires_at_ms, seq: world.nextSeq(), state: initial.state };
+  const quote: Quote = { quote_id, rfq, priced, expires_at_ms, seq: world.nextSeq(), state: initial.state };
   rfqStore(world).quotes.set(quote_id, quote);
   sendRfq(world, rfq, { type: 'SOLVED', quote_id, at_ms: produced_at_ms });
   world.sim.scheduler.schedule(expires_at_ms, 'quote.expire', () => void sendQuote(world, quote, { type: 'EXPIRE', at_ms: world.sim.now_ms() }));

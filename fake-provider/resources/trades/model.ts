@@ -38,8 +38,6 @@ export interface Trade {
   readonly seq: number;
   state: Held<typeof tradeMachine>;
   readonly swap: Swap;
-  /** trade_id, quote_id and client_order_id when given: the data of the trade's events (frozen, shared by them). */
-  readonly ids: Readonly<Record<string, unknown>>;
 }
 
 export const tradeStore = defineStore('trades', () => ({ byId: new IdIndex<Trade>('trd', (t) => t.trade_id), list: [] as Trade[] }));
@@ -64,6 +62,9 @@ function identifiers(trade_id: string, quote_id: string, client_order_id: string
   return ids;
 }
 
+/** The data of trade.executing, .filled and .pending_settle, rebuilt from the trade on read (`publishDerived`). */
+const identifiersOf = (t: Trade): Record<string, unknown> => identifiers(t.trade_id, t.quote.quote_id, t.client_order_id);
+
 /** trade.settled's data, rebuilt from the trade on read (`publishDerived`): its ids and its settlement credit, set once at SETTLED. */
 function settledData(t: Trade): Record<string, unknown> {
   const data = identifiers(t.trade_id, t.quote.quote_id, t.client_order_id);
@@ -75,10 +76,9 @@ function applyEffects(world: World, t: Trade, effects: TradeEffect[]): void {
   const { org_id, account_id } = t.swap;
   for (const e of effects) {
     const settled = e.event_type === 'trade.settled';
-    // executing, filled and pending_settle carry the identifiers alone: those events share the trade's
-    // frozen object (publish stores frozen flat data as given) instead of a copy each.
+    // Events without extra data are rebuilt from the trade on read (their fields never change once published).
     if (e.extra === undefined && !settled) {
-      publish(world, org_id, account_id, e.event_type, t.ids);
+      publishDerived(world, org_id, account_id, e.event_type, { source: t, build: identifiersOf });
       continue;
     }
     if (e.extra === undefined) {
@@ -159,7 +159,6 @@ export function startTrade(world: World, input: StartTradeInput): { trade_id: st
     seq: world.nextSeq(),
     state: initial.state,
     swap,
-    ids: Object.freeze(identifiers(trade_id, quote.quote_id, client_order_id)),
   };
   const store = tradeStore(world);
   store.byId.set(trade_id, t);
