@@ -2,13 +2,14 @@
 // destination; what other resources may use, its /v1 routes, its deposit hook, history and invariants.
 import type { ResourceModule } from '../../resource.ts';
 import { onDepositResolved } from '../deposits/index.ts';
-import { onZapDeposit, zapHistory, zapInvariants } from './model.ts';
+import { onZapDeposit } from './model.ts';
+import { zapHistory } from './read.ts';
+import { zapInvariants } from './invariants.ts';
 import { zapRoutes } from './routes.ts';
 
+export { requireZap, serializeZap } from './read.ts';
 export {
   createZap,
-  requireZap,
-  serializeZap,
   zapState,
   zapStatus,
   zapStore,

@@ -1,22 +1,20 @@
 // Zap operations over the world: create (credit-funded: lock the credit and execute; deposit-funded: issue a
-// single-use deposit address and wait), the deposit's outcome, expiry, the fill-time floor check, reads and
-// lists, history records and invariants. Execution itself runs in the shared driver (resources/execution).
+// single-use deposit address and wait), the deposit's outcome, expiry and the fill-time floor check. Reads,
+// lists and history are read.ts, invariants invariants.ts; execution runs in the shared driver (resources/execution).
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { oneOfAmount } from '../../http/amounts.ts';
 import { publish } from '../../engine/events.ts';
 import { send, start, statusOf } from '../../engine/lifecycle.ts';
-import { paginate, type Page } from '../../http/pagination.ts';
-import type { HistoryRecord, Violation } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { resolveAssetRef, type Asset } from '../assets/index.ts';
-import { creditForSource, creditHolder, creditSnapshot, creditStatus, creditStore, lockCredit, releaseCredit, requireCredit, type Credit } from '../credits/index.ts';
-import { createZapDepositAddress, depositStatus, serializeDepositAddress, type DepositAddress, type Deposit } from '../deposits/index.ts';
+import { creditHolder, creditStatus, lockCredit, releaseCredit, requireCredit, type Credit } from '../credits/index.ts';
+import { createZapDepositAddress, depositStatus, type DepositAddress, type Deposit } from '../deposits/index.ts';
 import { requireUsableDestination } from '../destinations/index.ts';
 import { recoveryForFailedZap } from '../recoveries/index.ts';
-import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapOps } from '../execution/index.ts';
-import { drawSpreadBps, price, serializeFees, type Fees, type Priced } from '../pricing/index.ts';
+import { beginExecution, type Swap, type SwapOps } from '../execution/index.ts';
+import { drawSpreadBps, price, type Fees, type Priced } from '../pricing/index.ts';
 import { zapMachine, type ZapEffect, type ZapEvent, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
 import type { CreateZapBody } from './schemas.ts';
 
@@ -80,7 +78,7 @@ export function zapStatus(world: World, z: Zap): ZapStatus {
   return (s === 'settled_orphaned' ? world.profile.orphan_status : s) as ZapStatus;
 }
 
-const isTerminal = (world: World, z: Zap): boolean => ['settled', 'failed'].includes(zapStatus(world, z));
+export const isTerminal = (world: World, z: Zap): boolean => ['settled', 'failed'].includes(zapStatus(world, z));
 const BEFORE_FILL: ReadonlySet<ZapState> = new Set(['created', 'awaiting_deposit', 'executing']);
 
 function orgOf(world: World, z: Zap): Organization {
@@ -324,152 +322,4 @@ export function onZapDeposit(world: World, d: Deposit): void {
   z.swap = newSwap(z, d.credit_id, d.atoms, priced.expected_out_atoms);
   sendZap(world, z, { type: 'DEPOSIT_VERIFIED' });
   beginExecution(world, z.swap, ops);
-}
-
-/** The zap if it belongs to the org; otherwise 404 zap_not_found (ids are globally unique). */
-export function requireZap(world: World, org_id: string, zap_id: string): Zap {
-  const z = zapStore(world).byId.get(zap_id);
-  if (!z || z.org_id !== org_id) throw new ApiError('zap_not_found', `no zap ${zap_id}`, { param: 'zap_id' });
-  return z;
-}
-
-export function listZaps(world: World, org_id: string, q: { account_id?: string; status?: ZapStatus; limit?: number; cursor?: string }): Page<Zap> {
-  const items: Zap[] = [];
-  const all = zapStore(world).list;
-  for (let i = all.length - 1; i >= 0; i--) {
-    const z = all[i];
-    if (z.org_id !== org_id || (q.account_id !== undefined && z.account_id !== q.account_id)) continue;
-    if (q.status !== undefined && zapStatus(world, z) !== q.status) continue;
-    items.push(z);
-  }
-  return paginate(items, (z) => z.seq, { limit: q.limit, cursor: q.cursor, order: 'desc' });
-}
-
-/** Until the next scheduled step; while awaiting a deposit, the source chain's finality time (bounded by the profile). */
-function pollAfter(world: World, z: Zap): number {
-  if (z.swap) return pollAfterMs(world, z.swap);
-  const { min, max } = world.profile.poll_after_ms;
-  const t = world.profile.chains[z.from.chain];
-  return Math.max(min, Math.min(max, t.block_ms * t.finality_confirmations));
-}
-
-/** POST /zaps answers the fields the spec lists for each starting status (plus client_zap_id, nullable). */
-export function serializeCreated(world: World, z: Zap): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    zap_id: z.zap_id,
-    status: zapStatus(world, z),
-    client_zap_id: z.client_zap_id,
-    requested_amount_in_atoms: z.requested_amount_in_atoms.toString(),
-  };
-  if (z.deposit_address) out.deposit_address = serializeDepositAddress(z.deposit_address);
-  out.poll_after_ms = pollAfter(world, z);
-  return out;
-}
-
-/** GET /zaps/{zap_id}: every Zap field that applies now. */
-export function serializeZap(world: World, z: Zap): Record<string, unknown> {
-  const status = zapStatus(world, z);
-  const out: Record<string, unknown> = { zap_id: z.zap_id, account_id: z.account_id, status, client_zap_id: z.client_zap_id };
-  if (z.expires_at_ms !== null) out.expires_at_ms = z.expires_at_ms;
-  out.requested_amount_in_atoms = z.requested_amount_in_atoms.toString();
-  if (z.observed_amount_in_atoms !== null) out.observed_amount_in_atoms = z.observed_amount_in_atoms.toString();
-  out.from_asset_key = z.from.asset_key;
-  out.to_asset_key = z.to.asset_key;
-  out.created_at_ms = z.created_at_ms;
-  if (status === 'awaiting_deposit' && z.deposit_address) out.deposit_address = serializeDepositAddress(z.deposit_address);
-  if (z.snapshot.context.failure_code !== null) out.failure_code = z.snapshot.context.failure_code;
-  if (z.recovery) out.recovery = { ...z.recovery };
-  if (z.swap?.settlement) out.settlement = serializeSettlement(world, z.swap.settlement);
-  if (z.fees) out.fees = serializeFees(z.fees);
-  if (!isTerminal(world, z)) out.poll_after_ms = pollAfter(world, z);
-  return out;
-}
-
-export function serializeZapItem(world: World, z: Zap): Record<string, unknown> {
-  return {
-    zap_id: z.zap_id,
-    account_id: z.account_id,
-    status: zapStatus(world, z),
-    client_zap_id: z.client_zap_id,
-    requested_amount_in_atoms: z.requested_amount_in_atoms.toString(),
-    from_asset_key: z.from.asset_key,
-    to_asset_key: z.to.asset_key,
-    created_at_ms: z.created_at_ms,
-  };
-}
-
-/** Fees of a zap that never got an amount to price: the rates it was created with, no atoms. */
-function unpricedFees(z: Zap): Record<string, string> {
-  return { ...z.fee_rates, platform_atoms: '0', integrator_atoms: '0', total_atoms: '0' };
-}
-
-/** Terminal zaps of one account as history records (spec: History records → zap). */
-export function zapHistory(world: World, account_id: string): HistoryRecord[] {
-  const out: HistoryRecord[] = [];
-  for (const z of zapStore(world).list) {
-    if (z.account_id !== account_id || !isTerminal(world, z)) continue;
-    const status = zapStatus(world, z);
-    const body: Record<string, unknown> = {
-      type: 'zap',
-      status,
-      created_at_ms: z.created_at_ms,
-      zap_id: z.zap_id,
-      client_zap_id: z.client_zap_id,
-      from_asset_key: z.from.asset_key,
-      to_asset_key: z.to.asset_key,
-      // What was (or would have been) executed: the swap's input, else the observed, else the requested amount.
-      amount_in_atoms: (z.swap?.amount_in_atoms ?? z.observed_amount_in_atoms ?? z.requested_amount_in_atoms).toString(),
-      amount_out_atoms: (z.swap?.amount_out_atoms ?? 0n).toString(),
-      requested_amount_in_atoms: z.requested_amount_in_atoms.toString(),
-    };
-    if (z.observed_amount_in_atoms !== null) body.observed_amount_in_atoms = z.observed_amount_in_atoms.toString();
-    body.fees = z.fees ? serializeFees(z.fees) : unpricedFees(z);
-    if (z.swap?.settlement) body.settlement = settlementSummary(world, z.swap.settlement);
-    if (z.swap?.settled_at_ms != null) body.settled_at_ms = z.swap.settled_at_ms;
-    if (z.snapshot.context.failure_code !== null) body.failure_code = z.snapshot.context.failure_code;
-    out.push({ type: 'zap', status, created_at_ms: z.created_at_ms, seq: z.seq, asset_keys: [z.from.asset_key, z.to.asset_key], body });
-  }
-  return out;
-}
-
-/**
- * Per zap: fee arithmetic; a running zap holds its credit; a failed zap never consumed its credit and no
- * longer holds it; a zap that never executed (mismatch, flag…) never touched the deposit's credit; a
- * settled zap consumed its credit, made a settlement credit of amount_out, and change + amount_in = source.
- */
-export function zapInvariants(world: World): Violation[] {
-  const out: Violation[] = [];
-  const { byId: credits } = creditStore(world);
-  const madeBy = (type: string, id: string) => creditForSource(world, type, id);
-  const bad = (invariant: string, z: Zap, message: string) => out.push({ invariant: `zaps.${invariant}`, entity_id: z.zap_id, message });
-  for (const z of zapStore(world).list) {
-    const f = z.fees;
-    if (f && f.total_atoms !== f.platform_atoms + f.integrator_atoms) bad('fees_total', z, 'total_atoms != platform + integrator');
-    const state = zapState(z);
-    const source = z.credit_id === null ? undefined : credits.get(z.credit_id);
-    const holder = source ? creditHolder(source) : null;
-    const consumedByZap = (source && creditSnapshot(source).context.consumed_by) === z.zap_id;
-    if (state === 'awaiting_deposit' && (z.swap || !z.deposit_address)) bad('awaiting_deposit', z, 'awaiting a deposit without a deposit address, or already executing');
-    if (!z.swap) {
-      if (holder === z.zap_id || consumedByZap) bad('unexecuted_leaves_credit', z, `zap never executed but holds or consumed ${z.credit_id}`);
-      continue;
-    }
-    if (!source || source.credit_id !== z.swap.credit_id) {
-      bad('source_credit', z, 'executing zap without its source credit');
-      continue;
-    }
-    if (state === 'executing' || state === 'filled' || state === 'pending_settle') {
-      if (holder !== z.zap_id || creditStatus(source) !== 'open') bad('running_holds_credit', z, `${state} zap does not hold its open credit`);
-    } else if (state === 'failed') {
-      if (consumedByZap) bad('failed_leaves_credit_open', z, 'failed zap consumed its credit');
-      if (holder === z.zap_id) bad('failed_releases_credit', z, 'failed zap still holds its credit');
-    } else if (state === 'settled' || state === 'settled_orphaned') {
-      if (!consumedByZap) bad('settled_consumes_credit', z, 'settled zap did not consume its source credit');
-      const settlement = madeBy('trade_settlement', z.zap_id);
-      const change = madeBy('change', z.zap_id);
-      if (!settlement || settlement.atoms !== z.swap.amount_out_atoms || settlement.asset_key !== z.to.asset_key) bad('settlement_credit', z, 'settlement credit missing or != amount_out');
-      if ((change?.atoms ?? 0n) + z.swap.amount_in_atoms !== source.atoms) bad('change_plus_in', z, 'change + amount_in != source atoms');
-    }
-  }
-  return out;
 }

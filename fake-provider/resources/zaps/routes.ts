@@ -1,6 +1,7 @@
 // /v1 zap routes: parse → call the model → serialize. Nothing else.
 import { defineRoute, listBody, listSchema } from '../../http/api.ts';
-import { createZap, listZaps, requireZap, serializeCreated, serializeZap, serializeZapItem } from './model.ts';
+import { createZap } from './model.ts';
+import { listZaps, requireZap, serializeCreated, serializeZap, serializeZapItem } from './read.ts';
 import { createZapBody, listZapsQuery, zapListItem, zapParams, zapReply } from './schemas.ts';
 
 const tag = 'Zaps';
