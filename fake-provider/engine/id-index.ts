@@ -1,6 +1,7 @@
 // Lookup by entity id without a Map entry per entity: the by-id index of the stores a trade lifecycle
 // fills (deposits, credits, RFQs, quotes, trades). The subset of Map the stores use, over two arrays.
 import { counterAfterPrefix } from './ids.ts';
+import { shareNumberFields } from './number-fields.ts';
 
 /**
  * World ids (ids.ts) end in a counter and the world's counter only grows (world.ts
@@ -50,6 +51,8 @@ export class IdIndex<V> {
       (this.#late ??= new Map()).set(id, value);
       return this;
     }
+    // The first entity of the store: its time fields take the shared representation for every later one.
+    if (n === 0) shareNumberFields(value as object);
     if (n === this.#counters.length) {
       const grown = new Uint32Array(n * 2);
       grown.set(this.#counters);
