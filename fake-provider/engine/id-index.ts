@@ -1,5 +1,6 @@
 // Lookup by entity id without a Map entry per entity: the by-id index of the stores a trade lifecycle
-// fills (deposits, credits, RFQs, quotes, trades). The subset of Map the stores use, over two arrays.
+// fills (deposits, credits, RFQs, quotes, trades). The subset of Map the stores use, over two arrays; the
+// first entity stored gets its time fields shared (number-fields.ts).
 import { counterAfterPrefix } from './ids.ts';
 import { shareNumberFields } from './number-fields.ts';
 

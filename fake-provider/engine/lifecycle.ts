@@ -1,7 +1,8 @@
 // Runs lifecycles declared as xstate machines over stored snapshots (no long-lived actors): each machine's
 // transition table (table.ts, derived once from the machine) on the hot path, xstate's own pure step for a
 // machine the table cannot express. Emitted events come back as effects for the resource's model to
-// apply, and every transition taken is logged (timelines, path invariants, transition coverage).
+// apply, and every transition taken is logged (timelines, path invariants, transition coverage). Entities
+// of a packed machine (packing.ts) are started and stepped through what they hold (startHeld, advanceHeld).
 import { createActor, type AnyStateMachine, type ContextFrom, type EmittedFrom, type EventObject } from 'xstate';
 import type { World } from '../world.ts';
 import { compileTable, tableApply, tableInitial, tableSelect, type EntitySnapshot, type Table } from './table.ts';

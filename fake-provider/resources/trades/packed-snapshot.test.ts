@@ -1,6 +1,6 @@
-// A settled trade keeps its settlement credit's id instead of its snapshot, a consumed quote its trade's
-// id, and an expired RFQ its best quote's id: the snapshots made on read must be the machine's own, byte for byte, and any other
-// snapshot (a failed trade, an orphaned leg) is kept as it is.
+// Packing as the machines declare it (engine/packing.ts): a settled trade holds its settlement credit's id,
+// a consumed quote its trade's, an expired RFQ its best quote's; the snapshots made on read must be the
+// machine's own, byte for byte, and any other snapshot (an orphaned leg, another context) is held whole.
 import { describe, expect, it } from 'vitest';
 import type { EventObject } from 'xstate';
 import { newWorld } from '../../app.ts';
