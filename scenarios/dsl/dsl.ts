@@ -216,6 +216,19 @@ export class ScenarioDsl {
     await this.clockTo((this.realtime ? await this.clockNow() : this.now_ms) + ms);
   }
 
+  /**
+   * Moves time in 1 s steps (waited for on a realtime clock) until `done()` holds or `max` has passed;
+   * returns whether it holds. For what ends outside the scheduler on a realtime clock (a webhook's answer).
+   */
+  async until(done: () => Promise<boolean>, max: string | number = '1m'): Promise<boolean> {
+    const end_ms = (this.realtime ? await this.clockNow() : this.now_ms) + parseDuration(max);
+    while (!(await done())) {
+      if ((this.realtime ? await this.clockNow() : this.now_ms) >= end_ms) return false;
+      await this.moveClock(1_000);
+    }
+    return true;
+  }
+
   /** Brings sim time to `sim_ms` (e.g. a deadline an event named), as `advance` does: a no-op if already past. */
   async advanceTo(sim_ms: number): Promise<void> {
     this.note(`advance to ${sim_ms - this.started_ms} ms after the start`);

@@ -51,9 +51,12 @@ export const webhookScenarios: Scenario[] = [
       // What the outage swallowed: the trade's events and the credits its settlement made.
       const replay = await t.call('POST', `/webhooks/${hook.webhook_id}/replay`, { body: { since_ms: outage_ms, types: ['trade.*', 'credit.*'] }, idem: null });
       t.expectHttp('replay scheduled', replay, 200);
-      await t.advance('1m');
       const missed = await t.events({ account_id: f.account_id, types: 'trade.*,credit.*', since_ms: outage_ms });
-      const delivered = new Set((await attemptsFor(t, f.account_id)).filter((a) => a.ok).map((a) => a.event_id));
+      let delivered = new Set<string>();
+      await t.until(async () => {
+        delivered = new Set((await attemptsFor(t, f.account_id)).filter((a) => a.ok).map((a) => a.event_id));
+        return missed.every((e) => delivered.has(e.event_id));
+      }, '1m');
       await t.expect('after replay every trade and credit event of the outage was delivered (2xx)', missed.length >= 5 && missed.every((e) => delivered.has(e.event_id)), `${missed.filter((e) => !delivered.has(e.event_id)).map((e) => e.type)}`);
       if (hook.receiver) {
         const accepted = acceptedEventIds(hook.receiver);
