@@ -27,12 +27,15 @@ export const E2E = [
   'cli/report.test.ts',
   'cli/cli.test.ts',
   'reports/browser.test.ts',
+  'cli/trigger.test.ts',
+  'scenarios/library/triggers-realtime.test.ts',
 ];
 
 /** Also left out of the inner loop: property and generated-input files that take seconds each. */
 export const SLOW_UNIT = [
   'scenarios/model/core-model.test.ts',
   'scenarios/library/library.test.ts',
+  'scenarios/library/triggers.test.ts',
   'fake-provider/fuzz.test.ts',
   'fake-provider/profiles/adversarial-invariants.test.ts',
 ];
