@@ -314,7 +314,8 @@ export class ScenarioDsl {
       const list = this.must(await this.control.call('GET', `/deposits?deposit_address_id=${deposit_address_id}`), 'read deposits').deposits;
       const d = list.find((x: any) => x.deposit_id === deposit_id);
       if (d && d.status !== 'pending') {
-        this.note(`deposit ${deposit_id} ${d.status}${d.flag_reason ? ` (${d.flag_reason})` : ''}`, { type: 'deposit', id: deposit_id });
+        this.note(`deposit ${deposit_id} ${d.status}${d.flag_reason ? ` (${d.flag_reason})` : ''}${d.credit_id ? `: credit ${d.credit_id}` : ''}`, { type: 'deposit', id: deposit_id });
+        this.remember('credit', d.credit_id);
         return d;
       }
       await this.moveClock(step_ms);
