@@ -241,6 +241,11 @@ export class ScenarioDsl {
     await this.moveClock(ms);
   }
 
+  /** Wall time now: only for what runs on wall time (the rate limiter). */
+  wallNow(): number {
+    return this.wall.now_ms();
+  }
+
   /** Waits wall time: only for what runs on wall time (the rate limiter's Retry-After). */
   async waitWall(ms: number): Promise<void> {
     this.note(`wait ${ms} ms of wall time`);

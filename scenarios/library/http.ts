@@ -7,20 +7,28 @@ import { funded } from './common.ts';
 export const httpScenarios: Scenario[] = [
   {
     name: 'rate-limit-storm',
-    summary: 'Three times the read limit in concurrent reads (30 against 5/s): some pass, the rest get 429 rate_limited with Retry-After; after waiting it, reads pass again',
+    summary: 'Three times the read limit in concurrent reads (30 against 5/s): no more pass than the limit allows, the rest get 429 rate_limited with Retry-After; after waiting it, reads pass again',
     tags: ['http', 'rate-limit'],
     org: { rate_limits: { reads: 5 } },
     async run(t) {
       // The organization's own limit (a trigger's is the app's: 100/s unless set otherwise).
       const reads: number = (await t.orgSettings()).rate_limits.reads;
       const n = Math.max(30, 3 * reads);
+      const wall_start = t.wallNow();
       const replies = await Promise.all(Array.from({ length: n }, () => t.api.call('GET', '/accounts', { retry_429: false })));
+      // The limit is per second of wall time: on a loaded machine the storm itself may last longer than one.
+      const storm_s = (t.wallNow() - wall_start) / 1_000;
       const codes = new Map<number, number>();
       for (const r of replies) codes.set(r.status, (codes.get(r.status) ?? 0) + 1);
       t.note(`${n} concurrent GET /v1/accounts against ${reads}/s: ${[...codes].map(([status, k]) => `${k} × ${status}`).join(', ')}`);
       const limited = replies.filter((r) => r.status === 429);
       await t.expect('some reads passed', replies.some((r) => r.status === 200));
-      await t.expect('most were throttled', limited.length >= n - 2 * reads, `${limited.length} × 429`);
+      const passed = replies.filter((r) => r.status === 200).length;
+      await t.expect('some were throttled', limited.length > 0, `${limited.length} × 429`);
+      // A token bucket lets `reads` through at once and `reads` a second after; a fixed window up to twice
+      // `reads` across a window boundary (rate_limit_algorithm, docs/profile.md).
+      const burst = (await t.sim('GET', '/profile')).body?.profile?.rate_limit_algorithm === 'fixed_window' ? 2 : 1;
+      await t.expect(`no more passed than ${reads}/s allows over the storm's ${storm_s.toFixed(2)} s`, passed <= Math.ceil(reads * (burst + storm_s)), `${passed} passed`);
       await t.expect('each 429 is rate_limited with a Retry-After', limited.every((r) => r.body?.error?.code === 'rate_limited' && Number(r.headers.get('retry-after')) > 0));
       const wait_s = Math.max(...limited.map((r) => Number(r.headers.get('retry-after'))));
       // Rate limits run on wall time, so Retry-After is honoured in wall time.
