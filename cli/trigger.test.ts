@@ -74,6 +74,32 @@ describe('swapsim trigger', () => {
   });
 });
 
+describe('swapsim trigger, interrupted', () => {
+  it('SIGINT takes the case’s fault rules off the server (an outage must not outlive the trigger)', async () => {
+    // A realtime server at speed 2: the case waits in wall time, so it is still running when interrupted.
+    const rt = await startServe(['--port', '0', '--clock', 'realtime', '--speed', '2', '--api-key', KEY]);
+    try {
+      const rx = await startReceiver();
+      receivers.push(rx);
+      await fetch(`${rt.base_url}/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': 'rt-hook' }, body: JSON.stringify({ url: rx.url }) });
+      const child = spawn(process.execPath, [BIN, 'trigger', 'webhook-outage-recovered-from-feed', '--base-url', rt.base_url, '--api-key', KEY], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const faults = async (): Promise<unknown[]> => (await (await fetch(`${rt.control_url}/faults`)).json()).faults;
+      for (let i = 0; i < 600 && (await faults()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await faults()).toHaveLength(1);
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(err).toContain('removing the case');
+      expect(await faults()).toEqual([]);
+    } finally {
+      rt.child.kill('SIGTERM');
+      await rt.exited;
+    }
+  }, 60_000);
+});
+
 describe('swapsim listen', () => {
   it('--forward-to: prints the secret, the events and each answer; on SIGINT takes its webhook down and gives yours back', async () => {
     const fwd = await startReceiver();

@@ -47,6 +47,15 @@ async function runOne(name: string, flags: TriggerFlags, fail: (message: string)
     const run = await runTrigger(s!, {
       base_url: flags.baseUrl, api_key: flags.apiKey, control_url: flags.controlUrl, control_token: flags.controlToken,
       account_id: flags.account, seed: flags.seed,
+      // Interrupted: take the case's fault rules off your server (an outage's drop rule must not outlive it).
+      onCleanup: (cleanup) => {
+        const stop = (signal: string): void => {
+          process.stderr.write(`swapsim trigger: ${signal}, removing the case's fault rules\n`);
+          cleanup().finally(() => process.exit(130));
+        };
+        process.once('SIGINT', () => stop('SIGINT'));
+        process.once('SIGTERM', () => stop('SIGTERM'));
+      },
     });
     process.stdout.write(`${flags.json ? JSON.stringify(run) : formatTrigger(run)}\n`);
     return run.ok ? 0 : 1;

@@ -22,6 +22,8 @@ export interface TriggerOptions {
   /** Tags this run's Idempotency-Keys and generated addresses (default: from wall time, so every run is new). */
   seed?: string;
   wall?: Wall;
+  /** Handed the run's cleanup (its fault rules removed) once it starts: a CLI calls it if interrupted. */
+  onCleanup?: (cleanup: () => Promise<void>) => void;
 }
 
 /** An event of the run as the app sees it in GET /v1/events and on its webhook. */
@@ -106,6 +108,13 @@ async function callerTarget(s: Scenario, o: TriggerOptions, run_tag: string): Pr
     if (k === 'rate_limits' || want === undefined || org[k] === want) continue;
     throw new TriggerRefused(`'${s.name}' needs an organization with ${k} ${JSON.stringify(want)}; ${org.organization_id} has ${JSON.stringify(org[k])} (a key of one that has it: POST /_sim/organizations {"${k}": ${JSON.stringify(want)}}${k === 'partner_screening' ? ', or swapsim serve --partner-screening' : ''})`);
   }
+  // A webhook case drives the app's own webhook: without one there is nothing to try it on.
+  if (s.tags.includes('webhook')) {
+    const hooks = await request(`${o.base_url.replace(/\/$/, '')}/webhooks?limit=100`, 'GET', undefined, { authorization: `Bearer ${o.api_key}` });
+    if (!(hooks.body?.webhooks ?? []).some((w: any) => w.active)) {
+      throw new TriggerRefused(`'${s.name}' drives your organization's webhook, and none is active: register one (POST /v1/webhooks), or run \`swapsim listen --forward-to URL\` beside it`);
+    }
+  }
   const target: Target = {
     mode: 'caller',
     base_url: o.base_url.replace(/\/$/, ''),
@@ -132,6 +141,7 @@ export async function runTrigger(s: Scenario, o: TriggerOptions): Promise<Trigge
   const run_tag = o.seed ?? wall.now_ms().toString(36);
   const { target } = await callerTarget(s, o, run_tag);
   const t = new ScenarioDsl(target, s.name, wall);
+  o.onCleanup?.(() => t.finish());
   let error: string | undefined;
   try {
     await t.begin();

@@ -207,11 +207,11 @@ describe('trigger in an existing account (--account)', () => {
     expect((await a.get('/accounts')).accounts).toEqual([]);
   });
 
-  it('a case that needs your webhook says so when there is none', async () => {
+  it('a case that needs your webhook refuses to start when there is none, doing nothing', async () => {
     const org = (await request(`${server.control_url}/organizations`, 'POST', {}, {})).body.organization;
-    const run = await runTrigger(TRIGGERS.find((s) => s.name === 'webhook-outage-recovered-from-feed')!, { base_url: server.base_url, api_key: org.api_key });
-    expect(run.ok).toBe(false);
-    expect(run.error).toContain('none is active');
+    await expect(runTrigger(TRIGGERS.find((s) => s.name === 'webhook-outage-recovered-from-feed')!, { base_url: server.base_url, api_key: org.api_key })).rejects.toThrow(/none is active/);
+    const accounts = await request(`${server.base_url}/accounts`, 'GET', undefined, { authorization: `Bearer ${org.api_key}` });
+    expect(accounts.body.accounts).toEqual([]);
   });
 });
 
