@@ -86,7 +86,7 @@ describe('swapsim trigger, interrupted', () => {
       let err = '';
       child.stderr.on('data', (d) => (err += d));
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      const faults = async (): Promise<unknown[]> => (await (await fetch(`${rt.control_url}/faults`)).json()).faults;
+      const faults = async (): Promise<unknown[]> => ((await (await fetch(`${rt.control_url}/faults`)).json()) as { faults: unknown[] }).faults;
       for (let i = 0; i < 600 && (await faults()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(await faults()).toHaveLength(1);
       child.kill('SIGINT');
