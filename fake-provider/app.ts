@@ -1,44 +1,23 @@
-// The runtime and the app: one runtime holds the current world (reset swaps it); the app serves the /v1 API
-// built from every resource's declared routes and the control plane under /_sim, both through http/front.ts,
-// with their OpenAPI documents.
+// Building the runtime and the app: a runtime holds the current world (reset swaps it; runtime.ts declares
+// it); the app serves the /v1 API built from every resource's declared routes and the control plane under
+// /_sim, both through http/front.ts, with their OpenAPI documents.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createSim, randomSecretSeed, type SimOptions } from '../sim/index.ts';
-import { DEFAULT_PROFILE, type Profile } from './profile.ts';
+import { createSim, randomSecretSeed } from '../sim/index.ts';
+import { DEFAULT_PROFILE } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
 import { errorMiddleware, serveRoute, writeJson, type AnyRoute, type MatchedHandler } from './http/api.ts';
 import { controlDocument, v1Document } from './http/openapi.ts';
 import { routeTable } from './http/dispatch.ts';
 import { frontDoor } from './http/front.ts';
-import { createRateLimiter, type RateLimiter } from './http/rate-limits.ts';
+import { createRateLimiter } from './http/rate-limits.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { RESOURCES } from './resources/index.ts';
 import { controlRoutes } from './control/routes.ts';
 import { controlGate } from './control/gate.ts';
-import { createOrganization, type OrganizationInput } from './organizations.ts';
+import { createOrganization } from './organizations.ts';
 import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from './replay/record.ts';
-import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
-
-export interface RuntimeOptions extends SimOptions {
-  profile?: Profile;
-  /** Organizations created in every fresh world (the demo org of `npm start`, the keys given by --api-key). */
-  seed_orgs?: OrganizationInput[];
-  control_token?: string;
-  /** Allow control calls from any address without a token (tests of the gate itself turn this off). */
-  control_open?: boolean;
-  /** Where the server listens: server.ts fills it in; every world of the runtime reads it (webhook destinations). */
-  endpoint?: SelfEndpoint;
-}
-
-export interface Runtime {
-  world: World;
-  readonly options: RuntimeOptions;
-  readonly limiter: RateLimiter;
-  /** Unexpected errors (each one is a swapsim bug); reported by /_sim/invariants. */
-  readonly bugs: Array<{ request_id: string; message: string }>;
-  reset(): World;
-  stopRealtime: () => void;
-}
+import type { Runtime, RuntimeOptions } from './runtime.ts';
 
 export function newWorld(options: RuntimeOptions): World {
   const sim = createSim({ ...options, start_ms: worldStart_ms(options) });
@@ -99,7 +78,8 @@ export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerR
     runtime.bugs.push({ request_id, message: err instanceof Error ? err.message : String(err) });
     console.error(`[swapsim] internal error on ${request_id}:`, err instanceof Error ? err.stack : err);
   };
-  const served = (routes: AnyRoute[]) => routes.map((route) => ({ route, serve: serveRoute(route, runtime.limiter) }));
+  const serving = { limiter: runtime.limiter, resources: RESOURCES };
+  const served = (routes: AnyRoute[]) => routes.map((route) => ({ route, serve: serveRoute(route, serving) }));
   const v1 = apiRoutes();
   const controlPlane = [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? [])];
   return frontDoor({

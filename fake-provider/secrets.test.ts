@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts';
 import { startReceiver } from './testing/webhook-receiver.ts';
-import { publish } from './engine/events.ts';
+import { publish } from './engine/publish.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
 
 const opened = closeAfterEach(afterEach);

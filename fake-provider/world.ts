@@ -3,7 +3,7 @@
 import type { Sim } from '../sim/index.ts';
 import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore, type StoredEvent } from './engine/events.ts';
-import { createTransitionLog, type TransitionLog } from './engine/lifecycle.ts';
+import { createTransitionLog, type TransitionLog } from './engine/transition-log.ts';
 import { ID_COUNTER_DIGITS, ID_HEX_CHARS } from './engine/id-counter.ts';
 import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
 

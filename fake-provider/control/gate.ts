@@ -1,7 +1,7 @@
 // The control plane's gate: loopback clients only, unless the runtime has a control token, in which
 // case every caller must present it as a bearer token (compared in constant time).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Runtime } from '../app.ts';
+import type { Runtime } from '../runtime.ts';
 import { ApiError } from '../http/errors.ts';
 import { bearerToken } from '../http/auth.ts';
 import { headerOf, type ApiRequest, type ApiResponse } from '../http/api.ts';

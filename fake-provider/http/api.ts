@@ -8,6 +8,7 @@ import bodyParser from 'body-parser';
 import parseurl from 'parseurl';
 import { z } from 'zod';
 import type { Organization, World } from '../world.ts';
+import type { HistorySource } from '../resource-records.ts';
 import { authenticate } from './auth.ts';
 import { ApiError, envelope } from './errors.ts';
 import { fingerprint, requireKey, withIdempotency, type StoredReply } from './idempotency.ts';
@@ -24,6 +25,8 @@ export interface ApiContext {
   org: Organization;
   api_key: string;
   request_id: string;
+  /** Every resource module, as the history route reads them (their records of one account). */
+  resources: readonly HistorySource[];
 }
 
 export interface PublicContext {
@@ -182,8 +185,14 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** What front.ts runs for a request a plane's table matched. */
 export type MatchedHandler = (req: ApiRequest, res: ApiResponse, next: Next, matched: Matched) => Promise<void>;
 
+/** What every route of an app shares: the rate limiter and the resource modules handed to handlers. */
+export interface Serving {
+  limiter: RateLimiter;
+  resources: readonly HistorySource[];
+}
+
 /** Runs one declared route for a matched request: auth, rate limit, http faults, idempotency, conduct, reply. */
-export function serveRoute(route: AnyRoute, limiter: RateLimiter): MatchedHandler {
+export function serveRoute(route: AnyRoute, { limiter, resources }: Serving): MatchedHandler {
   return async (req, res, next, matched) => {
     const { world, request_id } = res.locals as unknown as Locals;
     const view: RequestView = { route, req, res, matched, query: {}, print: null };
@@ -200,7 +209,7 @@ export function serveRoute(route: AnyRoute, limiter: RateLimiter): MatchedHandle
         api_key = who.api_key;
         if (WRITE_METHODS.has(req.method)) view.print = fingerprint(req.method, matched.path, req.body);
         await limitRequest(limiter, world, request_id, who.org, who.api_key, classesFor(req.method, route.path, req.body));
-        ctx = { world, org: who.org, api_key: who.api_key, request_id };
+        ctx = { world, org: who.org, api_key: who.api_key, request_id, resources };
         fault = httpFault(world, req.method, matched.path, matched.params.account_id);
       }
       // A `delay_ms` rule runs the rest of the request as a sim-clock task: it takes effect when released.

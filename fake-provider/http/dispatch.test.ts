@@ -3,7 +3,8 @@
 // planes answer as the express app they replaced did.
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRoutes, type Runtime } from '../app.ts';
+import { apiRoutes } from '../app.ts';
+import type { Runtime } from '../runtime.ts';
 import { controlRoutes } from '../control/routes.ts';
 import { RESOURCES } from '../resources/index.ts';
 import { startTestSim, type TestSim } from '../testing/harness.ts';

@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import { createJournal, JOURNAL_VERSION, wallNow_ms, type Journal } from '../../sim/index.ts';
 import { DEFAULT_PROFILE } from '../profile.ts';
-import type { Runtime, RuntimeOptions } from '../app.ts';
+import type { Runtime, RuntimeOptions } from '../runtime.ts';
 import { headerOf, type ApiRequest, type ApiResponse, type Locals, type Next } from '../http/api.ts';
 import type { CapturedResponse, HeaderLine, RequestLine } from './lines.ts';
 import type { ReplayTape } from './tape.ts';

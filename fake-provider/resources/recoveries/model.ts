@@ -5,7 +5,7 @@ import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/events.ts';
+import { publish } from '../../engine/publish.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { sendEmail } from '../../emails.ts';
 import type { Violation } from '../../resource.ts';

@@ -5,7 +5,7 @@ import { initialTransition, transition } from 'xstate';
 import { createSim } from '../../../sim/index.ts';
 import { createWorld } from '../../world.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
-import { publish } from '../../engine/events.ts';
+import { publish } from '../../engine/publish.ts';
 import { createOrganization } from '../../organizations.ts';
 import { deliveryMachine, nextRetryAt, retryAllowed, type DeliveryContext } from './machine.ts';
 import { createWebhook, webhookStore } from './model.ts';
