@@ -67,6 +67,10 @@ describe('import graph', () => {
     expect(cycles, `import cycles:\n${cycles.join('\n')}`).toEqual([]);
   });
 
+  it('a resource reaches another resource only through its index.ts', async () => {
+    expect(reachesPastIndex(await projectGraph())).toEqual([]);
+  });
+
   it('the checks see a cycle of type-only imports, one through a dynamic import, and a reach past index.ts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'import-graph-'));
     const write = (path: string, text: string): string => {

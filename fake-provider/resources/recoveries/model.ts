@@ -14,7 +14,7 @@ import { addressProblem, assetByKey } from '../assets/index.ts';
 import { cancelStatus, cancelStore, launchCancel, serializeCancel, type Cancel } from '../cancels/index.ts';
 import { creditHolder, creditStatus, creditStore, type Credit } from '../credits/index.ts';
 import { screen } from '../screening/index.ts';
-import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../exports/throttle.ts';
+import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../../http/throttle.ts';
 import { recoveryMachine, type RecoveryEffect, type RecoveryEvent, type RecoveryStatus } from './machine.ts';
 
 export interface Recovery {

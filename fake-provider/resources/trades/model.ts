@@ -8,7 +8,7 @@ import { ApiError } from '../../http/errors.ts';
 import { publish, publishDerived } from '../../engine/publish.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
-import { assetByKey } from '../assets/catalog.ts';
+import { assetByKey } from '../assets/index.ts';
 import { creditForSource, creditStore, lockCredit } from '../credits/index.ts';
 import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapEvent, type SwapOps } from '../execution/index.ts';
 import { bpsUnits, checkPairAllowed, forwardOut, serializeFees, WHOLE_BPS_UNITS, type Fees } from '../pricing/index.ts';
