@@ -2,7 +2,7 @@
 // it); the app serves the /v1 API built from every resource's declared routes and the control plane under
 // /_sim, both through http/front.ts, with their OpenAPI documents.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createSim, randomSecretSeed } from '../sim/index.ts';
+import { createSimKernel, randomSecretSeed } from '../sim/index.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
@@ -20,7 +20,7 @@ import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from '
 import type { Runtime, RuntimeOptions } from './runtime.ts';
 
 export function newWorld(options: RuntimeOptions): World {
-  const sim = createSim({ ...options, start_ms: worldStart_ms(options) });
+  const sim = createSimKernel({ ...options, start_ms: worldStart_ms(options) });
   const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE, endpoint: options.endpoint });
   for (const r of RESOURCES) r.install?.(world);
   for (const org of options.seed_orgs ?? []) createOrganization(world, org);
