@@ -1,6 +1,6 @@
 // The import graph of every source file stays without cycles (type-only and dynamic imports count: a type cycle
-// is still two modules that cannot be read one without the other), and a resource's production files reach another
-// resource only through its index.ts. dpdm parses the graph (with its own TypeScript 5: madge and dependency-cruiser
+// is still two modules that cannot be read one without the other), a resource's production files reach another
+// resource only through its index.ts, and what the package bundles loads no test support. dpdm parses the graph (with its own TypeScript 5: madge and dependency-cruiser
 // need the compiler's JS API, which TypeScript 7 no longer ships); the rules are plain checks over its edges.
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +41,26 @@ function resourceFile(path: string): [string, string] | null {
 /** Test support: tests are white-box and fixtures serve them, so they may read another resource's files. */
 const isTestSupport = (file: string): boolean => file.endsWith('.test.ts') || file.split('/').pop() === 'fixtures.ts';
 
+/** Test support anywhere: test files, fixtures, and the harness folder fake-provider/testing/. */
+const isTestOnly = (file: string): boolean => isTestSupport(file) || file.startsWith('fake-provider/testing/');
+
+/** Every module `entries` load, statically or dynamically, with the chain that reaches each test-only one. */
+function testOnlyReached(tree: DependencyTree, entries: string[]): string[] {
+  const via = new Map<string, string>(entries.map((e) => [e, e]));
+  const queue = [...entries];
+  const found: string[] = [];
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    for (const d of tree[file] ?? []) {
+      if (d.id === null || via.has(d.id) || !(d.id in tree)) continue;
+      via.set(d.id, `${via.get(file)} -> ${d.id}`);
+      if (isTestOnly(d.id)) found.push(via.get(d.id)!);
+      queue.push(d.id);
+    }
+  }
+  return found;
+}
+
 /** Imports from one resource's folder into another's, past its index.ts (from production files). */
 function reachesPastIndex(tree: DependencyTree): string[] {
   const found: string[] = [];
@@ -71,7 +91,11 @@ describe('import graph', () => {
     expect(reachesPastIndex(await projectGraph())).toEqual([]);
   });
 
-  it('the checks see a cycle of type-only imports, one through a dynamic import, and a reach past index.ts', async () => {
+  it('the package (index.ts, cli/main.ts: what lib/build.mjs bundles) loads no test support', async () => {
+    expect(testOnlyReached(await projectGraph(), ['index.ts', 'cli/main.ts'])).toEqual([]);
+  });
+
+  it('the checks see a cycle of type-only imports, one through a dynamic import, a reach past index.ts, a shipped test', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'import-graph-'));
     const write = (path: string, text: string): string => {
       mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -92,5 +116,7 @@ describe('import graph', () => {
     const cycles = parseCircular(t).map((c) => c.map((p) => relative(dir, resolve(dir, p))).sort().join(' '));
     expect(cycles.sort()).toEqual(['registry.ts route.ts', 'store.ts world.ts']);
     expect(reachesPastIndex(t)).toEqual(['fake-provider/resources/a/model.ts -> fake-provider/resources/b/model.ts']);
+    const shipped = await graphOf([write('main.ts', "export const run = () => import('./lib.ts');\n"), write('lib.ts', "export { t } from './fake-provider/resources/a/a.test.ts';\n")], dir);
+    expect(testOnlyReached(shipped, ['main.ts'])).toEqual(['main.ts -> lib.ts -> fake-provider/resources/a/a.test.ts']);
   });
 });

@@ -3,7 +3,7 @@
 // deliveries, and a secret rotation.
 import type { Scenario, ScenarioDsl } from '../dsl/index.ts';
 import { ETH, HALF_ETH, USDC } from '../dsl/index.ts';
-import { acceptedEventIds, verify, type Received } from '../../fake-provider/testing/webhook-receiver.ts';
+import { acceptedEventIds, verify, type Received } from '../dsl/webhook-receiver.ts';
 import { funded } from './common.ts';
 
 /** A settled trade on a funded account; returns its id and account. */

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { publish } from '../../engine/publish.ts';
-import { startReceiver, type Receiver } from '../../testing/webhook-receiver.ts';
+import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
 
 let sim: TestSim;
 const receivers: Receiver[] = [];

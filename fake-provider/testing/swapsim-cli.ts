@@ -1,8 +1,8 @@
-// Test helpers for the CLI suites: run the real `swapsim` command to its exit, or start `swapsim serve` and
-// wait for the URLs it prints. Used by tests only.
+// Test helpers for the CLI suites (cli/*.test.ts): run the real `swapsim` command to its exit, or start
+// `swapsim serve` and wait for the URLs it prints. Test support only: no production module imports it.
 import { spawn, type ChildProcess } from 'node:child_process';
 
-export const BIN = new URL('../bin/swapsim.js', import.meta.url).pathname;
+export const BIN = new URL('../../bin/swapsim.js', import.meta.url).pathname;
 
 export interface CliResult {
   code: number | null;
