@@ -156,7 +156,7 @@ function send(res: ServerResponse, reply: StoredReply, world: World, control: bo
   writeJson(res, reply.status, world.profile.extra_response_fields && !control ? withExtensionFields(reply.body) : reply.body, reply.headers);
 }
 
-export function renderError(res: ServerResponse, err: ApiError, world: World, request_id: string): void {
+function renderError(res: ServerResponse, err: ApiError, world: World, request_id: string): void {
   const { status, body } = envelope(err, request_id, world.profile);
   writeJson(res, status, body, err.headers);
 }
