@@ -59,7 +59,11 @@ async function start(opts: { refuse?: boolean } = {}): Promise<{ url: string; se
       res.end('failed');
     },
   });
-  server = createServer(listener);
+  // A request with x-break-url has a URL that throws when read (parseurl cannot parse it).
+  server = createServer((req, res) => {
+    if (req.headers['x-break-url']) Object.defineProperty(req, 'url', { get: () => { throw new URIError('unreadable url'); } });
+    listener(req, res);
+  });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
@@ -114,6 +118,14 @@ describe('frontDoor', () => {
     expect(seen.began).toEqual([{ err: 'entity.parse.failed' }]);
     expect(seen.failed).toEqual(['SyntaxError']);
     expect(seen.gated).toEqual([]);
+    expect(seen.served).toEqual([]);
+  });
+
+  it('a URL that cannot be parsed fails once the request has begun, as no route and no probe', async () => {
+    const { url, seen } = await start();
+    expect(await (await fetch(`${url}/_sim/health`, { headers: { 'x-break-url': '1' } })).text()).toBe('failed');
+    expect(seen.began).toEqual([{ err: null }]);
+    expect(seen.failed).toEqual(['URIError']);
     expect(seen.served).toEqual([]);
   });
 

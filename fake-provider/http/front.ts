@@ -40,30 +40,35 @@ const IGNORE: Next = () => undefined;
 export function frontDoor(o: FrontDoor): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const method = req.method ?? '';
-    const pathname = parseurl(req)?.pathname ?? '';
-    const probe = o.probes.find(method, pathname);
-    if (probe !== undefined) return probe.serve(req, res);
+    let pathname = '';
     let plane: Plane | undefined;
     let found: Found<MatchedHandler> | undefined;
-    // A malformed percent-encoding in a matching route's parameter: answered 400 once the request has begun.
+    // A malformed percent-encoding in a matching route's parameter (a 400), or a URL that does not parse:
+    // answered once the request has begun.
     let lookupError: unknown;
-    for (const p of o.planes) {
-      if (!p.table.holds(pathname)) continue;
-      plane = p;
-      try {
-        found = p.table.find(method, pathname);
-      } catch (e) {
-        lookupError = e;
+    let probe: Found<(req: IncomingMessage, res: ServerResponse) => void> | undefined;
+    try {
+      pathname = parseurl(req)?.pathname ?? '';
+      probe = o.probes.find(method, pathname);
+      if (probe === undefined) {
+        for (const p of o.planes) {
+          if (!p.table.holds(pathname)) continue;
+          plane = p;
+          found = p.table.find(method, pathname);
+          break;
+        }
       }
-      break;
+    } catch (e) {
+      lookupError = e;
     }
+    if (probe !== undefined) return probe.serve(req, res);
     const r = req as ApiRequest;
     const s = res as ApiResponse;
     s.locals = Object.create(null) as Record<string, unknown>;
     const fail = (err: unknown): void => o.fail(err, r, s, IGNORE);
     const serve = (err?: unknown): void => {
       if (err !== undefined && err !== null) return fail(err);
-      if (plane === undefined) return fail(o.outside(method, pathname));
+      if (plane === undefined) return fail(lookupError ?? o.outside(method, pathname));
       const refusal = plane.gate?.(r, s) ?? null;
       if (refusal !== null) return fail(refusal);
       if (lookupError !== undefined) return fail(lookupError);
