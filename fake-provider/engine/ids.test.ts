@@ -2,15 +2,15 @@
 // parse and the counter readers take back exactly what format prints, and refuse what it could not.
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { createSim } from '../../sim/index.ts';
+import { createSimKernel } from '../../sim/index.ts';
 import { counterAfterPrefix, drawId, drawIdParts, exactCounter, formatId, idCounter, parseId } from './ids.ts';
 
 describe('world ids', () => {
   test.prop([fc.string({ minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 2 ** 32 - 1 }), fc.constantFrom('evt', 'trd', 'cred', 'quote')])(
     'drawIdParts draws what drawId draws, formatId prints the same id, parseId reads it back',
     (seed, counter, prefix) => {
-      const a = createSim({ seed }).rng.fork('ids');
-      const b = createSim({ seed }).rng.fork('ids');
+      const a = createSimKernel({ seed }).rng.fork('ids');
+      const b = createSimKernel({ seed }).rng.fork('ids');
       const id = drawId(a, prefix, counter);
       const parts = drawIdParts(b, counter);
       expect(formatId(prefix, parts.random, parts.counter)).toBe(id);

@@ -3,7 +3,7 @@
 import { defineStore, type World } from '../../world.ts';
 import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publishDerived } from '../../engine/events.ts';
+import { publishDerived } from '../../engine/publish.ts';
 import { advanceHeld, startHeld, statusOf, type MachineSnapshot } from '../../engine/lifecycle.ts';
 import { snapshotOf, type Held } from '../../engine/packing.ts';
 import { paginate, type Page } from '../../http/pagination.ts';

@@ -6,7 +6,7 @@ import { defineStore, type World } from '../../world.ts';
 import { IdIndex } from '../../engine/id-index.ts';
 import { LazyIndex } from '../../engine/lazy-index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish, publishDerived } from '../../engine/events.ts';
+import { publish, publishDerived } from '../../engine/publish.ts';
 import { advance, statusOf } from '../../engine/lifecycle.ts';
 import { addPending, clearPending, createCredit, newCreditId } from '../credits/index.ts';
 import { findDepositAddress, type DepositAddress } from './addresses.ts';

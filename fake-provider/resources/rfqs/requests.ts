@@ -5,7 +5,7 @@ import type { World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { oneOfAmount } from '../../http/amounts.ts';
 import { requireAccount, requireOperable, type Account } from '../accounts/index.ts';
-import type { Asset } from '../assets/catalog.ts';
+import type { Asset } from '../assets/index.ts';
 import { creditHolder, creditStatus, requireCredit, type Credit } from '../credits/index.ts';
 import { destinationStatus, getDestinationRecord, requireUsableDestination } from '../destinations/index.ts';
 import type { CreateRfqBody } from './schemas.ts';

@@ -4,21 +4,40 @@
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish, publishDerived } from '../../engine/events.ts';
+import { publish, publishDerived } from '../../engine/publish.ts';
 import { advanceHeld, startHeld, statusOf, type MachineSnapshot } from '../../engine/lifecycle.ts';
 import { snapshotOf, type Held } from '../../engine/packing.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
-import { assetByKey } from '../assets/catalog.ts';
+import { assetByKey } from '../assets/index.ts';
 import { creditForSource, creditStore, creditSnapshot, lockCredit } from '../credits/index.ts';
 import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapEvent, type SwapOps } from '../execution/index.ts';
-import { bpsUnits, checkPairAllowed, forwardOut, serializeFees, WHOLE_BPS_UNITS } from '../pricing/index.ts';
-import type { Quote } from '../rfqs/index.ts';
+import { bpsUnits, checkPairAllowed, forwardOut, serializeFees, WHOLE_BPS_UNITS, type Priced } from '../pricing/index.ts';
+import type { Asset } from '../assets/index.ts';
 import { tradeMachine, tradePacking, type TradeEffect, type TradeState } from './machine.ts';
+
+/**
+ * What a trade reads of the firm quote it was accepted from (rfqs' Quote has these fields; declared here
+ * so trades need not import the resource that starts them): the quote's id, what its RFQ asked for, and
+ * its pricing. None of them is written after the quote is made.
+ */
+export interface TradedQuote {
+  readonly quote_id: string;
+  readonly rfq: {
+    readonly rfq_id: string;
+    readonly account_id: string | null;
+    readonly credit_id: string | null;
+    readonly from: Asset;
+    readonly to: Asset;
+    readonly integrator_fee_bps: string | undefined;
+    readonly spread_bps: number;
+  };
+  readonly priced: Priced;
+}
 
 /** What accepting a firm quote gives a trade. */
 export interface StartTradeInput {
   org: Organization;
-  quote: Quote;
+  quote: TradedQuote;
   slippage_bps: string;
   client_order_id: string | null;
 }
@@ -31,7 +50,7 @@ export interface StartTradeInput {
 export interface Trade {
   readonly trade_id: string;
   readonly org: Organization;
-  readonly quote: Quote;
+  readonly quote: TradedQuote;
   readonly slippage_bps: string;
   readonly client_order_id: string | null;
   readonly created_at_ms: number;

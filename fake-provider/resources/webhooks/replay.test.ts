@@ -3,9 +3,9 @@
 // Directly published events use types outside the spec's namespaces so other resources' invariants ignore them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { publish } from '../../engine/events.ts';
+import { publish } from '../../engine/publish.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
-import { startReceiver, type Receiver } from '../../testing/webhook-receiver.ts';
+import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
 
 let sim: TestSim;
 const receivers: Receiver[] = [];
