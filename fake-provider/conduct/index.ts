@@ -4,4 +4,4 @@ import { conductRoutes } from './routes.ts';
 
 export { recordRequest, conductOf, allConduct, type Finding, type FindingKind, type ConductRequest, type ConductReport, type RequestFacts } from './recorder.ts';
 
-export const conductResource: ResourceModule = { name: 'conduct', control: conductRoutes };
+export const conductResource = { name: 'conduct', control: conductRoutes } satisfies ResourceModule;

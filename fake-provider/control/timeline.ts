@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { World } from '../world.ts';
 import type { TimelineEntry } from '../../reports/types.ts';
 import type { StoredEvent } from '../engine/events.ts';
-import { defineRoute, type AnyRoute } from '../http/api.ts';
+import { defineRoute } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { commaList, msQuery } from '../http/validate.ts';
 import { listDeposits } from '../resources/deposits/index.ts';
@@ -128,7 +128,7 @@ const timelineQuery = z.object({
   organization_id: z.string().min(1).max(128).optional(),
 });
 
-export function timelineRoutes(): AnyRoute[] {
+export function timelineRoutes() {
   return [
     defineRoute({
       auth: 'public', method: 'get', path: '/timeline', tag: 'Control', summary: 'Transitions, events, fault firings and webhook attempts per entity, oldest first',

@@ -39,14 +39,15 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Input<B, Q, P> = { body: Out<B>; query: Out<Q>; params: Out<P> };
 
-interface RouteBase<B, Q, P> {
-  method: Method;
-  /** Express path under /v1, e.g. `/accounts/:account_id`. */
-  path: string;
+interface RouteBase<M extends Method, Path extends string, B, Q, P, R> {
+  method: M;
+  /** Express path under /v1 (or /_sim), e.g. `/accounts/:account_id`. */
+  path: Path;
   summary: string;
   tag: string;
   body?: B;
@@ -54,30 +55,56 @@ interface RouteBase<B, Q, P> {
   params?: P;
   /** Marked IDEM in the spec: requires Idempotency-Key. */
   idempotent?: boolean;
-  /** Response schema, for the OpenAPI document. */
-  response?: Schema;
+  /** Response schema: the OpenAPI document and the typed clients (lib/api-types.ts) read it. */
+  response?: R;
   /** Documented success status (default 200). */
   status?: number;
 }
 
-export interface BearerRoute<B, Q, P> extends RouteBase<B, Q, P> {
+export interface BearerRoute<M extends Method, Path extends string, B, Q, P, R> extends RouteBase<M, Path, B, Q, P, R> {
   auth?: 'bearer';
-  handler: (input: { body: Out<B>; query: Out<Q>; params: Out<P> }, ctx: ApiContext) => Reply | Promise<Reply>;
+  handler: (input: Input<B, Q, P>, ctx: ApiContext) => Reply | Promise<Reply>;
 }
 
-export interface PublicRoute<B, Q, P> extends RouteBase<B, Q, P> {
+export interface PublicRoute<M extends Method, Path extends string, B, Q, P, R> extends RouteBase<M, Path, B, Q, P, R> {
   auth: 'public';
-  handler: (input: { body: Out<B>; query: Out<Q>; params: Out<P> }, ctx: PublicContext) => Reply | Promise<Reply>;
+  handler: (input: Input<B, Q, P>, ctx: PublicContext) => Reply | Promise<Reply>;
 }
 
-// The registry is erased to `any` inputs once declared; each route's own handler stays fully typed.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRoute = BearerRoute<any, any, any> | PublicRoute<any, any, any>;
+/**
+ * A declared route as the rest of the code sees it: the handler erased (the wrapper calls it with parsed
+ * input), the contract kept in the type (method, path and schemas), so lib/api-types.ts derives typed
+ * clients from the same declarations that validate and document. It names no engine type, so the
+ * package's .d.ts carries route contracts without the world behind them.
+ */
+export interface RouteDeclaration<M extends Method = Method, Path extends string = string, B = Schema | undefined, Q = Schema | undefined, P = Schema | undefined, R = Schema | undefined> {
+  method: M;
+  path: Path;
+  auth?: 'bearer' | 'public';
+  summary: string;
+  tag: string;
+  body?: B;
+  query?: Q;
+  params?: P;
+  idempotent?: boolean;
+  response?: R;
+  status?: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  handler: (input: any, ctx: any) => Reply | Promise<Reply>;
+}
 
-export function defineRoute<B extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, P extends Schema | undefined = undefined>(
-  route: BearerRoute<B, Q, P> | PublicRoute<B, Q, P>,
-): AnyRoute {
-  return route as AnyRoute;
+/** The registry's element type: any declared route. */
+export type AnyRoute = RouteDeclaration;
+
+export function defineRoute<
+  M extends Method,
+  Path extends string,
+  B extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  P extends Schema | undefined = undefined,
+  R extends Schema | undefined = undefined,
+>(route: BearerRoute<M, Path, B, Q, P, R> | PublicRoute<M, Path, B, Q, P, R>): RouteDeclaration<M, Path, B, Q, P, R> {
+  return route as RouteDeclaration<M, Path, B, Q, P, R>;
 }
 
 /** The spec's list shape: a typed array plus has_more and next_cursor. */
@@ -85,9 +112,11 @@ export function listBody<T, U>(key: string, page: Page<T>, serialize: (t: T) => 
   return { [key]: page.items.map(serialize), has_more: page.has_more, next_cursor: page.next_cursor };
 }
 
-/** A zod schema for the list shape, for OpenAPI. */
-export function listSchema(key: string, item: Schema): Schema {
-  return z.object({ request_id: z.string(), [key]: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
+type ListShape<K extends string, I extends Schema> = { request_id: z.ZodString } & { [P in K]: z.ZodArray<I> } & { has_more: z.ZodBoolean; next_cursor: z.ZodNullable<z.ZodString> };
+
+/** A zod schema for the list shape (OpenAPI and the typed clients), typed by its key and item. */
+export function listSchema<K extends string, I extends Schema>(key: K, item: I): z.ZodObject<ListShape<K, I>> {
+  return z.object({ request_id: z.string(), [key]: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() } as ListShape<K, I>);
 }
 
 /** What the route wrapper reads of a request: node's, plus the parsed body (express's Request is one too). */

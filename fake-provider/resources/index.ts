@@ -1,4 +1,5 @@
-// Every resource the fake serves, in mount order. Adding a resource means adding it here.
+// Every resource the fake serves, in mount order. Adding a resource means adding it here (its routes' types
+// then reach the typed clients through `ResourceModules`).
 import type { ResourceModule } from '../resource.ts';
 import { accountsResource } from './accounts/index.ts';
 import { screeningResource } from './screening/index.ts';
@@ -19,7 +20,8 @@ import { exportsResource } from './exports/index.ts';
 import { recoveriesResource } from './recoveries/index.ts';
 import { conductResource } from '../conduct/index.ts';
 
-export const RESOURCES: readonly ResourceModule[] = [
+/** The modules as declared: their types keep each route's contract (lib/api-types.ts derives the typed clients). */
+const MODULES = [
   accountsResource,
   screeningResource,
   assetsResource,
@@ -38,4 +40,7 @@ export const RESOURCES: readonly ResourceModule[] = [
   exportsResource,
   recoveriesResource,
   conductResource,
-];
+] as const;
+
+export const RESOURCES: readonly ResourceModule[] = MODULES;
+export type ResourceModules = typeof MODULES;

@@ -1,12 +1,28 @@
 // The scenario DSL's only way to the fake: plain HTTP (fetch) to /v1 with a bearer key and to /_sim,
-// so a scenario runs the same against an in-process server or a swapsim started elsewhere.
-export interface Reply<T = any> {
+// so a scenario runs the same against an in-process server or a swapsim started elsewhere. Replies are typed
+// from the route declarations (lib/api-types.ts): the body is the route's success body.
+import type { ControlBody, HttpMethod, V1Body } from '../../lib/api-types.ts';
+import type { ApiError } from '../../lib/types.ts';
+
+/** An HTTP answer. `body` is typed as the route's success body; on an error status it is the error envelope. */
+export interface Reply<T = unknown> {
   /** 0 when the connection failed (e.g. a `lose_response` fault in `reset` mode). */
   status: number;
   body: T;
   headers: Headers;
   /** The network error, when status is 0. */
   network_error?: string;
+}
+
+/** The `error` of an error envelope (spec: Errors), or undefined for any other body. */
+export function errorOf(body: unknown): ApiError | undefined {
+  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as ApiError) : undefined;
+}
+
+/** The `error.code` of an error envelope, or undefined for any other body. */
+export function errorCode(body: unknown): string | undefined {
+  return errorOf(body)?.code;
 }
 
 export interface CallOptions {
@@ -18,7 +34,7 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export async function request(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
+export async function request<T = unknown>(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<Reply<T>> {
   const h: Record<string, string> = { ...headers };
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload !== undefined) h['content-type'] ??= 'application/json';
@@ -31,9 +47,9 @@ export async function request(url: string, method: string, body: unknown, header
     } catch {
       /* not JSON: keep the text */
     }
-    return { status: res.status, body: parsed, headers: res.headers };
+    return { status: res.status, body: parsed as T, headers: res.headers };
   } catch (err) {
-    return { status: 0, body: undefined, headers: new Headers(), network_error: err instanceof Error ? `${err.message}${err.cause ? `: ${String(err.cause)}` : ''}` : String(err) };
+    return { status: 0, body: undefined as T, headers: new Headers(), network_error: err instanceof Error ? `${err.message}${err.cause ? `: ${String(err.cause)}` : ''}` : String(err) };
   }
 }
 
@@ -43,7 +59,7 @@ export function apiClient(base_url: string, api_key: string, idem_prefix: string
   return {
     base_url,
     api_key,
-    call(method: string, path: string, o: CallOptions = {}): Promise<Reply> {
+    call<M extends HttpMethod, P extends string>(method: M, path: P, o: CallOptions = {}): Promise<Reply<V1Body<M, P>>> {
       const upper = method.toUpperCase();
       const headers: Record<string, string> = { ...o.headers };
       const key = o.key === undefined ? api_key : o.key;
@@ -51,7 +67,7 @@ export function apiClient(base_url: string, api_key: string, idem_prefix: string
       const write = upper === 'POST' || upper === 'PUT' || upper === 'PATCH' || upper === 'DELETE';
       const idem = o.idem === undefined ? (write ? `${idem_prefix}-${++n}` : null) : o.idem;
       if (idem !== null) headers['idempotency-key'] = idem;
-      return request(base_url + path, upper, o.body, headers);
+      return request<V1Body<M, P>>(base_url + path, upper, o.body, headers);
     },
   };
 }
@@ -60,8 +76,8 @@ export function apiClient(base_url: string, api_key: string, idem_prefix: string
 export function controlClient(control_url: string, token?: string) {
   return {
     control_url,
-    call(method: string, path: string, body?: unknown): Promise<Reply> {
-      return request(control_url + path, method.toUpperCase(), body, token ? { authorization: `Bearer ${token}` } : {});
+    call<M extends HttpMethod, P extends string>(method: M, path: P, body?: unknown): Promise<Reply<ControlBody<M, P>>> {
+      return request<ControlBody<M, P>>(control_url + path, method.toUpperCase(), body, token ? { authorization: `Bearer ${token}` } : {});
     },
   };
 }

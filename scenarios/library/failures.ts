@@ -1,14 +1,14 @@
 // Every trade and zap failure code injected by a fault rule at the stage where it can happen, and a reorg
 // on each settlement leg of trades and zaps (orphaned, then reconfirmed). One scenario per case.
 import type { Scenario } from '../dsl/index.ts';
-import { ETH, HALF_ETH, HUNDRED_USDC, ONE_ETH, USDC } from '../dsl/index.ts';
+import { ETH, HALF_ETH, HUNDRED_USDC, ofType, ONE_ETH, USDC } from '../dsl/index.ts';
 import { expectUntouched, funded, usdcZap, zapId } from './common.ts';
 
 /** Failure codes a fault rule can put on a credit-funded trade or zap (zap-only codes have their own scenarios). */
 const SWAP_FAILURES = ['execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned', 'deposit_insufficient_confirmations'] as const;
 const kebab = (s: string) => s.replace(/_/g, '-');
 
-function tradeFailure(code: string): Scenario {
+function tradeFailure(code: (typeof SWAP_FAILURES)[number]): Scenario {
   return {
     name: `trade-fails-${kebab(code)}`,
     summary: `A trade failed with ${code} by a fault rule: trade.failed, no settlement, the 1 ETH credit open again`,
@@ -28,7 +28,7 @@ function tradeFailure(code: string): Scenario {
   };
 }
 
-function zapFailure(code: string): Scenario {
+function zapFailure(code: (typeof SWAP_FAILURES)[number]): Scenario {
   return {
     name: `zap-fails-${kebab(code)}`,
     summary: `A credit-funded zap failed with ${code} by a fault rule: zap.failed with a recovery for the still-open credit`,
@@ -40,7 +40,7 @@ function zapFailure(code: string): Scenario {
       const zap = await t.poll('zap', zap_id);
       await t.expectStatus('zap', zap_id, 'failed', code);
       const events = await t.expectEvents(f.account_id, zap_id, ['zap.executing', 'zap.failed'], { absent: ['zap.settled'] });
-      const failed = events.find((e) => e.type === 'zap.failed');
+      const [failed] = ofType(events, 'zap.failed');
       t.expectEqual('zap.failed names the code and the recovery', [failed?.data.failure_code, failed?.data.credit_id], [code, f.credit_id]);
       t.expectEqual('GET zap carries the recovery', zap.recovery?.recovery_id, failed?.data.recovery_id);
       await expectUntouched(t, f, USDC, HUNDRED_USDC);

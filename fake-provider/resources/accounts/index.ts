@@ -16,7 +16,7 @@ export {
 export { accountMachine, type AccountStatus } from './machine.ts';
 export { WALLET_CHAINS, type WalletChain, type WalletKey, deriveWallet, addressFromPrivateKey } from './wallets.ts';
 
-export const accountsResource: ResourceModule = {
+export const accountsResource = {
   name: 'accounts',
   routes: accountRoutes,
-};
+} satisfies ResourceModule;

@@ -11,7 +11,7 @@ export const account = z.object({
   email: z.string().optional(),
   status: accountStatusEnum,
   created_at_ms: z.number().int(),
-});
+}).meta({ id: 'Account' });
 
 export const accountParams = z.object({ account_id: idString });
 

@@ -23,8 +23,8 @@ export {
 } from './catalog.ts';
 export { requireAsset, resolveAssetRef, lookupSymbol, SYMBOL_PATTERN, serializeAsset, type SymbolRecord } from './model.ts';
 
-export const assetsResource: ResourceModule = {
+export const assetsResource = {
   name: 'assets',
   routes: assetRoutes,
   invariants: symbolInvariants,
-};
+} satisfies ResourceModule;

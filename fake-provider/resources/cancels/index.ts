@@ -18,9 +18,9 @@ export {
 } from './model.ts';
 export { cancelMachine, CANCEL_FAILURE_CODES, type CancelFailureCode, type CancelStatus } from './machine.ts';
 
-export const cancelsResource: ResourceModule = {
+export const cancelsResource = {
   name: 'cancels',
   routes: cancelRoutes,
   invariants: cancelInvariants,
   history: cancelHistory,
-};
+} satisfies ResourceModule;

@@ -28,9 +28,10 @@ export {
   type PendingAmount,
 } from './model.ts';
 export { creditMachine, type CreditStatus } from './machine.ts';
+export { creditSourceTypeEnum } from './schemas.ts';
 
-export const creditsResource: ResourceModule = {
+export const creditsResource = {
   name: 'credits',
   routes: creditRoutes,
   invariants: creditInvariants,
-};
+} satisfies ResourceModule;

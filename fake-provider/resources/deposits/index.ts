@@ -27,9 +27,9 @@ export {
 export { depositMachine, type DepositStatus, type FlagReason } from './machine.ts';
 export { generateTxHash } from './chain-formats.ts';
 
-export const depositsResource: ResourceModule = {
+export const depositsResource = {
   name: 'deposits',
   routes: depositRoutes,
   control: depositControlRoutes,
   invariants: depositInvariants,
-};
+} satisfies ResourceModule;

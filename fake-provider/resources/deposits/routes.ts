@@ -16,6 +16,8 @@ import {
   listDepositsQuery,
   partnerFlagBody,
   partnerFlagReply,
+  simDepositList,
+  simDepositReply,
 } from './schemas.ts';
 
 export const depositRoutes = [
@@ -51,12 +53,12 @@ export const depositRoutes = [
 export const depositControlRoutes = [
   defineRoute({
     auth: 'public', method: 'post', path: '/deposits', tag: 'Control', summary: 'An on-chain transfer lands on a deposit address',
-    body: landDepositBody,
+    body: landDepositBody, response: simDepositReply,
     handler: ({ body }, { world }) => ({ body: { deposit: serializeDeposit(world, landDeposit(world, { ...body, atoms: BigInt(body.atoms) })) } }),
   }),
   defineRoute({
     auth: 'public', method: 'get', path: '/deposits', tag: 'Control', summary: 'Deposits and their status',
-    query: listDepositsQuery,
+    query: listDepositsQuery, response: simDepositList,
     handler: ({ query }, { world }) => ({ body: { deposits: listDeposits(world, query).map((d) => serializeDeposit(world, d)) } }),
   }),
 ];

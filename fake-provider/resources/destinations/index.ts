@@ -16,9 +16,9 @@ export {
 export { destinationMachine, type DestinationStatus } from './machine.ts';
 export { addressProblem } from '../assets/index.ts';
 
-export const destinationsResource: ResourceModule = {
+export const destinationsResource = {
   name: 'destinations',
   routes: destinationRoutes,
   control: destinationControlRoutes,
   invariants: destinationInvariants,
-};
+} satisfies ResourceModule;

@@ -7,9 +7,9 @@ import { exportRoutes } from './routes.ts';
 export { exportKeys, initiateExport, completeExport, exportStatus, exportBlocked, exportStore, type ExportRecord, type ExportSource, type ExportStatus } from './model.ts';
 export { sealBundle, exportSuite, targetKeyProblem, HPKE_INFO, HPKE_AAD, HPKE_ENC_BYTES, type BundlePlaintext } from './hpke.ts';
 
-export const exportsResource: ResourceModule = {
+export const exportsResource = {
   name: 'exports',
   routes: exportRoutes,
   install: installExportSweeps,
   invariants: exportInvariants,
-};
+} satisfies ResourceModule;

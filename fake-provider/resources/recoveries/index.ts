@@ -7,9 +7,9 @@ import { recoveryRoutes } from './routes.ts';
 export { recoveryForFailedZap, recoveryStatus, recoveryStore, type Recovery } from './model.ts';
 export { recoveryMachine, RECOVERY_STATUSES, type RecoveryStatus } from './machine.ts';
 
-export const recoveriesResource: ResourceModule = {
+export const recoveriesResource = {
   name: 'recoveries',
   routes: recoveryRoutes,
   install: installRecoveries,
   invariants: recoveryInvariants,
-};
+} satisfies ResourceModule;

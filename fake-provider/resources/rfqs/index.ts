@@ -7,8 +7,8 @@ import { rfqRoutes } from './routes.ts';
 export { quoteStatus, requireQuote, rfqStatus, rfqStore, serializeQuote, type Mode, type Quote, type Rfq } from './model.ts';
 export { quoteMachine, rfqMachine, type QuoteStatus, type RfqStatus } from './machine.ts';
 
-export const rfqsResource: ResourceModule = {
+export const rfqsResource = {
   name: 'rfqs',
   routes: rfqRoutes,
   invariants: rfqInvariants,
-};
+} satisfies ResourceModule;

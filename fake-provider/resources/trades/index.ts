@@ -6,9 +6,9 @@ import { tradeRoutes } from './routes.ts';
 export { startTrade, serializeTrade, requireTrade, tradeStatus, tradeState, tradeStore, type Trade, type StartTradeInput } from './model.ts';
 export { tradeMachine } from './machine.ts';
 
-export const tradesResource: ResourceModule = {
+export const tradesResource = {
   name: 'trades',
   routes: tradeRoutes,
   invariants: tradeInvariants,
   history: tradeHistory,
-};
+} satisfies ResourceModule;

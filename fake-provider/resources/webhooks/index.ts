@@ -18,7 +18,7 @@ export {
 export { deliveryMachine, type DeliveryState, type DeliveryStatus } from './machine.ts';
 export { signature } from './sender.ts';
 
-export const webhooksResource: ResourceModule = {
+export const webhooksResource = {
   name: 'webhooks',
   routes: webhookRoutes,
   install(world) {
@@ -26,4 +26,4 @@ export const webhooksResource: ResourceModule = {
   },
   invariants: webhookInvariants,
   forgetOrganization: forgetOrganizationWebhooks,
-};
+} satisfies ResourceModule;

@@ -18,10 +18,10 @@ export {
 } from './model.ts';
 export { zapMachine, ZAP_FAILURE_CODES, ZAP_STATUSES, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
 
-export const zapsResource: ResourceModule = {
+export const zapsResource = {
   name: 'zaps',
   routes: zapRoutes,
   install: (world) => onDepositResolved(world, onZapDeposit),
   invariants: zapInvariants,
   history: zapHistory,
-};
+} satisfies ResourceModule;

@@ -1,0 +1,53 @@
+// The typed clients' types, derived from the route declarations (the same ones that validate requests and
+// write the OpenAPI documents): a call's reply body follows from its method and path. Types only: nothing
+// here runs, and nothing is declared twice.
+import type { z } from 'zod';
+import type { RouteDeclaration } from '../fake-provider/http/api.ts';
+import type { ResourceModules } from '../fake-provider/resources/index.ts';
+import type { controlRoutes } from '../fake-provider/control/routes.ts';
+
+type RoutesIn<T, K extends 'routes' | 'control'> = T extends { readonly [P in K]: ReadonlyArray<infer R> } ? R : never;
+
+/** Every /v1 route declaration, as declared. */
+export type V1Route = RoutesIn<ResourceModules[number], 'routes'>;
+/** Every /_sim route declaration, as declared. */
+export type ControlRoute = RoutesIn<ResourceModules[number], 'control'> | ReturnType<typeof controlRoutes>[number];
+
+/** `/accounts/:account_id/credits` → `/accounts/${string}/credits`: the paths a declared route serves. */
+type Template<P extends string> = P extends `${infer A}:${string}/${infer Rest}`
+  ? `${A}${string}/${Template<Rest>}`
+  : P extends `${infer A}:${string}`
+    ? `${A}${string}`
+    : P;
+
+type PathOf<R> = R extends RouteDeclaration<infer _M, infer P, infer _B, infer _Q, infer _Pa, infer _R> ? Template<P> : never;
+type MethodOf<R> = R extends RouteDeclaration<infer M, string, infer _B, infer _Q, infer _Pa, infer _R> ? M : never;
+
+/** The routes that serve `method path` (a query string allowed); `${string}` may span `/`, so more than one. */
+type Candidates<Routes, M extends string, P extends string> = Routes extends unknown
+  ? Lowercase<M> extends MethodOf<Routes>
+    ? P extends PathOf<Routes> | `${PathOf<Routes>}?${string}`
+      ? Routes
+      : never
+    : never
+  : never;
+
+/** Some other candidate's paths are a strict subset of R's (`/accounts/${string}/credits` beats `/accounts/${string}`). */
+type Beaten<R, All> = All extends unknown ? (PathOf<All> extends PathOf<R> ? (PathOf<R> extends PathOf<All> ? never : true) : never) : never;
+type MostSpecific<C, All = C> = C extends unknown ? ([Beaten<C, All>] extends [never] ? C : never) : never;
+
+/** The declared route a call reaches, or never when no declared route serves it. */
+export type RouteFor<Routes, M extends string, P extends string> = MostSpecific<Candidates<Routes, M, P>>;
+
+/** The success body of a route: its response schema's output type (`unknown` when it declares none). */
+export type BodyOf<R> = [R] extends [never] ? unknown : R extends { response?: infer S } ? (S extends z.ZodType ? z.output<S> : unknown) : unknown;
+/** What a route's body accepts (its schema's input type), or undefined when it takes none. */
+export type RequestBodyOf<R> = [R] extends [never] ? unknown : R extends { body?: infer S } ? (S extends z.ZodType ? z.input<S> : undefined) : unknown;
+
+/** The success body of `METHOD path` under /v1 (`unknown` for a path no route declares). */
+export type V1Body<M extends string, P extends string> = BodyOf<RouteFor<V1Route, M, P>>;
+/** The success body of `METHOD path` under /_sim (`unknown` for a path no route declares). */
+export type ControlBody<M extends string, P extends string> = BodyOf<RouteFor<ControlRoute, M, P>>;
+
+/** Methods as the clients take them: either case. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'get' | 'post' | 'put' | 'patch' | 'delete';
