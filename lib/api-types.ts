@@ -2,16 +2,13 @@
 // write the OpenAPI documents): a call's reply body follows from its method and path. Types only: nothing
 // here runs, and nothing is declared twice.
 import type { z } from 'zod';
-import type { RouteDeclaration } from '../fake-provider/http/api.ts';
-import type { ResourceModules } from '../fake-provider/resources/index.ts';
-import type { controlRoutes } from '../fake-provider/control/routes.ts';
-
-type RoutesIn<T, K extends 'routes' | 'control'> = T extends { readonly [P in K]: ReadonlyArray<infer R> } ? R : never;
+import type { RESOURCE_CONTROL_ROUTES, RESOURCE_ROUTES } from '../fake-provider/resources/index.ts';
+import type { CONTROL_CONTRACTS } from '../fake-provider/control/routes.ts';
 
 /** Every /v1 route declaration, as declared. */
-export type V1Route = RoutesIn<ResourceModules[number], 'routes'>;
+export type V1Route = (typeof RESOURCE_ROUTES)[number];
 /** Every /_sim route declaration, as declared. */
-export type ControlRoute = RoutesIn<ResourceModules[number], 'control'> | ReturnType<typeof controlRoutes>[number];
+export type ControlRoute = (typeof RESOURCE_CONTROL_ROUTES)[number] | (typeof CONTROL_CONTRACTS)[number];
 
 /** `/accounts/:account_id/credits` → `/accounts/${string}/credits`: the paths a declared route serves. */
 type Template<P extends string> = P extends `${infer A}:${string}/${infer Rest}`
@@ -20,8 +17,8 @@ type Template<P extends string> = P extends `${infer A}:${string}/${infer Rest}`
     ? `${A}${string}`
     : P;
 
-type PathOf<R> = R extends RouteDeclaration<infer _M, infer P, infer _B, infer _Q, infer _Pa, infer _R> ? Template<P> : never;
-type MethodOf<R> = R extends RouteDeclaration<infer M, string, infer _B, infer _Q, infer _Pa, infer _R> ? M : never;
+type PathOf<R> = R extends { path: infer P extends string } ? Template<P> : never;
+type MethodOf<R> = R extends { method: infer M } ? M : never;
 
 /** The routes that serve `method path` (a query string allowed); `${string}` may span `/`, so more than one. */
 type Candidates<Routes, M extends string, P extends string> = Routes extends unknown

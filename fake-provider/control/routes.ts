@@ -2,7 +2,7 @@
 // specific control routes live with their resource. Handlers call model operations, never edit state.
 import { z } from 'zod';
 import type { Runtime } from '../app.ts';
-import { defineRoute } from '../http/api.ts';
+import { defineRoute, replyContract } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { bpsString } from '../http/validate.ts';
 import { assetByKey, isCanonicalAssetKey } from '../resources/assets/catalog.ts';
@@ -137,3 +137,9 @@ export function controlRoutes(runtime: Runtime) {
     ...timelineRoutes(),
   ];
 }
+
+/**
+ * The control routes' contracts (method, path, schemas), without their handlers and so without a runtime: what
+ * the typed clients read (lib/api-types.ts). Declaring reads no runtime; only handlers do.
+ */
+export const CONTROL_CONTRACTS = controlRoutes(undefined as never).map(replyContract);

@@ -93,6 +93,16 @@ export interface RouteDeclaration<M extends Method = Method, Path extends string
   handler: (input: any, ctx: any) => Reply | Promise<Reply>;
 }
 
+/**
+ * What a typed client needs of a route: method, path and response schema. Its type names no engine type and no
+ * request schema, so the package's .d.ts stays small (lib/api-types.ts reads these).
+ */
+export function replyContract<R extends AnyRoute>(route: R): ReplyContract<R> {
+  return { method: route.method, path: route.path, response: route.response } as ReplyContract<R>;
+}
+/** Per route of a union (a mapped type alone would merge the union's methods and paths). */
+export type ReplyContract<R> = R extends RouteDeclaration<infer M, infer P, infer _B, infer _Q, infer _Pa, infer S> ? { method: M; path: P; response?: S } : never;
+
 /** The registry's element type: any declared route. */
 export type AnyRoute = RouteDeclaration;
 

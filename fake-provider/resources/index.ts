@@ -1,6 +1,7 @@
 // Every resource the fake serves, in mount order. Adding a resource means adding it here (its routes' types
 // then reach the typed clients through `ResourceModules`).
 import type { ResourceModule } from '../resource.ts';
+import { replyContract } from '../http/api.ts';
 import { accountsResource } from './accounts/index.ts';
 import { screeningResource } from './screening/index.ts';
 import { assetsResource } from './assets/index.ts';
@@ -43,4 +44,15 @@ const MODULES = [
 ] as const;
 
 export const RESOURCES: readonly ResourceModule[] = MODULES;
-export type ResourceModules = typeof MODULES;
+
+/**
+ * The routes' reply contracts (method, path, response schema), typed as declared: lib/api-types.ts derives the
+ * typed clients from them. Their type names no engine type, so the package's .d.ts carries none.
+ */
+export const RESOURCE_ROUTES = collect(MODULES, 'routes').map(replyContract);
+export const RESOURCE_CONTROL_ROUTES = collect(MODULES, 'control').map(replyContract);
+
+function collect<T extends readonly ResourceModule[], K extends 'routes' | 'control'>(modules: T, key: K): Array<RoutesIn<T[number], K>> {
+  return modules.flatMap((m) => m[key] ?? []) as Array<RoutesIn<T[number], K>>;
+}
+type RoutesIn<T, K extends 'routes' | 'control'> = T extends { readonly [P in K]: ReadonlyArray<infer R> } ? R : never;
