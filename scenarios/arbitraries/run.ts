@@ -253,8 +253,8 @@ async function runStep(sim: Sim, accounts: Account[], s: Step, step: number, run
       await sim.advance(s.ms);
       return 'advanced';
     case 'fault': {
-      // The fault plan draws each target's effects from FAIL_CODES and IMPLEMENTED_EFFECTS, so the pair is one the union allows.
-      const rule = await sim.faults.add({ target: s.target, effect: s.effect, match, times: 1 } as FaultRuleInput);
+      const { kind: _kind, at: _at, account: _account, ...generated } = s;
+      const rule = await sim.faults.add({ ...generated, match, times: 1 });
       ctx.rule_ids.push(rule.fault_id);
       return `fault ${rule.fault_id}`;
     }
