@@ -5,9 +5,9 @@ import type { z } from 'zod';
 import type { RESOURCE_CONTROL_ROUTES, RESOURCE_ROUTES } from '../fake-provider/resources/index.ts';
 import type { CONTROL_CONTRACTS } from '../fake-provider/control/routes.ts';
 
-/** Every /v1 route declaration, as declared. */
+/** Every /v1 route's reply contract (method, path, response schema), typed as declared. */
 export type V1Route = (typeof RESOURCE_ROUTES)[number];
-/** Every /_sim route declaration, as declared. */
+/** Every /_sim route's reply contract, typed as declared. */
 export type ControlRoute = (typeof RESOURCE_CONTROL_ROUTES)[number] | (typeof CONTROL_CONTRACTS)[number];
 
 /** `/accounts/:account_id/credits` → `/accounts/${string}/credits`: the paths a declared route serves. */
@@ -33,13 +33,11 @@ type Candidates<Routes, M extends string, P extends string> = Routes extends unk
 type Beaten<R, All> = All extends unknown ? (PathOf<All> extends PathOf<R> ? (PathOf<R> extends PathOf<All> ? never : true) : never) : never;
 type MostSpecific<C, All = C> = C extends unknown ? ([Beaten<C, All>] extends [never] ? C : never) : never;
 
-/** The declared route a call reaches, or never when no declared route serves it. */
+/** The route a call reaches, or never when no declared route serves it (a union if two match equally well). */
 export type RouteFor<Routes, M extends string, P extends string> = MostSpecific<Candidates<Routes, M, P>>;
 
 /** The success body of a route: its response schema's output type (`unknown` when it declares none). */
 export type BodyOf<R> = [R] extends [never] ? unknown : R extends { response?: infer S } ? (S extends z.ZodType ? z.output<S> : unknown) : unknown;
-/** What a route's body accepts (its schema's input type), or undefined when it takes none. */
-export type RequestBodyOf<R> = [R] extends [never] ? unknown : R extends { body?: infer S } ? (S extends z.ZodType ? z.input<S> : undefined) : unknown;
 
 /** The success body of `METHOD path` under /v1 (`unknown` for a path no route declares). */
 export type V1Body<M extends string, P extends string> = BodyOf<RouteFor<V1Route, M, P>>;

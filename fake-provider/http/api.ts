@@ -74,8 +74,7 @@ export interface PublicRoute<M extends Method, Path extends string, B, Q, P, R> 
 /**
  * A declared route as the rest of the code sees it: the handler erased (the wrapper calls it with parsed
  * input), the contract kept in the type (method, path and schemas), so lib/api-types.ts derives typed
- * clients from the same declarations that validate and document. It names no engine type, so the
- * package's .d.ts carries route contracts without the world behind them.
+ * clients from the same declarations that validate and document.
  */
 export interface RouteDeclaration<M extends Method = Method, Path extends string = string, B = Schema | undefined, Q = Schema | undefined, P = Schema | undefined, R = Schema | undefined> {
   method: M;
