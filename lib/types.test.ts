@@ -68,6 +68,8 @@ describe('library types', () => {
       const r = await t.call('GET', `/accounts/${id}`);
       // @ts-expect-error -- a misspelt field does not compile in scenarios either
       void r.body.account.acount_id;
+      // @ts-expect-error -- nor a misspelt event type in an expectation
+      await t.expectEvents(id, id, ['trade.executing', 'trade.setled']);
     };
     expectTypeOf(check).toBeFunction();
   });

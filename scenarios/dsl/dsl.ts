@@ -442,7 +442,7 @@ export class ScenarioDsl {
    * `types` in this order (other types may come between; `exact`: nothing else of those families).
    * `absent` types must not appear at all.
    */
-  async expectEvents(account_id: string, entity_id: string, types: string[], opts: { exact?: boolean; absent?: string[] } = {}): Promise<EventEnvelope[]> {
+  async expectEvents(account_id: string, entity_id: string, types: readonly EventType[], opts: { exact?: boolean; absent?: readonly EventType[] } = {}): Promise<EventEnvelope[]> {
     const all = (await this.events({ account_id })).filter((e) => entity_id === account_id || Object.values(e.data).includes(entity_id));
     const families = new Set(types.map((t) => t.split('.')[0]));
     const seen: string[] = all.map((e) => e.type).filter((t) => !opts.exact || families.has(t.split('.')[0]));

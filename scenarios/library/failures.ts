@@ -19,7 +19,7 @@ function tradeFailure(code: (typeof SWAP_FAILURES)[number]): Scenario {
       const { trade_id } = await t.trade({ ...f, from: ETH, to: USDC, amount_in_atoms: HALF_ETH });
       await t.poll('trade', trade_id);
       await t.expectStatus('trade', trade_id, 'failed', code);
-      const seq = code === 'settlement_orphaned' ? ['trade.executing', 'trade.settlement_orphaned', 'trade.failed'] : ['trade.executing', 'trade.failed'];
+      const seq = code === 'settlement_orphaned' ? (['trade.executing', 'trade.settlement_orphaned', 'trade.failed'] as const) : (['trade.executing', 'trade.failed'] as const);
       await t.expectEvents(f.account_id, trade_id, seq, { absent: ['trade.settled'] });
       await expectUntouched(t, f, ETH, ONE_ETH);
       await t.expectBalance(f.account_id, USDC, '0', '0');

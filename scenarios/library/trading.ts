@@ -4,7 +4,7 @@ import type { Scenario } from '../dsl/index.ts';
 import { ETH, HALF_ETH, ONE_ETH, StepFailed, USDC } from '../dsl/index.ts';
 import { funded } from './common.ts';
 
-const TRADE_EVENTS = ['trade.executing', 'trade.filled', 'trade.pending_settle', 'trade.settled'];
+const TRADE_EVENTS = ['trade.executing', 'trade.filled', 'trade.pending_settle', 'trade.settled'] as const;
 
 export const tradingScenarios: Scenario[] = [
   {

@@ -4,7 +4,7 @@ import type { Scenario } from '../dsl/index.ts';
 import { addressFor, ETH, HUNDRED_USDC, USDC } from '../dsl/index.ts';
 import { funded, usdcZap, zapId } from './common.ts';
 
-const ZAP_EVENTS = ['zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled'];
+const ZAP_EVENTS = ['zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled'] as const;
 
 export const zapScenarios: Scenario[] = [
   {
