@@ -53,3 +53,17 @@ export const email = z.object({ account_id: z.string(), email: z.string(), purpo
 export const emailList = z.object({ request_id: z.string(), emails: z.array(email) });
 
 export const deletedReply = (key: string) => z.object({ request_id: z.string(), deleted: z.literal(true), [key]: z.string() });
+
+/** One timeline row (reports/types.ts `TimelineEntry`). */
+export const timelineEntry = z.object({
+  sim_ms: z.number().int(),
+  entity_type: z.string(),
+  entity_id: z.string(),
+  kind: z.enum(['transition', 'event', 'fault', 'delivery', 'expectation', 'step']),
+  from: z.string().optional(),
+  to: z.string().optional(),
+  event_type: z.string().optional(),
+  detail: z.string().optional(),
+  ok: z.boolean().optional(),
+});
+export const timelineReply = z.object({ request_id: z.string(), now_ms: z.number().int(), timeline: z.array(timelineEntry) });

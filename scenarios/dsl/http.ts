@@ -3,6 +3,7 @@
 // from the route declarations (lib/api-types.ts): the body is the route's success body.
 import type { ControlBody, HttpMethod, V1Body } from '../../lib/api-types.ts';
 import type { ApiError } from '../../lib/types.ts';
+import { WALL } from './wall.ts';
 
 /** An HTTP answer. `body` is typed as the route's success body; on an error status it is the error envelope. */
 export interface Reply<T = unknown> {
@@ -32,7 +33,12 @@ export interface CallOptions {
   /** Bearer key; null sends none (public endpoints); default the scenario org's key. */
   key?: string | null;
   headers?: Record<string, string>;
+  /** false: hand a 429 back as is (a rate-limit storm counts them); default: wait its Retry-After and resend. */
+  retry_429?: boolean;
 }
+
+/** Resends after a 429 at most this many times (same Idempotency-Key), waiting Retry-After (1 s without one). */
+const MAX_429_RETRIES = 8;
 
 export async function request<T = unknown>(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<Reply<T>> {
   const h: Record<string, string> = { ...headers };
@@ -53,13 +59,17 @@ export async function request<T = unknown>(url: string, method: string, body: un
   }
 }
 
-/** A /v1 client: bearer key and Idempotency-Keys `<prefix>-<n>` on writes, so reruns send the same keys. */
-export function apiClient(base_url: string, api_key: string, idem_prefix: string) {
+/**
+ * A /v1 client: bearer key and Idempotency-Keys `<prefix>-<n>` on writes, so reruns send the same keys. A 429
+ * is waited out (its Retry-After, in wall time) and resent with the same key, as the spec asks of a client:
+ * an organization a trigger runs in has the spec's limits (5 firm RFQs/s), not a scenario's unthrottled ones.
+ */
+export function apiClient(base_url: string, api_key: string, idem_prefix: string, wait: (ms: number) => Promise<void> = WALL.wait) {
   let n = 0;
   return {
     base_url,
     api_key,
-    call<M extends HttpMethod, P extends string>(method: M, path: P, o: CallOptions = {}): Promise<Reply<V1Body<M, P>>> {
+    async call<M extends HttpMethod, P extends string>(method: M, path: P, o: CallOptions = {}): Promise<Reply<V1Body<M, P>>> {
       const upper = method.toUpperCase();
       const headers: Record<string, string> = { ...o.headers };
       const key = o.key === undefined ? api_key : o.key;
@@ -67,7 +77,12 @@ export function apiClient(base_url: string, api_key: string, idem_prefix: string
       const write = upper === 'POST' || upper === 'PUT' || upper === 'PATCH' || upper === 'DELETE';
       const idem = o.idem === undefined ? (write ? `${idem_prefix}-${++n}` : null) : o.idem;
       if (idem !== null) headers['idempotency-key'] = idem;
-      return request<V1Body<M, P>>(base_url + path, upper, o.body, headers);
+      for (let attempt = 0; ; attempt++) {
+        const r = await request<V1Body<M, P>>(base_url + path, upper, o.body, headers);
+        if (r.status !== 429 || o.retry_429 === false || attempt >= MAX_429_RETRIES) return r;
+        const after_s = Number(r.headers.get('retry-after'));
+        await wait(Number.isFinite(after_s) && after_s > 0 ? after_s * 1_000 + 20 : 1_000);
+      }
     },
   };
 }
