@@ -1,45 +1,22 @@
 // Behaviour-profile settings: every point where the spec says "not shown" is a named setting here,
 // with the default swapsim documents in docs/profile.md (the adversarial profile and files: profiles/). The
-// type is the schema's (profiles/schema.ts), declared once.
-import type { z } from 'zod';
-import type { profileSchema } from './profiles/schema.ts';
+// settings and their type are declared once, by the schema (profiles/schema.ts); this file holds the default.
+import {
+  LIFECYCLE_ERROR_CODES,
+  PROFILE_CHAINS,
+  RATE_LIMIT_ALGORITHMS,
+  WEBHOOK_DELIVERY_ORDERS,
+  type LifecycleErrorCode,
+  type Profile,
+  type RateLimitAlgorithm,
+  type WebhookDeliveryOrder,
+} from './profiles/schema.ts';
 
-export const LIFECYCLE_ERROR_CODES = [
-  'rfq_expired',
-  'quote_expired',
-  'quote_not_firm',
-  'insufficient_balance',
-  'insufficient_liquidity',
-  'credit_in_use',
-  'account_not_operable',
-  'execution_failed',
-  'settlement_failed',
-  'settlement_timeout',
-  'settlement_orphaned',
-  'deposit_insufficient_confirmations',
-  'deposit_flagged',
-  'min_amount_out_not_met',
-  'zap_expired',
-  'from_asset_mismatch',
-  'broadcast_failed',
-  'confirmation_timeout',
-] as const;
-export type LifecycleErrorCode = (typeof LIFECYCLE_ERROR_CODES)[number];
+export { LIFECYCLE_ERROR_CODES, PROFILE_CHAINS, RATE_LIMIT_ALGORITHMS, WEBHOOK_DELIVERY_ORDERS };
+export type { LifecycleErrorCode, Profile, RateLimitAlgorithm, WebhookDeliveryOrder };
 
 /** One chain's block time and finality threshold (`profile.chains[chain]`). */
 export type ChainTiming = Profile['chains'][string];
-
-export const RATE_LIMIT_ALGORITHMS = ['token_bucket', 'fixed_window'] as const;
-export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
-
-/**
- * Every setting, as the schema declares it (profiles/schema.ts: the zod schema is the one declaration; each
- * field's documentation is there).
- */
-export type Profile = z.output<typeof profileSchema>;
-
-export const WEBHOOK_DELIVERY_ORDERS = ['in_order', 'shuffle_across_accounts', 'best_effort'] as const;
-export type WebhookDeliveryOrder = (typeof WEBHOOK_DELIVERY_ORDERS)[number];
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -1,9 +1,39 @@
-// The behaviour-profile schema (zod), the one declaration of `Profile` (profile.ts: `z.output` of it): every
-// setting with its documentation, strict, with range checks, plus the partial form a user file uses (any
-// subset of the default, nested objects merged field by field).
+// The behaviour-profile schema (zod): the one declaration of every setting, its documentation and `Profile`
+// (`z.output` of it; profile.ts holds the default), strict, with range checks, plus the partial form a user
+// file uses (any subset of the default, nested objects merged field by field).
 import { z } from 'zod';
 import { isCidr } from '../resources/webhooks/destinations.ts';
-import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, RATE_LIMIT_ALGORITHMS, WEBHOOK_DELIVERY_ORDERS, type LifecycleErrorCode, type Profile } from '../profile.ts';
+
+export const LIFECYCLE_ERROR_CODES = [
+  'rfq_expired',
+  'quote_expired',
+  'quote_not_firm',
+  'insufficient_balance',
+  'insufficient_liquidity',
+  'credit_in_use',
+  'account_not_operable',
+  'execution_failed',
+  'settlement_failed',
+  'settlement_timeout',
+  'settlement_orphaned',
+  'deposit_insufficient_confirmations',
+  'deposit_flagged',
+  'min_amount_out_not_met',
+  'zap_expired',
+  'from_asset_mismatch',
+  'broadcast_failed',
+  'confirmation_timeout',
+] as const;
+export type LifecycleErrorCode = (typeof LIFECYCLE_ERROR_CODES)[number];
+
+export const RATE_LIMIT_ALGORITHMS = ['token_bucket', 'fixed_window'] as const;
+export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
+
+export const WEBHOOK_DELIVERY_ORDERS = ['in_order', 'shuffle_across_accounts', 'best_effort'] as const;
+export type WebhookDeliveryOrder = (typeof WEBHOOK_DELIVERY_ORDERS)[number];
+
+/** The chains a profile times (`chains`): every one, no other. */
+export const PROFILE_CHAINS = ['evm:1', 'evm:42161', 'btc', 'solana', 'zec'] as const;
 
 const POS_INT = 'must be a positive integer';
 const NONNEG_INT = 'must be a non-negative integer';
@@ -34,7 +64,7 @@ function build(partial: boolean) {
     /** Confirmations at which a deposit or settlement counts as final. */
     finality_confirmations: posInt(),
   });
-  const chains = Object.fromEntries(Object.keys(DEFAULT_PROFILE.chains).map((k) => [k, chainTiming])) as Record<string, typeof chainTiming>;
+  const chains = Object.fromEntries(PROFILE_CHAINS.map((k) => [k, chainTiming])) as Record<string, typeof chainTiming>;
   const typeName = () => z.string({ error: 'must be a snake_case error type' }).regex(/^[a-z][a-z0-9_]*$/, { error: 'must be a snake_case error type' });
   return obj({
     name: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }),
@@ -201,6 +231,9 @@ export const profileSchema = build(false).superRefine((p, ctx) => {
     ctx.addIssue({ code: 'custom', path: ['webhook_retry_schedule_ms'], message: `delays add up to ${total_ms} ms, past webhook_retry_window_ms (${p.webhook_retry_window_ms})` });
   }
 });
+
+/** Every setting (profile.ts holds the default). */
+export type Profile = z.output<typeof profileSchema>;
 
 /** A user file: any subset of the profile, at any depth; unknown keys are still errors. */
 export const partialProfileSchema = build(true) as unknown as z.ZodType<DeepPartial<Profile>>;

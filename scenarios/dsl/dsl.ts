@@ -7,7 +7,7 @@ import type { ControlBody, HttpMethod, V1Body } from '../../lib/api-types.ts';
 import type { Cancel, Credit, Event, EventOf, EventType, Quote, Rfq, SimDeposit, Trade, Zap } from '../../lib/types.ts';
 import type { FaultRuleInput } from '../../fake-provider/control/faults.ts';
 import type { ExpectationResult, TimelineEntry } from '../../reports/types.ts';
-import { startReceiver, type Receiver } from '../../fake-provider/testing/webhook-receiver.ts';
+import { startReceiver, type Receiver } from './webhook-receiver.ts';
 import { apiClient, errorCode, type ApiClient, type CallOptions, type ControlClient, type Reply } from './http.ts';
 import { parseDuration } from './duration.ts';
 import { addressFor } from './assets.ts';

@@ -2,7 +2,7 @@
 // the two query shapes and the envelope as served.
 import { z } from 'zod';
 import { commaList, cursorQuery, idString, limitQuery, msQuery } from '../../http/validate.ts';
-import { isCanonicalAssetKey } from '../assets/catalog.ts';
+import { isCanonicalAssetKey } from '../assets/index.ts';
 import { creditSourceTypeEnum } from '../credits/index.ts';
 
 const WORD = '[a-z][a-z0-9_]*';
