@@ -17,6 +17,8 @@ interface Options {
   connections: number;
   /** On-chain deposits landed per second over all orgs (each one publishes pending, verified, credit events). */
   deposits_per_s: number;
+  /** A directory: the server runs with `--cpu-prof` and writes its profile there when stopped. */
+  cpu_prof_dir: string | null;
 }
 
 function parseDuration(text: string): number {
@@ -27,13 +29,14 @@ function parseDuration(text: string): number {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { duration_s: 60, orgs: 4, connections: 32, deposits_per_s: 20 };
+  const o: Options = { duration_s: 60, orgs: 4, connections: 32, deposits_per_s: 20, cpu_prof_dir: null };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     if (argv[i] === '--duration') o.duration_s = parseDuration(v), i++;
     else if (argv[i] === '--orgs') o.orgs = Math.max(3, Number(v)), i++;
     else if (argv[i] === '--connections') o.connections = Number(v), i++;
     else if (argv[i] === '--deposits-per-s') o.deposits_per_s = Number(v), i++;
+    else if (argv[i] === '--cpu-prof') o.cpu_prof_dir = v, i++;
     else throw new Error(`unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20)`);
   }
   return o;
@@ -80,9 +83,10 @@ interface Sample {
   events: number;
 }
 
-async function startServer(samples: Sample[]): Promise<{ url: string; stop(): Promise<void> }> {
+async function startServer(samples: Sample[], cpu_prof_dir: string | null): Promise<{ url: string; stop(): Promise<void> }> {
   const here = dirname(fileURLToPath(import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(here, 'soak-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const prof = cpu_prof_dir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(cpu_prof_dir)];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', resolve(here, 'soak-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await new Promise<number>((ok, fail) => {
     const lines = createInterface({ input: child.stdout! });
@@ -196,7 +200,7 @@ function slopePerMin(s: Sample[]): number {
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const samples: Sample[] = [];
-  const server = await startServer(samples);
+  const server = await startServer(samples, o.cpu_prof_dir);
   const orgs = await setupOrgs(server.url, o.orgs);
   // Deposits through the control plane at a steady rate, round robin over the orgs.
   let deposits = 0;
