@@ -22,7 +22,8 @@ const ED = ed25519.Point;
  * both encodings paid the multiplication twice.
  */
 export function secp256k1PublicKey(secret: Uint8Array): Secp256k1PublicKey {
-  const point = SECP.BASE.multiplyUnsafe(SECP.Fn.fromBytes(secret));
+  // Made affine once (one field inversion), so the two encodings do not invert again each.
+  const point = SECP.fromAffine(SECP.BASE.multiplyUnsafe(SECP.Fn.fromBytes(secret)).toAffine());
   return { compressed: point.toBytes(true), uncompressed: point.toBytes(false) };
 }
 
