@@ -30,7 +30,15 @@ export interface ResourceModule {
   install?(world: World): void;
   invariants?(world: World): Violation[];
   /** Drops what the resource keeps for a deleted organization (DELETE /_sim/organizations/{id}). */
-  forgetOrganization?(world: World, org: Organization): void;
+  forgetOrganization?(world: World, org: Organization, scope: ForgetScope): void;
   /** Terminal trades, zaps or cancels of one account, for the history endpoint. */
   history?(world: World, account_id: string): HistoryRecord[];
+}
+
+/** What a deleted organization's `forgetOrganization` calls share. */
+export interface ForgetScope {
+  /** The organization's account ids, read before any store forgets (a trade names only its account). */
+  readonly accounts: ReadonlySet<string>;
+  /** Ids of the entities dropped: the engine then drops their transitions. */
+  readonly gone: Set<string>;
 }

@@ -57,6 +57,14 @@ export interface EventStore {
     data: unknown,
     build: Derived['build'] | null,
   ): StoredEvent;
+  /**
+   * Keeps only the events `keep` accepts (given each event's org and time), in publication order, and frees
+   * the others: an organization deleted, events past their retention. O(events): the columns are rebuilt.
+   * Events read before (an envelope a reader holds) stay valid. Returns how many were dropped.
+   */
+  retain(keep: (org_id: string, created_at_ms: number) => boolean): number;
+  /** Events dropped by `retain` since the store was made (0: the store holds every event published). */
+  readonly dropped: number;
 }
 
 /**
@@ -207,12 +215,20 @@ class Columns {
   readonly seq = new NumberColumn();
   /** The data object, or for a derived event its source (the type code says which). */
   readonly data: unknown[] = [];
-  readonly types: string[] = [];
+  readonly types: string[];
   /** Per type code: null for stored data, else the function that rebuilds the data from the source. */
-  readonly builders: Array<Derived['build'] | null> = [];
-  readonly typeCodes = new Map<string, number>();
+  readonly builders: Array<Derived['build'] | null>;
+  readonly typeCodes: Map<string, number>;
   /** Derived events get codes of their own, one per (build, type): no per-event byte says which they are. */
-  readonly derivedCodes = new Map<Derived['build'], Map<string, number>>();
+  readonly derivedCodes: Map<Derived['build'], Map<string, number>>;
+
+  /** New columns; with `types`, sharing that store's interned types (a rebuild keeps type codes). */
+  constructor(types?: Columns) {
+    this.types = types?.types ?? [];
+    this.builders = types?.builders ?? [];
+    this.typeCodes = types?.typeCodes ?? new Map();
+    this.derivedCodes = types?.derivedCodes ?? new Map();
+  }
   readonly owners: Array<{ org_id: string; account_id: string }> = [];
   /** Per account id: its event positions in publication order, and its owner code(s). */
   readonly accounts = new Map<string, AccountEvents>();
@@ -331,8 +347,9 @@ class EventView implements EventList {
 }
 
 export function createEventStore(): EventStore {
-  const columns = new Columns();
-  const all = new EventView(columns, null);
+  let columns = new Columns();
+  let all = new EventView(columns, null);
+  let dropped = 0;
   /** The last event published, and its counter: a reader asking for it at once gets the same object. */
   let lastAt: EventAt | undefined;
   let lastCounter = -1;
@@ -354,7 +371,37 @@ export function createEventStore(): EventStore {
     return undefined;
   };
   return {
-    all,
+    get all() {
+      return all;
+    },
+    get dropped() {
+      return dropped;
+    },
+    retain(keep) {
+      const old = columns;
+      const next = new Columns(old);
+      for (let i = 0; i < old.length; i++) {
+        const owner = old.owners[old.owner.get(i)];
+        const at_ms = old.created_at_ms.get(i);
+        if (!keep(owner.org_id, at_ms)) continue;
+        const index = next.length++;
+        next.random.push(index, old.random.get(i));
+        next.counter.push(index, old.counter.get(i));
+        next.type.push(index, old.type.get(i));
+        next.owner.push(index, next.addToAccount(owner.org_id, owner.account_id, index));
+        next.created_at_ms.push(index, at_ms);
+        next.seq.push(index, old.seq.get(i));
+        next.data.push(old.data[i]);
+      }
+      const gone = old.length - next.length;
+      if (gone === 0) return 0;
+      columns = next;
+      all = new EventView(columns, null);
+      lastAt = undefined;
+      lastCounter = -1;
+      dropped += gone;
+      return gone;
+    },
     byId: { get: find, has: (event_id) => find(event_id) !== undefined },
     forAccount: (account_id) => new EventView(columns, columns.accounts.get(account_id)?.positions ?? NO_POSITIONS),
     add(event) {

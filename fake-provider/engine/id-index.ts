@@ -60,6 +60,26 @@ export class IdIndex<V> {
     return this;
   }
 
+  /**
+   * Keeps the values `keep` accepts and frees the others (an organization deleted): O(size), the order of
+   * the rest unchanged. Returns how many were dropped.
+   */
+  retain(keep: (value: V) => boolean): number {
+    const before = this.size;
+    let w = 0;
+    for (let i = 0; i < this.#values.length; i++) {
+      const v = this.#values[i];
+      if (!keep(v)) continue;
+      this.#values[w] = v;
+      this.#counters[w] = this.#counters[i];
+      w++;
+    }
+    this.#values.length = w;
+    if (this.#counters.length > 64 && w * 4 < this.#counters.length) this.#counters = this.#counters.slice(0, Math.max(64, w * 2));
+    if (this.#late) for (const [id, v] of this.#late) if (!keep(v)) this.#late.delete(id);
+    return before - this.size;
+  }
+
   *values(): IterableIterator<V> {
     yield* this.#values;
     if (this.#late) yield* this.#late.values();

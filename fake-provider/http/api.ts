@@ -261,7 +261,9 @@ async function answer(view: RequestView, res: ApiResponse, ctx: ApiContext | Pub
 function runHandler(route: AnyRoute, input: { params: unknown; query: unknown; body: unknown }, ctx: ApiContext | PublicContext): StoredReply | Promise<StoredReply> {
   let out: Reply | Promise<Reply>;
   try {
-    out = (route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>)(input, ctx);
+    const handler = route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>;
+    // What an organization's request schedules is its work: deleting the organization cancels it.
+    out = 'org' in ctx ? ctx.world.sim.scheduler.runAs(ctx.org.organization_id, () => handler(input, ctx)) : handler(input, ctx);
   } catch (e) {
     return failedReply(e, ctx);
   }

@@ -39,3 +39,11 @@ export function witnessIdempotentAnswer(world: World, org_id: string, key: strin
 export function idempotencyViolations(world: World): Violation[] {
   return world.stores.has('idempotency-ledger') ? [...ledger(world).violations] : [];
 }
+
+/** A deleted organization: the answers witnessed for its keys go. */
+export function forgetIdempotencyLedger(world: World, org_id: string): void {
+  if (!world.stores.has('idempotency-ledger')) return;
+  const prefix = `${org_id}\u0000`;
+  const first = ledger(world).first;
+  for (const k of first.keys()) if (k.startsWith(prefix)) first.delete(k);
+}

@@ -1,6 +1,7 @@
 // The accounts resource: what other resources may use, and its routes.
 import type { ResourceModule } from '../../resource.ts';
 import { accountRoutes } from './routes.ts';
+import { forgetOrganizationAccounts } from './model.ts';
 
 export {
   accountStatus,
@@ -18,5 +19,6 @@ export { WALLET_CHAINS, type WalletChain, type WalletKey, deriveWallet, addressF
 
 export const accountsResource: ResourceModule = {
   name: 'accounts',
+  forgetOrganization: forgetOrganizationAccounts,
   routes: accountRoutes,
 };

@@ -3,6 +3,7 @@
 import type { ResourceModule } from '../../resource.ts';
 import { symbolInvariants } from './model.ts';
 import { assetRoutes } from './routes.ts';
+import { forgetOrganizationSymbols } from './model.ts';
 
 export { addressProblem, toChecksumAddress } from './addresses.ts';
 
@@ -25,6 +26,7 @@ export { requireAsset, resolveAssetRef, lookupSymbol, SYMBOL_PATTERN, serializeA
 
 export const assetsResource: ResourceModule = {
   name: 'assets',
+  forgetOrganization: forgetOrganizationSymbols,
   routes: assetRoutes,
   invariants: symbolInvariants,
 };

@@ -3,6 +3,7 @@
 import type { ResourceModule } from '../../resource.ts';
 import { creditInvariants } from './invariants.ts';
 import { creditRoutes } from './routes.ts';
+import { forgetOrganizationCredits } from './model.ts';
 
 export {
   addPending,
@@ -31,6 +32,7 @@ export { creditMachine, type CreditStatus } from './machine.ts';
 
 export const creditsResource: ResourceModule = {
   name: 'credits',
+  forgetOrganization: forgetOrganizationCredits,
   routes: creditRoutes,
   invariants: creditInvariants,
 };

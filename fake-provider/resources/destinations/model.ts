@@ -12,6 +12,9 @@ import { resolveAssetRef } from '../assets/model.ts';
 import { screen } from '../screening/index.ts';
 import { addressProblem } from '../assets/index.ts';
 import { destinationMachine, type DestinationEffect, type DestinationEvent, type DestinationStatus } from './machine.ts';
+import type { Organization } from '../../world.ts';
+import type { ForgetScope } from '../../resource.ts';
+import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 
 export interface Destination {
   destination_id: string;
@@ -229,4 +232,13 @@ export function destinationInvariants(world: World): Violation[] {
     }
   }
   return out;
+}
+
+/** A deleted organization: its destinations go. */
+export function forgetOrganizationDestinations(world: World, org: Organization, scope: ForgetScope): void {
+  const store = destinationStore(world);
+  const mine = (d: Destination): boolean => d.org_id === org.organization_id;
+  for (const d of store.list) if (mine(d)) scope.gone.add(d.destination_id);
+  dropFromMap(store.byId, mine);
+  retainInPlace(store.list, (d) => !mine(d));
 }

@@ -11,6 +11,7 @@ import { zapState, zapStore } from '../zaps/index.ts';
 import { cancelStatus, cancelStore } from '../cancels/index.ts';
 import { sealBundle } from './hpke.ts';
 import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from './throttle.ts';
+import type { ForgetScope } from '../../resource.ts';
 
 export type ExportSource = 'integrator' | 'user_email';
 type ExportedKeys = NonNullable<Account['exported_keys']>;
@@ -221,4 +222,16 @@ export function exportInvariants(world: World): Violation[] {
     if (!ok) out.push({ invariant: 'exported_keys_match_wallets', entity_id: account.account_id, message: 'exported keys do not name every wallet address' });
   }
   return out;
+}
+
+/** A deleted organization: its accounts' export records, OTPs and initiation windows go. */
+export function forgetOrganizationExports(world: World, _org: Organization, scope: ForgetScope): void {
+  const store = exportStore(world);
+  for (const id of scope.accounts) {
+    const record = store.byAccount.get(id);
+    if (record?.sweep_task_id != null) world.sim.scheduler.cancel(record.sweep_task_id);
+    store.byAccount.delete(id);
+    store.otps.delete(id);
+    store.initiations.delete(id);
+  }
 }

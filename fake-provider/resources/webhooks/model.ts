@@ -12,6 +12,7 @@ import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEve
 import { createTransport, post, signedRequest } from './sender.ts';
 import { startInOrder } from './order.ts';
 import { destinationGuard } from './destinations.ts';
+import type { ForgetScope } from '../../resource.ts';
 
 export interface Webhook {
   webhook_id: string;
@@ -321,7 +322,7 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
 }
 
 /** A deleted organization: its webhooks and deliveries go, and no attempt of theirs runs again. */
-export function forgetOrganizationWebhooks(world: World, org: Organization): void {
+export function forgetOrganizationWebhooks(world: World, org: Organization, scope?: ForgetScope): void {
   const store = webhookStore(world);
   const gone = store.list.filter((w) => w.org_id === org.organization_id);
   if (gone.length === 0) return;
@@ -331,6 +332,7 @@ export function forgetOrganizationWebhooks(world: World, org: Organization): voi
       if (d.task_id !== null) world.sim.scheduler.cancel(d.task_id);
       d.task_id = null;
       store.deliveries.delete(d.delivery_id);
+      scope?.gone.add(d.delivery_id);
     }
     store.byWebhook.delete(w.webhook_id);
   }
