@@ -119,6 +119,10 @@ export interface Profile {
   idempotency_retention_ms: number;
   /** Idempotency records one organization keeps at most (its oldest go first): the memory bound under fresh keys. */
   idempotency_max_records: number;
+  /** Events are kept this long (sim time) for GET /events, activity and replay, then swept (spec: at least 30 days). */
+  event_retention_ms: number;
+  /** A webhook delivery and its attempt log are kept this long after the delivery ends, then swept (spec: not shown); never past its event. */
+  webhook_delivery_retention_ms: number;
   /** Failed authentications (a bearer key no organization holds) per client address per window, on sim time. */
   auth_failures_per_ip: { max: number; window_ms: number };
   /** Fee defaults for new organizations. */
@@ -189,6 +193,7 @@ export type WebhookDeliveryOrder = (typeof WEBHOOK_DELIVERY_ORDERS)[number];
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 
 export const DEFAULT_PROFILE: Profile = {
   name: 'default',
@@ -259,6 +264,8 @@ export const DEFAULT_PROFILE: Profile = {
   idempotency_retention_ms: 24 * HOUR,
   auth_failures_per_ip: { max: 100, window_ms: MINUTE },
   idempotency_max_records: 20_000,
+  event_retention_ms: 30 * DAY,
+  webhook_delivery_retention_ms: 30 * DAY,
   default_platform_fee_bps: '10',
   default_integrator_fee_bps: '0',
   resolve_native_kind: true,

@@ -128,7 +128,7 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
       handler: (_i, { world }) => {
         const result = checkInvariants(world);
         for (const bug of runtime.bugs) result.violations.push({ invariant: 'no_internal_errors', message: `${bug.request_id}: ${bug.message}` });
-        return { body: { ok: result.violations.length === 0, checked: result.checked, violations: result.violations } };
+        return { body: { ok: result.violations.length === 0, checked: result.checked, violations: result.violations, ...(result.skipped.length > 0 ? { skipped: result.skipped } : {}) } };
       },
     }),
     defineRoute({

@@ -65,6 +65,8 @@ function build(partial: boolean) {
     idempotency_retention_ms: posInt(),
     auth_failures_per_ip: obj({ max: posInt(), window_ms: posInt() }),
     idempotency_max_records: intBetween(1, 10_000_000),
+    event_retention_ms: posInt(),
+    webhook_delivery_retention_ms: posInt(),
     default_platform_fee_bps: bpsString(),
     default_integrator_fee_bps: bpsString(),
     resolve_native_kind: bool(),

@@ -1,14 +1,17 @@
 // The soak bench's server: swapsim on a realtime clock (no organizations: the driver creates them), in its
 // own process, printing `{"port"}` once listening and then one JSON sample per second: RSS, heap, event-loop
 // delay (p99 and max since the last sample), clock lag (wall time elapsed minus sim time elapsed) and the
-// webhook lanes' in-flight and queued POSTs.
+// webhook lanes' in-flight and queued POSTs, events and transitions held. `--profile JSON` sets profile keys.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serve } from '../../fake-provider/server.ts';
 import { webhookStore } from '../../fake-provider/resources/webhooks/index.ts';
 import { idempotencyRecords } from '../../fake-provider/http/idempotency.ts';
 import { announce, closeOnSignal } from '../http-bench/servers/ready.ts';
+import { profileFromJson } from '../../fake-provider/profiles/index.ts';
 
-const running = await serve({ clock: 'realtime', seed: 'soak', port: 0 });
+const at = process.argv.indexOf('--profile');
+const profile = at >= 0 ? profileFromJson(JSON.parse(process.argv[at + 1]), 'soak') : undefined;
+const running = await serve({ clock: 'realtime', seed: 'soak', port: 0, profile });
 announce(running.server);
 closeOnSignal(() => running.close());
 
@@ -31,6 +34,7 @@ setInterval(() => {
     webhook_queued: lanes.queued,
     idempotency_records: idempotencyRecords(world),
     events: world.events.all.length,
+    transitions: world.transitions.length,
   };
   eld.reset();
   process.stdout.write(JSON.stringify({ sample }) + '\n');

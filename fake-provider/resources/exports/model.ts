@@ -180,7 +180,10 @@ async function sweep(world: World, record: ExportRecord): Promise<void> {
   record.sweep_due_ms = null;
   const account = accountStore(world).byId.get(record.account_id)!;
   if (accountStatus(account) !== 'export_initiated' || exportBlocked(world, account)) return;
-  account.exported_keys = await sealKeys(world, account, record.target_public_key);
+  const keys = await sealKeys(world, account, record.target_public_key);
+  // Its organization was deleted while the keys were sealed: nothing of it is stored any more.
+  if (accountStore(world).byId.get(record.account_id) !== account) return;
+  account.exported_keys = keys;
   // Marked first, so the account.key_exported event this publishes schedules no further sweep.
   record.exported_at_ms = world.sim.now_ms();
   if (!sendAccount(world, account, { type: 'SETTLEMENTS_RESOLVED' })) throw new Error(`account ${account.account_id} refused SETTLEMENTS_RESOLVED`);

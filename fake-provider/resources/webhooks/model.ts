@@ -271,6 +271,8 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   d.attempt_log.push(record);
 
   const finish = (copies: number, statuses: number[]): void => {
+    // Dropped while its POST was out (its organization deleted, or past retention): nothing to record.
+    if (store.deliveries.get(d.delivery_id) !== d) return;
     const http_status = statuses.find(is2xx) ?? statuses[statuses.length - 1] ?? 0;
     step(world, d, is2xx(http_status) ? { type: 'SUCCEEDED', http_status } : { type: 'FAILED', http_status, at_ms });
     record.http_status = http_status;
@@ -338,6 +340,29 @@ export function forgetOrganizationWebhooks(world: World, org: Organization, scop
   }
   store.list = store.list.filter((w) => w.org_id !== org.organization_id);
   store.deliveryList = store.deliveryList.filter((d) => d.org_id !== org.organization_id);
+}
+
+/**
+ * Retention: drops the deliveries (with their attempt logs) that ended before `ended_before_ms`, and, when
+ * the event store has just dropped events (`events_dropped`), every delivery whose event is gone (one still
+ * retrying stops). Ids dropped go into `gone` (their transitions go next). Returns how many.
+ */
+export function sweepDeliveries(world: World, ended_before_ms: number, events_dropped: boolean, gone: Set<string>): number {
+  if (!world.stores.has('webhooks')) return 0;
+  const store = webhookStore(world);
+  const expired = (d: Delivery): boolean => (d.ended_at_ms !== null && d.ended_at_ms < ended_before_ms) || (events_dropped && !world.events.byId.has(d.event_id));
+  const before = store.deliveryList.length;
+  store.deliveryList = store.deliveryList.filter((d) => {
+    if (!expired(d)) return true;
+    if (d.task_id !== null) world.sim.scheduler.cancel(d.task_id);
+    d.task_id = null;
+    store.deliveries.delete(d.delivery_id);
+    gone.add(d.delivery_id);
+    return false;
+  });
+  if (store.deliveryList.length === before) return 0;
+  for (const [webhook_id, list] of store.byWebhook) store.byWebhook.set(webhook_id, list.filter((d) => store.deliveries.get(d.delivery_id) === d));
+  return before - store.deliveryList.length;
 }
 
 /** Shutdown: waiting POSTs resolve 0 at once, running ones are aborted; later attempts fail without sending. */
