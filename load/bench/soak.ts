@@ -73,6 +73,7 @@ interface Sample {
   idempotency_records: number;
   events: number;
   transitions: number;
+  held: Record<string, number>;
 }
 
 async function startServer(samples: Sample[], cpu_prof_dir: string | null, profile_json: string | null): Promise<{ url: string; stop(): Promise<void> }> {
@@ -250,7 +251,7 @@ async function main(): Promise<void> {
   });
   const progress = setInterval(() => {
     const s = samples.at(-1);
-    if (s) console.log(`  t=${round(s.t_s - measured_from_s, 0)} s  rss ${round(s.rss_mb)} MB  eld p99 ${round(s.eld_p99_ms)} ms  lag ${round(s.lag_ms, 0)} ms  webhooks in flight ${s.webhook_in_flight}, queued ${s.webhook_queued}`);
+    if (s) console.log(`  t=${round(s.t_s - measured_from_s, 0)} s  rss ${round(s.rss_mb)} MB  heap ${round(s.heap_mb)} MB  eld p99 ${round(s.eld_p99_ms)} ms  lag ${round(s.lag_ms, 0)} ms  webhooks in flight ${s.webhook_in_flight}, queued ${s.webhook_queued}`);
   }, 30_000);
   const result = await done;
   clearInterval(progress);
@@ -283,6 +284,9 @@ async function main(): Promise<void> {
     churn_errors: churned.errors,
     delete_org_ms: { median: round(median(churned.delete_ms)), max: round(max(churned.delete_ms)) },
     transitions_end: during.at(-1)?.transitions ?? 0,
+    heap_mb: { start: round(during[0]?.heap_mb ?? 0), end: round(during.at(-1)?.heap_mb ?? 0), max: round(max(during.map((s) => s.heap_mb))) },
+    held_mid: during[Math.floor(during.length / 2)]?.held,
+    held_end: during.at(-1)?.held,
     received: Object.fromEntries(await Promise.all(receivers.map(async (r, i) => [`slot${i}:${r.answer}`, await r.received()] as const))),
   };
   console.log(JSON.stringify(report, null, 2));
