@@ -42,9 +42,9 @@ export function sweepRetention(world: World): void {
   const now_ms = world.sim.now_ms();
   const events_before_ms = now_ms - world.profile.event_retention_ms;
   // The store is in publication order: nothing to sweep while its first event is recent (no rebuild then).
-  const first = world.events.all.at(0);
+  const first_ms = world.events.firstCreatedAt_ms();
   let events_dropped = 0;
-  if (first !== undefined && first.envelope.created_at_ms < events_before_ms) {
+  if (first_ms !== undefined && first_ms < events_before_ms) {
     events_dropped = world.events.retain((_org, at_ms) => at_ms >= events_before_ms);
     if (events_dropped > 0) state.events_before_ms = Math.max(state.events_before_ms, events_before_ms);
     state.events_swept += events_dropped;

@@ -65,6 +65,8 @@ export interface EventStore {
   retain(keep: (org_id: string, created_at_ms: number) => boolean): number;
   /** Events dropped by `retain` since the store was made (0: the store holds every event published). */
   readonly dropped: number;
+  /** The first stored event's created_at_ms (no envelope made), or undefined when the store is empty. */
+  firstCreatedAt_ms(): number | undefined;
 }
 
 /**
@@ -377,6 +379,7 @@ export function createEventStore(): EventStore {
     get dropped() {
       return dropped;
     },
+    firstCreatedAt_ms: () => (columns.length === 0 ? undefined : columns.created_at_ms.get(0)),
     retain(keep) {
       const old = columns;
       const next = new Columns(old);
