@@ -1,5 +1,6 @@
 // Organizations: created through the control plane (keys are issued out of band in the real service),
-// holding API keys, fee defaults, recovery and partner-screening switches and rate-limit overrides.
+// holding API keys, fee defaults, recovery and partner-screening switches and rate-limit overrides; deleting
+// one frees everything it owns.
 import type { Organization, RateLimits, World } from './world.ts';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.ts';
 import { indexKeys, unindexKeys } from './http/auth.ts';

@@ -1,6 +1,7 @@
 // Ordered timers on the sim clock: (due_ms, seq) order, so ties run in the order they were scheduled.
 // `advance`/`settle` run due work one task at a time, awaiting each (a webhook attempt is a task), and
-// are serialized so two control calls never interleave. The realtime driver lives here too.
+// are serialized so two control calls never interleave. Tasks carry an owner (an organization), so a
+// deleted organization's pending work can be cancelled. The realtime driver lives here too.
 import { type Clock, wallNow_ms } from './clock.ts';
 
 export interface Task {

@@ -1,6 +1,6 @@
 // The immutable event store: every event any lifecycle emits, with the spec's envelope, queried by the
 // event feed, account activity and webhook replay. Events are stored as columns on publish, never edited,
-// and read as frozen envelopes.
+// and read as frozen envelopes; `retain` drops events (a deleted organization's, those past retention).
 import type { World } from '../world.ts';
 import { counterAt, ID_COUNTER_DIGITS, ID_HEX_CHARS } from './id-counter.ts';
 

@@ -1,5 +1,6 @@
 // Lookup by entity id without a Map entry per entity: the by-id index of the stores a trade lifecycle
-// fills (deposits, credits, RFQs, quotes, trades). The subset of Map the stores use, over two arrays.
+// fills (deposits, credits, RFQs, quotes, trades). The subset of Map the stores use, over two arrays, plus
+// `retain` to drop entities (a deleted organization's).
 import { counterAt, ID_HEX_CHARS } from './id-counter.ts';
 
 /**

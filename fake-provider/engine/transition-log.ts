@@ -1,7 +1,7 @@
 // The world's transition log (timelines, path invariants, transition coverage), stored compactly: one
 // row per entity (its id and kind) and, per transition, three numbers in chunked typed arrays (entity row,
 // interned `kind|from|event|to`, at_ms; 10 bytes a transition while they fit narrow columns). Readers get
-// `{kind, entity_id, from, event, to, at_ms}` records.
+// `{kind, entity_id, from, event, to, at_ms}` records. `forget` drops the records of entities that went.
 import { idCounter } from './id-counter.ts';
 
 export interface TransitionRecord {

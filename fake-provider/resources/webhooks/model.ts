@@ -1,6 +1,7 @@
 // Webhook operations over the world: CRUD with one active webhook per organization, secret rotation,
 // a delivery per published event (and per replayed one), each attempt a real signed HTTP POST run by the
-// sim scheduler, with the `webhook` fault effects applied at the attempt.
+// sim scheduler, with the `webhook` fault effects applied at the attempt; deliveries dropped with their
+// organization or past their retention.
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
