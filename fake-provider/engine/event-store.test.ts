@@ -58,6 +58,8 @@ describe('event store', () => {
     const mine = store.forAccount('acct_3');
     expect(mine.map((e) => e.envelope.event_id)).toEqual(inputs.filter((e) => e.account_id === 'acct_3').map((e) => e.event_id));
     expect(store.forAccount('acct_none').length).toBe(0);
+    expect(store.forOrg('org_b').map((e) => e.envelope.event_id)).toEqual(inputs.filter((e) => e.org_id === 'org_b').map((e) => e.event_id));
+    expect(store.forOrg('org_none').length).toBe(0);
     expect(store.all.find((e) => e.seq === 30)?.envelope.event_id).toBe(inputs[10].event_id);
     expect(store.all.filter((e) => e.org_id === 'org_b')).toHaveLength(8_000);
   });
@@ -178,6 +180,8 @@ describe('event store retain', () => {
     for (const e of [inputs[0], inputs[3], inputs[4_999]]) expect(store.byId.has(e.event_id)).toBe(false);
     for (const e of [want[0], want[want.length - 1], want[1234]]) expect(store.byId.get(e.event_id)?.envelope).toEqual(envelopeOf(e));
     expect(store.forAccount('acct_3').map((e) => e.envelope.event_id)).toEqual(want.filter((e) => e.account_id === 'acct_3').map((e) => e.event_id));
+    expect(store.forOrg('org_kept').map((e) => e.envelope.event_id)).toEqual(want.map((e) => e.event_id));
+    expect(store.forOrg('org_gone').length).toBe(0);
     // An envelope read before stays what it was.
     expect(held).toEqual(envelopeOf(inputs[0]));
     // Appending continues after the retained events.

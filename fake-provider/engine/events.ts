@@ -40,6 +40,8 @@ export interface EventStore {
   readonly byId: EventIndex;
   /** One account's events in publication order (the feed's and activity's `account_id` reads). */
   forAccount(account_id: string): EventList;
+  /** One organization's events in publication order (the feed without `account_id`): a page costs its own events, not every tenant's. */
+  forOrg(org_id: string): EventList;
   /** Appends one event given whole (a tool, a test); its id must be a `world.newId('evt')` id. `publish` uses `append`. */
   add(event: StoredEvent): void;
   /**
@@ -204,7 +206,7 @@ interface AccountEvents {
 /**
  * The store as columns, one entry per event at its position in publication order: the id as its random
  * part and counter (numbers, not a 20-character string), interned type and (org, account) codes, the
- * time and seq, and the data object itself (~38 bytes an event). One object per event (record + id
+ * time and seq, the data object itself, and its position in its account's and organization's lists (~42 bytes an event). One object per event (record + id
  * string, ~130 bytes) was the largest item of a settled trade's memory. Events are made on read.
  */
 class Columns {
@@ -234,6 +236,14 @@ class Columns {
   readonly owners: Array<{ org_id: string; account_id: string }> = [];
   /** Per account id: its event positions in publication order, and its owner code(s). */
   readonly accounts = new Map<string, AccountEvents>();
+  /** Per organization: its event positions in publication order (4 bytes an event). */
+  readonly orgs = new Map<string, Positions>();
+
+  addToOrg(org_id: string, index: number): void {
+    let positions = this.orgs.get(org_id);
+    if (positions === undefined) this.orgs.set(org_id, (positions = new Positions()));
+    positions.push(index);
+  }
 
   eventId(i: number): string {
     return idOf(this.random.get(i), this.counter.get(i));
@@ -392,6 +402,7 @@ export function createEventStore(): EventStore {
         next.counter.push(index, old.counter.get(i));
         next.type.push(index, old.type.get(i));
         next.owner.push(index, next.addToAccount(owner.org_id, owner.account_id, index));
+        next.addToOrg(owner.org_id, index);
         next.created_at_ms.push(index, at_ms);
         next.seq.push(index, old.seq.get(i));
         next.data.push(old.data[i]);
@@ -407,6 +418,7 @@ export function createEventStore(): EventStore {
     },
     byId: { get: find, has: (event_id) => find(event_id) !== undefined },
     forAccount: (account_id) => new EventView(columns, columns.accounts.get(account_id)?.positions ?? NO_POSITIONS),
+    forOrg: (org_id) => new EventView(columns, columns.orgs.get(org_id) ?? NO_POSITIONS),
     add(event) {
       const e = event.envelope;
       const random = idRandom(e.event_id);
@@ -418,6 +430,7 @@ export function createEventStore(): EventStore {
       columns.counter.push(index, counter);
       columns.type.push(index, columns.typeCode(e.type, null));
       columns.owner.push(index, columns.addToAccount(event.org_id, e.account_id, index));
+      columns.addToOrg(event.org_id, index);
       columns.created_at_ms.push(index, e.created_at_ms);
       columns.seq.push(index, event.seq);
       columns.data.push(e.data);
@@ -429,6 +442,7 @@ export function createEventStore(): EventStore {
       columns.counter.push(index, id.counter);
       columns.type.push(index, columns.typeCode(type, build));
       columns.owner.push(index, columns.addToAccount(org_id, account_id, index));
+      columns.addToOrg(org_id, index);
       columns.created_at_ms.push(index, created_at_ms);
       columns.seq.push(index, seq);
       columns.data.push(data);
@@ -538,6 +552,6 @@ export function matchesFilter(e: StoredEvent, f: EventFilter): boolean {
 
 /** Events in publication order (oldest first), filtered. */
 export function selectEvents(world: World, f: EventFilter): StoredEvent[] {
-  const pool = f.account_id === undefined ? world.events.all : world.events.forAccount(f.account_id);
+  const pool = f.account_id === undefined ? world.events.forOrg(f.org_id) : world.events.forAccount(f.account_id);
   return pool.filter((e) => matchesFilter(e, f));
 }
