@@ -3,7 +3,7 @@
 // (counted, not timed); another organization's counts are unchanged and it keeps working; invariants stay green.
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts';
-import { startReceiver } from './testing/webhook-receiver.ts';
+import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
 import { destination, firmQuote, fund, readyAccount } from './testing/flows.ts';
 import { accountStore } from './resources/accounts/model.ts';
 import { creditStore } from './resources/credits/model.ts';

@@ -4,7 +4,7 @@
 import type { Organization, RateLimits, World } from './world.ts';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.ts';
 import { indexKeys, unindexKeys } from './http/auth.ts';
-import type { ForgetScope } from './resource.ts';
+import type { ForgetScope } from './resource-records.ts';
 
 export interface OrganizationInput {
   api_keys?: string[];

@@ -3,7 +3,7 @@
 // still retrying goes with its event, the same inputs sweep the same way, and invariants stay green.
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts';
-import { startReceiver } from './testing/webhook-receiver.ts';
+import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
 import { destination, firmQuote, fund, readyAccount } from './testing/flows.ts';
 import { DEFAULT_PROFILE, type Profile } from './profile.ts';
 import { webhookStore } from './resources/webhooks/model.ts';

@@ -3,7 +3,7 @@
 // event at the latest), and the transitions of what went with them. A sweep runs when an event is published
 // once the clock has passed the next sweep point, so the same inputs sweep at the same points (a replay too).
 import { defineStore, type World } from './world.ts';
-import { sweepDeliveries } from './resources/webhooks/model.ts';
+import { sweepDeliveries } from './resources/webhooks/index.ts';
 
 /** Sweeps per retention: a record outlives its retention by at most a sixteenth of it. */
 const SWEEPS_PER_RETENTION = 16;

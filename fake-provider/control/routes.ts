@@ -1,7 +1,7 @@
 // The control plane's own routes (organizations, clock, faults, invariants, emails, reset). Resource-
 // specific control routes live with their resource. Handlers call model operations, never edit state.
 import { z } from 'zod';
-import type { Runtime } from '../app.ts';
+import type { Runtime } from '../runtime.ts';
 import { defineRoute, type AnyRoute } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { bpsString } from '../http/validate.ts';
@@ -10,9 +10,9 @@ import { createOrganization, deleteOrganization, serializeOrganization } from '.
 import { orgOfKey } from '../http/auth.ts';
 import { forgetIdempotency } from '../http/idempotency.ts';
 import { forgetIdempotencyLedger } from '../oracle/idempotency-ledger.ts';
-import { accountIdsOf } from '../resources/accounts/model.ts';
+import { accountIdsOf } from '../resources/accounts/index.ts';
 import { forgetEmails } from '../emails.ts';
-import type { ForgetScope } from '../resource.ts';
+import type { ForgetScope } from '../resource-records.ts';
 import type { Organization, World } from '../world.ts';
 import { RESOURCES } from '../resources/index.ts';
 import { checkFault, faultBody } from './faults.ts';

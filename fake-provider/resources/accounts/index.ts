@@ -4,6 +4,7 @@ import { accountRoutes } from './routes.ts';
 import { forgetOrganizationAccounts } from './model.ts';
 
 export {
+  accountIdsOf,
   accountStatus,
   requireAccount,
   requireOperable,

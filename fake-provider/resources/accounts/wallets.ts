@@ -4,7 +4,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import { keccak256, toChecksumAddress } from '../assets/addresses.ts';
+import { keccak256, toChecksumAddress } from '../assets/index.ts';
 import { base58, bech32, createBase58check } from '@scure/base';
 import { ed25519PublicKey, secp256k1PublicKey, type Secp256k1PublicKey } from '../../engine/keys.ts';
 

@@ -5,10 +5,11 @@ import { symbolInvariants } from './model.ts';
 import { assetRoutes } from './routes.ts';
 import { forgetOrganizationSymbols } from './model.ts';
 
-export { addressProblem, toChecksumAddress } from './addresses.ts';
+export { addressProblem, keccak256, toChecksumAddress } from './addresses.ts';
 
 export {
   ASSETS,
+  ASSET_SEQ,
   CHAINS,
   ASSET_KEY_PATTERN,
   CHAIN_PATTERN,

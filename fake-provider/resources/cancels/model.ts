@@ -3,7 +3,7 @@
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/events.ts';
+import { publish } from '../../engine/publish.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import type { HistoryRecord } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
@@ -13,7 +13,7 @@ import { generateTxHash } from '../deposits/index.ts';
 import { requireUsableDestination } from '../destinations/index.ts';
 import { CANCEL_FAILURE_CODES, cancelMachine, type CancelEffect, type CancelEvent, type CancelFailureCode, type CancelStatus } from './machine.ts';
 import type { Organization } from '../../world.ts';
-import type { ForgetScope } from '../../resource.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 
 export interface Cancel {

@@ -6,7 +6,7 @@ import { paginate, type Page } from '../../http/pagination.ts';
 import type { Asset } from '../assets/index.ts';
 import { deriveWallet, requireOperable, walletReady, type Account, type WalletChain, type WalletKey } from '../accounts/index.ts';
 import type { Organization } from '../../world.ts';
-import type { ForgetScope } from '../../resource.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 import { dropFromMap } from '../../engine/retain.ts';
 
 export interface DepositAddress {

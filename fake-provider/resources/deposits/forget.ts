@@ -1,6 +1,6 @@
 // A deleted organization's deposits and deposit addresses (DELETE /_sim/organizations/{id}).
 import type { Organization, World } from '../../world.ts';
-import type { ForgetScope } from '../../resource.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 import { forgetOrganizationAddresses } from './addresses.ts';
 import { forgetOrganizationDepositList } from './model.ts';
 

@@ -5,7 +5,7 @@ import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish, publishDerived } from '../../engine/events.ts';
+import { publish, publishDerived } from '../../engine/publish.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { matches, type FaultSubject } from '../../../sim/index.ts';
 import { requireAsset } from '../assets/index.ts';
@@ -15,7 +15,7 @@ import { addPending, clearPending, createCredit, newCreditId } from '../credits/
 import { findDepositAddress, isMonitored, type DepositAddress } from './addresses.ts';
 import { canonicalTxHash, generateSourceAddress, generateTxHash, isChainAddress } from './chain-formats.ts';
 import { depositMachine, type DepositEffect, type DepositEvent, type DepositStatus, type FlagReason } from './machine.ts';
-import type { ForgetScope } from '../../resource.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 import { retainInPlace } from '../../engine/retain.ts';
 
 export interface DepositFaults {

@@ -9,15 +9,14 @@ import { oneOfAmount } from '../../http/amounts.ts';
 import { send, start, statusOf } from '../../engine/lifecycle.ts';
 import type { Violation } from '../../resource.ts';
 import { requireAccount, requireOperable, type Account } from '../accounts/index.ts';
-import type { Asset } from '../assets/catalog.ts';
-import { resolveAssetRef } from '../assets/model.ts';
+import { resolveAssetRef, type Asset } from '../assets/index.ts';
 import { creditHolder, creditStatus, requireCredit, type Credit } from '../credits/index.ts';
 import { destinationStatus, getDestinationRecord, requireUsableDestination } from '../destinations/index.ts';
 import { drawSolverLatencyMs, drawSpreadBps, price, serializeFees, type Fees, type Priced, type Side } from '../pricing/index.ts';
 import { startTrade, type StartTradeInput } from '../trades/index.ts';
 import { quoteMachine, rfqMachine, type QuoteEvent, type QuoteStatus, type RfqEvent, type RfqStatus } from './machine.ts';
 import type { AcceptBody, CreateRfqBody } from './schemas.ts';
-import type { ForgetScope } from '../../resource.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 
 export type Mode = 'indicative' | 'firm';
 

@@ -5,15 +5,15 @@ import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { IdIndex } from '../../engine/id-index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish, publishDerived } from '../../engine/events.ts';
+import { publish, publishDerived } from '../../engine/publish.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
-import { assetByKey } from '../assets/catalog.ts';
+import { assetByKey } from '../assets/index.ts';
 import { creditForSource, creditStore, lockCredit } from '../credits/index.ts';
 import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapEvent, type SwapOps } from '../execution/index.ts';
 import { bpsUnits, checkPairAllowed, forwardOut, serializeFees, WHOLE_BPS_UNITS, type Fees } from '../pricing/index.ts';
 import { tradeMachine, type TradeEffect, type TradeState } from './machine.ts';
-import type { ForgetScope } from '../../resource.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 import { retainInPlace } from '../../engine/retain.ts';
 
 export interface StartTradeInput {

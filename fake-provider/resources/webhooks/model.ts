@@ -5,7 +5,8 @@
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { selectEvents, type StoredEvent } from '../../engine/events.ts';
+import type { StoredEvent } from '../../engine/events.ts';
+import { selectEvents } from '../../engine/publish.ts';
 import { send, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { serializeEvent } from '../events/index.ts';
@@ -13,7 +14,7 @@ import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEve
 import { createTransport, post, signedRequest } from './sender.ts';
 import { startInOrder } from './order.ts';
 import { destinationGuard } from './destinations.ts';
-import type { ForgetScope } from '../../resource.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 
 export interface Webhook {
   webhook_id: string;

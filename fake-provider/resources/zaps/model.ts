@@ -5,7 +5,7 @@ import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { oneOfAmount } from '../../http/amounts.ts';
-import { publish } from '../../engine/events.ts';
+import { publish } from '../../engine/publish.ts';
 import { send, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
@@ -19,7 +19,7 @@ import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, ty
 import { drawSpreadBps, price, serializeFees, type Fees, type Priced } from '../pricing/index.ts';
 import { zapMachine, type ZapEffect, type ZapEvent, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
 import type { CreateZapBody } from './schemas.ts';
-import type { ForgetScope } from '../../resource.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 
 /** Zap-only fault codes, by the stage where each can happen (the driver draws the execution and settlement ones). */
