@@ -12,7 +12,7 @@ import type { HistorySource } from '../resource-records.ts';
 import { authenticate } from './auth.ts';
 import { ApiError, envelope } from './errors.ts';
 import { fingerprint, requireKey, withIdempotency, type StoredReply } from './idempotency.ts';
-import { witnessIdempotentAnswer } from '../oracle/idempotency-ledger.ts';
+import { noteIdempotentWrite, witnessIdempotentAnswer } from '../oracle/idempotency-ledger.ts';
 import type { Page } from './pagination.ts';
 import { classesFor, limitRequest, type RateLimiter } from './rate-limits.ts';
 import { parseWith } from './validate.ts';
@@ -245,6 +245,7 @@ async function answer(view: RequestView, res: ApiResponse, ctx: ApiContext | Pub
   if (route.idempotent && 'org' in ctx) {
     const key = requireKey(headerOf(req, 'idempotency-key'));
     const print = view.print ?? fingerprint(req.method, matched.path, req.body);
+    noteIdempotentWrite(world, ctx.org.organization_id);
     reply = (await withIdempotency(world, ctx.org.organization_id, key, print, async () => runHandler(route, input, ctx))).reply;
     witnessIdempotentAnswer(world, ctx.org.organization_id, key, print, reply);
   } else {
