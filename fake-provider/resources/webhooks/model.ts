@@ -295,11 +295,10 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   if (slot_ms > 0 && journal.mode === 'off') {
     // Answer slot (issue 15, verify): sent now, not queued behind the account's earlier POSTs in its lane; the
     // outcome lands at a fixed sim time (so runs stay deterministic), and only there does the clock wait for it.
-    const answered: Promise<number[]> = (async () => {
-      const statuses: number[] = [];
-      for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport));
-      return statuses;
-    })();
+    // A duplicate's copies leave together, as an at-least-once sender's do: the second copy neither waits for
+    // the first's answer nor for its timeout (one after another, a 5 s receiver cost a second wave of 5 s).
+    // The statuses keep copy order whichever answers first, so the outcome is the same bytes either way.
+    const answered: Promise<number[]> = Promise.all(Array.from({ length: copies }, () => post(req, world.profile.webhook_timeout_ms, journal, store.transport)));
     scheduler.schedule(at_ms + slot_ms, 'webhook.answer', () => answered.then((statuses) => finish(copies, statuses)));
     return;
   }
