@@ -307,7 +307,8 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   const lane = { webhook_id: webhook.webhook_id, account_id: event.envelope.account_id, sim_ms: at_ms };
   const sending = (async () => {
     const statuses: number[] = [];
-    // A duplicate's second copy follows the first, as a retrying sender's would.
+    // Here a duplicate's second copy follows the first: the lane runs one POST per account at a time, and a journal
+    // records each copy's answer in turn. A first copy that timed out trips the lane, so the second fails at once.
     for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport, lane));
     return statuses;
   })();
