@@ -1,11 +1,13 @@
-// The swapsim command line: serve, replay, scenario, report, verify. Each command loads what it runs when it
-// runs (dynamic imports), so `swapsim --help` loads commander alone (docs/performance.md, start-up).
+// The swapsim command line: serve, replay, scenario, report, verify, trigger, listen. Each command loads what
+// it runs when it runs (dynamic imports), so `swapsim --help` loads commander alone (docs/performance.md).
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Profile } from '../fake-provider/profile.ts';
 import { registerReplay } from './replay.ts';
 import { registerScenario } from './scenario.ts';
 import { registerReport } from './report.ts';
 import { registerVerify } from './verify.ts';
+import { registerTrigger } from './trigger.ts';
+import { registerListen } from './listen.ts';
 
 const int = (name: string) => (v: string): number => {
   if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
@@ -43,6 +45,7 @@ export function buildCli(): Command {
     .addOption(new Option('--clock <mode>', 'virtual: moves only via /_sim/clock; realtime: follows wall time').choices(['virtual', 'realtime']).default('realtime'))
     .option('--speed <factor>', 'realtime clock speed factor', positive, 1)
     .option('--api-key <key>', 'API key of the demo organization (repeatable)', collect, [])
+    .option('--partner-screening', 'the demo organization has partner screening on (deposit.partner_screening, POST /deposits/{id}/flag)')
     .option('--control-token <token>', 'require this bearer token on /_sim (and allow non-loopback clients)')
     .option('--journal <file>', 'append every input as JSON lines to this file')
     .option('--profile <name|file.json>', 'behaviour profile: default, adversarial (drawn from --seed), or a JSON file overriding any subset of default', 'default')
@@ -51,7 +54,7 @@ export function buildCli(): Command {
     .option('--request-timeout-ms <ms>', 'time a client has to send a whole request (default 30000)', int('request-timeout-ms'))
     .option('--webhook-allow <cidr>', 'CIDR block webhooks may connect to (repeatable; replaces the profile\'s webhook_allowed_destinations)', collect, [])
     .option('--webhook-deny <cidr>', 'CIDR block webhooks never connect to (repeatable; replaces the profile\'s webhook_denied_destinations)', collect, [])
-    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number }, cmd: Command) => {
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number; partnerScreening?: boolean }, cmd: Command) => {
       const { ProfileError, resolveProfile } = await import('../fake-provider/profiles/index.ts');
       const { serve } = await import('../fake-provider/server.ts');
       let profile: Profile;
@@ -71,7 +74,7 @@ export function buildCli(): Command {
         speed: opts.speed,
         control_token: opts.controlToken,
         journal_path: opts.journal ?? null,
-        seed_orgs: [{ api_keys }],
+        seed_orgs: [{ api_keys, ...(opts.partnerScreening ? { partner_screening: true } : {}) }],
         profile,
         limits: {
           ...(opts.maxConnections !== undefined ? { max_connections: opts.maxConnections } : {}),
@@ -108,6 +111,8 @@ export function buildCli(): Command {
   registerScenario(program);
   registerReport(program);
   registerVerify(program);
+  registerTrigger(program);
+  registerListen(program);
   return program;
 }
 

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 /**
  * End-to-end and long-running files (measured 2026-11-26, one `npm test` on 2 shared cores: ~190 s of the
  * suite's 291 s of test time): real `swapsim` processes, the verifier against live apps, the HTTP bench,
- * the k6 scripts under the double, the soak command, headless Chromium, and the 150-run trading model.
+ * the k6 scripts under the double, the soak command, headless Chromium, and the 150-run trading model; and the
+ * triggers (every one against a server with an app's receiver: 12 s quiet, 26 s under load 8; `swapsim trigger`
+ * and `listen` as processes; realtime triggers).
  */
 export const E2E = [
   'scenarios/model-trading/trading-model.test.ts',
@@ -27,6 +29,9 @@ export const E2E = [
   'cli/report.test.ts',
   'cli/cli.test.ts',
   'reports/browser.test.ts',
+  'cli/trigger.test.ts',
+  'scenarios/library/triggers.test.ts',
+  'scenarios/library/triggers-realtime.test.ts',
 ];
 
 /** Also left out of the inner loop: property and generated-input files that take seconds each. */

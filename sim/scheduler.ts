@@ -274,15 +274,18 @@ export function createScheduler(clock: Clock): Scheduler {
     settle: (max_ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, max_ms), true)),
     runDue: () => serialized(() => runUntil(clock.now_ms(), false)),
     startRealtime(onAdvance) {
-      // Sim time follows wall time from here on, scaled by speed; ticks never overlap.
+      // Sim time follows wall time from here on, scaled by speed; ticks never overlap. The driver moves the
+      // clock by the wall time elapsed (× speed) that it has not yet driven, not towards an absolute target:
+      // a `POST /_sim/clock/advance` on a realtime clock jumps ahead and the clock goes on from there (with an
+      // absolute target it stood still until wall time caught up: 73 h after a 73 h jump).
       const wall_start = wallNow_ms();
-      const sim_start = clock.now_ms();
+      let driven_ms = 0;
       let busy = false;
       const timer = setInterval(() => {
         if (busy) return;
         busy = true;
-        const target = sim_start + Math.floor((wallNow_ms() - wall_start) * clock.speed);
-        const ms = Math.max(0, target - clock.now_ms());
+        const ms = Math.max(0, Math.floor((wallNow_ms() - wall_start) * clock.speed) - driven_ms);
+        driven_ms += ms;
         // Every tick is reported, 0 ms too: it still runs what is due now, which a replay must do at the same point.
         onAdvance?.(ms);
         scheduler

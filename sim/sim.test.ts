@@ -191,6 +191,21 @@ describe('realtime driver', () => {
     expect(clock.now_ms()).toBeGreaterThanOrEqual(200);
     expect(moved).toBe(clock.now_ms());
   });
+
+  it('goes on following wall time after a manual jump (it does not stand still until wall time catches up)', async () => {
+    const clock = createClock({ mode: 'realtime', start_ms: 0, speed: 50 });
+    const s = createScheduler(clock);
+    const stop = s.startRealtime();
+    try {
+      await s.advance(3_600_000);
+      const after_jump = clock.now_ms();
+      expect(after_jump).toBeGreaterThanOrEqual(3_600_000);
+      for (let i = 0; i < 250 && clock.now_ms() < after_jump + 500; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(clock.now_ms()).toBeGreaterThanOrEqual(after_jump + 500);
+    } finally {
+      stop();
+    }
+  });
 });
 
 describe('fault stages', () => {

@@ -23,6 +23,12 @@ export class StepFailed extends Error {}
 export type Pollable = 'rfq' | 'trade' | 'zap' | 'cancel';
 const PATH_OF: Record<Pollable | 'quote', string> = { rfq: '/rfqs', trade: '/trades', zap: '/zaps', cancel: '/cancels', quote: '/quotes' };
 const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
+/**
+ * On a realtime clock a step of at most this much sim time is waited for (the app sees events at their own
+ * pace); a longer one (a 30 s reorg delay, an 11 min OTP expiry, a 73 h outage) jumps the clock with
+ * POST /_sim/clock/advance, after which the clock goes on following wall time.
+ */
+export const REALTIME_WAIT_MAX_MS = 15_000;
 
 export interface DepositResult {
   deposit_address_id: string;
@@ -77,10 +83,47 @@ export class ScenarioDsl {
   readonly unnamed_ids = new Set<string>();
   /** When each pollable entity may next be read: the last reply's `poll_after_ms` from its sim time. */
   private readonly nextPoll = new Map<string, number>();
+  /** Every id the case made or touched, by kind (account, deposit, trade, …): what a trigger prints. */
+  readonly ids = new Map<string, Set<string>>();
+  /** Balances of an existing account (`--account`) when the case began: checks compare changes against them. */
+  private readonly baselines = new Map<string, Record<string, { available_atoms: string; pending_atoms: string }>>();
+  private readonly idem_prefix: string;
+  private readonly label_prefix: string;
 
   constructor(readonly target: Target, readonly name: string, private readonly wall: Wall = WALL) {
-    this.api = apiClient(target.base_url, target.api_key, `${name}-${target.organization_id}`);
+    const tag = target.caller ? `-${target.caller.run_tag}` : '';
+    this.idem_prefix = `${name}-${target.organization_id}${tag}`;
+    this.label_prefix = target.caller ? `${name}/${target.caller.run_tag}` : name;
+    this.api = apiClient(target.base_url, target.api_key, this.idem_prefix, (ms) => this.wall.wait(ms));
     this.control = target.control;
+  }
+
+  /** The server runs a realtime clock: short steps are waited for, long ones jumped (REALTIME_WAIT_MAX_MS). */
+  get realtime(): boolean {
+    return this.target.clock_mode === 'realtime';
+  }
+
+  /** The case runs in the caller's own organization (a trigger), whose key, webhook and feed are the app's. */
+  get in_caller_org(): boolean {
+    return this.target.mode === 'caller';
+  }
+
+  /** An Idempotency-Key of this run (reruns of a trigger get their own). */
+  idem(label: string): string {
+    return `${this.idem_prefix}-${label}`;
+  }
+
+  /** A real address on the asset's chain, the same for the same label within this run. */
+  address(asset_key: string, label: string): string {
+    return addressFor(asset_key, `${this.label_prefix}/${label}`);
+  }
+
+  /** Records an id under its kind (printed by a trigger as the ids to look for). */
+  remember(kind: string, id: string | null | undefined): void {
+    if (typeof id !== 'string' || id.length === 0) return;
+    let set = this.ids.get(kind);
+    if (!set) this.ids.set(kind, (set = new Set()));
+    set.add(id);
   }
 
   get organization_id(): string {
@@ -103,6 +146,7 @@ export class ScenarioDsl {
   /** Records a step line (also usable by scripts as a comment in the timeline). */
   note(text: string, entity?: { type: string; id: string }): void {
     this.steps.push(text);
+    if (entity) this.remember(entity.type, entity.id);
     this.entries.push({ sim_ms: this.now_ms, entity_type: entity?.type ?? 'scenario', entity_id: entity?.id ?? this.name, kind: 'step', detail: text });
   }
 
@@ -116,7 +160,9 @@ export class ScenarioDsl {
 
   /** Any /v1 call; recorded as `METHOD path → status [code]`. */
   async call(method: string, path: string, o: CallOptions = {}): Promise<Reply> {
-    const r = this.track(await this.api.call(method, path, o));
+    const reply = await this.api.call(method, path, o);
+    if (this.realtime) await this.clockNow();
+    const r = this.track(reply);
     const code = r.body?.error?.code ? ` ${r.body.error.code}` : r.network_error ? ` (${r.network_error})` : '';
     this.note(`${method.toUpperCase()} /v1${path} → ${r.status}${code}`);
     return r;
@@ -129,6 +175,9 @@ export class ScenarioDsl {
       const id = kind === 'recovery' ? x?.cancel_id : x?.[`${kind}_id`];
       if (typeof id !== 'string') continue;
       if (kind === 'rfq') this.unnamed_ids.add(id);
+      this.remember(kind === 'recovery' ? 'cancel' : kind, id);
+      if (kind === 'recovery') this.remember('recovery', x.recovery_id);
+      if (kind === 'zap') this.remember('recovery', x.recovery?.recovery_id);
       if (typeof x.poll_after_ms === 'number') this.nextPoll.set(id, this.now_ms + x.poll_after_ms);
       else this.nextPoll.delete(id);
     }
@@ -142,11 +191,59 @@ export class ScenarioDsl {
 
   // ---- clock ----
 
+  /** Reads the server's clock (on a realtime one `now_ms` goes stale between reads). */
+  async clockNow(): Promise<number> {
+    this.now_ms = this.must(await this.control.call('GET', '/clock'), 'read clock').clock.now_ms;
+    return this.now_ms;
+  }
+
+  /**
+   * Brings sim time to `target_ms`: a virtual clock is advanced; a realtime one is waited for when the
+   * step is short (REALTIME_WAIT_MAX_MS) and advanced otherwise (or when it moves slower than wall time).
+   */
+  private async clockTo(target_ms: number): Promise<void> {
+    const now = this.realtime ? await this.clockNow() : this.now_ms;
+    if (target_ms <= now) return;
+    if (this.realtime && target_ms - now <= REALTIME_WAIT_MAX_MS) {
+      const give_up_ms = this.wall.now_ms() + 2 * (target_ms - now) + 5_000;
+      while ((await this.clockNow()) < target_ms && this.wall.now_ms() < give_up_ms) await this.wall.wait(Math.min(100, Math.max(5, target_ms - this.now_ms)));
+      if (this.now_ms >= target_ms) return;
+    }
+    this.now_ms = this.must(await this.control.call('POST', '/clock/advance', { ms: target_ms - this.now_ms }), 'advance').clock.now_ms;
+  }
+
+  private async moveClock(ms: number): Promise<void> {
+    await this.clockTo((this.realtime ? await this.clockNow() : this.now_ms) + ms);
+  }
+
+  /**
+   * Moves time in 1 s steps (waited for on a realtime clock) until `done()` holds or `max` has passed;
+   * returns whether it holds. For what ends outside the scheduler on a realtime clock (a webhook's answer).
+   */
+  async until(done: () => Promise<boolean>, max: string | number = '1m'): Promise<boolean> {
+    const end_ms = (this.realtime ? await this.clockNow() : this.now_ms) + parseDuration(max);
+    while (!(await done())) {
+      if ((this.realtime ? await this.clockNow() : this.now_ms) >= end_ms) return false;
+      await this.moveClock(1_000);
+    }
+    return true;
+  }
+
+  /** Brings sim time to `sim_ms` (e.g. a deadline an event named), as `advance` does: a no-op if already past. */
+  async advanceTo(sim_ms: number): Promise<void> {
+    this.note(`advance to ${sim_ms - this.started_ms} ms after the start`);
+    await this.clockTo(sim_ms);
+  }
+
   async advance(d: string | number): Promise<void> {
     const ms = parseDuration(d);
     this.note(`advance ${typeof d === 'string' ? d : `${d}ms`}`);
-    const r = this.must(await this.control.call('POST', '/clock/advance', { ms }), 'advance');
-    this.now_ms = r.clock.now_ms;
+    await this.moveClock(ms);
+  }
+
+  /** Wall time now: only for what runs on wall time (the rate limiter). */
+  wallNow(): number {
+    return this.wall.now_ms();
   }
 
   /** Waits wall time: only for what runs on wall time (the rate limiter's Retry-After). */
@@ -166,12 +263,26 @@ export class ScenarioDsl {
 
   /** A new account with its wallets derived (advances the clock past the derivation); optional email. */
   async account(opts: { label?: string; email?: string } = {}): Promise<string> {
+    if (this.target.caller?.account_id) return this.callerAccount(this.target.caller.account_id, opts.email);
     const account = this.must(await this.api.call('POST', '/accounts', { body: opts.label ? { label: opts.label } : {} }), 'create account').account;
     this.note(`account ${account.account_id} created`, { type: 'account', id: account.account_id });
-    const r = this.must(await this.control.call('POST', '/clock/advance', { ms: 10_000 }), 'advance');
-    this.now_ms = r.clock.now_ms;
+    await this.moveClock(10_000);
     if (opts.email) this.must(await this.api.call('PATCH', `/accounts/${account.account_id}`, { body: { email: opts.email } }), 'attach email');
     return account.account_id;
+  }
+
+  /**
+   * The caller's account (`--account`): checked, its balances kept as the baseline the checks compare
+   * changes against, and given the email a case needs (for OTPs) only if it has none.
+   */
+  private async callerAccount(account_id: string, email?: string): Promise<string> {
+    const account = this.must(await this.api.call('GET', `/accounts/${account_id}`), `read account ${account_id}`).account;
+    if (!this.baselines.has(account_id)) {
+      this.baselines.set(account_id, await this.balances(account_id));
+      this.note(`account ${account_id} (yours, ${account.status}); balances are checked as changes from now`, { type: 'account', id: account_id });
+    }
+    if (email && !account.email) this.must(await this.api.call('PATCH', `/accounts/${account_id}`, { body: { email } }), 'attach email');
+    return account_id;
   }
 
   /** A deposit address for the asset (a fresh id each call). */
@@ -208,11 +319,11 @@ export class ScenarioDsl {
       const list = this.must(await this.control.call('GET', `/deposits?deposit_address_id=${deposit_address_id}`), 'read deposits').deposits;
       const d = list.find((x: any) => x.deposit_id === deposit_id);
       if (d && d.status !== 'pending') {
-        this.note(`deposit ${deposit_id} ${d.status}${d.flag_reason ? ` (${d.flag_reason})` : ''}`, { type: 'deposit', id: deposit_id });
+        this.note(`deposit ${deposit_id} ${d.status}${d.flag_reason ? ` (${d.flag_reason})` : ''}${d.credit_id ? `: credit ${d.credit_id}` : ''}`, { type: 'deposit', id: deposit_id });
+        this.remember('credit', d.credit_id);
         return d;
       }
-      const r = this.must(await this.control.call('POST', '/clock/advance', { ms: step_ms }), 'advance');
-      this.now_ms = r.clock.now_ms;
+      await this.moveClock(step_ms);
       step_ms = Math.min(step_ms * 2, 600_000);
     }
     throw new StepFailed(`deposit ${deposit_id} never resolved`);
@@ -220,7 +331,7 @@ export class ScenarioDsl {
 
   /** A registered destination for the asset at a fresh real-format address (or `address`). */
   async destination(account_id: string, asset_key: string, opts: { address?: string } = {}): Promise<string> {
-    const d = this.must(await this.api.call('POST', `/accounts/${account_id}/destinations`, { body: { asset_key, address: opts.address ?? addressFor(asset_key, `${this.name}/${++this.addresses}`) } }), 'destination').destination;
+    const d = this.must(await this.api.call('POST', `/accounts/${account_id}/destinations`, { body: { asset_key, address: opts.address ?? this.address(asset_key, String(++this.addresses)) } }), 'destination').destination;
     this.unnamed_ids.add(d.destination_id);
     this.note(`destination ${d.destination_id} for ${asset_key}`, { type: 'destination', id: d.destination_id });
     return d.destination_id;
@@ -238,7 +349,9 @@ export class ScenarioDsl {
 
   /** GET of an rfq/trade/zap/cancel/quote; the object, or a StepFailed. */
   async get(kind: Pollable | 'quote', id: string): Promise<any> {
-    return this.must(this.track(await this.api.call('GET', `${PATH_OF[kind]}/${id}`)), `GET ${kind} ${id}`)[kind];
+    const reply = await this.api.call('GET', `${PATH_OF[kind]}/${id}`);
+    if (this.realtime) await this.clockNow();
+    return this.must(this.track(reply), `GET ${kind} ${id}`)[kind];
   }
 
   /**
@@ -248,8 +361,8 @@ export class ScenarioDsl {
   async poll(kind: Pollable, id: string, until?: (x: any) => boolean): Promise<any> {
     const done = until ?? ((x: any) => (kind === 'rfq' ? x.status === 'ready' : TERMINAL.has(x.status)));
     for (let i = 0; i < 200; i++) {
-      const wait_ms = (this.nextPoll.get(id) ?? 0) - this.now_ms;
-      if (wait_ms > 0) this.now_ms = this.must(await this.control.call('POST', '/clock/advance', { ms: wait_ms }), 'advance').clock.now_ms;
+      const due_ms = this.nextPoll.get(id);
+      if (due_ms !== undefined) await this.clockTo(due_ms);
       const x = await this.get(kind, id);
       if (done(x)) {
         this.note(`${kind} ${id} is ${x.status}${x.failure_code ? ` (${x.failure_code})` : ''}`, { type: kind, id });
@@ -332,6 +445,29 @@ export class ScenarioDsl {
     return { webhook_id: w.webhook_id, secret: w.secret, receiver: rx };
   }
 
+  /**
+   * The organization's webhook as the case needs it: in an organization made for the case, a real
+   * signature-checking receiver registered for it (`receiver` set); in the caller's organization (a
+   * trigger), the app's own active webhook, which the case must not replace (no `receiver`: what the app
+   * received is the app's to check; the case reads the delivery log).
+   */
+  async orgWebhook(): Promise<{ webhook_id: string; receiver?: Receiver }> {
+    if (!this.in_caller_org) return this.webhook();
+    const list = this.must(await this.api.call('GET', '/webhooks?limit=100'), 'list webhooks').webhooks;
+    const active = list.find((w: any) => w.active);
+    if (!active) throw new StepFailed('this edge case needs your organization\'s webhook, and none is active: register one (POST /v1/webhooks), or run `swapsim listen --forward-to URL` beside it');
+    this.note(`webhook ${active.webhook_id} (yours) → ${active.url}`, { type: 'webhook', id: active.webhook_id });
+    return { webhook_id: active.webhook_id };
+  }
+
+  /** The organization's settings as the control plane has them (partner screening, rate limits, …). */
+  async orgSettings(): Promise<any> {
+    const orgs = this.must(await this.control.call('GET', '/organizations'), 'read organizations').organizations;
+    const org = orgs.find((o: any) => o.organization_id === this.organization_id);
+    if (!org) throw new StepFailed(`organization ${this.organization_id} is not on this server`);
+    return org;
+  }
+
   /** Adds a fault rule (removed again when the scenario ends); returns its id. */
   async fault(rule: { target: string; effect: Record<string, unknown>; match?: Record<string, unknown>; probability?: number; times?: number }): Promise<string> {
     const f = this.must(await this.control.call('POST', '/faults', rule), 'add fault').fault;
@@ -340,12 +476,23 @@ export class ScenarioDsl {
     return f.fault_id;
   }
 
-  /** The org's events from GET /v1/events (every page, oldest first), optionally for one account. */
-  async events(filter: { account_id?: string; types?: string } = {}): Promise<EventEnvelope[]> {
+  /** Removes a fault rule this case added before the case ends (e.g. the end of an outage). */
+  async unfault(fault_id: string): Promise<void> {
+    this.must(await this.control.call('DELETE', `/faults/${fault_id}`), 'remove fault');
+    const i = this.faults.indexOf(fault_id);
+    if (i >= 0) this.faults.splice(i, 1);
+    this.note(`fault ${fault_id} removed`);
+  }
+
+  /**
+   * The org's events from GET /v1/events (every page, oldest first), optionally for one account, from the
+   * start of this case (`since_ms`, default when it began: in the caller's organization older events are the app's).
+   */
+  async events(filter: { account_id?: string; types?: string; since_ms?: number } = {}): Promise<EventEnvelope[]> {
     const out: EventEnvelope[] = [];
     let cursor: string | null = null;
     do {
-      const q = new URLSearchParams({ limit: '100' });
+      const q = new URLSearchParams({ limit: '100', since_ms: String(filter.since_ms ?? this.started_ms) });
       if (filter.account_id) q.set('account_id', filter.account_id);
       if (filter.types) q.set('types', filter.types);
       if (cursor) q.set('cursor', cursor);
@@ -435,11 +582,19 @@ export class ScenarioDsl {
     return all;
   }
 
-  /** Available (and, when given, pending) atoms of one asset; a missing balance counts as '0'. */
+  /**
+   * Available (and, when given, pending) atoms of one asset; a missing balance counts as '0'. For an
+   * existing account (`--account`) the atoms are what the case added to the balance it found.
+   */
   async expectBalance(account_id: string, asset_key: string, available_atoms: string, pending_atoms?: string): Promise<void> {
-    const b = (await this.balances(account_id))[asset_key] ?? { available_atoms: '0', pending_atoms: '0' };
-    const ok = b.available_atoms === available_atoms && (pending_atoms === undefined || b.pending_atoms === pending_atoms);
-    this.record(`balance of ${asset_key} is ${available_atoms}${pending_atoms === undefined ? '' : ` (+${pending_atoms} pending)`}`, ok, ok ? '' : `got ${b.available_atoms} (+${b.pending_atoms} pending)`);
+    const zero = { available_atoms: '0', pending_atoms: '0' };
+    const b = (await this.balances(account_id))[asset_key] ?? zero;
+    const base = this.baselines.get(account_id)?.[asset_key] ?? zero;
+    const plus = (x: string, y: string): string => (BigInt(x) + BigInt(y)).toString();
+    const want = { available_atoms: plus(available_atoms, base.available_atoms), pending_atoms: pending_atoms === undefined ? undefined : plus(pending_atoms, base.pending_atoms) };
+    const ok = b.available_atoms === want.available_atoms && (want.pending_atoms === undefined || b.pending_atoms === want.pending_atoms);
+    const from = this.baselines.has(account_id) ? ` more than before (${base.available_atoms})` : '';
+    this.record(`balance of ${asset_key} is ${available_atoms}${from}${pending_atoms === undefined ? '' : ` (+${pending_atoms} pending)`}`, ok, ok ? '' : `got ${b.available_atoms} (+${b.pending_atoms} pending)`);
   }
 
   async expectCredit(account_id: string, credit_id: string, status: 'open' | 'consumed'): Promise<any> {

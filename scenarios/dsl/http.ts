@@ -1,5 +1,6 @@
 // The scenario DSL's only way to the fake: plain HTTP (fetch) to /v1 with a bearer key and to /_sim,
 // so a scenario runs the same against an in-process server or a swapsim started elsewhere.
+import { WALL } from './wall.ts';
 export interface Reply<T = any> {
   /** 0 when the connection failed (e.g. a `lose_response` fault in `reset` mode). */
   status: number;
@@ -16,7 +17,12 @@ export interface CallOptions {
   /** Bearer key; null sends none (public endpoints); default the scenario org's key. */
   key?: string | null;
   headers?: Record<string, string>;
+  /** false: hand a 429 back as is (a rate-limit storm counts them); default: wait its Retry-After and resend. */
+  retry_429?: boolean;
 }
+
+/** Resends after a 429 at most this many times (same Idempotency-Key), waiting Retry-After (1 s without one). */
+const MAX_429_RETRIES = 8;
 
 export async function request(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
   const h: Record<string, string> = { ...headers };
@@ -37,13 +43,17 @@ export async function request(url: string, method: string, body: unknown, header
   }
 }
 
-/** A /v1 client: bearer key and Idempotency-Keys `<prefix>-<n>` on writes, so reruns send the same keys. */
-export function apiClient(base_url: string, api_key: string, idem_prefix: string) {
+/**
+ * A /v1 client: bearer key and Idempotency-Keys `<prefix>-<n>` on writes, so reruns send the same keys. A 429
+ * is waited out (its Retry-After, in wall time) and resent with the same key, as the spec asks of a client:
+ * an organization a trigger runs in has the spec's limits (5 firm RFQs/s), not a scenario's unthrottled ones.
+ */
+export function apiClient(base_url: string, api_key: string, idem_prefix: string, wait: (ms: number) => Promise<void> = WALL.wait) {
   let n = 0;
   return {
     base_url,
     api_key,
-    call(method: string, path: string, o: CallOptions = {}): Promise<Reply> {
+    async call(method: string, path: string, o: CallOptions = {}): Promise<Reply> {
       const upper = method.toUpperCase();
       const headers: Record<string, string> = { ...o.headers };
       const key = o.key === undefined ? api_key : o.key;
@@ -51,7 +61,12 @@ export function apiClient(base_url: string, api_key: string, idem_prefix: string
       const write = upper === 'POST' || upper === 'PUT' || upper === 'PATCH' || upper === 'DELETE';
       const idem = o.idem === undefined ? (write ? `${idem_prefix}-${++n}` : null) : o.idem;
       if (idem !== null) headers['idempotency-key'] = idem;
-      return request(base_url + path, upper, o.body, headers);
+      for (let attempt = 0; ; attempt++) {
+        const r = await request(base_url + path, upper, o.body, headers);
+        if (r.status !== 429 || o.retry_429 === false || attempt >= MAX_429_RETRIES) return r;
+        const after_s = Number(r.headers.get('retry-after'));
+        await wait(Number.isFinite(after_s) && after_s > 0 ? after_s * 1_000 + 20 : 1_000);
+      }
     },
   };
 }

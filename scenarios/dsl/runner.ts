@@ -13,6 +13,12 @@ export interface Scenario {
   tags: string[];
   /** Settings of the organization the scenario runs in (partner screening, rate limits, …). */
   org?: OrgOptions;
+  /**
+   * How `swapsim trigger` may run it in the caller's organization (scenarios/dsl/trigger.ts); default: it
+   * may, in a new account or the one `--account` names. `unavailable`: why it is not a trigger;
+   * `fresh_account`: why it refuses `--account` (it does something irreversible to the account).
+   */
+  trigger?: { unavailable?: string; fresh_account?: string };
   run(t: ScenarioDsl): Promise<void>;
 }
 

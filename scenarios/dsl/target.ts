@@ -28,12 +28,24 @@ export interface OrgOptions {
 }
 
 export interface Target {
-  mode: 'in-process' | 'remote';
+  /** `caller`: the organization is the caller's own (a trigger: `swapsim trigger`, scenarios/dsl/trigger.ts). */
+  mode: 'in-process' | 'remote' | 'caller';
   base_url: string;
   control: ControlClient;
   organization_id: string;
   api_key: string;
+  /** The server's clock (default virtual): on a realtime one short steps are waited for, long ones jumped. */
+  clock_mode?: 'virtual' | 'realtime';
+  /** In the caller's organization: the account to use instead of a new one, and a tag that keeps reruns apart. */
+  caller?: CallerContext;
   close(): Promise<void>;
+}
+
+export interface CallerContext {
+  /** `--account`: the edge case runs in this existing account (balances are then checked as changes). */
+  account_id?: string;
+  /** Goes into Idempotency-Keys and generated addresses, so a second run is a new run, not a replay. */
+  run_tag: string;
 }
 
 /** Scenarios are not about wall-time throttling unless they say so (the rate-limit storm sets its own). */
@@ -52,7 +64,7 @@ export async function openTarget(opts: TargetOptions, org: OrgOptions = {}): Pro
     if (clock.status !== 200) throw new Error(`cannot reach the control plane at ${opts.remote.control_url}: ${clock.status} ${clock.network_error ?? JSON.stringify(clock.body)}`);
     if (clock.body.clock.mode !== 'virtual') throw new Error(`the swapsim at ${opts.remote.control_url} runs a ${clock.body.clock.mode} clock; scenarios need --clock virtual`);
     const created = await createOrg(control, org);
-    return { mode: 'remote', base_url: opts.remote.base_url.replace(/\/$/, ''), control, ...created, close: async () => undefined };
+    return { mode: 'remote', base_url: opts.remote.base_url.replace(/\/$/, ''), control, ...created, clock_mode: 'virtual', close: async () => undefined };
   }
   const running = await serve({ clock: 'virtual', seed: opts.seed, port: 0 });
   const control = controlClient(running.control_url);

@@ -10,6 +10,7 @@ export const canaryScenarios: Scenario[] = [
     name: 'canary-must-fail',
     summary: 'Expects a 1 ETH deposit to show a 2 ETH balance: must FAIL, proving expectations can fail the run',
     tags: ['canary'],
+    trigger: { unavailable: 'it must fail: it proves the runner can fail' },
     async run(t) {
       const account_id = await t.account();
       await t.deposit(account_id, ETH, ONE_ETH);

@@ -1,5 +1,5 @@
-// Cancels (a whole credit to a registered destination), a broadcast failure retried, and a destination
-// suspended by delta screening while a trade to it is in flight, then reactivated.
+// Cancels (a whole credit to a registered destination), a broadcast failure retried, a confirmation timeout,
+// and a destination suspended by delta screening while a trade to it is in flight, then reactivated.
 import type { Scenario } from '../dsl/index.ts';
 import { ETH, HALF_ETH, ONE_ETH, USDC } from '../dsl/index.ts';
 import { funded } from './common.ts';
@@ -39,6 +39,23 @@ export const cancelScenarios: Scenario[] = [
       await t.poll('cancel', retry.body.cancel.cancel_id);
       await t.expectStatus('cancel', retry.body.cancel.cancel_id, 'confirmed');
       await t.expectCredit(f.account_id, f.credit_id, 'consumed');
+      await t.expectInvariants();
+    },
+  },
+  {
+    name: 'cancel-fails-confirmation-timeout',
+    summary: 'A cancel is broadcast but never reaches finality: cancel.failed with confirmation_timeout after cancel.sent, the 1 ETH credit open again',
+    tags: ['cancel', 'failure', 'fault'],
+    async run(t) {
+      const f = await funded(t, ETH, ETH);
+      await t.fault({ target: 'cancel', effect: { fail: 'confirmation_timeout' }, match: { account_id: f.account_id }, times: 1 });
+      const r = await t.cancel({ account_id: f.account_id, credit_id: f.credit_id, destination_id: f.destination_id });
+      t.expectHttp('cancel created', r, 200);
+      const c = await t.poll('cancel', r.body.cancel.cancel_id);
+      await t.expectStatus('cancel', c.cancel_id, 'failed', 'confirmation_timeout');
+      await t.expectEvents(f.account_id, c.cancel_id, ['cancel.created', 'cancel.sent', 'cancel.failed'], { exact: true });
+      await t.expectCredit(f.account_id, f.credit_id, 'open');
+      await t.expectBalance(f.account_id, ETH, ONE_ETH, '0');
       await t.expectInvariants();
     },
   },

@@ -1,7 +1,7 @@
 // Deposit screening: a deposit flagged for each flag reason (source screening for the service's own
 // reasons, the partner inside its window), and a partner flag that comes too late.
 import type { Scenario } from '../dsl/index.ts';
-import { addressFor, ETH, ONE_ETH } from '../dsl/index.ts';
+import { ETH, ONE_ETH } from '../dsl/index.ts';
 
 const SERVICE_REASONS = ['sanctions_match', 'high_risk_score', 'mixer_association'] as const;
 
@@ -13,7 +13,7 @@ function flaggedBySource(reason: string): Scenario {
     tags: ['deposit', 'screening'],
     async run(t) {
       const account_id = await t.account();
-      const source = addressFor(ETH, `${name}/source`);
+      const source = t.address(ETH, 'source');
       t.expectHttp('source flagged in screening', await t.sim('POST', '/screening/addresses', { address: source, flag_reason: reason }), 200);
       const d = await t.deposit(account_id, ETH, ONE_ETH, { source_address: source });
       t.expectEqual('deposit flagged without credit', [d.status, d.credit_id, d.deposit.flag_reason], ['flagged', null, reason]);
@@ -30,7 +30,7 @@ export const depositScenarios: Scenario[] = [
   ...SERVICE_REASONS.map(flaggedBySource),
   {
     name: 'deposit-partner-flagged',
-    summary: 'With partner screening on, the partner flags a deposit inside its 10 s window: partner_flagged, no credit; a second flag is 409',
+    summary: 'With partner screening on, the partner flags a deposit 8 s into its 10 s window: partner_flagged, no credit; a second flag is 409',
     tags: ['deposit', 'screening', 'partner'],
     org: { partner_screening: true },
     async run(t) {
@@ -38,7 +38,8 @@ export const depositScenarios: Scenario[] = [
       const d = await t.deposit(account_id, ETH, ONE_ETH, { wait: false });
       const [screening] = await t.expectEvents(account_id, account_id, ['deposit.pending', 'deposit.partner_screening']).then((es) => es.filter((e) => e.type === 'deposit.partner_screening'));
       t.expectEqual('window is 10 s', screening.data.screening_deadline_ms - screening.created_at_ms, 10_000);
-      await t.advance('9s');
+      // From the event, not from now: on a realtime clock time has moved since it was published.
+      await t.advanceTo(screening.created_at_ms + 8_000);
       const flag = await t.call('POST', `/deposits/${d.deposit_address_id}/flag`, { body: { tx_hash: d.tx_hash, flag_category: 'aml', flag_message: 'linked to a hack' }, idem: null });
       t.expectHttp('flag accepted inside the window', flag, 200);
       await t.settle();
@@ -59,7 +60,9 @@ export const depositScenarios: Scenario[] = [
     async run(t) {
       const account_id = await t.account();
       const d = await t.deposit(account_id, ETH, ONE_ETH, { wait: false });
-      await t.advance('11s');
+      const [screening] = await t.events({ account_id, types: 'deposit.partner_screening' });
+      await t.expect('deposit.partner_screening published', screening?.data.tx_hash === d.tx_hash);
+      await t.advanceTo(screening.created_at_ms + 11_000);
       const late = await t.call('POST', `/deposits/${d.deposit_address_id}/flag`, { body: { tx_hash: d.tx_hash, flag_category: 'aml', flag_message: 'late' }, idem: null });
       t.expectError(late, 'deposit_window_closed', 409);
       await t.settle();

@@ -18,6 +18,7 @@ export const exportScenarios: Scenario[] = [
     name: 'export-integrator-assisted',
     summary: 'export-keys while a trade is in flight: export_initiated, the trade settles first, then account.key_exported with bundles that open; no new RFQs',
     tags: ['export', 'account'],
+    trigger: { fresh_account: "it exports the account's keys, which is irreversible" },
     async run(t) {
       const recipient = recipientKeys('export-integrator-assisted');
       const f = await funded(t);
@@ -41,6 +42,7 @@ export const exportScenarios: Scenario[] = [
     name: 'export-user-initiated',
     summary: 'The end user exports by email: initiate-export, OTP, complete-export, export-status until exported with keys that open',
     tags: ['export', 'account', 'public'],
+    trigger: { fresh_account: "it exports the account's keys, which is irreversible" },
     async run(t) {
       const recipient = recipientKeys('export-user-initiated');
       const account_id = await t.account({ email: 'user@example.com' });

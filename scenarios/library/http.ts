@@ -7,20 +7,33 @@ import { funded } from './common.ts';
 export const httpScenarios: Scenario[] = [
   {
     name: 'rate-limit-storm',
-    summary: '30 concurrent reads against a 5/s read limit: some pass, the rest get 429 rate_limited with Retry-After; after waiting it, reads pass again',
+    summary: 'Three times the read limit in concurrent reads (30 against 5/s): no more pass than the limit allows, the rest get 429 rate_limited with Retry-After; after waiting it, reads pass again',
     tags: ['http', 'rate-limit'],
     org: { rate_limits: { reads: 5 } },
     async run(t) {
-      const replies = await Promise.all(Array.from({ length: 30 }, () => t.api.call('GET', '/accounts')));
-      t.note(`30 concurrent GET /v1/accounts: ${replies.map((r) => r.status).join(' ')}`);
+      // The organization's own limit (a trigger's is the app's: 100/s unless set otherwise).
+      const reads: number = (await t.orgSettings()).rate_limits.reads;
+      const n = Math.max(30, 3 * reads);
+      const wall_start = t.wallNow();
+      const replies = await Promise.all(Array.from({ length: n }, () => t.api.call('GET', '/accounts', { retry_429: false })));
+      // The limit is per second of wall time: on a loaded machine the storm itself may last longer than one.
+      const storm_s = (t.wallNow() - wall_start) / 1_000;
+      const codes = new Map<number, number>();
+      for (const r of replies) codes.set(r.status, (codes.get(r.status) ?? 0) + 1);
+      t.note(`${n} concurrent GET /v1/accounts against ${reads}/s: ${[...codes].map(([status, k]) => `${k} × ${status}`).join(', ')}`);
       const limited = replies.filter((r) => r.status === 429);
       await t.expect('some reads passed', replies.some((r) => r.status === 200));
-      await t.expect('most were throttled', limited.length >= 20, `${limited.length} × 429`);
+      const passed = replies.filter((r) => r.status === 200).length;
+      await t.expect('some were throttled', limited.length > 0, `${limited.length} × 429`);
+      // A token bucket lets `reads` through at once and `reads` a second after; a fixed window up to twice
+      // `reads` across a window boundary (rate_limit_algorithm, docs/profile.md).
+      const burst = (await t.sim('GET', '/profile')).body?.profile?.rate_limit_algorithm === 'fixed_window' ? 2 : 1;
+      await t.expect(`no more passed than ${reads}/s allows over the storm's ${storm_s.toFixed(2)} s`, passed <= Math.ceil(reads * (burst + storm_s)), `${passed} passed`);
       await t.expect('each 429 is rate_limited with a Retry-After', limited.every((r) => r.body?.error?.code === 'rate_limited' && Number(r.headers.get('retry-after')) > 0));
       const wait_s = Math.max(...limited.map((r) => Number(r.headers.get('retry-after'))));
       // Rate limits run on wall time, so Retry-After is honoured in wall time.
       await t.waitWall(wait_s * 1_000 + 50);
-      t.expectHttp('a read after Retry-After passes', await t.call('GET', '/accounts'), 200);
+      t.expectHttp('a read after Retry-After passes', await t.call('GET', '/accounts', { retry_429: false }), 200);
       // The storm itself sent requests while earlier 429s' Retry-After was running: conduct must say so.
       const conduct = (await t.sim('GET', `/conduct?api_key=${encodeURIComponent(t.api.api_key)}`)).body.conduct;
       await t.expect('conduct reports retry_after_ignored', conduct.findings.some((x: any) => x.kind === 'retry_after_ignored'), JSON.stringify(conduct.findings.map((x: any) => x.kind)));
@@ -30,6 +43,7 @@ export const httpScenarios: Scenario[] = [
     name: 'idempotency-replay-and-conflict',
     summary: 'Same Idempotency-Key and body replays the same account byte for byte; another body under it is 409 idempotency_key_reuse; a keyless RFQ is 400',
     tags: ['http', 'idempotency'],
+    trigger: { unavailable: 'it checks that its organization holds exactly the one account it made' },
     async run(t) {
       const first = await t.call('POST', '/accounts', { body: { label: 'alice' }, idem: 'idem-alice' });
       t.expectHttp('created', first, 200);
@@ -53,13 +67,14 @@ export const httpScenarios: Scenario[] = [
     async run(t) {
       const f = await funded(t);
       const { quote_id } = await t.quote({ ...f, from: ETH, to: USDC, amount_in_atoms: HALF_ETH });
-      await t.fault({ target: 'http', effect: { lose_response: true }, match: { method: 'POST', path: '/v1/quotes/*' }, times: 1 });
-      const lost = await t.accept(quote_id, { idem: 'accept-once' });
+      // The exact accept path: on a shared server no other quote's accept loses its reply.
+      await t.fault({ target: 'http', effect: { lose_response: true }, match: { method: 'POST', path: `/v1/quotes/${quote_id}/accept` }, times: 1 });
+      const lost = await t.accept(quote_id, { idem: t.idem('accept-once') });
       t.expectError(lost, 'upstream_error', 500);
-      const retry = await t.accept(quote_id, { idem: 'accept-once' });
+      const retry = await t.accept(quote_id, { idem: t.idem('accept-once') });
       t.expectHttp('the retry gets the real reply', retry, 200);
       const trade_id = retry.body.trade.trade_id;
-      const again = await t.accept(quote_id, { idem: 'accept-twice' });
+      const again = await t.accept(quote_id, { idem: t.idem('accept-twice') });
       t.expectError(again, 'quote_consumed', 409);
       await t.poll('trade', trade_id);
       await t.expectStatus('trade', trade_id, 'settled');

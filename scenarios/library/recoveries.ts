@@ -1,7 +1,7 @@
 // Failed-zap recovery: the happy path (activate, OTP by email, recover-funds, the payout cancel confirms),
 // a wrong OTP, an expired OTP, a second claim, and a recovery destination that fails screening.
 import type { Scenario, ScenarioDsl } from '../dsl/index.ts';
-import { addressFor, ETH, HUNDRED_USDC, USDC } from '../dsl/index.ts';
+import { ETH, HUNDRED_USDC, USDC } from '../dsl/index.ts';
 import { funded, usdcZap, zapId } from './common.ts';
 
 interface Failed {
@@ -29,7 +29,7 @@ async function activated(t: ScenarioDsl, r: Failed): Promise<string> {
 
 /** A claim to a clean address and its payout cancel confirmed. */
 async function claimed(t: ScenarioDsl, r: Failed, otp_code: string, label: string): Promise<string> {
-  const c = await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code, address: addressFor(USDC, label) });
+  const c = await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code, address: t.address(USDC, label) });
   t.expectHttp('recover-funds accepted', c, 202);
   t.expectEqual('claimed for the whole credit', [c.body.recovery.status, c.body.recovery.amount_atoms, c.body.recovery.asset_key], ['claimed', HUNDRED_USDC, USDC]);
   await t.poll('cancel', c.body.recovery.cancel_id);
@@ -47,7 +47,7 @@ export const recoveryScenarios: Scenario[] = [
     async run(t) {
       const r = await failedZap(t);
       const otp = await activated(t, r);
-      await claimed(t, r, otp, 'recovery-happy-path/payout');
+      await claimed(t, r, otp, 'payout');
       await t.expectEvents(r.account_id, r.recovery_id, ['recovery.created', 'recovery.claimed'], { absent: ['recovery.failed'] });
       await t.expectCredit(r.account_id, r.credit_id, 'consumed');
       await t.expectBalance(r.account_id, USDC, '0', '0');
@@ -61,11 +61,11 @@ export const recoveryScenarios: Scenario[] = [
     async run(t) {
       const r = await failedZap(t);
       const otp = await activated(t, r);
-      const bad = await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: wrongOtp(otp), address: addressFor(USDC, 'recovery-wrong-otp/payout') });
+      const bad = await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: wrongOtp(otp), address: t.address(USDC, 'payout') });
       t.expectError(bad, 'invalid_otp', 401);
       await t.expectCredit(r.account_id, r.credit_id, 'open');
       await t.expectEvents(r.account_id, r.recovery_id, ['recovery.created'], { absent: ['recovery.claimed', 'recovery.failed'] });
-      await claimed(t, r, otp, 'recovery-wrong-otp/payout');
+      await claimed(t, r, otp, 'payout');
       await t.expectInvariants();
     },
   },
@@ -77,10 +77,10 @@ export const recoveryScenarios: Scenario[] = [
       const r = await failedZap(t);
       const otp = await activated(t, r);
       await t.advance('11m');
-      t.expectError(await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: addressFor(USDC, 'recovery-expired-otp/payout') }), 'otp_expired', 401);
+      t.expectError(await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: t.address(USDC, 'payout') }), 'otp_expired', 401);
       await t.expectCredit(r.account_id, r.credit_id, 'open');
       const fresh = await activated(t, r);
-      await claimed(t, r, fresh, 'recovery-expired-otp/payout');
+      await claimed(t, r, fresh, 'payout');
       await t.expectInvariants();
     },
   },
@@ -91,8 +91,8 @@ export const recoveryScenarios: Scenario[] = [
     async run(t) {
       const r = await failedZap(t);
       const otp = await activated(t, r);
-      const cancel_id = await claimed(t, r, otp, 'recovery-already-claimed/payout');
-      const again = await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: addressFor(USDC, 'recovery-already-claimed/other') });
+      const cancel_id = await claimed(t, r, otp, 'payout');
+      const again = await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: t.address(USDC, 'other') });
       t.expectError(again, 'recovery_already_claimed', 409);
       t.expectEqual('details name the first payout', again.body.error?.details, { recovery_id: r.recovery_id, cancel_id });
       const reactivate = await t.recovery.activate(r.recovery_id, r.account_id, r.credit_id);
@@ -109,13 +109,13 @@ export const recoveryScenarios: Scenario[] = [
     async run(t) {
       const r = await failedZap(t);
       const otp = await activated(t, r);
-      const bad = addressFor(USDC, 'recovery-destination-screening-failed/sanctioned');
+      const bad = t.address(USDC, 'sanctioned');
       t.expectHttp('address flagged in screening', await t.sim('POST', '/screening/addresses', { address: bad, flag_reason: 'sanctions_match' }), 200);
       t.expectError(await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: bad }), 'destination_screening_failed', 403);
       await t.expectEvents(r.account_id, r.recovery_id, ['recovery.created', 'recovery.failed'], { absent: ['recovery.claimed'] });
       await t.expectCredit(r.account_id, r.credit_id, 'open');
       const fresh = await activated(t, r);
-      await claimed(t, r, fresh, 'recovery-destination-screening-failed/clean');
+      await claimed(t, r, fresh, 'clean');
       await t.expectCredit(r.account_id, r.credit_id, 'consumed');
       await t.expectInvariants();
     },

@@ -94,6 +94,7 @@ export const tradingScenarios: Scenario[] = [
     name: 'deactivated-account',
     summary: 'A deactivated account refuses new RFQs, zaps and deposit addresses; its credit can still be cancelled out',
     tags: ['account', 'error'],
+    trigger: { fresh_account: 'it deactivates the account, which cannot be undone' },
     async run(t) {
       const f = await funded(t);
       const eth_destination = await t.destination(f.account_id, ETH);

@@ -1,7 +1,7 @@
 // Zaps: credit-funded and deposit-funded to settlement, and the zap-only failures (from_asset_mismatch,
 // min_amount_out_not_met, zap_expired, deposit_flagged), each with what it must leave behind.
 import type { Scenario } from '../dsl/index.ts';
-import { addressFor, ETH, HUNDRED_USDC, USDC } from '../dsl/index.ts';
+import { ETH, HUNDRED_USDC, USDC } from '../dsl/index.ts';
 import { funded, usdcZap, zapId } from './common.ts';
 
 const ZAP_EVENTS = ['zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled'];
@@ -79,15 +79,17 @@ export const zapScenarios: Scenario[] = [
   },
   {
     name: 'zap-expired',
-    summary: 'A credit-funded zap expiring 100 ms after creation, and a deposit-funded one nobody pays, both fail zap_expired',
+    summary: 'A credit-funded zap expiring 1 s after creation whose fill a delay rule holds back 5 s, and a deposit-funded one nobody pays, both fail zap_expired',
     tags: ['zap', 'failure', 'expiry'],
     async run(t) {
       const f = await funded(t, USDC, ETH);
-      const quick = await zapId(t, usdcZap(f, { expires_at_ms: t.now_ms + 100 }));
+      // The fill is held back past the expiry, so the zap expires before it fills on any clock and profile.
+      await t.fault({ target: 'zap', effect: { delay_ms: 5_000 }, match: { account_id: f.account_id }, times: 1 });
+      const quick = await zapId(t, usdcZap(f, { expires_at_ms: (await t.clockNow()) + 1_000 }));
       await t.poll('zap', quick);
       await t.expectStatus('zap', quick, 'failed', 'zap_expired');
       await t.expectCredit(f.account_id, f.credit_id, 'open');
-      const waiting = await zapId(t, { account_id: f.account_id, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '50000000', destination_id: f.destination_id, expires_at_ms: t.now_ms + 60_000 });
+      const waiting = await zapId(t, { account_id: f.account_id, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '50000000', destination_id: f.destination_id, expires_at_ms: (await t.clockNow()) + 60_000 });
       await t.advance('61s');
       await t.expectStatus('zap', waiting, 'failed', 'zap_expired');
       await t.expectEvents(f.account_id, waiting, ['zap.awaiting_deposit', 'zap.failed']);
@@ -102,7 +104,7 @@ export const zapScenarios: Scenario[] = [
     async run(t) {
       const account_id = await t.account();
       const destination_id = await t.destination(account_id, ETH);
-      const source = addressFor(USDC, 'zap-deposit-flagged/source');
+      const source = t.address(USDC, 'source');
       t.expectHttp('address flagged', await t.sim('POST', '/screening/addresses', { address: source, flag_reason: 'sanctions_match' }), 200);
       const r = await t.zap({ account_id, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '50000000', destination_id });
       const zap_id = r.body.zap.zap_id;
