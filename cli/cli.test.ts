@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSwapsim, startServe } from './testing.ts';
-import { startReceiver } from '../fake-provider/testing/webhook-receiver.ts';
+import { runSwapsim, startServe } from '../fake-provider/testing/swapsim-cli.ts';
+import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
 
 
 describe('swapsim serve', () => {

@@ -3,7 +3,7 @@
 // delivery's answer is shown, and on stop the session's webhook is deactivated and the app's own is active again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../fake-provider/server.ts';
-import { acceptedEventIds, startReceiver, type Receiver } from '../fake-provider/testing/webhook-receiver.ts';
+import { acceptedEventIds, startReceiver, type Receiver } from '../scenarios/dsl/webhook-receiver.ts';
 import { request, runTrigger } from '../scenarios/dsl/index.ts';
 import { TRIGGERS } from '../scenarios/library/index.ts';
 import { startListen } from './listen.ts';

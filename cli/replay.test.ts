@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../fake-provider/testing/harness.ts';
-import { startReceiver, type Receiver } from '../fake-provider/testing/webhook-receiver.ts';
+import { startReceiver, type Receiver } from '../scenarios/dsl/webhook-receiver.ts';
 import { firmQuote } from '../fake-provider/testing/flows.ts';
 import { ARB_ETH, ARB_USDC, creditZap, funded, fundedCredit, newDestination, pinPrices, postZap } from '../fake-provider/resources/zaps/fixtures.ts';
 import { postCancel } from '../fake-provider/resources/cancels/fixtures.ts';
-import { recipientKeys } from '../fake-provider/resources/exports/fixtures.ts';
+import { recipientKeys } from '../scenarios/library/export-recipient.ts';
 import { runReplay } from './replay.ts';
-import { runSwapsim, startServe } from './testing.ts';
+import { runSwapsim, startServe } from '../fake-provider/testing/swapsim-cli.ts';
 
 const tmp = (name: string): string => join(mkdtempSync(join(tmpdir(), 'swapsim-replay-')), name);
 

@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSwapsim } from './testing.ts';
+import { runSwapsim } from '../fake-provider/testing/swapsim-cli.ts';
 
 const FIXTURES = new URL('../reports/fixtures/', import.meta.url).pathname;
 const ROOT = mkdtempSync(join(tmpdir(), 'swapsim-report-cli-'));

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runSwapsim, startServe } from './testing.ts';
+import { runSwapsim, startServe } from '../fake-provider/testing/swapsim-cli.ts';
 import type { ScenarioBatch } from '../reports/types.ts';
 
 const REPORTS = mkdtempSync(join(tmpdir(), 'swapsim-scenario-cli-'));

@@ -2,9 +2,9 @@
 // (virtual clock, the app's key, partner screening on), the app's webhook receiver registered.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptedEventIds, startReceiver, type Receiver } from '../fake-provider/testing/webhook-receiver.ts';
+import { acceptedEventIds, startReceiver, type Receiver } from '../scenarios/dsl/webhook-receiver.ts';
 import { TRIGGERS } from '../scenarios/library/index.ts';
-import { BIN, runSwapsim, startServe, type Served } from './testing.ts';
+import { BIN, runSwapsim, startServe, type Served } from '../fake-provider/testing/swapsim-cli.ts';
 
 const KEY = 'sk_cli_trigger_app';
 let served: Served;

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSwapsim } from './testing.ts';
+import { runSwapsim } from '../fake-provider/testing/swapsim-cli.ts';
 import { startIntegrator, type RunningIntegrator } from '../scenarios/examples/reference-integrator/app.ts';
 import { parseDurationMs } from './verify.ts';
 

@@ -1,48 +1,26 @@
-// The runtime and the app: one runtime holds the current world (reset swaps it), the /v1 API built from
-// every resource's declared routes (served by http/front.ts, the rest by express), the control plane under
-// /_sim, and the OpenAPI document.
+// Building the runtime and the app: a runtime holds the current world (reset swaps it; runtime.ts declares
+// it); the app serves the /v1 API built from every resource's declared routes and the control plane under
+// /_sim, both through http/front.ts, with their OpenAPI documents.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Request, type Response, type NextFunction } from 'express';
-import { createSim, randomSecretSeed, type SimOptions } from '../sim/index.ts';
-import { DEFAULT_PROFILE, type Profile } from './profile.ts';
+import { createSimKernel, randomSecretSeed } from '../sim/index.ts';
+import { DEFAULT_PROFILE } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
-import { errorMiddleware, handlerFor, jsonBody, renderError, serveRoute, type AnyRoute, type Locals } from './http/api.ts';
+import { errorMiddleware, serveRoute, writeJson, type AnyRoute, type MatchedHandler } from './http/api.ts';
 import { controlDocument, v1Document } from './http/openapi.ts';
 import { routeTable } from './http/dispatch.ts';
 import { frontDoor } from './http/front.ts';
-import { createRateLimiter, type RateLimiter } from './http/rate-limits.ts';
+import { createRateLimiter } from './http/rate-limits.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { RESOURCES } from './resources/index.ts';
 import { controlRoutes } from './control/routes.ts';
 import { controlGate } from './control/gate.ts';
-import { createOrganization, type OrganizationInput } from './organizations.ts';
+import { createOrganization } from './organizations.ts';
 import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from './replay/record.ts';
-import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
-
-export interface RuntimeOptions extends SimOptions {
-  profile?: Profile;
-  /** Organizations created in every fresh world (the demo org of `npm start`, the keys given by --api-key). */
-  seed_orgs?: OrganizationInput[];
-  control_token?: string;
-  /** Allow control calls from any address without a token (tests of the gate itself turn this off). */
-  control_open?: boolean;
-  /** Where the server listens: server.ts fills it in; every world of the runtime reads it (webhook destinations). */
-  endpoint?: SelfEndpoint;
-}
-
-export interface Runtime {
-  world: World;
-  readonly options: RuntimeOptions;
-  readonly limiter: RateLimiter;
-  /** Unexpected errors (each one is a swapsim bug); reported by /_sim/invariants. */
-  readonly bugs: Array<{ request_id: string; message: string }>;
-  reset(): World;
-  stopRealtime: () => void;
-}
+import type { Runtime, RuntimeOptions } from './runtime.ts';
 
 export function newWorld(options: RuntimeOptions): World {
-  const sim = createSim({ ...options, start_ms: worldStart_ms(options) });
+  const sim = createSimKernel({ ...options, start_ms: worldStart_ms(options) });
   const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE, endpoint: options.endpoint });
   for (const r of RESOURCES) r.install?.(world);
   for (const org of options.seed_orgs ?? []) createOrganization(world, org);
@@ -91,66 +69,54 @@ export function openapiDocument(): unknown {
   return v1Document(apiRoutes());
 }
 
-function mount(router: express.Router, routes: AnyRoute[], limiter: RateLimiter): void {
-  for (const route of routes) router[route.method](route.path, handlerFor(route, limiter));
-}
-
-/** The server's request listener: declared /v1 routes through http/front.ts, everything else through express. */
+/**
+ * The server's request listener (http/front.ts): /v1 and /_sim each served from a table of declared routes,
+ * with their OpenAPI documents, the readiness probe before anything else, and a 404 in the envelope elsewhere.
+ */
 export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerResponse) => void {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', 'simple');
-
-  // Readiness for scripts and CI (`curl --retry-connrefused …/_sim/health`): answered before the journal (a
-  // probe is not an input), the control gate (it tells nothing but that the server is up) and any rate limit.
-  app.get('/_sim/health', (_req: Request, res: Response) => {
-    res.set('cache-control', 'no-store').json({ status: 'ok', version: SWAPSIM_VERSION });
-  });
-
-  // Bodies are read first; then one small middleware gives every request its world and request id (ids
-  // come from the sim, so a replayed run produces the same ids) and journals it when a journal is kept.
-  // Drawing the id once the body is in makes the journal's order the order in which requests took effect.
-  // front.ts runs the same steps for the declared /v1 routes.
-  const journal = requestJournal(runtime);
-  app.use(jsonBody, ...journal.middleware);
-
   const onBug = (err: unknown, request_id: string): void => {
     runtime.bugs.push({ request_id, message: err instanceof Error ? err.message : String(err) });
     console.error(`[swapsim] internal error on ${request_id}:`, err instanceof Error ? err.stack : err);
   };
-  const fail = errorMiddleware(onBug);
-
-  const v1 = express.Router();
-  let openapi: unknown;
-  v1.get('/openapi.json', (_req, res) => {
-    openapi ??= openapiDocument();
-    res.json(openapi);
-  });
-  mount(v1, apiRoutes(), runtime.limiter);
-  v1.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('route_not_found', `no route ${req.method} /v1${req.path}`)));
-  app.use('/v1', v1);
-
-  const control = express.Router();
-  control.use(controlGate(runtime));
+  const serving = { limiter: runtime.limiter, resources: RESOURCES };
+  const served = (routes: AnyRoute[]) => routes.map((route) => ({ route, serve: serveRoute(route, serving) }));
+  const v1 = apiRoutes();
   const controlPlane = [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? [])];
-  let controlOpenapi: unknown;
-  control.get('/openapi.json', (_req, res) => {
-    controlOpenapi ??= controlDocument(controlPlane);
-    res.json(controlOpenapi);
+  return frontDoor({
+    planes: [
+      {
+        table: routeTable('/v1', [documentRoute(() => openapiDocument()), ...served(v1)]),
+        control: false,
+        notFound: (method, path) => new ApiError('route_not_found', `no route ${method} /v1${path}`),
+      },
+      {
+        table: routeTable('/_sim', [documentRoute(() => controlDocument(controlPlane)), ...served(controlPlane)]),
+        control: true,
+        gate: controlGate(runtime),
+        notFound: (method, path) => new ApiError('route_not_found', `no control route ${method} /_sim${path}`),
+      },
+    ],
+    // Readiness for scripts and CI (`curl --retry-connrefused …/_sim/health`): answered before the journal (a
+    // probe is not an input), the control gate (it tells nothing but that the server is up) and any rate limit.
+    probes: routeTable('/_sim', [
+      { route: { method: 'get', path: '/health' }, serve: (_req: IncomingMessage, res: ServerResponse) => writeJson(res, 200, { status: 'ok', version: SWAPSIM_VERSION }, { 'cache-control': 'no-store' }) },
+    ]),
+    outside: (method, pathname) => new ApiError('route_not_found', `no route ${method} ${pathname}; the API lives under /v1`),
+    // The request's world and id (ids come from the sim, so a replayed run produces the same ids), drawn once
+    // the body is in so that the journal's order is the order in which requests took effect.
+    begin: requestJournal(runtime),
+    fail: errorMiddleware(onBug),
   });
-  mount(control, controlPlane, runtime.limiter);
-  control.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('route_not_found', `no control route ${req.method} /_sim${req.path}`)));
-  app.use('/_sim', control);
+}
 
-  app.use((req: Request, res: Response) => {
-    const { world, request_id } = res.locals as Locals;
-    renderError(res, new ApiError('route_not_found', `no route ${req.method} ${req.path}; the API lives under /v1`), world, request_id);
-  });
-  app.use(fail);
-
-  // The declared /v1 routes in a table matched by method + first segment (express's router walked ~45
-  // layers in order); the express /v1 router above serves the same routes and stays the reference.
-  const table = routeTable('/v1', apiRoutes().map((route) => ({ route, serve: serveRoute(route, runtime.limiter) })));
-  return frontDoor({ app, table, begin: journal.begin, fail });
+/** GET openapi.json of a plane: the document, built on first request (it is generated from every schema). */
+function documentRoute(build: () => unknown): { route: { method: string; path: string }; serve: MatchedHandler } {
+  let document: unknown;
+  return {
+    route: { method: 'get', path: '/openapi.json' },
+    serve: async (_req, res) => {
+      document ??= build();
+      writeJson(res, 200, document, undefined);
+    },
+  };
 }

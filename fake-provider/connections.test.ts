@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from './server.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
-import { startReceiver } from './testing/webhook-receiver.ts';
+import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

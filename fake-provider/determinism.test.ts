@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startTestSim } from './testing/harness.ts';
-import { startReceiver } from './testing/webhook-receiver.ts';
+import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
 
 async function run(seed: string, secret_seed: string): Promise<{ hash: string; events: number; transitions: number }> {
   const sim = await startTestSim({ seed, secret_seed });

@@ -2,27 +2,11 @@
 // run when a world is created, and the invariants it can check over a world.
 import type { AnyRoute } from './http/api.ts';
 import type { Organization, World } from './world.ts';
+import type { HistoryRecord, HistorySource, Violation } from './resource-records.ts';
 
-export interface Violation {
-  invariant: string;
-  entity_id?: string;
-  message: string;
-}
+export type { HistoryRecord, Violation } from './resource-records.ts';
 
-/** One enriched record of GET /accounts/{account_id}/history (spec: History records). */
-export interface HistoryRecord {
-  type: 'trade' | 'zap' | 'cancel';
-  status: string;
-  created_at_ms: number;
-  /** World sequence number of the underlying entity, for cursors (not serialized). */
-  seq: number;
-  /** Asset keys the record touches (`asset_key` filter matches either side). */
-  asset_keys: string[];
-  /** The record exactly as the spec shows it. */
-  body: Record<string, unknown>;
-}
-
-export interface ResourceModule {
+export interface ResourceModule extends HistorySource {
   name: string;
   routes?: AnyRoute[];
   /** Mounted under /_sim; declared with `auth: 'public'` (the control gate guards the whole prefix). */
@@ -31,6 +15,4 @@ export interface ResourceModule {
   invariants?(world: World): Violation[];
   /** Drops what the resource keeps for a deleted organization (DELETE /_sim/organizations/{id}). */
   forgetOrganization?(world: World, org: Organization): void;
-  /** Terminal trades, zaps or cancels of one account, for the history endpoint. */
-  history?(world: World, account_id: string): HistoryRecord[];
 }

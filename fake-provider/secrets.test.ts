@@ -3,8 +3,8 @@
 // authentications are throttled per address; authentication is a lookup; organizations can be deleted.
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts';
-import { startReceiver } from './testing/webhook-receiver.ts';
-import { publish } from './engine/events.ts';
+import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
+import { publish } from './engine/publish.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
 
 const opened = closeAfterEach(afterEach);

@@ -2,7 +2,8 @@
 // finish, the realtime driver stops, the journal is closed).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, createRuntime, type Runtime, type RuntimeOptions } from './app.ts';
+import { createApp, createRuntime } from './app.ts';
+import type { Runtime, RuntimeOptions } from './runtime.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { keccakReady } from './resources/assets/addresses.ts';
 import { closeDeliveries } from './resources/webhooks/model.ts';

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts';
-import { startReceiver } from './testing/webhook-receiver.ts';
-import { publish } from './engine/events.ts';
+import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
+import { publish } from './engine/publish.ts';
 import { parseJournal, replayJournal } from './replay/replay.ts';
 import { readFileSync } from 'node:fs';
 

@@ -1,9 +1,9 @@
 // One world per simulation: the kernel, the profile, organizations, the event store and each resource's
 // store (created lazily through `defineStore`). Passed in everywhere, never global; `reset` makes a new one.
-import type { Sim } from '../sim/index.ts';
+import type { SimKernel } from '../sim/index.ts';
 import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore, type StoredEvent } from './engine/events.ts';
-import { createTransitionLog, type TransitionLog } from './engine/lifecycle.ts';
+import { createTransitionLog, type TransitionLog } from './engine/transition-log.ts';
 import { ID_COUNTER_DIGITS, ID_HEX_CHARS } from './engine/id-counter.ts';
 import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
 
@@ -29,7 +29,7 @@ export interface Organization {
 }
 
 export interface World {
-  readonly sim: Sim;
+  readonly sim: SimKernel;
   readonly profile: Profile;
   readonly orgs: Map<string, Organization>;
   readonly events: EventStore;
@@ -67,7 +67,7 @@ export interface WorldHooks {
   eventPublished: Array<(world: World, event: StoredEvent) => void>;
 }
 
-export function createWorld(opts: { sim: Sim; profile: Profile; endpoint?: SelfEndpoint }): World {
+export function createWorld(opts: { sim: SimKernel; profile: Profile; endpoint?: SelfEndpoint }): World {
   let seq = 0;
   let idCounter = 0;
   const ids = opts.sim.rng.fork('ids');

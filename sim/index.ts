@@ -1,5 +1,6 @@
-// The deterministic kernel in one object: clock, seeded RNG streams, scheduler, fault plan, journal.
-// Everything the engine knows of time and chance comes from here.
+// The deterministic kernel in one object (SimKernel, a world's `sim`): clock, seeded RNG streams, scheduler,
+// fault plan, journal. Everything the engine knows of time and chance comes from here. Not the public `Sim`
+// client of lib/sim.ts, which runs a whole server around one.
 import { createClock, wallNow_ms, type Clock, type ClockMode } from './clock.ts';
 import { createFaultPlan, type FaultPlan } from './faults.ts';
 import { createJournal, type Journal } from './journal.ts';
@@ -12,7 +13,7 @@ export * from './journal.ts';
 export * from './rng.ts';
 export * from './scheduler.ts';
 
-export interface SimOptions {
+export interface SimKernelOptions {
   seed?: string | number;
   /** Seeds the `secrets` stream (API keys, webhook secrets, OTPs); random per sim when absent. */
   secret_seed?: string;
@@ -24,7 +25,7 @@ export interface SimOptions {
   journal?: Journal;
 }
 
-export interface Sim {
+export interface SimKernel {
   readonly seed: string;
   readonly clock: Clock;
   readonly rng: Rng;
@@ -37,7 +38,7 @@ export interface Sim {
   now_ms(): number;
 }
 
-export function createSim(opts: SimOptions = {}): Sim {
+export function createSimKernel(opts: SimKernelOptions = {}): SimKernel {
   const seed = String(opts.seed ?? 1);
   const mode = opts.clock ?? 'virtual';
   // A virtual clock starts at a fixed epoch (same seed, same bytes); a realtime one at wall time.

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClock, createFaultPlan, createJournal, createRng, createScheduler, createSim, wallTimeout } from './index.ts';
+import { createClock, createFaultPlan, createJournal, createRng, createScheduler, createSimKernel, wallTimeout } from './index.ts';
 
 describe('rng', () => {
   it('is reproducible per seed and differs across seeds', () => {
@@ -166,9 +166,9 @@ describe('journal', () => {
     j.close();
   });
 
-  it('sim bundles the parts; same seed gives same draws', () => {
-    const a = createSim({ seed: 5 });
-    const b = createSim({ seed: 5 });
+  it('the kernel bundles the parts; same seed gives same draws', () => {
+    const a = createSimKernel({ seed: 5 });
+    const b = createSimKernel({ seed: 5 });
     expect(a.rng.fork('x').hex(4)).toBe(b.rng.fork('x').hex(4));
     expect(a.clock.mode).toBe('virtual');
   });

@@ -1,10 +1,10 @@
 // The control plane's gate: loopback clients only, unless the runtime has a control token, in which
 // case every caller must present it as a bearer token (compared in constant time).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
-import type { Runtime } from '../app.ts';
+import type { Runtime } from '../runtime.ts';
 import { ApiError } from '../http/errors.ts';
 import { bearerToken } from '../http/auth.ts';
+import { headerOf, type ApiRequest, type ApiResponse } from '../http/api.ts';
 
 export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
@@ -27,10 +27,8 @@ export function controlAllowed(runtime: Pick<Runtime, 'options'>, remoteAddress:
   return new ApiError('forbidden', 'the control plane answers loopback clients only (start with --control-token to open it)');
 }
 
-export function controlGate(runtime: Runtime) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    // A journaled (or replayed) request carries its recorded client address in locals.ip.
-    const refusal = controlAllowed(runtime, (res.locals as { ip?: string }).ip ?? req.socket.remoteAddress, req.get('authorization'));
-    next(refusal ?? undefined);
-  };
+/** The /_sim plane's gate (front.ts): the refusal for this request, or null. */
+export function controlGate(runtime: Pick<Runtime, 'options'>): (req: ApiRequest, res: ApiResponse) => ApiError | null {
+  // A journaled (or replayed) request carries its recorded client address in locals.ip.
+  return (req, res) => controlAllowed(runtime, (res.locals as { ip?: string }).ip ?? req.socket.remoteAddress, headerOf(req, 'authorization'));
 }

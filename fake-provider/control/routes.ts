@@ -1,7 +1,7 @@
 // The control plane's own routes (organizations, clock, faults, invariants, emails, reset). Resource-
 // specific control routes live with their resource. Handlers call model operations, never edit state.
 import { z } from 'zod';
-import type { Runtime } from '../app.ts';
+import type { Runtime } from '../runtime.ts';
 import { defineRoute, type AnyRoute } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { bpsString } from '../http/validate.ts';

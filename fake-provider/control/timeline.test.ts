@@ -3,7 +3,7 @@
 // the envelope for bad queries and unknown organizations.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
-import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts';
+import { startReceiver, type Receiver } from '../../scenarios/dsl/webhook-receiver.ts';
 import { fund, readyAccount } from '../testing/flows.ts';
 import type { TimelineEntry } from '../../reports/types.ts';
 

@@ -1,7 +1,8 @@
 // The columnar event store reads back exactly what was published: envelope bytes, org, seq, order,
 // lookups by id and account, across chunk boundaries and past the narrow columns' ranges.
 import { describe, expect, it } from 'vitest';
-import { createEventStore, publish, publishDerived, selectEvents, type StoredEvent } from './events.ts';
+import { createEventStore, type StoredEvent } from './events.ts';
+import { publish, publishDerived, selectEvents } from './publish.ts';
 import { newWorld } from '../app.ts';
 
 const hex = (n: number): string => n.toString(16).padStart(12, '0');

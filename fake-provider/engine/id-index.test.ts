@@ -2,7 +2,7 @@
 // with the same counter, unknown and malformed ids, out-of-order and foreign ids (the Map fallback).
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { createSim } from '../../sim/index.ts';
+import { createSimKernel } from '../../sim/index.ts';
 import { createWorld } from '../world.ts';
 import { DEFAULT_PROFILE } from '../profile.ts';
 import { IdIndex } from './id-index.ts';
@@ -12,7 +12,7 @@ interface Thing {
   n: number;
 }
 
-const world = () => createWorld({ sim: createSim({ seed: 'id-index' }), profile: DEFAULT_PROFILE });
+const world = () => createWorld({ sim: createSimKernel({ seed: 'id-index' }), profile: DEFAULT_PROFILE });
 const index = () => new IdIndex<Thing>('cred', (t) => t.id);
 
 describe('IdIndex', () => {

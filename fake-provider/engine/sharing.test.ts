@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { assign, setup } from 'xstate';
 import { newWorld } from '../app.ts';
-import { publish } from './events.ts';
+import { publish } from './publish.ts';
 import { advance, start, type EntitySnapshot } from './lifecycle.ts';
 
 describe('event data', () => {

@@ -1,13 +1,14 @@
 // The one place HTTP conventions live: route declarations (zod schemas once, for validation, types and
-// OpenAPI), the /v1 gate (request id, bearer auth, body parsing), rate limits, idempotency, the list
-// shape and the error envelope. Resource routes declare `defineRoute(...)` and never touch express; the
-// route wrapper reads node's request and response only, so /v1 can be served without express (front.ts).
+// OpenAPI), body parsing, bearer auth, rate limits, idempotency, the list shape and the error envelope.
+// Resource routes declare `defineRoute(...)`; the route wrapper reads node's request and response only
+// (front.ts serves /v1 and /_sim with it).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import bodyParser from 'body-parser';
 import parseurl from 'parseurl';
 import { z } from 'zod';
 import type { Organization, World } from '../world.ts';
+import type { HistorySource } from '../resource-records.ts';
 import { authenticate } from './auth.ts';
 import { ApiError, envelope } from './errors.ts';
 import { fingerprint, requireKey, withIdempotency, type StoredReply } from './idempotency.ts';
@@ -24,6 +25,8 @@ export interface ApiContext {
   org: Organization;
   api_key: string;
   request_id: string;
+  /** Every resource module, as the history route reads them (their records of one account). */
+  resources: readonly HistorySource[];
 }
 
 export interface PublicContext {
@@ -45,7 +48,7 @@ type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 interface RouteBase<B, Q, P> {
   method: Method;
-  /** Express path under /v1, e.g. `/accounts/:account_id`. */
+  /** Path under /v1 (or /_sim), with express-style parameters, e.g. `/accounts/:account_id`. */
   path: string;
   summary: string;
   tag: string;
@@ -90,9 +93,9 @@ export function listSchema(key: string, item: Schema): Schema {
   return z.object({ request_id: z.string(), [key]: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
 }
 
-/** What the route wrapper reads of a request: node's, plus the parsed body (express's Request is one too). */
+/** What the route wrapper reads of a request: node's, plus the parsed body and its raw text. */
 export type ApiRequest = IncomingMessage & { method: string; body?: unknown; rawBody?: string; originalUrl?: string };
-/** Node's response with the per-request locals (express's Response is one too). */
+/** Node's response with the per-request locals (front.ts sets them). */
 export type ApiResponse = ServerResponse & { locals: Record<string, unknown> };
 export type Next = (err?: unknown) => void;
 
@@ -129,11 +132,11 @@ function withExtensionFields(value: unknown): unknown {
 }
 
 /**
- * Writes a JSON answer on node's response directly: the bytes express's `res.json` sends here (same
- * Content-Type and Content-Length; no ETag, the app disables it) without its per-request work, and one
- * string write lets node send head and body in one syscall. HEAD gets the headers only.
+ * Writes a JSON answer on node's response directly: the bytes express's `res.json` sent (same Content-Type
+ * and Content-Length, no ETag), and one string write lets node send head and body in one syscall. HEAD gets
+ * the headers only.
  */
-function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> | undefined): void {
+export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> | undefined): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
   if (headers) for (const name of Object.keys(headers)) res.setHeader(name, headers[name]);
@@ -153,7 +156,7 @@ function send(res: ServerResponse, reply: StoredReply, world: World, control: bo
   writeJson(res, reply.status, world.profile.extra_response_fields && !control ? withExtensionFields(reply.body) : reply.body, reply.headers);
 }
 
-export function renderError(res: ServerResponse, err: ApiError, world: World, request_id: string): void {
+function renderError(res: ServerResponse, err: ApiError, world: World, request_id: string): void {
   const { status, body } = envelope(err, request_id, world.profile);
   writeJson(res, status, body, err.headers);
 }
@@ -179,17 +182,17 @@ interface RequestView {
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Builds the express handler for one declared route (the /_sim router and the /v1 fallback use it). */
-export function handlerFor(route: AnyRoute, limiter: RateLimiter): (req: Request, res: Response, next: NextFunction) => Promise<void> {
-  const serve = serveRoute(route, limiter);
-  return (req, res, next) => serve(req, res, next, { path: req.path, params: req.params as Record<string, string>, control: req.baseUrl.startsWith('/_sim') });
-}
-
-/** What front.ts runs for a request the /v1 table matched (and `handlerFor` for express's routers). */
+/** What front.ts runs for a request a plane's table matched. */
 export type MatchedHandler = (req: ApiRequest, res: ApiResponse, next: Next, matched: Matched) => Promise<void>;
 
+/** What every route of an app shares: the rate limiter and the resource modules handed to handlers. */
+export interface Serving {
+  limiter: RateLimiter;
+  resources: readonly HistorySource[];
+}
+
 /** Runs one declared route for a matched request: auth, rate limit, http faults, idempotency, conduct, reply. */
-export function serveRoute(route: AnyRoute, limiter: RateLimiter): MatchedHandler {
+export function serveRoute(route: AnyRoute, { limiter, resources }: Serving): MatchedHandler {
   return async (req, res, next, matched) => {
     const { world, request_id } = res.locals as unknown as Locals;
     const view: RequestView = { route, req, res, matched, query: {}, print: null };
@@ -206,7 +209,7 @@ export function serveRoute(route: AnyRoute, limiter: RateLimiter): MatchedHandle
         api_key = who.api_key;
         if (WRITE_METHODS.has(req.method)) view.print = fingerprint(req.method, matched.path, req.body);
         await limitRequest(limiter, world, request_id, who.org, who.api_key, classesFor(req.method, route.path, req.body));
-        ctx = { world, org: who.org, api_key: who.api_key, request_id };
+        ctx = { world, org: who.org, api_key: who.api_key, request_id, resources };
         fault = httpFault(world, req.method, matched.path, matched.params.account_id);
       }
       // A `delay_ms` rule runs the rest of the request as a sim-clock task: it takes effect when released.
@@ -337,16 +340,17 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
 
 /**
  * JSON body parsing (1 MiB limit) for every request with a body; jsonBody has checked its Content-Type. The raw
- * text is kept on the request for the journal, which records inputs exactly as they arrived.
+ * text is kept on the request for the journal, which records inputs exactly as they arrived. body-parser is the
+ * parser express.json is, so its error `type`s (entity.parse.failed, …) are the ones journals hold.
  */
-const parseJson = express.json({
+const parseJson = bodyParser.json({
   limit: MAX_BODY_BYTES,
   type: () => true,
   strict: false,
   verify: (req, _res, buf) => {
     // Depth is judged on the bytes, before JSON.parse: nothing downstream ever walks a deep body.
     checkDepth(buf);
-    (req as Request & { rawBody?: string }).rawBody = buf.toString('utf8');
+    (req as ApiRequest).rawBody = buf.toString('utf8');
   },
 });
 
@@ -363,17 +367,16 @@ const unsupportedContentType = (): Error => Object.assign(new Error('content typ
 
 /**
  * A request without a body (no Content-Length nor Transfer-Encoding: every GET; or Content-Length: 0) is not held
- * to a Content-Type, as the parser itself would not. body-parser reads node's request only, so this runs on
- * front.ts's requests as well as express's.
+ * to a Content-Type, as the parser itself would not. body-parser reads node's request only.
  */
 export const jsonBody = (req: ApiRequest, res: ServerResponse, next: Next): void => {
   const length = req.headers['content-length'];
   if (length === undefined && req.headers['transfer-encoding'] === undefined) next();
   else if (length !== '0' && !isJsonMediaType(req.headers['content-type'])) next(unsupportedContentType());
-  else parseJson(req as Request, res as Response, (err?: unknown) => next(err === undefined ? undefined : typedBodyError(err, headerOf(req, 'content-encoding'))));
+  else parseJson(req, res, (err?: unknown) => next(err === undefined ? undefined : typedBodyError(err, headerOf(req, 'content-encoding'))));
 };
 
-/** Express path `/a/:id` → OpenAPI `/a/{id}`. */
+/** Route path `/a/:id` → OpenAPI `/a/{id}`. */
 export function openapiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }

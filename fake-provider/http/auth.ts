@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { defineStore, type Organization, type World } from '../world.ts';
 import { ApiError } from './errors.ts';
-import { checkWindow, recordHit, type Windows } from '../resources/exports/throttle.ts';
+import { checkWindow, recordHit, type Windows } from './throttle.ts';
 
 const digest = (key: string): string => createHash('sha256').update(key, 'utf8').digest('base64');
 

@@ -1,8 +1,12 @@
-// The /v1 route table against express 5's own router: the same paths match the same routes with the same
-// decoded parameters (case, trailing slash, percent-encoding), and over HTTP the fast path answers as before.
+// The route tables against express 5's own router (a dev dependency kept as the yardstick): the same paths match
+// the same routes with the same decoded parameters (case, trailing slash, percent-encoding); over HTTP both
+// planes answer as the express app they replaced did.
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../app.ts';
+import type { Runtime } from '../runtime.ts';
+import { controlRoutes } from '../control/routes.ts';
+import { RESOURCES } from '../resources/index.ts';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
 import { readyAccount } from '../testing/flows.ts';
 import { compileRoute, routeTable } from './dispatch.ts';
@@ -37,7 +41,9 @@ function samplesFor(path: string): string[] {
 
 describe('route table matching', () => {
   it('matches exactly what express 5 matches, with the same decoded params, for every declared route', () => {
-    const paths = [...new Set(apiRoutes().map((r) => r.path))];
+    // Both planes: /v1's routes and /_sim's (the runtime is read by handlers only, never here).
+    const control = [...controlRoutes({} as Runtime), ...RESOURCES.flatMap((r) => r.control ?? [])];
+    const paths = [...new Set([...apiRoutes(), ...control].map((r) => r.path))];
     const everySample = paths.flatMap(samplesFor);
     let compared = 0;
     for (const path of paths) {
@@ -77,6 +83,17 @@ describe('routeTable', () => {
     for (const [method, path] of [['GET', '/v2/accounts/a'], ['GET', '/v1accounts/a'], ['GET', '/v1'], ['GET', '/v1/'], ['PUT', '/v1/accounts/a'], ['GET', '/v1/accounts/a/b']]) {
       expect(table.find(method, path), `${method} ${path}`).toBeUndefined();
     }
+  });
+
+  it('throws URIError for a malformed parameter of a route of any method (express answered 400, not 404)', () => {
+    expect(() => table.find('GET', '/v1/accounts/%E0%A4%A')).toThrow(URIError);
+    expect(() => table.find('PUT', '/v1/accounts/%E0%A4%A')).toThrow(URIError);
+    expect(table.find('PUT', '/v1/other/%E0%A4%A')).toBeUndefined();
+  });
+
+  it('holds the prefix and what is under it, in any case, and nothing else', () => {
+    expect(['/v1', '/V1/', '/v1/accounts', '/v1//x'].filter((p) => table.holds(p))).toHaveLength(4);
+    expect(['/v', '/v1x', '/v1.json', '/', '/_sim/v1'].filter((p) => table.holds(p))).toEqual([]);
   });
 });
 
@@ -118,9 +135,37 @@ describe('route table over HTTP', () => {
     }
   });
 
-  it('the OpenAPI document is still served under /v1 (by the express router the table falls through to)', async () => {
-    const r = await fetch(`${sim.base_url}/openapi.json`);
+  it('each plane serves its OpenAPI document from its own table, headed as express’s res.json headed it', async () => {
+    for (const url of [`${sim.base_url}/openapi.json`, `${sim.control_url}/openapi.json`]) {
+      const r = await fetch(url);
+      expect(r.status, url).toBe(200);
+      expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const text = await r.text();
+      expect(Number(r.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+      expect((JSON.parse(text) as { openapi: string }).openapi).toBe('3.1.0');
+    }
+  });
+
+  it('unknown paths: under /v1 and /_sim each plane’s 404 names the path, elsewhere the pointer to /v1', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['GET', `${sim.base_url}`, 'no route GET /v1/'],
+      ['GET', `${sim.base_url}/nope/x`, 'no route GET /v1/nope/x'],
+      ['DELETE', `${sim.control_url}/clock`, 'no control route DELETE /_sim/clock'],
+      ['GET', sim.base_url.replace(/\/v1$/, '/v2/accounts'), 'no route GET /v2/accounts; the API lives under /v1'],
+    ];
+    for (const [method, url, message] of cases) {
+      const r = await fetch(url, { method, headers: { authorization: `Bearer ${sim.api_key}` } });
+      const body = (await r.json()) as { request_id: string; error: { code: string; message: string } };
+      expect(r.status, url).toBe(404);
+      expect(body.error).toMatchObject({ code: 'route_not_found', message });
+      expect(body.request_id).toMatch(/^req_/);
+    }
+  });
+
+  it('the readiness probe answers without a request id, any case, no-store', async () => {
+    const r = await fetch(sim.control_url.replace('/_sim', '/_SIM/Health'));
     expect(r.status).toBe(200);
-    expect(((await r.json()) as { openapi: string }).openapi).toBe('3.1.0');
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(await r.json()).toEqual({ status: 'ok', version: expect.any(String) });
   });
 });

@@ -1,12 +1,11 @@
-// The /v1 route table: the declared routes compiled once, found by method + first path segment, matching with
-// path-to-regexp as express 5's router does (compileRoute). Pure lookup: front.ts serves what it finds and
-// hands everything else to the express app, whose router stays the reference.
+// A route table (one per plane: /v1, /_sim): the declared routes compiled once, found by method + first path
+// segment, matching with path-to-regexp as express 5's router did (compileRoute; dispatch.test.ts holds it to
+// express's own matcher). Pure lookup: front.ts serves what it finds.
 import { match as pathMatch } from 'path-to-regexp';
-import type { AnyRoute } from './api.ts';
 
 export type RouteMatcher = (path: string) => Record<string, string> | null;
 
-/** Express decodes each parameter with decodeURIComponent; a malformed one throws URIError (a 400 in errorMiddleware). */
+/** Each parameter is decoded with decodeURIComponent, as express did; a malformed one throws URIError (a 400 in errorMiddleware). */
 const decodeParam = (value: string): string => (value.length === 0 ? value : decodeURIComponent(value));
 
 /**
@@ -36,36 +35,55 @@ export interface Found<S> {
 }
 
 export interface RouteTable<S> {
+  readonly prefix: string;
   /**
-   * The route for `method` and a request's pathname (`/v1/…`, any case, like express's mount), or undefined.
-   * Throws URIError when the matching route's parameter has malformed percent-encoding, as express's matcher does.
+   * The route for `method` and a request's pathname (`/v1/…`, any case, like a mount), or undefined.
+   * Throws URIError when a route whose path matches (of any method) has a parameter with malformed
+   * percent-encoding: express's router answered such a request 400, not 404, whichever method it came with.
    */
   find(method: string, pathname: string): Found<S> | undefined;
+  /** Whether `pathname` is the prefix or under it (`/v1`, `/V1/`, `/v1/x`; not `/v1x`), as a mount matches. */
+  holds(pathname: string): boolean;
+}
+
+/** What a table needs of a route: its method and its path under the prefix. */
+export interface RoutePath {
+  method: string;
+  path: string;
 }
 
 /**
  * The table of `routes` under `prefix` (e.g. `/v1`). Buckets keep declaration order, so the first declared
  * route that matches wins, as in express. HEAD is served by the GET route, as express does.
  */
-export function routeTable<S>(prefix: string, routes: ReadonlyArray<{ route: AnyRoute; serve: S }>): RouteTable<S> {
+export function routeTable<S>(prefix: string, routes: ReadonlyArray<{ route: RoutePath; serve: S }>): RouteTable<S> {
   const table = new Map<string, Array<{ match: RouteMatcher; serve: S }>>();
+  const every: RouteMatcher[] = [];
   for (const { route, serve } of routes) {
     const key = `${route.method.toUpperCase()} ${firstSegment(route.path)}`;
     const bucket = table.get(key) ?? [];
-    bucket.push({ match: compileRoute(route.path), serve });
+    const match = compileRoute(route.path);
+    bucket.push({ match, serve });
     table.set(key, bucket);
+    every.push(match);
   }
   const lowerPrefix = prefix.toLowerCase();
+  const under = (pathname: string): boolean => pathname.slice(0, prefix.length).toLowerCase() === lowerPrefix;
   return {
+    prefix,
+    holds: (pathname) => (pathname.length === prefix.length || pathname.charCodeAt(prefix.length) === 47) && under(pathname),
     find(method, pathname) {
-      if (pathname.length <= prefix.length || pathname.charCodeAt(prefix.length) !== 47 || pathname.slice(0, prefix.length).toLowerCase() !== lowerPrefix) return undefined;
+      if (pathname.length <= prefix.length || pathname.charCodeAt(prefix.length) !== 47 || !under(pathname)) return undefined;
       const path = pathname.slice(prefix.length);
       const bucket = table.get(`${method === 'HEAD' ? 'GET' : method} ${firstSegment(path)}`);
-      if (bucket === undefined) return undefined;
-      for (const entry of bucket) {
-        const params = entry.match(path);
-        if (params !== null) return { serve: entry.serve, path, params };
+      if (bucket !== undefined) {
+        for (const entry of bucket) {
+          const params = entry.match(path);
+          if (params !== null) return { serve: entry.serve, path, params };
+        }
       }
+      // A miss (a 404, rare): any route's matcher may still throw the URIError that makes it a 400.
+      for (const match of every) match(path);
       return undefined;
     },
   };

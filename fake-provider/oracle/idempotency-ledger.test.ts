@@ -1,12 +1,12 @@
 // The idempotent-answer witness: a replay answered as the first answer is fine; one answered differently
 // (the write ran again) is a violation; 429s and 5xx are not first answers; past the retention the key is new.
 import { describe, expect, it } from 'vitest';
-import { createSim } from '../../sim/index.ts';
+import { createSimKernel } from '../../sim/index.ts';
 import { createWorld } from '../world.ts';
 import { DEFAULT_PROFILE } from '../profile.ts';
 import { idempotencyViolations, witnessIdempotentAnswer } from './idempotency-ledger.ts';
 
-const world = () => createWorld({ sim: createSim({ seed: 'ledger', clock: 'virtual', secret_seed: 's' }), profile: DEFAULT_PROFILE });
+const world = () => createWorld({ sim: createSimKernel({ seed: 'ledger', clock: 'virtual', secret_seed: 's' }), profile: DEFAULT_PROFILE });
 const first = { status: 200, body: { request_id: 'req_1', trade: { trade_id: 'trd_1' } } };
 
 describe('idempotency ledger', () => {

@@ -5,7 +5,7 @@
 // the retention are swept as new ones arrive, so the ledger stays as small as the store it watches.
 import { createHash } from 'node:crypto';
 import { defineStore, type World } from '../world.ts';
-import type { Violation } from '../resource.ts';
+import type { Violation } from '../resource-records.ts';
 
 interface Witnessed {
   digest: string;

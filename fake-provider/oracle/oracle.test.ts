@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
 import { destination, firmQuote, fund, readyAccount } from '../testing/flows.ts';
-import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts';
+import { startReceiver, type Receiver } from '../../scenarios/dsl/webhook-receiver.ts';
 import { observe, specViolations, type Observed } from './index.ts';
 
 const ETH = 'native.evm:42161';

@@ -1,10 +1,10 @@
 // Journaling at the app level: the header that rebuilds the world, one line per request at the moment it
 // takes effect (its id is drawn then, so every id-consuming request is journaled), and its answer. In a
-// replay the same middleware takes the recorded request line instead of wall time and the socket address.
+// replay the same step takes the recorded request line instead of wall time and the socket address.
 import { createRequire } from 'node:module';
 import { createJournal, JOURNAL_VERSION, wallNow_ms, type Journal } from '../../sim/index.ts';
 import { DEFAULT_PROFILE } from '../profile.ts';
-import type { Runtime, RuntimeOptions } from '../app.ts';
+import type { Runtime, RuntimeOptions } from '../runtime.ts';
 import { headerOf, type ApiRequest, type ApiResponse, type Locals, type Next } from '../http/api.ts';
 import type { CapturedResponse, HeaderLine, RequestLine } from './lines.ts';
 import type { ReplayTape } from './tape.ts';
@@ -94,12 +94,11 @@ function captureResponse(res: ApiResponse, report: (r: CapturedResponse) => void
 }
 
 /**
- * What runs once a request's body is read (`err`: why it could not be): gives the request its world and id;
- * with a journal, records it and its answer. Without one the cost is one `if`. `begin` is front.ts's call;
- * `middleware` is the same as the express app's layer after body parsing and its error twin.
+ * What front.ts runs once a request's body is read (`err`: why it could not be): gives the request its world
+ * and id; with a journal, records it and its answer. Without one the cost is one `if`.
  */
-export function requestJournal(runtime: Pick<Runtime, 'world'>) {
-  const begin = (req: ApiRequest, res: ApiResponse, next: Next, err?: unknown): void => {
+export function requestJournal(runtime: Pick<Runtime, 'world'>): (req: ApiRequest, res: ApiResponse, next: Next, err?: unknown) => void {
+  return (req, res, next, err) => {
     const world = runtime.world;
     const locals = res.locals as unknown as Locals;
     locals.world = world;
@@ -119,14 +118,6 @@ export function requestJournal(runtime: Pick<Runtime, 'world'>) {
     journal.write(line);
     captureResponse(res, (r) => journal.write({ kind: 'response', request_id, ...r }));
     next(err);
-  };
-  return {
-    begin,
-    middleware: [
-      (req: ApiRequest, res: ApiResponse, next: Next) => begin(req, res, next),
-      // A replayed body error is raised after `begin`, and passes here on its way to the error middleware.
-      (err: unknown, req: ApiRequest, res: ApiResponse, next: Next) => ((res.locals as Partial<Locals>).request_id === undefined ? begin(req, res, next, err) : next(err)),
-    ] as const,
   };
 }
 

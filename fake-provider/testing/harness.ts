@@ -1,7 +1,7 @@
 // Test harness: a real swapsim server on an ephemeral port (virtual clock) and a real HTTP client
 // (fetch) for /v1 and /_sim. Used by tests only; the public library (lib/sim.ts) runs the same server.
 import { serve, type RunningServer } from '../server.ts';
-import type { RuntimeOptions } from '../app.ts';
+import type { RuntimeOptions } from '../runtime.ts';
 
 export interface HttpReply<T = any> {
   status: number;

@@ -5,7 +5,7 @@ import { Bench } from 'tinybench';
 import { initialTransition, transition } from 'xstate';
 import { createRng, createScheduler, createClock } from '../../sim/index.ts';
 import { newWorld } from '../../fake-provider/app.ts';
-import { publish } from '../../fake-provider/engine/events.ts';
+import { publish } from '../../fake-provider/engine/publish.ts';
 import { send, start } from '../../fake-provider/engine/lifecycle.ts';
 import { depositMachine, type DepositEvent } from '../../fake-provider/resources/deposits/machine.ts';
 import { generateSourceAddress, generateTxHash } from '../../fake-provider/resources/deposits/chain-formats.ts';

@@ -3,7 +3,7 @@
 // delivery answered by the receiver), then leaves no rule behind and no work scheduled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSim, type Sim } from '../../lib/sim.ts';
-import { startReceiver, type Receiver } from '../../fake-provider/testing/webhook-receiver.ts';
+import { startReceiver, type Receiver } from '../dsl/webhook-receiver.ts';
 import { DeliveryChaos, FaultPlan, Journey, mergeSteps } from './index.ts';
 import type { ChaosStep, FaultStep, JourneyStep } from './steps.ts';
 

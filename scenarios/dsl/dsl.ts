@@ -3,7 +3,7 @@
 // stop the scenario (`ExpectationFailed`): later steps would only report the consequences of the first.
 import { isDeepStrictEqual } from 'node:util';
 import type { ExpectationResult, TimelineEntry } from '../../reports/types.ts';
-import { startReceiver, type Receiver } from '../../fake-provider/testing/webhook-receiver.ts';
+import { startReceiver, type Receiver } from './webhook-receiver.ts';
 import { apiClient, type ApiClient, type CallOptions, type ControlClient, type Reply } from './http.ts';
 import { parseDuration } from './duration.ts';
 import { addressFor } from './assets.ts';

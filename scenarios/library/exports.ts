@@ -2,7 +2,7 @@
 // with the recipient's private key (HPKE, as an integrator would) and checked against the wallets.
 import type { Scenario, ScenarioDsl, EventEnvelope } from '../dsl/index.ts';
 import { ETH, HALF_ETH, USDC } from '../dsl/index.ts';
-import { openWithRecipient, recipientKeys, type RecipientKeys } from '../../fake-provider/resources/exports/fixtures.ts';
+import { openWithRecipient, recipientKeys, type RecipientKeys } from './export-recipient.ts';
 import { funded } from './common.ts';
 
 /** Every bundle opens with the recipient key and names the wallet address the event lists for its chain. */

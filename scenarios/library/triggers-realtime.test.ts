@@ -3,7 +3,7 @@
 // In the e2e suite: about 12 s of wall time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../../fake-provider/server.ts';
-import { acceptedEventIds, startReceiver, type Receiver } from '../../fake-provider/testing/webhook-receiver.ts';
+import { acceptedEventIds, startReceiver, type Receiver } from '../dsl/webhook-receiver.ts';
 import { formatTrigger, request, runTrigger } from '../dsl/index.ts';
 import { TRIGGERS } from './index.ts';
 

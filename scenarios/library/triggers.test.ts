@@ -3,7 +3,7 @@
 // balances itself and checks that the receiver accepted (signed, 2xx) every event of the run's accounts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../../fake-provider/server.ts';
-import { acceptedEventIds, startReceiver, type Receiver } from '../../fake-provider/testing/webhook-receiver.ts';
+import { acceptedEventIds, startReceiver, type Receiver } from '../dsl/webhook-receiver.ts';
 import { ETH, formatTrigger, ONE_ETH, request, runTrigger, TriggerRefused, type Scenario, type TriggerRun } from '../dsl/index.ts';
 import { SCENARIOS, TRIGGERS } from './index.ts';
 

@@ -3,7 +3,7 @@
 // the case the receiver is a real signature-checking endpoint; as a trigger it is the app's own webhook.
 import type { Scenario, ScenarioDsl } from '../dsl/index.ts';
 import { ETH, HALF_ETH, USDC } from '../dsl/index.ts';
-import { acceptedEventIds, verify, type Received } from '../../fake-provider/testing/webhook-receiver.ts';
+import { acceptedEventIds, verify, type Received } from '../dsl/webhook-receiver.ts';
 import { funded } from './common.ts';
 
 interface Attempt {

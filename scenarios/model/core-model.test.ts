@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../fake-provider/testing/harness.ts';
 import { soakProgress } from '../../scripts/soak-progress.ts';
-import { acceptedEventIds, startReceiver, type Receiver } from '../../fake-provider/testing/webhook-receiver.ts';
+import { acceptedEventIds, startReceiver, type Receiver } from '../dsl/webhook-receiver.ts';
 import { coreCommands, initialModel, type CoreModel, type CoreReal } from './index.ts';
 
 const RUNS = Number(process.env.SWAPSIM_MODEL_RUNS ?? 200);

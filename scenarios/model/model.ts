@@ -3,7 +3,7 @@
 // decide what is legal and to predict answers, act on the real side, and assert.
 import { expect } from 'vitest';
 import type { TestSim } from '../../fake-provider/testing/harness.ts';
-import type { Receiver } from '../../fake-provider/testing/webhook-receiver.ts';
+import type { Receiver } from '../dsl/webhook-receiver.ts';
 
 export interface ModelAccount {
   account_id: string;

@@ -3,10 +3,10 @@
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/events.ts';
+import { publish } from '../../engine/publish.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
-import { nativeAssetOf } from '../assets/catalog.ts';
+import { nativeAssetOf } from '../assets/index.ts';
 import { accountMachine, type AccountEffect, type AccountEvent, type AccountStatus } from './machine.ts';
 import { deriveWallet, WALLET_CHAINS, type WalletChain, type WalletKey } from './wallets.ts';
 

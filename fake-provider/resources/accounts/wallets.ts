@@ -5,7 +5,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import { keccak256, toChecksumAddress } from '../assets/addresses.ts';
+import { keccak256, toChecksumAddress } from '../assets/index.ts';
 import { base58, bech32, createBase58check } from '@scure/base';
 
 export type WalletChain = 'evm:1' | 'evm:42161' | 'btc' | 'solana' | 'zec';

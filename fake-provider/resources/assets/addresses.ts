@@ -5,7 +5,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { base58, bech32, bech32m, createBase58check } from '@scure/base';
 import { createKeccak, type IHasher } from 'hash-wasm';
-import type { Chain } from '../assets/catalog.ts';
+import type { Chain } from './catalog.ts';
 
 const base58check = createBase58check(sha256);
 

@@ -4,10 +4,11 @@ import type { ResourceModule } from '../../resource.ts';
 import { symbolInvariants } from './model.ts';
 import { assetRoutes } from './routes.ts';
 
-export { addressProblem, toChecksumAddress } from './addresses.ts';
+export { addressProblem, keccak256, toChecksumAddress } from './addresses.ts';
 
 export {
   ASSETS,
+  ASSET_SEQ,
   CHAINS,
   ASSET_KEY_PATTERN,
   CHAIN_PATTERN,

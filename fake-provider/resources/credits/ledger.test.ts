@@ -1,7 +1,7 @@
 // The ledger functions on a bare world: create once per source, lock/release/consume with every refusal,
 // pending amounts, balances, the credit machine's edges, and invariants that can actually fail.
 import { describe, expect, it } from 'vitest';
-import { createSim } from '../../../sim/index.ts';
+import { createSimKernel } from '../../../sim/index.ts';
 import { createWorld, type World } from '../../world.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -28,7 +28,7 @@ const USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
 const ETH = 'native.evm:42161';
 
 function newWorld(): World {
-  return createWorld({ sim: createSim({ seed: 'ledger' }), profile: DEFAULT_PROFILE });
+  return createWorld({ sim: createSimKernel({ seed: 'ledger' }), profile: DEFAULT_PROFILE });
 }
 
 let n = 0;
@@ -200,7 +200,7 @@ describe('invariants', () => {
     row.available_atoms = 10n;
 
     // A second credit of a's source, made in another world (so never announced in this one), slipped in.
-    const elsewhere = createWorld({ sim: createSim({ seed: 'elsewhere' }), profile: DEFAULT_PROFILE });
+    const elsewhere = createWorld({ sim: createSimKernel({ seed: 'elsewhere' }), profile: DEFAULT_PROFILE });
     const twin = createCredit(elsewhere, { org_id: 'org_1', account_id: 'acct_a', asset_key: USDC, atoms: a.atoms, source_type: 'deposit', source_id: a.source_id });
     store.list.push(twin);
     const names = creditInvariants(world).map((v) => v.invariant);

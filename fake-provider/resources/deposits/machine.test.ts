@@ -1,7 +1,7 @@
 // The deposit machine on its own: every edge xstate/graph sees is taken at least once, every guard is
 // tripped, terminal states absorb, and the effects are the ones the model applies.
 import { describe, expect, it } from 'vitest';
-import { createSim } from '../../../sim/index.ts';
+import { createSimKernel } from '../../../sim/index.ts';
 import { createWorld, type World } from '../../world.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
 import { send, start, statusOf } from '../../engine/lifecycle.ts';
@@ -38,7 +38,7 @@ const DROP: DepositEvent = { type: 'DROP' };
 const ALL: DepositEvent[] = [C, CLEAN, FLAG, CLOSE, PFLAG, DROP];
 
 describe('deposit machine', () => {
-  const world = createWorld({ sim: createSim({ seed: 'deposit-machine' }), profile: DEFAULT_PROFILE });
+  const world = createWorld({ sim: createSimKernel({ seed: 'deposit-machine' }), profile: DEFAULT_PROFILE });
   const plain = { required_confirmations: 2, partner_screening: false };
   const partner = { required_confirmations: 2, partner_screening: true };
 

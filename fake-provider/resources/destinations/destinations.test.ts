@@ -7,7 +7,7 @@ import { createBase58check } from '@scure/base';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
 import { deriveWallet, WALLET_CHAINS } from '../accounts/index.ts';
-import { recipientKeys } from '../exports/fixtures.ts';
+import { recipientKeys } from '../../../scenarios/library/export-recipient.ts';
 import { nativeAssetOf } from '../assets/catalog.ts';
 
 import { destinationStatus, getDestinationRecord } from './index.ts';

@@ -3,14 +3,13 @@
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/events.ts';
+import { publish } from '../../engine/publish.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import type { Violation } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
-import { resolveAssetRef } from '../assets/model.ts';
+import { addressProblem, resolveAssetRef } from '../assets/index.ts';
 import { screen } from '../screening/index.ts';
-import { addressProblem } from '../assets/index.ts';
 import { destinationMachine, type DestinationEffect, type DestinationEvent, type DestinationStatus } from './machine.ts';
 
 export interface Destination {

@@ -1,7 +1,7 @@
 // Destination request and response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
 import { cursorQuery, idString, limitQuery } from '../../http/validate.ts';
-import { isCanonicalAssetKey } from '../assets/catalog.ts';
+import { isCanonicalAssetKey } from '../assets/index.ts';
 
 export const destination = z.object({
   destination_id: z.string(),

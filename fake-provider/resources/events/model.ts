@@ -1,7 +1,8 @@
 // Reads over the immutable event store: the organization's event feed (oldest first, cursor = event seq)
 // and one account's activity stream with its data-field filters.
 import type { World } from '../../world.ts';
-import { matchesFilter, selectEvents, type EventEnvelope, type EventFilter, type EventList, type StoredEvent } from '../../engine/events.ts';
+import type { EventEnvelope, EventList, StoredEvent } from '../../engine/events.ts';
+import { matchesFilter, selectEvents, type EventFilter } from '../../engine/publish.ts';
 import { decodeCursor, DEFAULT_LIMIT, encodeCursor, paginate, type Page } from '../../http/pagination.ts';
 
 export interface FeedQuery {

@@ -2,7 +2,7 @@
 // the two query shapes and the envelope as served.
 import { z } from 'zod';
 import { commaList, cursorQuery, idString, limitQuery, msQuery } from '../../http/validate.ts';
-import { isCanonicalAssetKey } from '../assets/catalog.ts';
+import { isCanonicalAssetKey } from '../assets/index.ts';
 
 const WORD = '[a-z][a-z0-9_]*';
 /** `*`, `<word>(.<word>)*.*`, or a dotted name such as `trade.settled`. */

@@ -4,7 +4,7 @@
 // The entity's own machine decides what each step means; this module only schedules and applies.
 import type { World } from '../../world.ts';
 import { addPending, clearPending, consumeCredit, createCredit, newCreditId, releaseCredit, requireCredit } from '../credits/index.ts';
-import { assetByKey } from '../assets/catalog.ts';
+import { assetByKey } from '../assets/index.ts';
 import type { WalletChain } from '../accounts/index.ts';
 import { finalAt, SwapSettlement, type Leg, type Settlement } from './settlement.ts';
 

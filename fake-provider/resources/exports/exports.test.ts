@@ -6,7 +6,7 @@ import { DEFAULT_PROFILE, type Profile } from '../../profile.ts';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { destination, firmQuote, fund, readyAccount } from '../../testing/flows.ts';
 import { addressFromPrivateKey, WALLET_CHAINS, type WalletChain } from '../accounts/index.ts';
-import { openWithRecipient, recipientKeys } from './fixtures.ts';
+import { openWithRecipient, recipientKeys } from '../../../scenarios/library/export-recipient.ts';
 
 const KEYS = recipientKeys();
 const OTHER_KEYS = recipientKeys('another recipient');

@@ -10,7 +10,7 @@ import { tradeState, tradeStore } from '../trades/index.ts';
 import { zapState, zapStore } from '../zaps/index.ts';
 import { cancelStatus, cancelStore } from '../cancels/index.ts';
 import { sealBundle } from './hpke.ts';
-import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from './throttle.ts';
+import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../../http/throttle.ts';
 
 export type ExportSource = 'integrator' | 'user_email';
 type ExportedKeys = NonNullable<Account['exported_keys']>;
@@ -116,7 +116,7 @@ export function initiateExport(world: World, ip: string, account_id: string): vo
 
 /**
  * POST /public/complete-export: the OTP is consumed here and becomes export-status's session proof. Each
- * wrong code counts against the account's live OTP; `otp_max_attempts` of them burn it (see throttle.ts).
+ * wrong code counts against the account's live OTP; `otp_max_attempts` of them burn it (see http/throttle.ts).
  */
 export function completeExport(world: World, ip: string, input: { account_id: string; otp_code: string; target_public_key: string }): Account {
   throttleIp(world, ip);

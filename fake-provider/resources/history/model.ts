@@ -2,7 +2,7 @@
 // only, filtered, newest first (created_at_ms, then seq, descending), paged with opaque cursors.
 import { ApiError } from '../../http/errors.ts';
 import { decodeCursor, encodeCursor, DEFAULT_LIMIT, type Page } from '../../http/pagination.ts';
-import type { HistoryRecord, ResourceModule } from '../../resource.ts';
+import type { HistoryRecord, HistorySource } from '../../resource-records.ts';
 import type { World } from '../../world.ts';
 import { HISTORY_STATUSES, type HistoryStatus, type HistoryType } from './schemas.ts';
 
@@ -22,7 +22,7 @@ const isTerminal = (r: HistoryRecord): boolean => (HISTORY_STATUSES as readonly 
 const newestFirst = (a: HistoryRecord, b: HistoryRecord): number => b.created_at_ms - a.created_at_ms || b.seq - a.seq;
 
 /** Every terminal record of the account, newest first, from every module that implements `history`. */
-export function historyOf(modules: readonly ResourceModule[], world: World, account_id: string): HistoryRecord[] {
+export function historyOf(modules: readonly HistorySource[], world: World, account_id: string): HistoryRecord[] {
   const all: HistoryRecord[] = [];
   for (const m of modules) if (m.history) all.push(...m.history(world, account_id).filter(isTerminal));
   return all.sort(newestFirst);
@@ -42,7 +42,7 @@ function matches(r: HistoryRecord, q: HistoryQuery): boolean {
  * The cursor names the last record served by its seq; paging resumes strictly after that record's
  * (created_at_ms, seq), so the order never depends on seq alone agreeing with created_at_ms.
  */
-export function listHistory(modules: readonly ResourceModule[], world: World, account_id: string, q: HistoryQuery): Page<HistoryRecord> {
+export function listHistory(modules: readonly HistorySource[], world: World, account_id: string, q: HistoryQuery): Page<HistoryRecord> {
   const all = historyOf(modules, world, account_id);
   let items = all.filter((r) => matches(r, q));
   if (q.cursor !== undefined) {

@@ -10,11 +10,9 @@ export const historyRoutes = [
   defineRoute({
     method: 'get', path: '/accounts/:account_id/history', tag, summary: 'List an account’s terminal trades, zaps and cancels, newest first',
     params: historyParams, query: historyQuery, response: listSchema('records', historyRecord),
-    handler: async ({ params, query }, { world, org }) => {
+    handler: ({ params, query }, { world, org, resources }) => {
       const account = requireAccount(world, org.organization_id, params.account_id);
-      // Loaded at request time: the registry imports this module, so a static import would be a cycle.
-      const { RESOURCES } = await import('../index.ts');
-      return { body: listBody('records', listHistory(RESOURCES, world, account.account_id, query), serializeRecord) };
+      return { body: listBody('records', listHistory(resources, world, account.account_id, query), serializeRecord) };
     },
   }),
 ];

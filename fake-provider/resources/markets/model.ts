@@ -4,8 +4,7 @@
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Rng } from '../../../sim/index.ts';
-import { ASSET_SEQ, ASSETS, type Asset } from '../assets/catalog.ts';
-import { requireAsset } from '../assets/model.ts';
+import { ASSET_SEQ, ASSETS, requireAsset, type Asset } from '../assets/index.ts';
 import { formatUsd, packPrice, parseUsd, roundSignificant, unpackPrice, walkStep, wick } from './walk.ts';
 
 export const MINUTE_MS = 60_000;

@@ -4,8 +4,7 @@
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { pow10 } from '../../http/amounts.ts';
-import type { Asset } from '../assets/catalog.ts';
-import { requireAsset } from '../assets/model.ts';
+import { requireAsset, type Asset } from '../assets/index.ts';
 import { formatUsd, parseUsd, USD_PRICE_SCALE, usdPriceScaled } from '../markets/index.ts';
 import { bpsUnits, forward, formatBps, leastInputFor, WHOLE_BPS_UNITS, type FeeRates, type Rate } from './arithmetic.ts';
 

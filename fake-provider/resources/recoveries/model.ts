@@ -5,7 +5,7 @@ import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/events.ts';
+import { publish } from '../../engine/publish.ts';
 import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { sendEmail } from '../../emails.ts';
 import type { Violation } from '../../resource.ts';
@@ -14,7 +14,7 @@ import { addressProblem, assetByKey } from '../assets/index.ts';
 import { cancelStatus, cancelStore, launchCancel, serializeCancel, type Cancel } from '../cancels/index.ts';
 import { creditHolder, creditStatus, creditStore, type Credit } from '../credits/index.ts';
 import { screen } from '../screening/index.ts';
-import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../exports/throttle.ts';
+import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../../http/throttle.ts';
 import { recoveryMachine, type RecoveryEffect, type RecoveryEvent, type RecoveryStatus } from './machine.ts';
 
 export interface Recovery {

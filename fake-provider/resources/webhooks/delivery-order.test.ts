@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, type WebhookDeliveryOrder } from '../../profile.ts';
 import { startTestSim } from '../../testing/harness.ts';
-import { startReceiver, type Receiver } from '../../testing/webhook-receiver.ts';
+import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
 
 import { ARB_USDC } from '../deposits/fixtures.ts';
 const ACCOUNTS = 4;

@@ -2,10 +2,10 @@
 // state: the retry schedule's last value repeats, the window edge is inclusive, finals absorb.
 import { describe, expect, it } from 'vitest';
 import { initialTransition, transition } from 'xstate';
-import { createSim } from '../../../sim/index.ts';
+import { createSimKernel } from '../../../sim/index.ts';
 import { createWorld } from '../../world.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
-import { publish } from '../../engine/events.ts';
+import { publish } from '../../engine/publish.ts';
 import { createOrganization } from '../../organizations.ts';
 import { deliveryMachine, nextRetryAt, retryAllowed, type DeliveryContext } from './machine.ts';
 import { createWebhook, webhookStore } from './model.ts';
@@ -48,7 +48,7 @@ describe('webhook_delivery machine', () => {
 
 describe('webhook invariants', () => {
   it('trip on corrupted deliveries and on two active webhooks', () => {
-    const world = createWorld({ sim: createSim({ seed: 7 }), profile: DEFAULT_PROFILE });
+    const world = createWorld({ sim: createSimKernel({ seed: 7 }), profile: DEFAULT_PROFILE });
     webhooksResource.install!(world);
     const org = createOrganization(world);
     const w = createWebhook(world, org, { url: 'http://127.0.0.1:9/h' });

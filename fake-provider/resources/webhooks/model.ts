@@ -4,7 +4,8 @@
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { selectEvents, type StoredEvent } from '../../engine/events.ts';
+import type { StoredEvent } from '../../engine/events.ts';
+import { selectEvents } from '../../engine/publish.ts';
 import { send, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { serializeEvent } from '../events/index.ts';

@@ -1,6 +1,6 @@
-// The wire side of a delivery: the signature scheme (`v1=` hex HMAC-SHA256 over `timestamp.body`) and
-// one real HTTP POST per copy. Wall time bounds the network I/O only (AbortSignal.timeout), never the sim.
-// The receiver's answer is an outside input: a journal records it, and a replay substitutes the recording.
+// The wire side of a delivery: the signature scheme (`v1=` hex HMAC-SHA256 over `timestamp.body`) and one real
+// HTTP POST per copy over undici, bounded in wall time by a timer that aborts it (never in sim time). The
+// receiver's answer is an outside input: a journal records it, and a replay substitutes the recording.
 import { createHmac } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Agent, buildConnector } from 'undici';

@@ -3,9 +3,9 @@
 // types outside the spec's namespaces (test.*, sample.*, other.*) so other resources' invariants ignore them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { publish } from '../../engine/events.ts';
+import { publish } from '../../engine/publish.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
-import { startReceiver, verify, type Receiver } from '../../testing/webhook-receiver.ts';
+import { startReceiver, verify, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
 
 const HOUR = 3_600_000;
 let sim: TestSim;

@@ -1,6 +1,6 @@
 // The deliberate bugs a buggy variant of the reference integrator carries, one flag each: the mistakes
 // real webhook consumers make. `swapsim verify` must catch every one, for its own reason, within 10 runs
-// (scenarios/verify/twins.test.ts).
+// (scenarios/verify/twins-a.test.ts, twins-b.test.ts).
 export const BUGS = {
   'no-dedupe': 'applies every delivery, including one it already applied (a duplicate, or the feed repeating a webhook)',
   'no-signature-check': 'accepts deliveries without checking Svc-Signature (forged ones are applied)',

@@ -1,7 +1,8 @@
-// Abuse controls of the public endpoints (export, recovery): sliding windows on sim time (per account, per
-// client IP; a refused request is not counted, so a client that backs off recovers) and the OTP guess limit.
-import type { World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
+// Abuse controls shared by the public endpoints (export, recovery) and bearer auth: sliding windows on sim time
+// (per account, per client IP; a refused request is not counted, so a client that backs off recovers) and the
+// OTP guess limit.
+import type { World } from '../world.ts';
+import { ApiError } from './errors.ts';
 
 export type Windows = Map<string, number[]>;
 

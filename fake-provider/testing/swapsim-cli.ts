@@ -1,8 +1,9 @@
-// Test helpers for the CLI suites: run the real `swapsim` command to its exit, or start `swapsim serve` and
-// wait for the URLs it prints. Used by tests only.
+// Test helpers for the CLI suites (cli/*.test.ts): run the real `swapsim` command to its exit, or start
+// `swapsim serve` and wait for the URLs it prints. Test support only: no production module imports it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { wallTimeout } from '../../sim/clock.ts';
 
-export const BIN = new URL('../bin/swapsim.js', import.meta.url).pathname;
+export const BIN = new URL('../../bin/swapsim.js', import.meta.url).pathname;
 
 export interface CliResult {
   code: number | null;
@@ -36,13 +37,14 @@ export function startServe(args: string[]): Promise<Served> {
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve printed no URLs: ${out}`)), 20_000);
+    // The wall-clock timer of sim/ (fake-provider/no-ambient.test.ts allows no other in fake-provider/).
+    const cancel = wallTimeout(20_000, () => reject(new Error(`serve printed no URLs: ${out}`)));
     child.stdout.on('data', (d) => {
       out += d;
       const base = /base URL:\s+(\S+)/.exec(out);
       const control = /control URL:\s+(\S+)/.exec(out);
       if (base && control && out.includes('API key')) {
-        clearTimeout(timer);
+        cancel();
         resolve({ child, base_url: base[1], control_url: control[1], out: () => out, exited });
       }
     });

@@ -1,6 +1,6 @@
-// A real webhook receiver for tests and scenarios: node:http on an ephemeral port that checks every
-// signature on its own (node:crypto over the raw body), records what arrived, and answers as told
-// (2xx, 500, 401, or hangs).
+// The webhook receiver scenarios register (scenarios/dsl: a run's deliveries land here; tests use it too): node:http
+// on an ephemeral port that checks every signature on its own (node:crypto over the raw body), records what
+// arrived, and answers as told (2xx, 500, 401, or hangs).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

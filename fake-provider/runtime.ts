@@ -1,0 +1,30 @@
+// What a running fake is, as a type: the current world (a reset swaps it), the options every world of it is
+// made from, the rate limiter and the bugs seen. app.ts builds one; the control plane, the gate and the journal
+// read it. Types only, so any module may import it without importing the app.
+import type { SimKernelOptions } from '../sim/index.ts';
+import type { Profile } from './profile.ts';
+import type { World } from './world.ts';
+import type { OrganizationInput } from './organizations.ts';
+import type { RateLimiter } from './http/rate-limits.ts';
+import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
+
+export interface RuntimeOptions extends SimKernelOptions {
+  profile?: Profile;
+  /** Organizations created in every fresh world (the demo org of `npm start`, the keys given by --api-key). */
+  seed_orgs?: OrganizationInput[];
+  control_token?: string;
+  /** Allow control calls from any address without a token (tests of the gate itself turn this off). */
+  control_open?: boolean;
+  /** Where the server listens: server.ts fills it in; every world of the runtime reads it (webhook destinations). */
+  endpoint?: SelfEndpoint;
+}
+
+export interface Runtime {
+  world: World;
+  readonly options: RuntimeOptions;
+  readonly limiter: RateLimiter;
+  /** Unexpected errors (each one is a swapsim bug); reported by /_sim/invariants. */
+  readonly bugs: Array<{ request_id: string; message: string }>;
+  reset(): World;
+  stopRealtime: () => void;
+}
