@@ -83,9 +83,9 @@ export interface Profile {
   /**
    * 0: the sim clock waits for each attempt's answer at the instant it is sent, one account's POSTs one after
    * another. N > 0 (without a journal): the POST leaves at once and its answer is applied N ms of sim time
-   * later; the clock runs on meanwhile, so one receiver's answers overlap in wall time (spec: handler timeout
-   * and ordering not shown; `swapsim verify` uses the webhook timeout here, so a slow handler costs its wall
-   * time once per burst, not once per event).
+   * later; the clock runs on meanwhile, so one receiver's answers overlap in wall time, a duplicate's two copies
+   * included (spec: handler timeout and ordering not shown; `swapsim verify` uses 5 min here, so a slow handler
+   * costs its wall time once per burst, not once per event).
    */
   webhook_answer_slot_ms: number;
   /** Whether an attempt falling due while its webhook is inactive ends the delivery `failed`, unsent (spec: not shown). */

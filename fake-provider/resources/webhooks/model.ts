@@ -300,11 +300,10 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   if (slot_ms > 0 && journal.mode === 'off') {
     // Answer slot (issue 15, verify): sent now, not queued behind the account's earlier POSTs in its lane; the
     // outcome lands at a fixed sim time (so runs stay deterministic), and only there does the clock wait for it.
-    const answered: Promise<number[]> = (async () => {
-      const statuses: number[] = [];
-      for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport));
-      return statuses;
-    })();
+    // A duplicate's copies leave together, as an at-least-once sender's do: the second copy neither waits for
+    // the first's answer nor for its timeout (one after another, a 5 s receiver cost a second wave of 5 s).
+    // The statuses keep copy order whichever answers first, so the outcome is the same bytes either way.
+    const answered: Promise<number[]> = Promise.all(Array.from({ length: copies }, () => post(req, world.profile.webhook_timeout_ms, journal, store.transport)));
     scheduler.schedule(at_ms + slot_ms, 'webhook.answer', () => answered.then((statuses) => finish(copies, statuses)));
     return;
   }
@@ -313,7 +312,8 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   const lane = { webhook_id: webhook.webhook_id, account_id: event.envelope.account_id, sim_ms: at_ms };
   const sending = (async () => {
     const statuses: number[] = [];
-    // A duplicate's second copy follows the first, as a retrying sender's would.
+    // Here a duplicate's second copy follows the first: the lane runs one POST per account at a time, and a journal
+    // records each copy's answer in turn. A first copy that timed out trips the lane, so the second fails at once.
     for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport, lane));
     return statuses;
   })();
