@@ -20,6 +20,7 @@ export type ChainTiming = Profile['chains'][string];
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 
 export const DEFAULT_PROFILE: Profile = {
   name: 'default',
@@ -90,6 +91,8 @@ export const DEFAULT_PROFILE: Profile = {
   idempotency_retention_ms: 24 * HOUR,
   auth_failures_per_ip: { max: 100, window_ms: MINUTE },
   idempotency_max_records: 20_000,
+  event_retention_ms: 30 * DAY,
+  webhook_delivery_retention_ms: 30 * DAY,
   default_platform_fee_bps: '10',
   default_integrator_fee_bps: '0',
   resolve_native_kind: true,

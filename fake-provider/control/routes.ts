@@ -9,6 +9,11 @@ import { assetByKey, isCanonicalAssetKey } from '../resources/assets/catalog.ts'
 import { createOrganization, deleteOrganization, serializeOrganization } from '../organizations.ts';
 import { orgOfKey } from '../http/auth.ts';
 import { forgetIdempotency } from '../http/idempotency.ts';
+import { forgetIdempotencyLedger } from '../oracle/idempotency-ledger.ts';
+import { accountIdsOf } from '../resources/accounts/index.ts';
+import { forgetEmails } from '../emails.ts';
+import type { ForgetScope } from '../resource-records.ts';
+import type { Organization, World } from '../world.ts';
 import { RESOURCES } from '../resources/index.ts';
 import { checkFault, faultBody } from './faults.ts';
 import { checkInvariants } from './invariants.ts';
@@ -61,8 +66,13 @@ export function controlRoutes(runtime: Runtime) {
       auth: 'public', method: 'delete', path: '/organizations/:organization_id', tag, summary: 'Remove an organization and its keys',
       params: z.object({ organization_id: z.string().min(1).max(256) }),
       handler: ({ params }, { world }) => {
-        const forget = [...RESOURCES.flatMap((r) => (r.forgetOrganization ? [r.forgetOrganization] : [])), (w: typeof world, org: { organization_id: string }) => forgetIdempotency(w, org.organization_id)];
-        if (!deleteOrganization(world, params.organization_id, forget)) {
+        const forget = [
+          ...RESOURCES.flatMap((r) => (r.forgetOrganization ? [r.forgetOrganization] : [])),
+          (w: World, org: Organization) => forgetIdempotency(w, org.organization_id),
+          (w: World, org: Organization) => forgetIdempotencyLedger(w, org.organization_id),
+          (w: World, _org: Organization, scope: ForgetScope) => forgetEmails(w, scope.accounts),
+        ];
+        if (!deleteOrganization(world, params.organization_id, forget, new Set(accountIdsOf(world, params.organization_id)))) {
           throw new ApiError('not_found', `no organization ${params.organization_id}`, { param: 'organization_id' });
         }
         return { body: { deleted: true, organization_id: params.organization_id } };
@@ -119,7 +129,7 @@ export function controlRoutes(runtime: Runtime) {
       handler: (_i, { world }) => {
         const result = checkInvariants(world);
         for (const bug of runtime.bugs) result.violations.push({ invariant: 'no_internal_errors', message: `${bug.request_id}: ${bug.message}` });
-        return { body: { ok: result.violations.length === 0, checked: result.checked, violations: result.violations } };
+        return { body: { ok: result.violations.length === 0, checked: result.checked, violations: result.violations, ...(result.skipped.length > 0 ? { skipped: result.skipped } : {}) } };
       },
     }),
     defineRoute({

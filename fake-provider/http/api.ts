@@ -12,7 +12,7 @@ import type { HistorySource } from '../resource-records.ts';
 import { authenticate } from './auth.ts';
 import { ApiError, envelope } from './errors.ts';
 import { fingerprint, requireKey, withIdempotency, type StoredReply } from './idempotency.ts';
-import { witnessIdempotentAnswer } from '../oracle/idempotency-ledger.ts';
+import { noteIdempotentWrite, witnessIdempotentAnswer } from '../oracle/idempotency-ledger.ts';
 import type { Page } from './pagination.ts';
 import { classesFor, limitRequest, type RateLimiter } from './rate-limits.ts';
 import { parseWith } from './validate.ts';
@@ -283,6 +283,7 @@ async function answer(view: RequestView, res: ApiResponse, ctx: ApiContext | Pub
   if (route.idempotent && 'org' in ctx) {
     const key = requireKey(headerOf(req, 'idempotency-key'));
     const print = view.print ?? fingerprint(req.method, matched.path, req.body);
+    noteIdempotentWrite(world, ctx.org.organization_id);
     reply = (await withIdempotency(world, ctx.org.organization_id, key, print, async () => runHandler(route, input, ctx))).reply;
     witnessIdempotentAnswer(world, ctx.org.organization_id, key, print, reply);
   } else {
@@ -302,7 +303,9 @@ async function answer(view: RequestView, res: ApiResponse, ctx: ApiContext | Pub
 function runHandler(route: AnyRoute, input: { params: unknown; query: unknown; body: unknown }, ctx: ApiContext | PublicContext): StoredReply | Promise<StoredReply> {
   let out: Reply | Promise<Reply>;
   try {
-    out = (route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>)(input, ctx);
+    const handler = route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>;
+    // What an organization's request schedules is its work: deleting the organization cancels it.
+    out = 'org' in ctx ? ctx.world.sim.scheduler.runAs(ctx.org.organization_id, () => handler(input, ctx)) : handler(input, ctx);
   } catch (e) {
     return failedReply(e, ctx);
   }

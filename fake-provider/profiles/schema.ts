@@ -116,9 +116,9 @@ function build(partial: boolean) {
     /**
      * 0: the sim clock waits for each attempt's answer at the instant it is sent, one account's POSTs one after
      * another. N > 0 (without a journal): the POST leaves at once and its answer is applied N ms of sim time
-     * later; the clock runs on meanwhile, so one receiver's answers overlap in wall time (spec: handler timeout
-     * and ordering not shown; `swapsim verify` uses the webhook timeout here, so a slow handler costs its wall
-     * time once per burst, not once per event).
+     * later; the clock runs on meanwhile, so one receiver's answers overlap in wall time, a duplicate's two copies
+     * included (spec: handler timeout and ordering not shown; `swapsim verify` uses 5 min here, so a slow handler
+     * costs its wall time once per burst, not once per event).
      */
     webhook_answer_slot_ms: nonNegInt(),
     /** Whether an attempt falling due while its webhook is inactive ends the delivery `failed`, unsent (spec: not shown). */
@@ -154,6 +154,10 @@ function build(partial: boolean) {
     auth_failures_per_ip: obj({ max: posInt(), window_ms: posInt() }),
     /** Idempotency records one organization keeps at most (its oldest go first): the memory bound under fresh keys. */
     idempotency_max_records: intBetween(1, 10_000_000),
+    /** Events are kept this long (sim time) for GET /events, activity and replay, then swept (spec: at least 30 days). */
+    event_retention_ms: posInt(),
+    /** A webhook delivery and its attempt log are kept this long after the delivery ends, then swept (spec: not shown); never past its event. */
+    webhook_delivery_retention_ms: posInt(),
     /** Fee defaults for new organizations. */
     default_platform_fee_bps: bpsString(),
     default_integrator_fee_bps: bpsString(),

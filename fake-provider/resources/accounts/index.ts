@@ -1,8 +1,10 @@
 // The accounts resource: what other resources may use, and its routes.
 import type { ResourceModule } from '../../resource.ts';
 import { accountRoutes } from './routes.ts';
+import { forgetOrganizationAccounts } from './model.ts';
 
 export {
+  accountIdsOf,
   accountStatus,
   requireAccount,
   requireOperable,
@@ -18,5 +20,6 @@ export { WALLET_CHAINS, type WalletChain, type WalletKey, deriveWallet, addressF
 
 export const accountsResource = {
   name: 'accounts',
+  forgetOrganization: forgetOrganizationAccounts,
   routes: accountRoutes,
 } satisfies ResourceModule;

@@ -3,6 +3,7 @@
 import type { ResourceModule } from '../../resource.ts';
 import { symbolInvariants } from './model.ts';
 import { assetRoutes } from './routes.ts';
+import { forgetOrganizationSymbols } from './model.ts';
 
 export { addressProblem, keccak256, toChecksumAddress } from './addresses.ts';
 
@@ -26,6 +27,7 @@ export { requireAsset, resolveAssetRef, lookupSymbol, SYMBOL_PATTERN, serializeA
 
 export const assetsResource = {
   name: 'assets',
+  forgetOrganization: forgetOrganizationSymbols,
   routes: assetRoutes,
   invariants: symbolInvariants,
 } satisfies ResourceModule;

@@ -3,6 +3,7 @@
 import type { ResourceModule } from '../../resource.ts';
 import { creditInvariants } from './invariants.ts';
 import { creditRoutes } from './routes.ts';
+import { forgetOrganizationCredits } from './model.ts';
 
 export {
   addPending,
@@ -32,6 +33,7 @@ export { creditSourceTypeEnum } from './schemas.ts';
 
 export const creditsResource = {
   name: 'credits',
+  forgetOrganization: forgetOrganizationCredits,
   routes: creditRoutes,
   invariants: creditInvariants,
 } satisfies ResourceModule;

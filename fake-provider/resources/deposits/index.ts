@@ -3,6 +3,7 @@
 import type { ResourceModule } from '../../resource.ts';
 import { depositInvariants } from './invariants.ts';
 import { depositControlRoutes, depositRoutes } from './routes.ts';
+import { forgetOrganizationDeposits } from './forget.ts';
 
 export {
   createDepositAddress,
@@ -29,6 +30,7 @@ export { generateTxHash } from './chain-formats.ts';
 
 export const depositsResource = {
   name: 'deposits',
+  forgetOrganization: forgetOrganizationDeposits,
   routes: depositRoutes,
   control: depositControlRoutes,
   invariants: depositInvariants,

@@ -15,6 +15,8 @@ import { addPending, clearPending, createCredit, newCreditId } from '../credits/
 import { findDepositAddress, isMonitored, type DepositAddress } from './addresses.ts';
 import { canonicalTxHash, generateSourceAddress, generateTxHash, isChainAddress } from './chain-formats.ts';
 import { depositMachine, type DepositEffect, type DepositEvent, type DepositStatus, type FlagReason } from './machine.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { retainInPlace } from '../../engine/retain.ts';
 
 export interface DepositFaults {
   /** `{fail: 'deposit_insufficient_confirmations'}`: the transaction is dropped before its final block. */
@@ -128,6 +130,11 @@ class TxHashIndex {
   /** Called for every deposit as it lands (after it joins the list). */
   set(tx_hash: string, d: Deposit): void {
     this.#byHash?.set(tx_hash, d);
+  }
+
+  /** Deposits left the list (an organization deleted): the map is made again on the next read. */
+  reset(): void {
+    this.#byHash = undefined;
   }
 }
 
@@ -499,4 +506,14 @@ export function serializeDeposit(world: World, d: Deposit): Record<string, unkno
     landed_at_ms: d.landed_at_ms,
     resolved_at_ms: d.resolved_at_ms,
   };
+}
+
+/** A deleted organization: its deposits go (their tx hashes may land again, for another organization). */
+export function forgetOrganizationDepositList(world: World, org: Organization, scope: ForgetScope): void {
+  const store = depositStore(world);
+  const mine = (d: Deposit): boolean => d.org_id === org.organization_id;
+  for (const d of store.list) if (mine(d)) scope.gone.add(d.deposit_id);
+  store.byId.retain((d) => !mine(d));
+  if (retainInPlace(store.list, (d) => !mine(d)) > 0) store.byTxHash.reset();
+  for (const [address_id, deposits] of store.byAddress) if (deposits.some(mine)) store.byAddress.delete(address_id);
 }

@@ -3,12 +3,14 @@
 import type { ResourceModule } from '../../resource.ts';
 import { rfqInvariants } from './model.ts';
 import { rfqRoutes } from './routes.ts';
+import { forgetOrganizationRfqs } from './model.ts';
 
 export { quoteStatus, requireQuote, rfqStatus, rfqStore, serializeQuote, type Mode, type Quote, type Rfq } from './model.ts';
 export { quoteMachine, rfqMachine, type QuoteStatus, type RfqStatus } from './machine.ts';
 
 export const rfqsResource = {
   name: 'rfqs',
+  forgetOrganization: forgetOrganizationRfqs,
   routes: rfqRoutes,
   invariants: rfqInvariants,
 } satisfies ResourceModule;

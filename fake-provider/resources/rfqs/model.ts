@@ -16,6 +16,7 @@ import { drawSolverLatencyMs, drawSpreadBps, price, serializeFees, type Fees, ty
 import { startTrade, type StartTradeInput } from '../trades/index.ts';
 import { quoteMachine, rfqMachine, type QuoteEvent, type QuoteStatus, type RfqEvent, type RfqStatus } from './machine.ts';
 import type { AcceptBody, CreateRfqBody } from './schemas.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 
 export type Mode = 'indicative' | 'firm';
 
@@ -611,4 +612,19 @@ export function rfqInvariants(world: World): Violation[] {
     }
   }
   return out;
+}
+
+/** A deleted organization: its RFQs and their quotes go. */
+export function forgetOrganizationRfqs(world: World, org: Organization, scope: ForgetScope): void {
+  const store = rfqStore(world);
+  store.rfqs.retain((r) => {
+    if (r.org_id !== org.organization_id) return true;
+    scope.gone.add(r.rfq_id);
+    return false;
+  });
+  store.quotes.retain((q) => {
+    if (q.rfq.org_id !== org.organization_id) return true;
+    scope.gone.add(q.quote_id);
+    return false;
+  });
 }

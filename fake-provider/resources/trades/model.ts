@@ -13,6 +13,8 @@ import { creditForSource, creditStore, lockCredit } from '../credits/index.ts';
 import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapEvent, type SwapOps } from '../execution/index.ts';
 import { bpsUnits, checkPairAllowed, forwardOut, serializeFees, WHOLE_BPS_UNITS, type Fees } from '../pricing/index.ts';
 import { tradeMachine, type TradeEffect, type TradeState } from './machine.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { retainInPlace } from '../../engine/retain.ts';
 
 export interface StartTradeInput {
   org: Organization;
@@ -291,4 +293,13 @@ export function tradeInvariants(world: World): Violation[] {
     }
   }
   return out;
+}
+
+/** A deleted organization: its trades go (a trade names only its account). */
+export function forgetOrganizationTrades(world: World, _org: Organization, scope: ForgetScope): void {
+  const store = tradeStore(world);
+  const mine = (t: Trade): boolean => scope.accounts.has(t.input.account_id);
+  for (const t of store.list) if (mine(t)) scope.gone.add(t.trade_id);
+  store.byId.retain((t) => !mine(t));
+  retainInPlace(store.list, (t) => !mine(t));
 }

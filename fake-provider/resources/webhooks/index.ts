@@ -17,6 +17,7 @@ export {
 } from './model.ts';
 export { deliveryMachine, type DeliveryState, type DeliveryStatus } from './machine.ts';
 export { signature } from './sender.ts';
+export { sweepDeliveries } from './model.ts';
 
 export const webhooksResource = {
   name: 'webhooks',

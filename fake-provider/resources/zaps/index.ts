@@ -4,6 +4,7 @@ import type { ResourceModule } from '../../resource.ts';
 import { onDepositResolved } from '../deposits/index.ts';
 import { onZapDeposit, zapHistory, zapInvariants } from './model.ts';
 import { zapRoutes } from './routes.ts';
+import { forgetOrganizationZaps } from './model.ts';
 
 export {
   createZap,
@@ -20,6 +21,7 @@ export { zapMachine, ZAP_FAILURE_CODES, ZAP_STATUSES, type ZapFailureCode, type 
 
 export const zapsResource = {
   name: 'zaps',
+  forgetOrganization: forgetOrganizationZaps,
   routes: zapRoutes,
   install: (world) => onDepositResolved(world, onZapDeposit),
   invariants: zapInvariants,

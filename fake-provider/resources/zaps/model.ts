@@ -19,6 +19,8 @@ import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, ty
 import { drawSpreadBps, price, serializeFees, type Fees, type Priced } from '../pricing/index.ts';
 import { zapMachine, type ZapEffect, type ZapEvent, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
 import type { CreateZapBody } from './schemas.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 
 /** Zap-only fault codes, by the stage where each can happen (the driver draws the execution and settlement ones). */
 export const DEPOSIT_STAGE_FAIL_CODES = ['from_asset_mismatch', 'deposit_flagged', 'deposit_insufficient_confirmations', 'zap_expired'] as const;
@@ -472,4 +474,14 @@ export function zapInvariants(world: World): Violation[] {
     }
   }
   return out;
+}
+
+/** A deleted organization: its zaps go. */
+export function forgetOrganizationZaps(world: World, org: Organization, scope: ForgetScope): void {
+  const store = zapStore(world);
+  const mine = (z: Zap): boolean => z.org_id === org.organization_id;
+  for (const z of store.list) if (mine(z)) scope.gone.add(z.zap_id);
+  dropFromMap(store.byId, mine);
+  retainInPlace(store.list, (z) => !mine(z));
+  dropFromMap(store.byDepositAddress, mine);
 }
