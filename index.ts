@@ -6,6 +6,12 @@ import { deliveryChaos, faultPlan, journey, scenario } from './scenarios/arbitra
 
 export type { AccountTruth, ConductReport, CreateSimOptions, FaultRule, FaultRuleInput, FaultTarget, Reply, Sim, SimEmail } from './lib/sim.ts';
 export type { DeliveryChaos, FaultPlan, Journey, JourneyRun, Scenario, WebhookTarget } from './scenarios/arbitraries/index.ts';
+// Resource and event types, and the reply type of any call, from the zod schemas that validate and document them.
+export type {
+  Account, ApiError, Asset, AssetSymbol, Balance, Cancel, Candle, Credit, Delivery, DepositAddress, Destination, ErrorEnvelope, Event, EventOf,
+  EventType, HistoryRecord, Market, Quote, Recovery, ResolvedAsset, Rfq, SimDeposit, Trade, Webhook, Zap, ZapListItem,
+} from './lib/types.ts';
+export type { ControlBody, HttpMethod, V1Body } from './lib/api-types.ts';
 
 /**
  * Starts swapsim in this process on an ephemeral port with a virtual clock (nothing moves until you

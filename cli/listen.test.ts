@@ -7,6 +7,7 @@ import { acceptedEventIds, startReceiver, type Receiver } from '../scenarios/dsl
 import { request, runTrigger } from '../scenarios/dsl/index.ts';
 import { TRIGGERS } from '../scenarios/library/index.ts';
 import { startListen } from './listen.ts';
+import type { ControlBody, V1Body } from '../lib/api-types.ts';
 
 let server: RunningServer;
 const receivers: Receiver[] = [];
@@ -25,7 +26,7 @@ async function receiver(): Promise<Receiver> {
 }
 
 async function org(): Promise<{ api_key: string; get: (path: string) => Promise<any> }> {
-  const o = (await request(`${server.control_url}/organizations`, 'POST', {}, {})).body.organization;
+  const o = (await request<ControlBody<'POST', '/organizations'>>(`${server.control_url}/organizations`, 'POST', {}, {})).body.organization;
   return { api_key: o.api_key, get: async (path) => (await request(`${server.base_url}${path}`, 'GET', undefined, { authorization: `Bearer ${o.api_key}` })).body };
 }
 
@@ -55,8 +56,8 @@ describe('swapsim listen', () => {
   it('--forward-to registers a webhook for the session, prints its secret and each answer, and hands back the app’s webhook on exit', async () => {
     const app = await org();
     const own = await receiver();
-    const hook = (await request(`${server.base_url}/webhooks`, 'POST', { url: own.url }, { authorization: `Bearer ${app.api_key}`, 'idempotency-key': 'own' })).body.webhook;
-    own.secret = hook.secret;
+    const hook = (await request<V1Body<'POST', '/webhooks'>>(`${server.base_url}/webhooks`, 'POST', { url: own.url }, { authorization: `Bearer ${app.api_key}`, 'idempotency-key': 'own' })).body.webhook;
+    own.secret = hook.secret ?? '';
     const forward = await receiver();
     // The forwarded-to app refuses trade.filled once (a 500), so an answer that is not 2xx shows too.
     let refused = false;

@@ -2,7 +2,7 @@
 // --forward-to registers a webhook to that URL for the session, prints its signing secret, shows each
 // delivery's answer from the delivery log (GET /v1/webhooks/{id}/deliveries), and takes it down on exit.
 import { Command, CommanderError } from 'commander';
-import type { ApiClient, Reply } from '../scenarios/dsl/http.ts';
+import { errorOf, type ApiClient, type Reply } from '../scenarios/dsl/http.ts';
 import { DEFAULT_API_KEY, DEFAULT_BASE_URL } from './trigger.ts';
 
 export interface ListenOptions {
@@ -42,8 +42,8 @@ function eventLine(e: any): string {
   return `${iso(e.created_at_ms)}  ${String(e.type).padEnd(30)} ${subject}${detail ? `  ${detail}` : ''}  account=${e.account_id}  ${e.event_id}`;
 }
 
-const must = (r: Reply, what: string): any => {
-  if (r.status !== 200) throw new ListenError(`${what}: ${r.status} ${r.network_error ?? r.body?.error?.code ?? ''} ${r.body?.error?.message ?? ''}`.trim());
+const must = <T>(r: Reply<T>, what: string): T => {
+  if (r.status !== 200) throw new ListenError(`${what}: ${r.status} ${r.network_error ?? errorOf(r.body)?.code ?? ''} ${errorOf(r.body)?.message ?? ''}`.trim());
   return r.body;
 };
 
@@ -80,7 +80,7 @@ export async function startListen(o: ListenOptions): Promise<Listening> {
         typeOf.set(e.event_id, e.type);
         onEvent(e);
       }
-      if (!page.has_more) return;
+      if (!page.has_more || page.next_cursor === null) return;
       cursor = `&cursor=${encodeURIComponent(page.next_cursor)}`;
     }
   };
@@ -92,9 +92,10 @@ export async function startListen(o: ListenOptions): Promise<Listening> {
   let webhook: Listening['webhook'];
   if (o.forward_to) {
     const hooks = must(await api.call('GET', '/webhooks?limit=100'), 'GET /v1/webhooks').webhooks;
-    const previous = hooks.find((w: any) => w.active);
+    const previous = hooks.find((w) => w.active);
     const created = await api.call('POST', '/webhooks', { body: { url: o.forward_to } });
     const w = must(created, `registering a webhook to ${o.forward_to}`).webhook;
+    if (w.secret === undefined) throw new ListenError(`registering a webhook to ${o.forward_to}: the answer has no secret`);
     webhook = { webhook_id: w.webhook_id, secret: w.secret, url: w.url, ...(previous ? { replaced: { webhook_id: previous.webhook_id, url: previous.url } } : {}) };
     o.print(`forwarding to ${w.url} through webhook ${w.webhook_id}`);
     o.print(`signing secret: ${w.secret}`);
@@ -153,12 +154,12 @@ export async function startListen(o: ListenOptions): Promise<Listening> {
       if (!webhook) return;
       // The API has no DELETE for webhooks: deactivated, it gets no delivery and its pending retries stop.
       const off = await api.call('PATCH', `/webhooks/${webhook.webhook_id}`, { body: { active: false } });
-      o.print(off.status === 200 ? `webhook ${webhook.webhook_id} deactivated` : `could not deactivate webhook ${webhook.webhook_id}: ${off.status} ${off.body?.error?.code ?? off.network_error ?? ''}`);
+      o.print(off.status === 200 ? `webhook ${webhook.webhook_id} deactivated` : `could not deactivate webhook ${webhook.webhook_id}: ${off.status} ${errorOf(off.body)?.code ?? off.network_error ?? ''}`);
       if (webhook.replaced) {
         const on = await api.call('PATCH', `/webhooks/${webhook.replaced.webhook_id}`, { body: { active: true } });
         o.print(on.status === 200
           ? `webhook ${webhook.replaced.webhook_id} active again; events of the session went to ${webhook.url} only: POST /v1/webhooks/${webhook.replaced.webhook_id}/replay {"since_ms": ${started_ms}} delivers them to it`
-          : `could not reactivate webhook ${webhook.replaced.webhook_id}: ${on.status} ${on.body?.error?.code ?? on.network_error ?? ''}`);
+          : `could not reactivate webhook ${webhook.replaced.webhook_id}: ${on.status} ${errorOf(on.body)?.code ?? on.network_error ?? ''}`);
       }
     },
   };

@@ -13,6 +13,7 @@ import { frontDoor } from './http/front.ts';
 import { createRateLimiter } from './http/rate-limits.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { RESOURCES } from './resources/index.ts';
+import { installRetention } from './retention.ts';
 import { controlRoutes } from './control/routes.ts';
 import { controlGate } from './control/gate.ts';
 import { createOrganization } from './organizations.ts';
@@ -23,6 +24,7 @@ export function newWorld(options: RuntimeOptions): World {
   const sim = createSimKernel({ ...options, start_ms: worldStart_ms(options) });
   const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE, endpoint: options.endpoint });
   for (const r of RESOURCES) r.install?.(world);
+  installRetention(world);
   for (const org of options.seed_orgs ?? []) createOrganization(world, org);
   return world;
 }

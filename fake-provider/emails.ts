@@ -19,3 +19,11 @@ export function sendEmail(world: World, email: Email): void {
 export function emailsFor(world: World, account_id?: string): Email[] {
   return emailStore(world).filter((e) => account_id === undefined || e.account_id === account_id);
 }
+
+/** A deleted organization: the mail its accounts got goes. */
+export function forgetEmails(world: World, accounts: ReadonlySet<string>): void {
+  const mail = emailStore(world);
+  const kept = mail.filter((e) => !accounts.has(e.account_id));
+  mail.length = 0;
+  mail.push(...kept);
+}

@@ -32,10 +32,21 @@ describe('idempotency records', () => {
 
   it('an organization keeps at most idempotency_max_records, its oldest going first', async () => {
     const s = await sim({ idempotency_max_records: 5 });
-    for (let i = 0; i < 12; i++) expect((await s.api('POST', '/accounts', { idem: `k-${i}`, body: { label: 'a' } })).status).toBe(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await s.api('POST', '/accounts', { idem: `k-${i}`, body: { label: 'a' } });
+      expect(r.status).toBe(200);
+      ids.push(r.body.account.account_id);
+    }
     expect(idempotencyRecords(s.running.runtime.world)).toBe(5);
     expect((await s.api('POST', '/accounts', { idem: 'k-11', body: { label: 'changed' } })).status).toBe(409);
     expect((await s.api('POST', '/accounts', { idem: 'k-0', body: { label: 'changed' } })).status).toBe(200);
+    // The same payload again after its key was evicted runs the write again: the profile allows it, so the
+    // oracle's idempotency ledger must not call it a replay that ran twice.
+    const again = await s.api('POST', '/accounts', { idem: 'k-1', body: { label: 'a' } });
+    expect(again.status).toBe(200);
+    expect(again.body.account.account_id).not.toBe(ids[1]);
+    expect(await s.invariants()).toMatchObject({ ok: true, violations: [] });
   });
 });
 

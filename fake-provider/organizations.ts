@@ -1,8 +1,10 @@
 // Organizations: created through the control plane (keys are issued out of band in the real service),
-// holding API keys, fee defaults, recovery and partner-screening switches and rate-limit overrides.
+// holding API keys, fee defaults, recovery and partner-screening switches and rate-limit overrides; deleting
+// one frees everything it owns.
 import type { Organization, RateLimits, World } from './world.ts';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.ts';
 import { indexKeys, unindexKeys } from './http/auth.ts';
+import type { ForgetScope } from './resource-records.ts';
 
 export interface OrganizationInput {
   api_keys?: string[];
@@ -34,15 +36,26 @@ export function createOrganization(world: World, input: OrganizationInput = {}):
 }
 
 /**
- * Removes an organization: its keys stop authenticating at once and it leaves every listing; each resource's
- * `forgetOrganization` drops what it keeps for it (webhooks stop, idempotency records go). False when unknown.
+ * Removes an organization and frees what it owns: its keys stop authenticating at once and it leaves every
+ * listing; its pending lifecycle work (the scheduler tasks it owns) is cancelled; each resource's
+ * `forgetOrganization` drops its entities and index entries (`accounts`: the org's account ids, read
+ * before); then its events and the transitions of every entity dropped go. False when unknown.
  */
-export function deleteOrganization(world: World, organization_id: string, forget: Array<(world: World, org: Organization) => void>): boolean {
+export function deleteOrganization(
+  world: World,
+  organization_id: string,
+  forget: Array<(world: World, org: Organization, scope: ForgetScope) => void>,
+  accounts: ReadonlySet<string>,
+): boolean {
   const org = world.orgs.get(organization_id);
   if (!org) return false;
   unindexKeys(world, org);
   world.orgs.delete(organization_id);
-  for (const f of forget) f(world, org);
+  world.sim.scheduler.cancelOwned(organization_id);
+  const scope: ForgetScope = { accounts, gone: new Set() };
+  for (const f of forget) f(world, org, scope);
+  world.events.retain((org_id) => org_id !== organization_id);
+  world.transitions.forget(scope.gone);
   return true;
 }
 

@@ -1,6 +1,7 @@
-// What resources hand to the rest of the fake: invariant violations (/_sim/invariants, the oracle) and
-// history records (GET /accounts/{account_id}/history). Plain data types that import nothing but World's type,
-// so the route wrapper, the oracle and resource.ts use them without importing one another.
+// What resources hand to the rest of the fake: invariant violations (/_sim/invariants, the oracle), history
+// records (GET /accounts/{account_id}/history) and what a deleted organization's stores share. Plain data types
+// that import nothing but World's type, so the route wrapper, the oracle and resource.ts use them without
+// importing one another.
 import type { World } from './world.ts';
 
 export interface Violation {
@@ -26,4 +27,12 @@ export interface HistoryRecord {
 export interface HistorySource {
   /** Terminal trades, zaps or cancels of one account, for the history endpoint. */
   history?(world: World, account_id: string): HistoryRecord[];
+}
+
+/** What a deleted organization's `forgetOrganization` calls share (DELETE /_sim/organizations/{id}). */
+export interface ForgetScope {
+  /** The organization's account ids, read before any store forgets (a trade names only its account). */
+  readonly accounts: ReadonlySet<string>;
+  /** Ids of the entities dropped: the engine then drops their transitions. */
+  readonly gone: Set<string>;
 }

@@ -2,9 +2,9 @@
 // run when a world is created, and the invariants it can check over a world.
 import type { AnyRoute } from './http/api.ts';
 import type { Organization, World } from './world.ts';
-import type { HistoryRecord, HistorySource, Violation } from './resource-records.ts';
+import type { ForgetScope, HistorySource, Violation } from './resource-records.ts';
 
-export type { HistoryRecord, Violation } from './resource-records.ts';
+export type { ForgetScope, HistoryRecord, Violation } from './resource-records.ts';
 
 export interface ResourceModule extends HistorySource {
   name: string;
@@ -14,5 +14,5 @@ export interface ResourceModule extends HistorySource {
   install?(world: World): void;
   invariants?(world: World): Violation[];
   /** Drops what the resource keeps for a deleted organization (DELETE /_sim/organizations/{id}). */
-  forgetOrganization?(world: World, org: Organization): void;
+  forgetOrganization?(world: World, org: Organization, scope: ForgetScope): void;
 }

@@ -1,10 +1,16 @@
 // The in-process sim integrators (and `swapsim verify`) drive: a real swapsim server on an ephemeral port
 // with a virtual clock, one organization whose keys the caller may name, and a typed client for /v1 and
-// the control plane (/_sim). Nothing here reaches into the world: every call is HTTP, as from any language.
+// the control plane (/_sim), typed from the route declarations (lib/api-types.ts). Nothing here reaches into
+// the world: every call is HTTP, as from any language.
 import { randomUUID } from 'node:crypto';
 import { serve } from '../fake-provider/server.ts';
 import { request } from '../scenarios/dsl/http.ts';
 import type { Profile } from '../fake-provider/profile.ts';
+import type { FaultRuleInput } from '../fake-provider/control/faults.ts';
+import type { ControlBody, HttpMethod, V1Body } from './api-types.ts';
+import type { SimDeposit } from './types.ts';
+
+export type { FaultRuleInput };
 
 export interface CreateSimOptions {
   /** Seed of every provider-side draw (ids, spreads, latencies, fault probabilities). Default 1. */
@@ -17,7 +23,11 @@ export interface CreateSimOptions {
   rate_limits?: { reads?: number; writes?: number; indicative_rfqs?: number; firm_rfqs?: number };
 }
 
-export interface Reply<T = any> {
+/**
+ * An HTTP answer. `body` is typed as the route's success body (its response schema); on an error status it
+ * is the error envelope (`ErrorEnvelope`), so check `status` first.
+ */
+export interface Reply<T = unknown> {
   status: number;
   body: T;
   headers: Headers;
@@ -25,18 +35,8 @@ export interface Reply<T = any> {
 
 export type FaultTarget = 'trade' | 'zap' | 'cancel' | 'deposit' | 'recovery' | 'webhook' | 'http';
 
-/** A fault rule as `POST /_sim/faults` takes it (docs/control-plane.md, "Faults applied in this version"). */
-export interface FaultRuleInput {
-  target: FaultTarget;
-  effect: Record<string, unknown>;
-  match?: { ids?: string[]; account_id?: string; asset_key?: string; event_type?: string; method?: string; path?: string };
-  probability?: number;
-  times?: number;
-}
-
-export interface FaultRule extends FaultRuleInput {
-  fault_id: string;
-}
+/** A stored fault rule: what was posted, with `fault_id` and its defaults (`times: null` is unlimited). */
+export type FaultRule = FaultRuleInput & { fault_id: string; probability: number; times: number | null; created_at_ms: number };
 
 export interface SimEmail {
   account_id: string;
@@ -70,10 +70,16 @@ export interface Sim {
   /** The organization's first API key. */
   readonly api_key: string;
   readonly api_keys: readonly string[];
-  /** A /v1 call with `api_key` (or `key`); POST, PUT and PATCH get a fresh Idempotency-Key unless one is given. */
-  api<T = any>(method: string, path: string, opts?: { body?: unknown; key?: string; idempotency_key?: string }): Promise<Reply<T>>;
-  /** A control-plane call (`/_sim` + path). */
-  control<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+  /**
+   * A /v1 call with `api_key` (or `key`); POST, PUT and PATCH get a fresh Idempotency-Key unless one is given.
+   * The reply body is typed by method and path (`sim.api('GET', `/trades/${id}`)` gives `{ trade: Trade }`);
+   * a path no route declares gives `unknown`, and `sim.api<T>(…)` names the type yourself.
+   */
+  api<M extends HttpMethod, P extends string>(method: M, path: P, opts?: { body?: unknown; key?: string; idempotency_key?: string }): Promise<Reply<V1Body<M, P>>>;
+  api<T>(method: string, path: string, opts?: { body?: unknown; key?: string; idempotency_key?: string }): Promise<Reply<T>>;
+  /** A control-plane call (`/_sim` + path), typed like `api` where the route declares its response. */
+  control<M extends HttpMethod, P extends string>(method: M, path: P, body?: unknown): Promise<Reply<ControlBody<M, P>>>;
+  control<T>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   /** Sim time in ms since epoch. */
   now_ms(): Promise<number>;
   /** Runs everything due within `ms` of sim time (webhook attempts included, each awaited); returns the new sim time. */
@@ -81,7 +87,7 @@ export interface Sim {
   /** Advances until no scheduled work remains (or `max_ms`, default 80 h); returns the new sim time. */
   settle(max_ms?: number): Promise<number>;
   /** An on-chain transfer lands on a deposit address (`POST /_sim/deposits`). */
-  deposit(input: { deposit_address_id: string; atoms: string; asset_key?: string; source_address?: string }): Promise<{ tx_hash: string; [k: string]: unknown }>;
+  deposit(input: { deposit_address_id: string; atoms: string; asset_key?: string; source_address?: string }): Promise<SimDeposit>;
   faults: {
     add(rule: FaultRuleInput): Promise<FaultRule>;
     list(): Promise<FaultRule[]>;
@@ -92,7 +98,7 @@ export interface Sim {
   /** The OTP inbox (recovery and export OTPs). */
   emails(account_id?: string): Promise<SimEmail[]>;
   /** The fake's own invariant check over the whole state. */
-  invariants(): Promise<{ ok: boolean; checked: number; violations: unknown[] }>;
+  invariants(): Promise<{ ok: boolean; checked: string[]; violations: Array<{ invariant: string; entity_id?: string; message: string }> }>;
   /** Client-conduct findings for one API key (default `api_key`). */
   conduct(api_key?: string): Promise<ConductReport>;
   /** Registers the organization's active webhook; the secret is shown once, here. */
@@ -157,18 +163,19 @@ export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
     port: 0,
     seed_orgs: [{ api_keys, rate_limits: { ...UNTHROTTLED, ...options.rate_limits } }],
   });
-  const control = (method: string, path: string, body?: unknown): Promise<Reply> => call(running.control_url + path, method.toUpperCase(), {}, body);
+  const control = (method: string, path: string, body?: unknown): Promise<Reply<never>> => call(running.control_url + path, method.toUpperCase(), {}, body) as Promise<Reply<never>>;
   const sim: Sim = {
     base_url: running.base_url,
     control_url: running.control_url,
     api_key: api_keys[0],
     api_keys,
-    api(method, path, opts = {}) {
+    // One implementation for both overloads: the body is whatever the server sent (typed by the overload).
+    api(method: string, path: string, opts: { body?: unknown; key?: string; idempotency_key?: string } = {}): Promise<Reply<never>> {
       const upper = method.toUpperCase();
       const headers: Record<string, string> = { authorization: `Bearer ${opts.key ?? api_keys[0]}` };
       if (opts.idempotency_key !== undefined) headers['idempotency-key'] = opts.idempotency_key;
       else if (upper === 'POST' || upper === 'PUT' || upper === 'PATCH') headers['idempotency-key'] = randomUUID();
-      return call(running.base_url + path, upper, headers, opts.body);
+      return call(running.base_url + path, upper, headers, opts.body) as Promise<Reply<never>>;
     },
     control,
     async now_ms() {
@@ -181,7 +188,7 @@ export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
       return must<{ clock: { now_ms: number } }>(await control('POST', '/clock/settle', max_ms === undefined ? {} : { max_ms }), 'settle').clock.now_ms;
     },
     async deposit(input) {
-      return must<{ deposit: { tx_hash: string } }>(await control('POST', '/deposits', input), 'deposit').deposit;
+      return must<{ deposit: SimDeposit }>(await control('POST', '/deposits', input), 'deposit').deposit;
     },
     faults: {
       async add(rule) {

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The package as an integrator gets it: builds, packs, installs the tarball into a fresh project in a temp
 // folder (with vitest, fast-check and @types/node at this repo's versions), then runs the README's CI example
-// (scenarios/examples/testing-in-ci.test.ts) under vitest from ESM, type-checks it against the shipped
-// dist/index.d.ts, require()s the package from CommonJS and runs `swapsim --help` and a scenario from another
-// working directory. Prints the figures (docs/package.md) and ends with `N passed, M failed`. Slow (~1–2 min,
-// one npm install): `npm run test:package`, run by .ci/run, not by `npm test`.
+// (scenarios/examples/testing-in-ci.test.ts) under vitest from ESM, type-checks it and a file using the typed
+// API against the shipped dist/index.d.ts, require()s the package from CommonJS and runs `swapsim --help` and
+// a scenario from another working directory. Prints the figures (docs/package.md) and ends with `N passed,
+// M failed`. Slow (~1–2 min, one npm install): `npm run test:package`, run by .ci/run, not by `npm test`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,9 +81,30 @@ check("the README's CI example runs under vitest (ESM)", () => {
   return `${m[1]} passed`;
 });
 
-check("the README's CI example type-checks against dist/index.d.ts", () => {
-  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] }, files: ['ci.test.ts'] }));
+check("the README's CI example and the typed API type-check against dist/index.d.ts", () => {
+  // The shipped declarations carry the types: a reply follows from method and path, a misspelt field does not
+  // compile (an unused @ts-expect-error fails), events narrow by type, fault rules by target.
+  writeFileSync(join(app, 'typed.ts'), `import { createSim, type Account, type EventOf, type FaultRuleInput } from 'swapsim';
+export async function typed(): Promise<string | undefined> {
+  const sim = await createSim();
+  const r = await sim.api('POST', '/accounts', { body: { label: 'alice' } });
+  const account: Account = r.body.account;
+  // @ts-expect-error -- no such field
+  void r.body.account.acount_id;
+  const { events } = (await sim.api('GET', \`/events?account_id=\${account.account_id}\`)).body;
+  const settled = events.find((e): e is EventOf<'trade.settled'> => e.type === 'trade.settled');
+  const rule: FaultRuleInput = { target: 'trade', effect: { fail: 'settlement_failed' } };
+  // @ts-expect-error -- webhook effects are not trade effects
+  const wrong: FaultRuleInput = { target: 'trade', effect: { webhook: 'drop' } };
+  void wrong;
+  await sim.faults.add(rule);
+  await sim.close();
+  return settled?.data.credit_id;
+}
+`);
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] }, files: ['ci.test.ts', 'typed.ts'] }));
   run(join(root, 'node_modules/.bin/tsc'), ['-p', app], app);
+  return `dist/index.d.ts ${(statSync(join(root, 'dist/index.d.ts')).size / 1e3).toFixed(0)} KB`;
 });
 
 check('require() from CommonJS', () => {

@@ -248,3 +248,52 @@ describe('scheduler order (buckets by due ms)', () => {
     expect(s.pending()).toBe(0);
   });
 });
+
+describe('scheduler owners', () => {
+  it('tasks scheduled under runAs, and what they schedule in turn, are owned; cancelOwned cancels only those', async () => {
+    const clock = createClock();
+    const s = createScheduler(clock);
+    const t0 = clock.now_ms();
+    const log: string[] = [];
+    s.runAs('org_a', () => {
+      s.schedule(t0 + 10, 'a1', () => {
+        log.push(`a1 as ${s.owner()}`);
+        s.after(10, 'a2', () => void log.push('a2'));
+      });
+    });
+    s.runAs('org_b', () => s.schedule(t0 + 15, 'b1', () => void log.push(`b1 as ${s.owner()}`)));
+    s.schedule(t0 + 15, 'none', () => void log.push(`none as ${s.owner()}`));
+    expect(s.owner()).toBeNull();
+    await s.advance(12);
+    expect(log).toEqual(['a1 as org_a']);
+    expect(s.pending()).toBe(3);
+    // a2 was scheduled by a1 while it ran as org_a: it is org_a's.
+    expect(s.cancelOwned('org_a')).toBe(1);
+    expect(s.cancelOwned('org_a')).toBe(0);
+    expect(s.pending()).toBe(2);
+    await s.advance(100);
+    expect(log).toEqual(['a1 as org_a', 'b1 as org_b', 'none as null']);
+    expect(s.pending()).toBe(0);
+  });
+
+  it('runAs restores the outer owner when fn throws', () => {
+    const s = createScheduler(createClock());
+    expect(() => s.runAs('org_a', () => s.runAs('org_b', () => { throw new Error('x'); }))).toThrow('x');
+    expect(s.owner()).toBeNull();
+  });
+
+  propIt.prop([fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.constantFrom('org_a', 'org_b', null)), { maxLength: 60 })])(
+    'after cancelOwned, exactly the other tasks run, in (due, scheduling) order',
+    async (tasks) => {
+      const clock = createClock();
+      const s = createScheduler(clock);
+      const t0 = clock.now_ms();
+      const ran: number[] = [];
+      tasks.forEach(([due, who], i) => s.runAs(who, () => s.schedule(t0 + due, 'k', () => void ran.push(i))));
+      s.cancelOwned('org_a');
+      await s.advance(100);
+      const expected = tasks.map((t, i) => [t, i] as const).filter(([t]) => t[1] !== 'org_a').sort((x, y) => x[0][0] - y[0][0] || x[1] - y[1]).map(([, i]) => i);
+      expect(ran).toEqual(expected);
+    },
+  );
+});

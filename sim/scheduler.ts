@@ -1,6 +1,7 @@
 // Ordered timers on the sim clock: (due_ms, seq) order, so ties run in the order they were scheduled.
 // `advance`/`settle` run due work one task at a time, awaiting each (a webhook attempt is a task), and
-// are serialized so two control calls never interleave. The realtime driver lives here too.
+// are serialized so two control calls never interleave. Tasks carry an owner (an organization), so a
+// deleted organization's pending work can be cancelled. The realtime driver lives here too.
 import { type Clock, wallNow_ms } from './clock.ts';
 
 export interface Task {
@@ -39,6 +40,15 @@ export interface Scheduler {
   join<T>(work: Promise<T>, apply: (result: T) => void): void;
   /** Moves sim time with wall time × speed; `onAdvance` sees each movement (the journal records them). */
   startRealtime(onAdvance?: (ms: number) => void): () => void;
+  /**
+   * Runs `fn` with `owner` (an organization id) as the owner of what it schedules synchronously; a task
+   * runs as its owner, so what it schedules is owned too. Null: owned by no one.
+   */
+  runAs<T>(owner: string | null, fn: () => T): T;
+  /** The owner of what is scheduled now (the running task's or `runAs`'s), or null. */
+  owner(): string | null;
+  /** Cancels every pending task `owner` owns (an organization deleted); returns how many. */
+  cancelOwned(owner: string): number;
 }
 
 const TASK_BOUND = 1_000_000;
@@ -52,14 +62,17 @@ const SPARE_BOUND = 1024;
 const SLOTS = 256;
 
 /**
- * Tasks due at one sim ms, in scheduling order: `items` holds (task_id, kind, run) triples one after
- * another (one array per bucket, not an object per task) and `next` is the read cursor into it.
+ * Tasks due at one sim ms, in scheduling order: `items` holds (task_id, kind, run, owner) quadruples one
+ * after another (one array per bucket, not an object per task) and `next` is the read cursor into it.
  */
 interface Bucket {
   due_ms: number;
-  items: Array<number | string | Task['run']>;
+  items: Array<number | string | Task['run'] | null>;
   next: number;
 }
+
+/** Items per task in a bucket: task_id, kind, run, owner. */
+const STRIDE = 4;
 
 /**
  * Pending timers as buckets of tasks, kept in a binary min-heap by (due_ms, first task id). Tasks cost one
@@ -103,19 +116,19 @@ function createTimers() {
     heap[i] = b;
   };
   return {
-    push(task_id: number, due_ms: number, kind: string, run: Task['run']): void {
+    push(task_id: number, due_ms: number, kind: string, run: Task['run'], owner: string | null): void {
       const rem = due_ms % SLOTS;
       const slot = rem >= 0 ? rem | 0 : 0;
       let b = slots[slot];
       if (b !== undefined && b.due_ms === due_ms) {
-        b.items.push(task_id, kind, run);
+        b.items.push(task_id, kind, run, owner);
         return;
       }
       b = spare.pop();
-      if (b === undefined) b = { due_ms, items: [task_id, kind, run], next: 0 };
+      if (b === undefined) b = { due_ms, items: [task_id, kind, run, owner], next: 0 };
       else {
         b.due_ms = due_ms;
-        b.items.push(task_id, kind, run);
+        b.items.push(task_id, kind, run, owner);
       }
       slots[slot] = b;
       heap.push(b);
@@ -139,6 +152,8 @@ function createTimers() {
       }
       return undefined;
     },
+    /** Every bucket still in the heap (spent ones included), in no order. */
+    buckets: (): readonly Bucket[] => heap,
   };
 }
 
@@ -172,6 +187,8 @@ export function createScheduler(clock: Clock): Scheduler {
   let live = 0;
   let seq = 0;
   let chain: Promise<unknown> = Promise.resolve();
+  /** Who owns what is scheduled now (see `runAs`). */
+  let owner: string | null = null;
 
   /** The bucket holding the next task that was not cancelled, its cursor on that task. */
   const head = (): Bucket | undefined => {
@@ -180,7 +197,8 @@ export function createScheduler(clock: Clock): Scheduler {
       if (b === undefined) return undefined;
       while (b.next < b.items.length && !pendingIds.has(b.items[b.next] as number)) {
         b.items[b.next + 2] = NOOP;
-        b.next += 3;
+        b.items[b.next + 3] = null;
+        b.next += STRIDE;
       }
       if (b.next < b.items.length) return b;
     }
@@ -216,10 +234,12 @@ export function createScheduler(clock: Clock): Scheduler {
       }
       // Take the task off its bucket before running it: a task may schedule more at this same instant.
       const i = next.next;
-      next.next = i + 3;
+      next.next = i + STRIDE;
       const kind = next.items[i + 1] as string;
       const run = next.items[i + 2] as Task['run'];
+      const task_owner = next.items[i + 3] as string | null;
       next.items[i + 2] = NOOP;
+      next.items[i + 3] = null;
       pendingIds.clear(next.items[i] as number);
       live--;
       clock.setNow(next.due_ms);
@@ -230,7 +250,15 @@ export function createScheduler(clock: Clock): Scheduler {
         run_kind = kind;
         run_count = 1;
       }
-      const pending = run();
+      // The task runs as its owner: what it schedules now is owned too (an async task's later part is not).
+      const outer = owner;
+      owner = task_owner;
+      let pending: void | Promise<void>;
+      try {
+        pending = run();
+      } finally {
+        owner = outer;
+      }
       // A synchronous task needs no await (a microtask turn per task adds up over millions of tasks).
       if (pending) await pending;
     }
@@ -250,7 +278,7 @@ export function createScheduler(clock: Clock): Scheduler {
     schedule(due_ms, kind, run) {
       const task_id = ++seq;
       const now = clock.now_ms();
-      timers.push(task_id, due_ms > now ? due_ms : now, kind, run);
+      timers.push(task_id, due_ms > now ? due_ms : now, kind, run, owner);
       pendingIds.set(task_id);
       live++;
       return task_id;
@@ -269,6 +297,32 @@ export function createScheduler(clock: Clock): Scheduler {
       return true;
     },
     pending: () => live,
+    runAs(as, fn) {
+      const outer = owner;
+      owner = as;
+      try {
+        return fn();
+      } finally {
+        owner = outer;
+      }
+    },
+    owner: () => owner,
+    cancelOwned(of) {
+      // Deleting an organization is rare: a scan of the pending tasks, no index kept on the hot path.
+      let cancelled = 0;
+      for (const b of timers.buckets()) {
+        for (let i = b.next; i < b.items.length; i += STRIDE) {
+          const id = b.items[i] as number;
+          if (b.items[i + 3] !== of || !pendingIds.has(id)) continue;
+          pendingIds.clear(id);
+          // Its closure (and the entities it holds) goes now, not when its due time comes.
+          b.items[i + 2] = NOOP;
+          live--;
+          cancelled++;
+        }
+      }
+      return cancelled;
+    },
     nextDue_ms: () => head()?.due_ms,
     advance: (ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, ms), false)),
     settle: (max_ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, max_ms), true)),

@@ -237,3 +237,9 @@ export function conductSizes(world: World, api_key: string): { requests: number;
 export function allConduct(world: World): ConductReport[] {
   return [...conduct(world).keys()].map((k) => conductOf(world, k));
 }
+
+/** A deleted organization: the conduct records of its keys go. */
+export function forgetConduct(world: World, api_keys: readonly string[]): void {
+  const store = conduct(world);
+  for (const k of api_keys) store.delete(k);
+}

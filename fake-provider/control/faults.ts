@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ApiError } from '../http/errors.ts';
 import { FAULT_TARGETS, type FaultEffect, type FaultTarget } from '../../sim/faults.ts';
 
-export const FAIL_CODES: Partial<Record<FaultTarget, readonly string[]>> = {
+export const FAIL_CODES = {
   trade: ['execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned', 'deposit_insufficient_confirmations'],
   zap: [
     'min_amount_out_not_met', 'execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned',
@@ -16,12 +16,24 @@ export const FAIL_CODES: Partial<Record<FaultTarget, readonly string[]>> = {
   deposit: ['deposit_insufficient_confirmations'],
   // A recovery's payout is a cancel-style transfer: it fails the way a cancel does.
   recovery: ['broadcast_failed', 'confirmation_timeout'],
-};
+} as const satisfies Partial<Record<FaultTarget, readonly string[]>>;
 
 export const FLAG_REASONS = ['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged'] as const;
 
+/** Each effect kind's shape, by kind (the rule's `effect` holds exactly one). */
+const EFFECTS = {
+  fail: z.object({ fail: z.string().min(1) }).strict(),
+  reorg: z.object({ reorg: z.enum(['out', 'in']) }).strict(),
+  delay_ms: z.object({ delay_ms: z.number().int().min(0).max(7 * 24 * 3_600_000) }).strict(),
+  webhook: z.object({ webhook: z.enum(['drop', 'duplicate', 'reorder', 'bad_signature']) }).strict(),
+  http_status: z.object({ http_status: z.union([z.literal(429), z.literal(500), z.literal(503)]), retry_after: z.boolean().optional() }).strict(),
+  lose_response: z.object({ lose_response: z.literal(true), mode: z.enum(['error_500', 'reset']).optional() }).strict(),
+  flag: z.object({ flag: z.enum(FLAG_REASONS) }).strict(),
+};
+type EffectKind = keyof typeof EFFECTS;
+
 /** (target → effect kinds) applied by this version. Extend as lifecycles land. */
-export const IMPLEMENTED_EFFECTS: Record<FaultTarget, readonly string[]> = {
+export const IMPLEMENTED_EFFECTS = {
   deposit: ['fail', 'flag', 'delay_ms'],
   webhook: ['webhook', 'delay_ms'],
   trade: ['fail', 'reorg', 'delay_ms'],
@@ -29,19 +41,11 @@ export const IMPLEMENTED_EFFECTS: Record<FaultTarget, readonly string[]> = {
   cancel: ['fail', 'delay_ms'],
   recovery: ['fail', 'delay_ms'],
   http: ['http_status', 'lose_response', 'delay_ms'],
-};
+} as const satisfies Record<FaultTarget, readonly EffectKind[]>;
 
 export const faultBody = z.object({
   target: z.enum(FAULT_TARGETS),
-  effect: z.union([
-    z.object({ fail: z.string().min(1) }).strict(),
-    z.object({ reorg: z.enum(['out', 'in']) }).strict(),
-    z.object({ delay_ms: z.number().int().min(0).max(7 * 24 * 3_600_000) }).strict(),
-    z.object({ webhook: z.enum(['drop', 'duplicate', 'reorder', 'bad_signature']) }).strict(),
-    z.object({ http_status: z.union([z.literal(429), z.literal(500), z.literal(503)]), retry_after: z.boolean().optional() }).strict(),
-    z.object({ lose_response: z.literal(true), mode: z.enum(['error_500', 'reset']).optional() }).strict(),
-    z.object({ flag: z.enum(FLAG_REASONS) }).strict(),
-  ]),
+  effect: z.union([EFFECTS.fail, EFFECTS.reorg, EFFECTS.delay_ms, EFFECTS.webhook, EFFECTS.http_status, EFFECTS.lose_response, EFFECTS.flag]),
   match: z
     .object({
       ids: z.array(z.string().min(1)).max(100).optional(),
@@ -57,6 +61,22 @@ export const faultBody = z.object({
   times: z.number().int().min(1).optional(),
 });
 
+/** A target's effect as the type system sees it: the kinds it applies, and `fail` narrowed to its codes. */
+type EffectFor<T extends FaultTarget> = {
+  [K in (typeof IMPLEMENTED_EFFECTS)[T][number]]: K extends 'fail'
+    ? { fail: T extends keyof typeof FAIL_CODES ? (typeof FAIL_CODES)[T][number] : never }
+    : z.input<(typeof EFFECTS)[K]>;
+}[(typeof IMPLEMENTED_EFFECTS)[T][number]];
+
+/**
+ * A fault rule as `POST /_sim/faults` takes it, as a union discriminated by `target`: each target with the
+ * effects this version applies to it (`checkFault` refuses the rest at run time), derived from the schema
+ * and the tables above.
+ */
+export type FaultRuleInput = {
+  [T in FaultTarget]: Omit<z.input<typeof faultBody>, 'target' | 'effect'> & { target: T; effect: EffectFor<T> };
+}[FaultTarget];
+
 /** Semantic checks the schema cannot express. */
 export function checkFault(target: FaultTarget, effect: FaultEffect, match: { path?: string; event_type?: string } = {}): void {
   // A `*` matches only at the end (a prefix): one elsewhere would be taken literally and never fire.
@@ -67,11 +87,11 @@ export function checkFault(target: FaultTarget, effect: FaultEffect, match: { pa
     }
   }
   const kind = Object.keys(effect)[0];
-  if (!IMPLEMENTED_EFFECTS[target].includes(kind)) {
+  if (!(IMPLEMENTED_EFFECTS[target] as readonly string[]).includes(kind)) {
     throw new ApiError('not_implemented', `fault effect ${kind} on target ${target} is not implemented in this swapsim version (see docs/LIMITATIONS.md)`, { param: 'effect' });
   }
   if ('fail' in effect) {
-    const codes = FAIL_CODES[target] ?? [];
+    const codes: readonly string[] = (FAIL_CODES as Partial<Record<FaultTarget, readonly string[]>>)[target] ?? [];
     if (!codes.includes(effect.fail)) {
       throw new ApiError('invalid_enum', `${target} can fail with: ${codes.join(', ')}`, { param: 'effect.fail' });
     }

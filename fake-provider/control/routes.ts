@@ -2,16 +2,22 @@
 // specific control routes live with their resource. Handlers call model operations, never edit state.
 import { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
-import { defineRoute, type AnyRoute } from '../http/api.ts';
+import { defineRoute, replyContract } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { bpsString } from '../http/validate.ts';
 import { assetByKey, isCanonicalAssetKey } from '../resources/assets/catalog.ts';
 import { createOrganization, deleteOrganization, serializeOrganization } from '../organizations.ts';
 import { orgOfKey } from '../http/auth.ts';
 import { forgetIdempotency } from '../http/idempotency.ts';
+import { forgetIdempotencyLedger } from '../oracle/idempotency-ledger.ts';
+import { accountIdsOf } from '../resources/accounts/index.ts';
+import { forgetEmails } from '../emails.ts';
+import type { ForgetScope } from '../resource-records.ts';
+import type { Organization, World } from '../world.ts';
 import { RESOURCES } from '../resources/index.ts';
 import { checkFault, faultBody } from './faults.ts';
 import { checkInvariants } from './invariants.ts';
+import { advanceReply, clockReply, emailList, faultList, faultReply, invariantsReply, organizationList, organizationReply, settleReply } from './schemas.ts';
 import { emailsFor } from '../emails.ts';
 import { timelineRoutes } from './timeline.ts';
 
@@ -39,11 +45,11 @@ const orgBody = z.object({
     .optional(),
 });
 
-export function controlRoutes(runtime: Runtime): AnyRoute[] {
+export function controlRoutes(runtime: Runtime) {
   const clock = () => ({ now_ms: runtime.world.sim.now_ms(), mode: runtime.world.sim.clock.mode });
   return [
     defineRoute({
-      auth: 'public', method: 'post', path: '/organizations', tag, summary: 'Create an organization', body: orgBody,
+      auth: 'public', method: 'post', path: '/organizations', tag, summary: 'Create an organization', body: orgBody, response: organizationReply,
       handler: ({ body }, { world }) => {
         if (body.api_key !== undefined && orgOfKey(world, body.api_key) !== undefined) {
           throw new ApiError('invalid_parameter', 'that api_key already belongs to an organization', { param: 'api_key' });
@@ -53,15 +59,20 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/organizations', tag, summary: 'List organizations',
+      auth: 'public', method: 'get', path: '/organizations', tag, summary: 'List organizations', response: organizationList,
       handler: (_i, { world }) => ({ body: { organizations: [...world.orgs.values()].map(serializeOrganization) } }),
     }),
     defineRoute({
       auth: 'public', method: 'delete', path: '/organizations/:organization_id', tag, summary: 'Remove an organization and its keys',
       params: z.object({ organization_id: z.string().min(1).max(256) }),
       handler: ({ params }, { world }) => {
-        const forget = [...RESOURCES.flatMap((r) => (r.forgetOrganization ? [r.forgetOrganization] : [])), (w: typeof world, org: { organization_id: string }) => forgetIdempotency(w, org.organization_id)];
-        if (!deleteOrganization(world, params.organization_id, forget)) {
+        const forget = [
+          ...RESOURCES.flatMap((r) => (r.forgetOrganization ? [r.forgetOrganization] : [])),
+          (w: World, org: Organization) => forgetIdempotency(w, org.organization_id),
+          (w: World, org: Organization) => forgetIdempotencyLedger(w, org.organization_id),
+          (w: World, _org: Organization, scope: ForgetScope) => forgetEmails(w, scope.accounts),
+        ];
+        if (!deleteOrganization(world, params.organization_id, forget, new Set(accountIdsOf(world, params.organization_id)))) {
           throw new ApiError('not_found', `no organization ${params.organization_id}`, { param: 'organization_id' });
         }
         return { body: { deleted: true, organization_id: params.organization_id } };
@@ -71,10 +82,10 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
       auth: 'public', method: 'get', path: '/profile', tag, summary: 'The active behaviour-profile settings',
       handler: (_i, { world }) => ({ body: { profile: world.profile } }),
     }),
-    defineRoute({ auth: 'public', method: 'get', path: '/clock', tag, summary: 'Read the sim clock', handler: () => ({ body: { clock: clock() } }) }),
+    defineRoute({ auth: 'public', method: 'get', path: '/clock', tag, summary: 'Read the sim clock', response: clockReply, handler: () => ({ body: { clock: clock() } }) }),
     defineRoute({
       auth: 'public', method: 'post', path: '/clock/advance', tag, summary: 'Advance the sim clock, running what falls due',
-      body: z.object({ ms: z.number().int().min(0).max(365 * 24 * HOUR) }),
+      body: z.object({ ms: z.number().int().min(0).max(365 * 24 * HOUR) }), response: advanceReply,
       handler: async ({ body }, { world }) => {
         const ran = await world.sim.scheduler.advance(body.ms);
         return { body: { clock: clock(), ran } };
@@ -82,7 +93,7 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
     }),
     defineRoute({
       auth: 'public', method: 'post', path: '/clock/settle', tag, summary: 'Advance until no scheduled work remains (default bound 80 h)',
-      body: z.object({ max_ms: z.number().int().min(0).max(365 * 24 * HOUR).optional() }),
+      body: z.object({ max_ms: z.number().int().min(0).max(365 * 24 * HOUR).optional() }), response: settleReply,
       handler: async ({ body }, { world }) => {
         const max_ms = body.max_ms ?? 80 * HOUR;
         const ran = await world.sim.scheduler.settle(max_ms);
@@ -90,7 +101,7 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
       },
     }),
     defineRoute({
-      auth: 'public', method: 'post', path: '/faults', tag, summary: 'Add a fault rule', body: faultBody,
+      auth: 'public', method: 'post', path: '/faults', tag, summary: 'Add a fault rule', body: faultBody, response: faultReply,
       handler: ({ body }, { world }) => {
         checkFault(body.target, body.effect, body.match);
         const rule = world.sim.faults.add(
@@ -102,7 +113,7 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/faults', tag, summary: 'Fault rules and what fired',
+      auth: 'public', method: 'get', path: '/faults', tag, summary: 'Fault rules and what fired', response: faultList,
       handler: (_i, { world }) => ({ body: { faults: world.sim.faults.list(), fired: world.sim.faults.firings() } }),
     }),
     defineRoute({
@@ -114,15 +125,15 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/invariants', tag, summary: 'Check every invariant over the whole state',
+      auth: 'public', method: 'get', path: '/invariants', tag, summary: 'Check every invariant over the whole state', response: invariantsReply,
       handler: (_i, { world }) => {
         const result = checkInvariants(world);
         for (const bug of runtime.bugs) result.violations.push({ invariant: 'no_internal_errors', message: `${bug.request_id}: ${bug.message}` });
-        return { body: { ok: result.violations.length === 0, checked: result.checked, violations: result.violations } };
+        return { body: { ok: result.violations.length === 0, checked: result.checked, violations: result.violations, ...(result.skipped.length > 0 ? { skipped: result.skipped } : {}) } };
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/emails', tag, summary: 'The OTP inbox',
+      auth: 'public', method: 'get', path: '/emails', tag, summary: 'The OTP inbox', response: emailList,
       query: z.object({ account_id: z.string().min(1).optional() }),
       handler: ({ query }, { world }) => ({ body: { emails: emailsFor(world, query.account_id) } }),
     }),
@@ -136,3 +147,9 @@ export function controlRoutes(runtime: Runtime): AnyRoute[] {
     ...timelineRoutes(),
   ];
 }
+
+/**
+ * The control routes' contracts (method, path, schemas), without their handlers and so without a runtime: what
+ * the typed clients read (lib/api-types.ts). Declaring reads no runtime; only handlers do.
+ */
+export const CONTROL_CONTRACTS = controlRoutes(undefined as never).map(replyContract);

@@ -5,9 +5,10 @@ import { z } from 'zod';
 import type { World } from '../world.ts';
 import type { TimelineEntry } from '../../reports/types.ts';
 import type { StoredEvent } from '../engine/events.ts';
-import { defineRoute, type AnyRoute } from '../http/api.ts';
+import { defineRoute } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { commaList, msQuery } from '../http/validate.ts';
+import { timelineReply } from './schemas.ts';
 import { listDeposits } from '../resources/deposits/index.ts';
 import { webhookStore } from '../resources/webhooks/index.ts';
 
@@ -128,11 +129,11 @@ const timelineQuery = z.object({
   organization_id: z.string().min(1).max(128).optional(),
 });
 
-export function timelineRoutes(): AnyRoute[] {
+export function timelineRoutes() {
   return [
     defineRoute({
       auth: 'public', method: 'get', path: '/timeline', tag: 'Control', summary: 'Transitions, events, fault firings and webhook attempts per entity, oldest first',
-      query: timelineQuery,
+      query: timelineQuery, response: timelineReply,
       handler: ({ query }, { world }) => {
         const timeline = buildTimeline(world, { since_ms: query.since_ms, until_ms: query.until_ms, entity_ids: query.entity_id, organization_id: query.organization_id });
         return { body: { now_ms: world.sim.now_ms(), timeline } };

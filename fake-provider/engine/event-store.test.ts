@@ -59,6 +59,8 @@ describe('event store', () => {
     const mine = store.forAccount('acct_3');
     expect(mine.map((e) => e.envelope.event_id)).toEqual(inputs.filter((e) => e.account_id === 'acct_3').map((e) => e.event_id));
     expect(store.forAccount('acct_none').length).toBe(0);
+    expect(store.forOrg('org_b').map((e) => e.envelope.event_id)).toEqual(inputs.filter((e) => e.org_id === 'org_b').map((e) => e.event_id));
+    expect(store.forOrg('org_none').length).toBe(0);
     expect(store.all.find((e) => e.seq === 30)?.envelope.event_id).toBe(inputs[10].event_id);
     expect(store.all.filter((e) => e.org_id === 'org_b')).toHaveLength(8_000);
   });
@@ -145,5 +147,48 @@ describe('event store', () => {
     }
     for (const e of [events[0], events[999], events.at(-1)!]) expect(b.events.byId.get(e.envelope.event_id)?.envelope).toEqual(e.envelope);
     expect(b.events.byId.get(events.at(-1)!.envelope.event_id)).toBe(events.at(-1));
+  });
+});
+
+describe('event store retain', () => {
+  it('keeps exactly the events accepted, in order, readable by position, id and account; drops the rest', () => {
+    const store = createEventStore();
+    const inputs: Input[] = [];
+    const base_ms = 1_767_225_600_000;
+    // Past a chunk boundary (16,384), so the rebuilt columns span chunks too.
+    for (let i = 0; i < 20_000; i++) {
+      const e: Input = {
+        event_id: evtId((i * 2_654_435_761) % 2 ** 48, i * 3 + 1),
+        type: ['deposit.pending', 'trade.settled'][i % 2],
+        created_at_ms: base_ms + i * 250,
+        account_id: `acct_${i % 7}`,
+        data: Object.freeze({ n: String(i) }),
+        org_id: i % 3 === 0 ? 'org_gone' : 'org_kept',
+        seq: i + 1,
+      };
+      inputs.push(e);
+      store.add(stored(e));
+    }
+    const held = store.all.at(0)!.envelope;
+    const cutoff_ms = base_ms + 5_000 * 250;
+    const keep = (e: Input) => e.org_id !== 'org_gone' && e.created_at_ms >= cutoff_ms;
+    const want = inputs.filter(keep);
+    expect(store.retain((org_id, at_ms) => org_id !== 'org_gone' && at_ms >= cutoff_ms)).toBe(inputs.length - want.length);
+    expect(store.dropped).toBe(inputs.length - want.length);
+    expect(store.all.length).toBe(want.length);
+    expect(store.all.map((e) => ({ ...e.envelope }))).toEqual(want.map(envelopeOf));
+    expect(store.all.map((e) => [e.org_id, e.seq])).toEqual(want.map((e) => [e.org_id, e.seq]));
+    for (const e of [inputs[0], inputs[3], inputs[4_999]]) expect(store.byId.has(e.event_id)).toBe(false);
+    for (const e of [want[0], want[want.length - 1], want[1234]]) expect(store.byId.get(e.event_id)?.envelope).toEqual(envelopeOf(e));
+    expect(store.forAccount('acct_3').map((e) => e.envelope.event_id)).toEqual(want.filter((e) => e.account_id === 'acct_3').map((e) => e.event_id));
+    expect(store.forOrg('org_kept').map((e) => e.envelope.event_id)).toEqual(want.map((e) => e.event_id));
+    expect(store.forOrg('org_gone').length).toBe(0);
+    // An envelope read before stays what it was.
+    expect(held).toEqual(envelopeOf(inputs[0]));
+    // Appending continues after the retained events.
+    const next: Input = { ...inputs[1], event_id: evtId(5, 90_000), org_id: 'org_kept', seq: 99_999, created_at_ms: base_ms + 10_000_000 };
+    store.add(stored(next));
+    expect(store.all.at(-1)!.envelope).toEqual(envelopeOf(next));
+    expect(store.retain(() => true)).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 // The immutable event store: every event any lifecycle emits, with the spec's envelope, queried by the
 // event feed, account activity and webhook replay. Events are stored as columns on publish (publish.ts),
-// never edited, and read as frozen envelopes.
+// never edited, and read as frozen envelopes; `retain` drops events (a deleted organization's, those past retention).
 import { exactCounter, formatId, parseId, type IdParts } from './ids.ts';
 
 export interface EventEnvelope {
@@ -39,6 +39,8 @@ export interface EventStore {
   readonly byId: EventIndex;
   /** One account's events in publication order (the feed's and activity's `account_id` reads). */
   forAccount(account_id: string): EventList;
+  /** One organization's events in publication order (the feed without `account_id`): a page costs its own events, not every tenant's. */
+  forOrg(org_id: string): EventList;
   /** Appends one event given whole (a tool, a test); its id must be a `world.newId('evt')` id. `publish` uses `append`. */
   add(event: StoredEvent): void;
   /**
@@ -56,6 +58,16 @@ export interface EventStore {
     data: unknown,
     build: Derived['build'] | null,
   ): StoredEvent;
+  /**
+   * Keeps only the events `keep` accepts (given each event's org and time), in publication order, and frees
+   * the others: an organization deleted, events past their retention. O(events): the columns are rebuilt.
+   * Events read before (an envelope a reader holds) stay valid. Returns how many were dropped.
+   */
+  retain(keep: (org_id: string, created_at_ms: number) => boolean): number;
+  /** Events dropped by `retain` since the store was made (0: the store holds every event published). */
+  readonly dropped: number;
+  /** The first stored event's created_at_ms (no envelope made), or undefined when the store is empty. */
+  firstCreatedAt_ms(): number | undefined;
 }
 
 /**
@@ -167,7 +179,7 @@ interface AccountEvents {
 /**
  * The store as columns, one entry per event at its position in publication order: the id as its random
  * part and counter (numbers, not a 20-character string), interned type and (org, account) codes, the
- * time and seq, and the data object itself (~38 bytes an event). One object per event (record + id
+ * time and seq, the data object itself, and its position in its account's and organization's lists (~42 bytes an event). One object per event (record + id
  * string, ~130 bytes) was the largest item of a settled trade's memory. Events are made on read.
  */
 class Columns {
@@ -180,15 +192,31 @@ class Columns {
   readonly seq = new NumberColumn();
   /** The data object, or for a derived event its source (the type code says which). */
   readonly data: unknown[] = [];
-  readonly types: string[] = [];
+  readonly types: string[];
   /** Per type code: null for stored data, else the function that rebuilds the data from the source. */
-  readonly builders: Array<Derived['build'] | null> = [];
-  readonly typeCodes = new Map<string, number>();
+  readonly builders: Array<Derived['build'] | null>;
+  readonly typeCodes: Map<string, number>;
   /** Derived events get codes of their own, one per (build, type): no per-event byte says which they are. */
-  readonly derivedCodes = new Map<Derived['build'], Map<string, number>>();
+  readonly derivedCodes: Map<Derived['build'], Map<string, number>>;
+
+  /** New columns; with `types`, sharing that store's interned types (a rebuild keeps type codes). */
+  constructor(types?: Columns) {
+    this.types = types?.types ?? [];
+    this.builders = types?.builders ?? [];
+    this.typeCodes = types?.typeCodes ?? new Map();
+    this.derivedCodes = types?.derivedCodes ?? new Map();
+  }
   readonly owners: Array<{ org_id: string; account_id: string }> = [];
   /** Per account id: its event positions in publication order, and its owner code(s). */
   readonly accounts = new Map<string, AccountEvents>();
+  /** Per organization: its event positions in publication order (4 bytes an event). */
+  readonly orgs = new Map<string, Positions>();
+
+  addToOrg(org_id: string, index: number): void {
+    let positions = this.orgs.get(org_id);
+    if (positions === undefined) this.orgs.set(org_id, (positions = new Positions()));
+    positions.push(index);
+  }
 
   eventId(i: number): string {
     return formatId(ID_PREFIX, this.random.get(i), this.counter.get(i));
@@ -304,8 +332,9 @@ class EventView implements EventList {
 }
 
 export function createEventStore(): EventStore {
-  const columns = new Columns();
-  const all = new EventView(columns, null);
+  let columns = new Columns();
+  let all = new EventView(columns, null);
+  let dropped = 0;
   /** The last event published, and its counter: a reader asking for it at once gets the same object. */
   let lastAt: EventAt | undefined;
   let lastCounter = -1;
@@ -327,9 +356,42 @@ export function createEventStore(): EventStore {
     return undefined;
   };
   return {
-    all,
+    get all() {
+      return all;
+    },
+    get dropped() {
+      return dropped;
+    },
+    firstCreatedAt_ms: () => (columns.length === 0 ? undefined : columns.created_at_ms.get(0)),
+    retain(keep) {
+      const old = columns;
+      const next = new Columns(old);
+      for (let i = 0; i < old.length; i++) {
+        const owner = old.owners[old.owner.get(i)];
+        const at_ms = old.created_at_ms.get(i);
+        if (!keep(owner.org_id, at_ms)) continue;
+        const index = next.length++;
+        next.random.push(index, old.random.get(i));
+        next.counter.push(index, old.counter.get(i));
+        next.type.push(index, old.type.get(i));
+        next.owner.push(index, next.addToAccount(owner.org_id, owner.account_id, index));
+        next.addToOrg(owner.org_id, index);
+        next.created_at_ms.push(index, at_ms);
+        next.seq.push(index, old.seq.get(i));
+        next.data.push(old.data[i]);
+      }
+      const gone = old.length - next.length;
+      if (gone === 0) return 0;
+      columns = next;
+      all = new EventView(columns, null);
+      lastAt = undefined;
+      lastCounter = -1;
+      dropped += gone;
+      return gone;
+    },
     byId: { get: find, has: (event_id) => find(event_id) !== undefined },
     forAccount: (account_id) => new EventView(columns, columns.accounts.get(account_id)?.positions ?? NO_POSITIONS),
+    forOrg: (org_id) => new EventView(columns, columns.orgs.get(org_id) ?? NO_POSITIONS),
     add(event) {
       const e = event.envelope;
       const id = parseId(ID_PREFIX, e.event_id);
@@ -340,6 +402,7 @@ export function createEventStore(): EventStore {
       columns.counter.push(index, id.counter);
       columns.type.push(index, columns.typeCode(e.type, null));
       columns.owner.push(index, columns.addToAccount(event.org_id, e.account_id, index));
+      columns.addToOrg(event.org_id, index);
       columns.created_at_ms.push(index, e.created_at_ms);
       columns.seq.push(index, event.seq);
       columns.data.push(e.data);
@@ -351,6 +414,7 @@ export function createEventStore(): EventStore {
       columns.counter.push(index, id.counter);
       columns.type.push(index, columns.typeCode(type, build));
       columns.owner.push(index, columns.addToAccount(org_id, account_id, index));
+      columns.addToOrg(org_id, index);
       columns.created_at_ms.push(index, created_at_ms);
       columns.seq.push(index, seq);
       columns.data.push(data);

@@ -85,3 +85,21 @@ describe('IdIndex', () => {
     },
   );
 });
+
+describe('IdIndex retain', () => {
+  it('drops what is not kept, ordered and late ids alike, and finds the rest', () => {
+    const w = world();
+    const idx = index();
+    const things: Thing[] = Array.from({ length: 300 }, (_, n) => ({ id: w.newId('cred'), n }));
+    for (const t of things) idx.set(t.id, t);
+    const late: Thing = { id: 'cred_foreign', n: 1001 };
+    idx.set(late.id, late);
+    expect(idx.retain((t) => t.n % 3 !== 0 && t.n !== 1001)).toBe(101);
+    expect(idx.size).toBe(200);
+    for (const t of things) expect(idx.get(t.id)).toBe(t.n % 3 !== 0 ? t : undefined);
+    expect(idx.get(late.id)).toBeUndefined();
+    const next: Thing = { id: w.newId('cred'), n: 9 };
+    idx.set(next.id, next);
+    expect(idx.get(next.id)).toBe(next);
+  });
+});

@@ -1,6 +1,7 @@
 // Lookup by entity id without a Map entry per entity: the by-id index of the stores a trade lifecycle
-// fills (deposits, credits, RFQs, quotes, trades). The subset of Map the stores use, over two arrays; the
-// first entity stored gets its time fields shared (number-fields.ts).
+// fills (deposits, credits, RFQs, quotes, trades). The subset of Map the stores use, over two arrays, plus
+// `retain` to drop entities (a deleted organization's); the first entity stored gets its time fields shared
+// (number-fields.ts).
 import { counterAfterPrefix } from './ids.ts';
 import { shareNumberFields } from './number-fields.ts';
 
@@ -62,6 +63,26 @@ export class IdIndex<V> {
     this.#counters[n] = counter;
     this.#values.push(value);
     return this;
+  }
+
+  /**
+   * Keeps the values `keep` accepts and frees the others (an organization deleted): O(size), the order of
+   * the rest unchanged. Returns how many were dropped.
+   */
+  retain(keep: (value: V) => boolean): number {
+    const before = this.size;
+    let w = 0;
+    for (let i = 0; i < this.#values.length; i++) {
+      const v = this.#values[i];
+      if (!keep(v)) continue;
+      this.#values[w] = v;
+      this.#counters[w] = this.#counters[i];
+      w++;
+    }
+    this.#values.length = w;
+    if (this.#counters.length > 64 && w * 4 < this.#counters.length) this.#counters = this.#counters.slice(0, Math.max(64, w * 2));
+    if (this.#late) for (const [id, v] of this.#late) if (!keep(v)) this.#late.delete(id);
+    return before - this.size;
   }
 
   *values(): IterableIterator<V> {

@@ -28,4 +28,9 @@ export class LazyIndex<K, V> {
   added(value: V): void {
     this.#map?.set(this.keyOf(value), value);
   }
+
+  /** Values left the list (an organization deleted): the map is made again on the next lookup. */
+  reset(): void {
+    this.#map = undefined;
+  }
 }

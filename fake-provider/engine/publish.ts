@@ -103,6 +103,6 @@ export function matchesFilter(e: StoredEvent, f: EventFilter): boolean {
 
 /** Events in publication order (oldest first), filtered. */
 export function selectEvents(world: World, f: EventFilter): StoredEvent[] {
-  const pool = f.account_id === undefined ? world.events.all : world.events.forAccount(f.account_id);
+  const pool = f.account_id === undefined ? world.events.forOrg(f.org_id) : world.events.forAccount(f.account_id);
   return pool.filter((e) => matchesFilter(e, f));
 }

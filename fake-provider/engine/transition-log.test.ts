@@ -47,3 +47,36 @@ describe('transition log columns', () => {
     expect(log.forEntity('trd_5')).toEqual(want.filter((r) => r.entity_id === 'trd_5'));
   });
 });
+
+describe('transition log forget', () => {
+  it('drops the named entities\' records and rows, keeps the others in order, and appends after', () => {
+    const log = createTransitionLog();
+    // Past a chunk (65,536 records), world-style ids so rows are found by counter.
+    const id = (i: number) => `trd_${'0'.repeat(12)}${i.toString(36).padStart(4, '0')}`;
+    const want: TransitionRecord[] = [];
+    for (let i = 0; i < 70_000; i++) {
+      const r: TransitionRecord = { kind: 'trade', entity_id: id(i % 300), from: i % 3 === 0 ? null : `s${i % 5}`, event: `E${i % 4}`, to: `s${(i + 1) % 5}`, at_ms: 1000 + i };
+      want.push(r);
+      log.push(r);
+    }
+    const gone = new Set(Array.from({ length: 300 }, (_, i) => id(i)).filter((_, i) => i % 4 === 1));
+    const kept = want.filter((r) => !gone.has(r.entity_id));
+    expect(log.forget(gone)).toBe(want.length - kept.length);
+    expect(log.length).toBe(kept.length);
+    expect(log.records).toEqual(kept);
+    expect(log.forEntity(id(1))).toEqual([]);
+    expect(log.forEntity(id(2))).toEqual(kept.filter((r) => r.entity_id === id(2)));
+    expect(log.rowFor(id(1))).toBe(-1);
+    // The engine's fast path still finds kept rows, and new entities append after.
+    const row = log.rowFor(id(298));
+    expect(row).toBeGreaterThanOrEqual(0);
+    log.append(row, 'trade|s1|E9|s2', 99_999);
+    const fresh = log.entityRow(id(5000));
+    log.append(fresh, 'trade||CREATE|s0', 100_000);
+    expect(log.records.slice(-2)).toEqual([
+      { kind: 'trade', entity_id: id(298), from: 's1', event: 'E9', to: 's2', at_ms: 99_999 },
+      { kind: 'trade', entity_id: id(5000), from: null, event: 'CREATE', to: 's0', at_ms: 100_000 },
+    ]);
+    expect(log.forget(new Set())).toBe(0);
+  });
+});

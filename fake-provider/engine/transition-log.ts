@@ -1,7 +1,7 @@
 // The world's transition log (timelines, path invariants, transition coverage), stored compactly: one
 // row per entity (its id and kind) and, per transition, three numbers in chunked typed arrays (entity row,
 // interned `kind|from|event|to`, at_ms; 10 bytes a transition while they fit narrow columns). Readers get
-// `{kind, entity_id, from, event, to, at_ms}` records.
+// `{kind, entity_id, from, event, to, at_ms}` records. `forget` drops the records of entities that went.
 import { idCounter } from './ids.ts';
 
 export interface TransitionRecord {
@@ -30,6 +30,11 @@ export interface TransitionLog {
   rowFor(entity_id: string): number;
   /** Engine fast path: appends a transition of the entity in `row`, named by its `kind|from|event|to` key. */
   append(row: number, key: string, at_ms: number): void;
+  /**
+   * Drops every record of the entities `gone` names, and their rows (an organization deleted, deliveries
+   * past their retention); the others keep their order. O(records), in place. Returns the records dropped.
+   */
+  forget(gone: ReadonlySet<string>): number;
 }
 
 interface Tuple {
@@ -124,6 +129,31 @@ export function createTransitionLog(): TransitionLog {
     return c;
   };
   const rowAt = (i: number): number => rowOf[i >>> CHUNK_BITS][i & CHUNK_MASK];
+  /** Row of each entity after a `forget`, -1 for a forgotten one; compacts the row tables in place. */
+  const compactRows = (gone: ReadonlySet<string>): Int32Array => {
+    const moved = new Int32Array(entities.length);
+    let w = 0;
+    for (let r = 0; r < entities.length; r++) {
+      if (gone.has(entities[r])) {
+        moved[r] = -1;
+        continue;
+      }
+      moved[r] = w;
+      entities[w] = entities[r];
+      counters[w] = counters[r];
+      w++;
+    }
+    entities.length = w;
+    if (lateRows !== null) {
+      const late = new Map<string, number>();
+      for (const [id, r] of lateRows) if (moved[r] >= 0) late.set(id, moved[r]);
+      lateRows = late.size > 0 ? late : null;
+    }
+    // Counters stay non-decreasing (a filtered sequence); shrink the table when it is mostly empty.
+    if (counters.length > 1024 && w * 4 < counters.length) counters = counters.slice(0, Math.max(1024, w * 2));
+    rowById = null;
+    return moved;
+  };
   const record = (i: number): TransitionRecord => {
     const c = i >>> CHUNK_BITS;
     const o = i & CHUNK_MASK;
@@ -200,6 +230,32 @@ export function createTransitionLog(): TransitionLog {
       // Interned with its exact fields first, so a forged name containing `|` survives.
       code(key, { kind: r.kind, from: r.from, event: r.event, to: r.to });
       log.append(row, key, r.at_ms);
+    },
+    forget(gone) {
+      if (gone.size === 0) return 0;
+      const moved = compactRows(gone);
+      // Records move forward only (m <= i), so the columns are compacted in place, oldest first.
+      let m = 0;
+      for (let i = 0; i < n; i++) {
+        const c = i >>> CHUNK_BITS;
+        const o = i & CHUNK_MASK;
+        const row = moved[rowOf[c][o]];
+        if (row < 0) continue;
+        const mc = m >>> CHUNK_BITS;
+        const mo = m & CHUNK_MASK;
+        rowOf[mc][mo] = row;
+        codeOf[mc][mo] = codeOf[c][o];
+        atOf[mc][mo] = atOf[c][o];
+        m++;
+      }
+      const dropped = n - m;
+      n = m;
+      // Whole chunks past the last record go (the first chunk always stays).
+      const chunks = Math.max(1, Math.ceil(n / CHUNK));
+      rowOf.length = chunks;
+      codeOf.length = chunks;
+      atOf.length = chunks;
+      return dropped;
     },
     get length() {
       return n;

@@ -12,7 +12,7 @@ import type { HistorySource } from '../resource-records.ts';
 import { authenticate } from './auth.ts';
 import { ApiError, envelope } from './errors.ts';
 import { fingerprint, requireKey, withIdempotency, type StoredReply } from './idempotency.ts';
-import { witnessIdempotentAnswer } from '../oracle/idempotency-ledger.ts';
+import { noteIdempotentWrite, witnessIdempotentAnswer } from '../oracle/idempotency-ledger.ts';
 import type { Page } from './pagination.ts';
 import { classesFor, limitRequest, type RateLimiter } from './rate-limits.ts';
 import { parseWith } from './validate.ts';
@@ -42,14 +42,15 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Input<B, Q, P> = { body: Out<B>; query: Out<Q>; params: Out<P> };
 
-interface RouteBase<B, Q, P> {
-  method: Method;
+interface RouteBase<M extends Method, Path extends string, B, Q, P, R> {
+  method: M;
   /** Path under /v1 (or /_sim), with express-style parameters, e.g. `/accounts/:account_id`. */
-  path: string;
+  path: Path;
   summary: string;
   tag: string;
   body?: B;
@@ -57,30 +58,65 @@ interface RouteBase<B, Q, P> {
   params?: P;
   /** Marked IDEM in the spec: requires Idempotency-Key. */
   idempotent?: boolean;
-  /** Response schema, for the OpenAPI document. */
-  response?: Schema;
+  /** Response schema: the OpenAPI document and the typed clients (lib/api-types.ts) read it. */
+  response?: R;
   /** Documented success status (default 200). */
   status?: number;
 }
 
-export interface BearerRoute<B, Q, P> extends RouteBase<B, Q, P> {
+export interface BearerRoute<M extends Method, Path extends string, B, Q, P, R> extends RouteBase<M, Path, B, Q, P, R> {
   auth?: 'bearer';
-  handler: (input: { body: Out<B>; query: Out<Q>; params: Out<P> }, ctx: ApiContext) => Reply | Promise<Reply>;
+  handler: (input: Input<B, Q, P>, ctx: ApiContext) => Reply | Promise<Reply>;
 }
 
-export interface PublicRoute<B, Q, P> extends RouteBase<B, Q, P> {
+export interface PublicRoute<M extends Method, Path extends string, B, Q, P, R> extends RouteBase<M, Path, B, Q, P, R> {
   auth: 'public';
-  handler: (input: { body: Out<B>; query: Out<Q>; params: Out<P> }, ctx: PublicContext) => Reply | Promise<Reply>;
+  handler: (input: Input<B, Q, P>, ctx: PublicContext) => Reply | Promise<Reply>;
 }
 
-// The registry is erased to `any` inputs once declared; each route's own handler stays fully typed.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRoute = BearerRoute<any, any, any> | PublicRoute<any, any, any>;
+/**
+ * A declared route as the rest of the code sees it: the handler erased (the wrapper calls it with parsed
+ * input), the contract kept in the type (method, path and schemas), so lib/api-types.ts derives typed
+ * clients from the same declarations that validate and document.
+ */
+export interface RouteDeclaration<M extends Method = Method, Path extends string = string, B = Schema | undefined, Q = Schema | undefined, P = Schema | undefined, R = Schema | undefined> {
+  method: M;
+  path: Path;
+  auth?: 'bearer' | 'public';
+  summary: string;
+  tag: string;
+  body?: B;
+  query?: Q;
+  params?: P;
+  idempotent?: boolean;
+  response?: R;
+  status?: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  handler: (input: any, ctx: any) => Reply | Promise<Reply>;
+}
 
-export function defineRoute<B extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, P extends Schema | undefined = undefined>(
-  route: BearerRoute<B, Q, P> | PublicRoute<B, Q, P>,
-): AnyRoute {
-  return route as AnyRoute;
+/**
+ * What a typed client needs of a route: method, path and response schema. Its type names no engine type and no
+ * request schema, so the package's .d.ts stays small (lib/api-types.ts reads these).
+ */
+export function replyContract<R extends AnyRoute>(route: R): ReplyContract<R> {
+  return { method: route.method, path: route.path, response: route.response } as ReplyContract<R>;
+}
+/** Per route of a union (a mapped type alone would merge the union's methods and paths). */
+export type ReplyContract<R> = R extends RouteDeclaration<infer M, infer P, infer _B, infer _Q, infer _Pa, infer S> ? { method: M; path: P; response?: S } : never;
+
+/** The registry's element type: any declared route. */
+export type AnyRoute = RouteDeclaration;
+
+export function defineRoute<
+  M extends Method,
+  Path extends string,
+  B extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  P extends Schema | undefined = undefined,
+  R extends Schema | undefined = undefined,
+>(route: BearerRoute<M, Path, B, Q, P, R> | PublicRoute<M, Path, B, Q, P, R>): RouteDeclaration<M, Path, B, Q, P, R> {
+  return route as RouteDeclaration<M, Path, B, Q, P, R>;
 }
 
 /** The spec's list shape: a typed array plus has_more and next_cursor. */
@@ -88,9 +124,11 @@ export function listBody<T, U>(key: string, page: Page<T>, serialize: (t: T) => 
   return { [key]: page.items.map(serialize), has_more: page.has_more, next_cursor: page.next_cursor };
 }
 
-/** A zod schema for the list shape, for OpenAPI. */
-export function listSchema(key: string, item: Schema): Schema {
-  return z.object({ request_id: z.string(), [key]: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
+type ListShape<K extends string, I extends Schema> = { request_id: z.ZodString } & { [P in K]: z.ZodArray<I> } & { has_more: z.ZodBoolean; next_cursor: z.ZodNullable<z.ZodString> };
+
+/** A zod schema for the list shape (OpenAPI and the typed clients), typed by its key and item. */
+export function listSchema<K extends string, I extends Schema>(key: K, item: I): z.ZodObject<ListShape<K, I>> {
+  return z.object({ request_id: z.string(), [key]: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() } as ListShape<K, I>);
 }
 
 /** What the route wrapper reads of a request: node's, plus the parsed body and its raw text. */
@@ -245,6 +283,7 @@ async function answer(view: RequestView, res: ApiResponse, ctx: ApiContext | Pub
   if (route.idempotent && 'org' in ctx) {
     const key = requireKey(headerOf(req, 'idempotency-key'));
     const print = view.print ?? fingerprint(req.method, matched.path, req.body);
+    noteIdempotentWrite(world, ctx.org.organization_id);
     reply = (await withIdempotency(world, ctx.org.organization_id, key, print, async () => runHandler(route, input, ctx))).reply;
     witnessIdempotentAnswer(world, ctx.org.organization_id, key, print, reply);
   } else {
@@ -264,7 +303,9 @@ async function answer(view: RequestView, res: ApiResponse, ctx: ApiContext | Pub
 function runHandler(route: AnyRoute, input: { params: unknown; query: unknown; body: unknown }, ctx: ApiContext | PublicContext): StoredReply | Promise<StoredReply> {
   let out: Reply | Promise<Reply>;
   try {
-    out = (route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>)(input, ctx);
+    const handler = route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>;
+    // What an organization's request schedules is its work: deleting the organization cancels it.
+    out = 'org' in ctx ? ctx.world.sim.scheduler.runAs(ctx.org.organization_id, () => handler(input, ctx)) : handler(input, ctx);
   } catch (e) {
     return failedReply(e, ctx);
   }

@@ -1,7 +1,7 @@
 // The OpenAPI documents as a client gets them over HTTP: /v1's lists every endpoint of the spec exactly
 // once and marks what else it serves as a swapsim extra; both documents give every operation an
 // operationId, a named response schema and error responses in the envelope; and a real linter (Redocly's
-// recommended rules) finds no problem in either.
+// recommended rules) finds no problem in either; the resources inside responses are named components.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
@@ -55,6 +55,27 @@ describe('OpenAPI documents', () => {
     }
     expect(v1.components.schemas).toHaveProperty('ErrorEnvelope');
     expect(Object.keys(v1.components.schemas)).toEqual(expect.arrayContaining(['AccountResponse', 'AccountList', 'TradeResponse', 'EventList']));
+  });
+
+  it('the resources inside responses are named components, referenced with $ref', () => {
+    const refs = (doc: Doc): Set<string> => new Set([...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([A-Za-z0-9]+)"/g)].map((m) => m[1]));
+    const resources = ['Account', 'Destination', 'DepositAddress', 'Credit', 'Balance', 'Rfq', 'Quote', 'Trade', 'Zap', 'Cancel', 'Asset', 'Market', 'Candle', 'Webhook', 'Delivery', 'Event', 'HistoryRecord'];
+    const used = refs(v1);
+    for (const name of resources) {
+      expect(v1.components.schemas, name).toHaveProperty(name);
+      expect(used.has(name), `${name} is referenced`).toBe(true);
+    }
+    // Inside a response the resource is a reference, not an inline copy.
+    const accountResponse = v1.components.schemas.AccountResponse as { properties: { account: { $ref?: string } } };
+    expect(accountResponse.properties.account.$ref).toBe('#/components/schemas/Account');
+    const eventList = v1.components.schemas.EventList as { properties: { events: { items: { $ref?: string } } } };
+    expect(eventList.properties.events.items.$ref).toBe('#/components/schemas/Event');
+    // The event union names each type once, discriminated by `type`.
+    const event = v1.components.schemas.Event as { oneOf: Array<{ properties: { type: { enum: string[] } } }> };
+    const types = event.oneOf.flatMap((o) => o.properties.type.enum);
+    expect(new Set(types).size).toBe(types.length);
+    expect(types).toEqual(expect.arrayContaining(['deposit.verified', 'trade.settled', 'zap.failed', 'account.key_exported']));
+    expect(refs(control).has('SimDeposit')).toBe(true);
   });
 
   it('/_sim has a document of its own, apart from /v1', () => {

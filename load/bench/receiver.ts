@@ -1,6 +1,7 @@
-// A webhook receiver for the engine benchmark: a node:http server on 127.0.0.1 that drains each request
-// and answers 200, counting what it received. `inline` runs it in the benchmark's own process (its CPU
-// counts against the sim); `process` runs it as a child process, as an integrator's app would be.
+// A webhook receiver for the benchmarks: a node:http server on 127.0.0.1 that drains each request and
+// answers 200, counting what it received. `inline` runs it in the benchmark's own process (its CPU counts
+// against the sim); `process` runs it as a child process, as an integrator's app would be, and may answer
+// 500 or hang instead (the soak's failing and hanging receivers).
 import { fork } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,8 +15,12 @@ export interface Receiver {
 
 export type ReceiverMode = 'inline' | 'process';
 
-export async function startReceiver(mode: ReceiverMode = 'inline'): Promise<Receiver> {
-  return mode === 'process' ? startChild() : startInline();
+/** How a receiver process answers: 200, 500, or never (hang). */
+export type ReceiverAnswer = 200 | 500 | 'hang';
+
+export async function startReceiver(mode: ReceiverMode = 'inline', answer: ReceiverAnswer = 200): Promise<Receiver> {
+  if (mode === 'inline' && answer !== 200) throw new Error('an inline receiver answers 200; use a process for 500 or hang');
+  return mode === 'process' ? startChild(answer) : startInline();
 }
 
 async function startInline(): Promise<Receiver> {
@@ -39,8 +44,8 @@ async function startInline(): Promise<Receiver> {
   };
 }
 
-async function startChild(): Promise<Receiver> {
-  const child = fork(fileURLToPath(new URL('./receiver-process.mjs', import.meta.url)), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+async function startChild(answer: ReceiverAnswer): Promise<Receiver> {
+  const child = fork(fileURLToPath(new URL('./receiver-process.mjs', import.meta.url)), [String(answer)], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const next = <T>(key: string): Promise<T> =>
     new Promise((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`receiver process exited (${code})`));

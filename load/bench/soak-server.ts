@@ -1,14 +1,22 @@
 // The soak bench's server: swapsim on a realtime clock (no organizations: the driver creates them), in its
 // own process, printing `{"port"}` once listening and then one JSON sample per second: RSS, heap, event-loop
 // delay (p99 and max since the last sample), clock lag (wall time elapsed minus sim time elapsed) and the
-// webhook lanes' in-flight and queued POSTs.
+// webhook lanes' in-flight and queued POSTs, events and transitions held. `--profile JSON` sets profile keys.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serve } from '../../fake-provider/server.ts';
 import { webhookStore } from '../../fake-provider/resources/webhooks/index.ts';
 import { idempotencyRecords } from '../../fake-provider/http/idempotency.ts';
 import { announce, closeOnSignal } from '../http-bench/servers/ready.ts';
+import { profileFromJson } from '../../fake-provider/profiles/index.ts';
+import { accountStore } from '../../fake-provider/resources/accounts/model.ts';
+import { creditStore } from '../../fake-provider/resources/credits/model.ts';
+import { depositStore } from '../../fake-provider/resources/deposits/model.ts';
+import { rfqStore } from '../../fake-provider/resources/rfqs/model.ts';
+import type { World } from '../../fake-provider/world.ts';
 
-const running = await serve({ clock: 'realtime', seed: 'soak', port: 0 });
+const at = process.argv.indexOf('--profile');
+const profile = at >= 0 ? profileFromJson(JSON.parse(process.argv[at + 1]), 'soak') : undefined;
+const running = await serve({ clock: 'realtime', seed: 'soak', port: 0, profile });
 announce(running.server);
 closeOnSignal(() => running.close());
 
@@ -31,7 +39,26 @@ setInterval(() => {
     webhook_queued: lanes.queued,
     idempotency_records: idempotencyRecords(world),
     events: world.events.all.length,
+    transitions: world.transitions.length,
+    held: held(world),
   };
   eld.reset();
   process.stdout.write(JSON.stringify({ sample }) + '\n');
 }, 1_000).unref();
+
+/** Entities the world holds, store by store: what a growing RSS is made of (or not). */
+function held(world: World): Record<string, number> {
+  const size = (name: string, f: () => number): [string, number] => [name, world.stores.has(name) ? f() : 0];
+  return Object.fromEntries([
+    ['orgs', world.orgs.size],
+    size('accounts', () => accountStore(world).list.length),
+    size('credits', () => creditStore(world).list.length),
+    size('deposits', () => depositStore(world).list.length),
+    size('rfqs', () => rfqStore(world).rfqs.size),
+    size('quotes', () => rfqStore(world).quotes.size),
+    size('webhooks', () => webhookStore(world).deliveryList.length),
+    size('conduct', () => (world.stores.get('conduct') as Map<string, unknown>).size),
+    size('idempotency-ledger', () => (world.stores.get('idempotency-ledger') as { first: Map<string, unknown> }).first.size),
+    ['scheduler_pending', world.sim.scheduler.pending()],
+  ]);
+}

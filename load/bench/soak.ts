@@ -1,15 +1,15 @@
 // `npm run bench:soak -- --duration 10m`: a benchmark, not a test. A realtime swapsim in a child process, several
-// organizations each with a webhook receiver (one hangs, one answers 500, the rest 200), a mixed load for the
-// given duration (autocannon: reads, idempotent writes with fresh keys, account creations that each publish an
-// event, indicative RFQs; plus on-chain deposits through the control plane), sampling the server's RSS,
-// event-loop delay and clock lag every second; prints the figures.
+// organization slots each with a webhook receiver in a process of its own (one hangs, one answers 500, the rest
+// 200), a mixed load for the given duration (autocannon: reads, idempotent writes with fresh keys, account
+// creations that each publish an event, indicative RFQs; plus on-chain deposits through the control plane),
+// tenants churning (each slot's organization is replaced and deleted every --org-lifetime), sampling the
+// server's RSS, event-loop delay and clock lag every second; prints the figures.
 import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startReceiver as startReceiverProcess, type ReceiverAnswer } from './receiver.ts';
 
 interface Options {
   duration_s: number;
@@ -17,6 +17,12 @@ interface Options {
   connections: number;
   /** On-chain deposits landed per second over all orgs (each one publishes pending, verified, credit events). */
   deposits_per_s: number;
+  /** A directory: the server runs with `--cpu-prof` and writes its profile there when stopped. */
+  cpu_prof_dir: string | null;
+  /** How long an organization lives before a new one takes its slot and it is deleted; 0: no churn. */
+  org_lifetime_s: number;
+  /** Profile settings for the server (JSON), e.g. retention limits. */
+  profile_json: string | null;
 }
 
 function parseDuration(text: string): number {
@@ -27,44 +33,32 @@ function parseDuration(text: string): number {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { duration_s: 60, orgs: 4, connections: 32, deposits_per_s: 20 };
+  const o: Options = { duration_s: 60, orgs: 4, connections: 32, deposits_per_s: 20, cpu_prof_dir: null, org_lifetime_s: 60, profile_json: null };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     if (argv[i] === '--duration') o.duration_s = parseDuration(v), i++;
     else if (argv[i] === '--orgs') o.orgs = Math.max(3, Number(v)), i++;
     else if (argv[i] === '--connections') o.connections = Number(v), i++;
     else if (argv[i] === '--deposits-per-s') o.deposits_per_s = Number(v), i++;
-    else throw new Error(`unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20)`);
+    else if (argv[i] === '--cpu-prof') o.cpu_prof_dir = v, i++;
+    else if (argv[i] === '--org-lifetime') o.org_lifetime_s = parseDuration(v), i++;
+    else if (argv[i] === '--profile') o.profile_json = v, i++;
+    else throw new Error(`unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20, --org-lifetime 60s (0: none), --profile JSON, --cpu-prof DIR)`);
   }
   return o;
 }
 
-type Answer = 'hang' | 500 | 200;
-
 interface Receiver {
   url: string;
-  answer: Answer;
-  received: number;
-  close(): void;
+  answer: ReceiverAnswer;
+  received(): Promise<number>;
+  close(): Promise<void>;
 }
 
-async function startReceiver(answer: Answer): Promise<Receiver> {
-  const r: Receiver = { url: '', answer, received: 0, close: () => undefined };
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      r.received++;
-      if (r.answer === 'hang') return;
-      res.writeHead(r.answer, { 'content-type': 'text/plain' }).end('ok');
-    });
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  r.close = () => {
-    server.closeAllConnections();
-    server.close();
-  };
-  return r;
+/** A receiver in its own process, so the load generator's CPU never slows its answers (and the server's is measured alone). */
+async function startReceiver(answer: ReceiverAnswer): Promise<Receiver> {
+  const r = await startReceiverProcess('process', answer);
+  return { ...r, answer };
 }
 
 interface Sample {
@@ -78,11 +72,15 @@ interface Sample {
   webhook_queued: number;
   idempotency_records: number;
   events: number;
+  transitions: number;
+  held: Record<string, number>;
 }
 
-async function startServer(samples: Sample[]): Promise<{ url: string; stop(): Promise<void> }> {
+async function startServer(samples: Sample[], cpu_prof_dir: string | null, profile_json: string | null): Promise<{ url: string; stop(): Promise<void> }> {
   const here = dirname(fileURLToPath(import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(here, 'soak-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const prof = cpu_prof_dir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(cpu_prof_dir)];
+  const args = profile_json === null ? [] : ['--profile', profile_json];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', resolve(here, 'soak-server.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await new Promise<number>((ok, fail) => {
     const lines = createInterface({ input: child.stdout! });
@@ -113,41 +111,68 @@ async function call(url: string, method: string, path: string, key: string | nul
 }
 
 interface Org {
+  organization_id: string;
   api_key: string;
   account_id: string;
   deposit_address_id: string;
-  receiver: Receiver;
 }
 
 const RAISED = { reads: 1_000_000, writes: 1_000_000, indicative_rfqs: 1_000_000, firm_rfqs: 1_000_000 };
 const ETH = 'native.evm:42161';
 const USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
 
-async function setupOrgs(url: string, n: number): Promise<Org[]> {
-  const orgs: Org[] = [];
-  for (let i = 0; i < n; i++) {
-    const answer: Answer = i === 0 ? 'hang' : i === 1 ? 500 : 200;
-    const receiver = await startReceiver(answer);
-    const { organization } = await call(url, 'POST', '/_sim/organizations', null, { rate_limits: RAISED });
-    const key = organization.api_key as string;
-    await call(url, 'POST', '/v1/webhooks', key, { url: receiver.url });
-    const { account } = await call(url, 'POST', '/v1/accounts', key, { label: `soak ${i}` }, `setup-acct-${i}`);
-    orgs.push({ api_key: key, account_id: account.account_id, deposit_address_id: '', receiver });
-  }
-  // Wallets are derived on the (realtime) sim clock within seconds.
-  for (const o of orgs) {
-    for (let tries = 0; ; tries++) {
-      try {
-        const { deposit_address } = await call(url, 'POST', `/v1/accounts/${o.account_id}/deposit-addresses`, o.api_key, { asset_key: ETH }, `setup-da-${o.account_id}-${tries}`);
-        o.deposit_address_id = deposit_address.deposit_address_id;
-        break;
-      } catch (e) {
-        if (tries > 40) throw e;
-        await new Promise((r) => setTimeout(r, 250));
-      }
+/** A new organization with a webhook to the slot's receiver, an account and a deposit address (wallets are derived on the realtime clock within seconds). */
+async function setupOrg(url: string, receiver: Receiver, label: string): Promise<Org> {
+  const { organization } = await call(url, 'POST', '/_sim/organizations', null, { rate_limits: RAISED });
+  const key = organization.api_key as string;
+  await call(url, 'POST', '/v1/webhooks', key, { url: receiver.url });
+  const { account } = await call(url, 'POST', '/v1/accounts', key, { label }, `setup-acct-${label}`);
+  for (let tries = 0; ; tries++) {
+    try {
+      const { deposit_address } = await call(url, 'POST', `/v1/accounts/${account.account_id}/deposit-addresses`, key, { asset_key: ETH }, `setup-da-${account.account_id}-${tries}`);
+      return { organization_id: organization.organization_id, api_key: key, account_id: account.account_id, deposit_address_id: deposit_address.deposit_address_id };
+    } catch (e) {
+      if (tries > 40) throw e;
+      await new Promise((r) => setTimeout(r, 250));
     }
   }
-  return orgs;
+}
+
+/**
+ * Tenants churn: each slot's organization lives `lifetime_s`, then a new one (same receiver) takes the slot
+ * and the old one is deleted 2 s later (requests already sent with its key finish first: a request with a
+ * deleted key would be a 401, and 401s count against the address's failed-authentication budget). Slots are
+ * staggered evenly over the lifetime.
+ */
+function churn(url: string, orgs: Org[], receivers: Receiver[], lifetime_s: number, stats: { churned: number; errors: number; delete_ms: number[] }): () => Promise<void> {
+  let stopped = false;
+  const timers: NodeJS.Timeout[] = [];
+  const running: Promise<void>[] = [];
+  const replace = async (slot: number, generation: number): Promise<void> => {
+    if (stopped) return;
+    try {
+      const fresh = await setupOrg(url, receivers[slot], `soak ${slot}.${generation}`);
+      if (stopped) return;
+      const old = orgs[slot];
+      orgs[slot] = fresh;
+      await new Promise((r) => setTimeout(r, 2_000));
+      const t0 = performance.now();
+      const res = await fetch(`${url}/_sim/organizations/${old.organization_id}`, { method: 'DELETE' });
+      await res.arrayBuffer();
+      stats.delete_ms.push(performance.now() - t0);
+      if (res.status !== 200) stats.errors++;
+      else stats.churned++;
+    } catch {
+      stats.errors++;
+    }
+    if (!stopped) timers.push(setTimeout(() => running.push(replace(slot, generation + 1)), lifetime_s * 1000));
+  };
+  orgs.forEach((_, slot) => timers.push(setTimeout(() => running.push(replace(slot, 1)), ((slot + 1) * lifetime_s * 1000) / orgs.length)));
+  return async () => {
+    stopped = true;
+    for (const t of timers) clearTimeout(t);
+    await Promise.allSettled(running);
+  };
 }
 
 /** The mixed load: per request, an org in turn and one of eight steps (5 reads, 3 writes). */
@@ -196,8 +221,12 @@ function slopePerMin(s: Sample[]): number {
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const samples: Sample[] = [];
-  const server = await startServer(samples);
-  const orgs = await setupOrgs(server.url, o.orgs);
+  const server = await startServer(samples, o.cpu_prof_dir, o.profile_json);
+  const receivers = await Promise.all(Array.from({ length: o.orgs }, (_, i) => startReceiver(i === 0 ? 'hang' : i === 1 ? 500 : 200)));
+  const orgs: Org[] = [];
+  for (let i = 0; i < o.orgs; i++) orgs.push(await setupOrg(server.url, receivers[i], `soak ${i}`));
+  const churned = { churned: 0, errors: 0, delete_ms: [] as number[] };
+  const stopChurn = o.org_lifetime_s > 0 ? churn(server.url, orgs, receivers, o.org_lifetime_s, churned) : async () => undefined;
   // Deposits through the control plane at a steady rate, round robin over the orgs.
   let deposits = 0;
   let deposit_errors = 0;
@@ -206,7 +235,10 @@ async function main(): Promise<void> {
     call(server.url, 'POST', '/_sim/deposits', null, { deposit_address_id: org.deposit_address_id, atoms: '1000000000000000' }).catch(() => deposit_errors++);
   }, 1000 / o.deposits_per_s);
   const measured_from_s = samples.at(-1)?.t_s ?? 0;
-  console.log(`soak: ${o.orgs} orgs (receivers: hang, 500, ${o.orgs - 2} x 200), ${o.connections} connections, ${o.deposits_per_s} deposits/s, ${o.duration_s} s`);
+  console.log(
+    `soak: ${o.orgs} org slots (receivers in their own processes: hang, 500, ${o.orgs - 2} x 200), ${o.connections} connections, ${o.deposits_per_s} deposits/s, ` +
+      `${o.duration_s} s, ${o.org_lifetime_s > 0 ? `each org replaced and deleted every ${o.org_lifetime_s} s` : 'no churn'}${o.profile_json ? `, profile ${o.profile_json}` : ''}`,
+  );
   const statuses: Record<string, number> = {};
   let finished: (r: autocannon.Result) => void = () => undefined;
   const done = new Promise<autocannon.Result>((ok) => (finished = ok));
@@ -219,11 +251,12 @@ async function main(): Promise<void> {
   });
   const progress = setInterval(() => {
     const s = samples.at(-1);
-    if (s) console.log(`  t=${round(s.t_s - measured_from_s, 0)} s  rss ${round(s.rss_mb)} MB  eld p99 ${round(s.eld_p99_ms)} ms  lag ${round(s.lag_ms, 0)} ms  webhooks in flight ${s.webhook_in_flight}, queued ${s.webhook_queued}`);
+    if (s) console.log(`  t=${round(s.t_s - measured_from_s, 0)} s  rss ${round(s.rss_mb)} MB  heap ${round(s.heap_mb)} MB  eld p99 ${round(s.eld_p99_ms)} ms  lag ${round(s.lag_ms, 0)} ms  webhooks in flight ${s.webhook_in_flight}, queued ${s.webhook_queued}`);
   }, 30_000);
   const result = await done;
   clearInterval(progress);
   clearInterval(depositTimer);
+  await stopChurn();
   const during = samples.filter((s) => s.t_s >= measured_from_s);
   const last5 = during.filter((s) => s.t_s >= (during.at(-1)?.t_s ?? 0) - 300);
   const fivexx = Object.entries(statuses).filter(([k]) => Number(k) >= 500).reduce((a, [, v]) => a + v, 0);
@@ -247,10 +280,17 @@ async function main(): Promise<void> {
     webhook_queued_max: max(during.map((s) => s.webhook_queued)),
     idempotency_records_end: during.at(-1)?.idempotency_records ?? 0,
     events_end: during.at(-1)?.events ?? 0,
-    received: Object.fromEntries(orgs.map((g, i) => [`org${i}:${g.receiver.answer}`, g.receiver.received])),
+    orgs_churned: churned.churned,
+    churn_errors: churned.errors,
+    delete_org_ms: { median: round(median(churned.delete_ms)), max: round(max(churned.delete_ms)) },
+    transitions_end: during.at(-1)?.transitions ?? 0,
+    heap_mb: { start: round(during[0]?.heap_mb ?? 0), end: round(during.at(-1)?.heap_mb ?? 0), max: round(max(during.map((s) => s.heap_mb))) },
+    held_mid: during[Math.floor(during.length / 2)]?.held,
+    held_end: during.at(-1)?.held,
+    received: Object.fromEntries(await Promise.all(receivers.map(async (r, i) => [`slot${i}:${r.answer}`, await r.received()] as const))),
   };
   console.log(JSON.stringify(report, null, 2));
-  for (const g of orgs) g.receiver.close();
+  await Promise.all(receivers.map((r) => r.close()));
   await server.stop();
 }
 

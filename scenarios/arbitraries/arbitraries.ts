@@ -30,7 +30,7 @@ export function journeyStep(): fc.Arbitrary<JourneyStep> {
   );
 }
 
-const codes = (target: keyof typeof FAIL_CODES) => fc.constantFrom(...FAIL_CODES[target]!).map((fail) => ({ fail }));
+const codes = <C extends string>(list: readonly C[]) => fc.constantFrom(...list).map((fail) => ({ fail }));
 const reorg = fc.constantFrom('out' as const, 'in' as const).map((leg) => ({ reorg: leg }));
 const delay = fc.constantFrom(60_000, 600_000).map((delay_ms) => ({ delay_ms }));
 
@@ -38,10 +38,10 @@ export function faultStep(): fc.Arbitrary<FaultStep> {
   const base = { kind: fc.constant('fault' as const), at, account: idx };
   return fc.oneof(
     // Reorgs weigh as much as every failure code together: orphan then reconfirm is the subtle path.
-    fc.record({ ...base, target: fc.constant('trade' as const), effect: fc.oneof({ weight: 2, arbitrary: codes('trade') }, { weight: 2, arbitrary: reorg }, { weight: 1, arbitrary: delay }) }),
-    fc.record({ ...base, target: fc.constant('zap' as const), effect: fc.oneof({ weight: 2, arbitrary: codes('zap') }, { weight: 2, arbitrary: reorg }, { weight: 1, arbitrary: delay }) }),
-    fc.record({ ...base, target: fc.constant('cancel' as const), effect: fc.oneof(codes('cancel'), delay) }),
-    fc.record({ ...base, target: fc.constant('deposit' as const), effect: fc.oneof(codes('deposit'), fc.constantFrom('sanctions_match', 'high_risk_score').map((flag) => ({ flag })), delay) }),
+    fc.record({ ...base, target: fc.constant('trade' as const), effect: fc.oneof({ weight: 2, arbitrary: codes(FAIL_CODES.trade) }, { weight: 2, arbitrary: reorg }, { weight: 1, arbitrary: delay }) }),
+    fc.record({ ...base, target: fc.constant('zap' as const), effect: fc.oneof({ weight: 2, arbitrary: codes(FAIL_CODES.zap) }, { weight: 2, arbitrary: reorg }, { weight: 1, arbitrary: delay }) }),
+    fc.record({ ...base, target: fc.constant('cancel' as const), effect: fc.oneof(codes(FAIL_CODES.cancel), delay) }),
+    fc.record({ ...base, target: fc.constant('deposit' as const), effect: fc.oneof(codes(FAIL_CODES.deposit), fc.constantFrom('sanctions_match' as const, 'high_risk_score' as const).map((flag) => ({ flag })), delay) }),
   );
 }
 

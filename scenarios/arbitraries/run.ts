@@ -2,7 +2,8 @@
 // background chaos rules, each step in order, then quiescence: every rule this run added is removed and the
 // clock settled, so every operation ends and every pending delivery goes out (or gives up, past 72 h).
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Reply, Sim } from '../../lib/sim.ts';
+import type { FaultRuleInput, Reply, Sim } from '../../lib/sim.ts';
+import { errorCode } from '../dsl/http.ts';
 import { deriveWallet, type WalletChain } from '../../fake-provider/resources/accounts/wallets.ts';
 import { assetByKey } from '../../fake-provider/resources/assets/catalog.ts';
 import { assetAt, describeBackground, describeSetup, describeStep, SCENARIO_ASSETS, type AccountSetup, type BackgroundChaos, type ChaosStep, type FaultStep, type JourneyStep, type Step } from './steps.ts';
@@ -116,7 +117,7 @@ async function outputFor(sim: Sim, a: Account, from: string, pick: number): Prom
   return [to, await destinationFor(sim, a, to)];
 }
 
-const refused = (r: Reply): string => `skipped: ${r.status} ${r.body?.error?.code ?? ''}`.trim();
+const refused = (r: Reply<unknown>): string => `skipped: ${r.status} ${errorCode(r.body) ?? ''}`.trim();
 
 /** What a trade or credit-funded zap spends: an open credit (by index), a share of it, and an output. */
 async function pickSpend(sim: Sim, a: Account, s: { credit: number; destination: number; fraction_bps: number }) {
@@ -176,6 +177,7 @@ export async function zapFromDeposit(sim: Sim, a: Account, s: Extract<JourneySte
   if (res.status !== 200) return refused(res);
   const z = res.body.zap;
   run.zaps.push(z.zap_id);
+  if (!z.deposit_address) return `zap ${z.zap_id} answered no deposit address`;
   await sim.deposit({ deposit_address_id: z.deposit_address.deposit_address_id, atoms: atoms.toString() });
   return `zap ${z.zap_id}, deposit sent`;
 }
@@ -190,7 +192,7 @@ export async function cancel(sim: Sim, a: Account, s: Extract<JourneyStep, { kin
   return `cancel ${res.body.cancel.cancel_id}`;
 }
 
-export const WEBHOOK_EFFECT: Record<string, Record<string, unknown>> = {
+export const WEBHOOK_EFFECT: Record<string, Extract<FaultRuleInput, { target: 'webhook' }>['effect']> = {
   duplicate: { webhook: 'duplicate' },
   reorder: { webhook: 'reorder' },
   drop: { webhook: 'drop' },
@@ -251,7 +253,8 @@ async function runStep(sim: Sim, accounts: Account[], s: Step, step: number, run
       await sim.advance(s.ms);
       return 'advanced';
     case 'fault': {
-      const rule = await sim.faults.add({ target: s.target, effect: s.effect, match, times: 1 });
+      const { kind: _kind, at: _at, account: _account, ...generated } = s;
+      const rule = await sim.faults.add({ ...generated, match, times: 1 });
       ctx.rule_ids.push(rule.fault_id);
       return `fault ${rule.fault_id}`;
     }

@@ -1,6 +1,7 @@
 // The steps a generated scenario is made of, as plain data (so fast-check can shrink them and a report can
 // print them), the assets they use, and one readable line per step. Targets are picked by index at run time
 // (`idx % n`), so a shrunk scenario stays runnable.
+import type { FaultRuleInput } from '../../fake-provider/control/faults.ts';
 
 /** Fast-finality assets on two chains with USD prices: every trade and cancel settles within seconds. */
 export const SCENARIO_ASSETS = [
@@ -27,14 +28,15 @@ export type JourneyStep =
   | { kind: 'advance'; ms: number };
 
 /** A provider-side fault, times 1, matched to one account: the next matching operation suffers it. */
-export interface FaultStep {
+export type FaultStep = {
   kind: 'fault';
   /** Journey position it is inserted before (`at % (steps + 1)`). */
   at: number;
   account: number;
-  target: 'trade' | 'zap' | 'cancel' | 'deposit';
-  effect: { fail: string } | { reorg: 'out' | 'in' } | { delay_ms: number } | { flag: string };
-}
+} & TargetEffect<Extract<FaultRuleInput, { target: 'trade' | 'zap' | 'cancel' | 'deposit' }>>;
+
+/** Target and effect of each member of a rule union (per member: the effect stays the target's own). */
+type TargetEffect<R> = R extends { target: infer T; effect: infer E } ? { target: T; effect: E } : never;
 
 export type WebhookEffect = 'duplicate' | 'reorder' | 'drop' | 'bad_signature' | 'delay_60s' | 'delay_10min';
 

@@ -1,10 +1,14 @@
 // The scenario DSL `t`: verbs over HTTP only (/v1 with the scenario org's key, /_sim for the control
 // plane), each recording a readable step line, and expectations that record a result and, on failure,
 // stop the scenario (`ExpectationFailed`): later steps would only report the consequences of the first.
+// Replies are typed from the route declarations' schemas (lib/api-types.ts, lib/types.ts).
 import { isDeepStrictEqual } from 'node:util';
+import type { ControlBody, HttpMethod, V1Body } from '../../lib/api-types.ts';
+import type { Cancel, Credit, Event, EventOf, EventType, Quote, Rfq, SimDeposit, Trade, Zap } from '../../lib/types.ts';
+import type { FaultRuleInput } from '../../fake-provider/control/faults.ts';
 import type { ExpectationResult, TimelineEntry } from '../../reports/types.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
-import { apiClient, type ApiClient, type CallOptions, type ControlClient, type Reply } from './http.ts';
+import { apiClient, errorCode, type ApiClient, type CallOptions, type ControlClient, type Reply } from './http.ts';
 import { parseDuration } from './duration.ts';
 import { addressFor } from './assets.ts';
 import type { Target } from './target.ts';
@@ -21,6 +25,14 @@ export class ExpectationFailed extends Error {
 export class StepFailed extends Error {}
 
 export type Pollable = 'rfq' | 'trade' | 'zap' | 'cancel';
+/** What `t.get(kind, id)` reads. */
+export interface Entities {
+  rfq: Rfq;
+  trade: Trade;
+  zap: Zap;
+  cancel: Cancel;
+  quote: Quote;
+}
 const PATH_OF: Record<Pollable | 'quote', string> = { rfq: '/rfqs', trade: '/trades', zap: '/zaps', cancel: '/cancels', quote: '/quotes' };
 const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
 /**
@@ -37,7 +49,7 @@ export interface DepositResult {
   /** pending, verified, flagged or dropped, as the control plane reports it. */
   status: string;
   credit_id: string | null;
-  deposit: any;
+  deposit: SimDeposit;
 }
 
 export interface QuoteRequest {
@@ -54,12 +66,12 @@ export interface QuoteRequest {
   wait_ms?: number;
 }
 
-export interface EventEnvelope {
-  event_id: string;
-  type: string;
-  created_at_ms: number;
-  account_id: string;
-  data: Record<string, any>;
+/** An event as the feed serves it, discriminated by `type` (lib/types.ts `Event`). */
+export type EventEnvelope = Event;
+
+/** The events of one type, typed as that type (`ofType(events, 'trade.settled')[0].data.credit_id`). */
+export function ofType<T extends EventType>(events: readonly Event[], type: T): Array<EventOf<T>> {
+  return events.filter((e): e is EventOf<T> => e.type === type);
 }
 
 const short = (v: unknown): string => {
@@ -119,7 +131,7 @@ export class ScenarioDsl {
   }
 
   /** Records an id under its kind (printed by a trigger as the ids to look for). */
-  remember(kind: string, id: string | null | undefined): void {
+  remember(kind: string, id: unknown): void {
     if (typeof id !== 'string' || id.length === 0) return;
     let set = this.ids.get(kind);
     if (!set) this.ids.set(kind, (set = new Set()));
@@ -150,7 +162,7 @@ export class ScenarioDsl {
     this.entries.push({ sim_ms: this.now_ms, entity_type: entity?.type ?? 'scenario', entity_id: entity?.id ?? this.name, kind: 'step', detail: text });
   }
 
-  private must(r: Reply, what: string, ...ok: number[]): any {
+  private must<T>(r: Reply<T>, what: string, ...ok: number[]): T {
     const expected = ok.length > 0 ? ok : [200];
     if (!expected.includes(r.status)) throw new StepFailed(`${what}: expected ${expected.join('/')}, got ${r.status} ${r.network_error ?? short(r.body)}`);
     return r.body;
@@ -159,33 +171,36 @@ export class ScenarioDsl {
   // ---- raw calls ----
 
   /** Any /v1 call; recorded as `METHOD path → status [code]`. */
-  async call(method: string, path: string, o: CallOptions = {}): Promise<Reply> {
+  async call<M extends HttpMethod, P extends string>(method: M, path: P, o: CallOptions = {}): Promise<Reply<V1Body<M, P>>> {
     const reply = await this.api.call(method, path, o);
     if (this.realtime) await this.clockNow();
     const r = this.track(reply);
-    const code = r.body?.error?.code ? ` ${r.body.error.code}` : r.network_error ? ` (${r.network_error})` : '';
+    const error = errorCode(r.body);
+    const code = error ? ` ${error}` : r.network_error ? ` (${r.network_error})` : '';
     this.note(`${method.toUpperCase()} /v1${path} → ${r.status}${code}`);
     return r;
   }
 
   /** Remembers `poll_after_ms` of rfq/trade/zap/cancel replies (a claim's names its cancel), so polls wait as told. */
-  private track(r: Reply): Reply {
+  private track<R extends Reply<unknown>>(r: R): R {
+    // Any reply: only objects with an id and poll_after_ms matter here.
+    const body = (typeof r.body === 'object' && r.body !== null ? r.body : {}) as Record<string, Record<string, unknown> | undefined>;
     for (const kind of ['rfq', 'trade', 'zap', 'cancel', 'recovery'] as const) {
-      const x = r.body?.[kind];
+      const x = body[kind];
       const id = kind === 'recovery' ? x?.cancel_id : x?.[`${kind}_id`];
       if (typeof id !== 'string') continue;
       if (kind === 'rfq') this.unnamed_ids.add(id);
       this.remember(kind === 'recovery' ? 'cancel' : kind, id);
-      if (kind === 'recovery') this.remember('recovery', x.recovery_id);
-      if (kind === 'zap') this.remember('recovery', x.recovery?.recovery_id);
-      if (typeof x.poll_after_ms === 'number') this.nextPoll.set(id, this.now_ms + x.poll_after_ms);
+      if (kind === 'recovery') this.remember('recovery', x?.recovery_id);
+      if (kind === 'zap') this.remember('recovery', (x?.recovery as { recovery_id?: unknown } | null | undefined)?.recovery_id);
+      if (typeof x?.poll_after_ms === 'number') this.nextPoll.set(id, this.now_ms + x.poll_after_ms);
       else this.nextPoll.delete(id);
     }
     return r;
   }
 
   /** Any /_sim call, not recorded as a step (mostly plumbing reads); `t.note` what matters. */
-  async sim(method: string, path: string, body?: unknown): Promise<Reply> {
+  async sim<M extends HttpMethod, P extends string>(method: M, path: P, body?: unknown): Promise<Reply<ControlBody<M, P>>> {
     return this.control.call(method, path, body);
   }
 
@@ -307,17 +322,17 @@ export class ScenarioDsl {
     if (opts.source_address) body.source_address = opts.source_address;
     const landed = this.must(await this.control.call('POST', '/deposits', body), 'land deposit').deposit;
     this.note(`deposit ${atoms} ${opts.land_asset_key ?? asset_key} lands on ${deposit_address_id}${opts.source_address ? ` from ${opts.source_address}` : ''}`, { type: 'deposit', id: landed.deposit_id });
-    const result = (d: any): DepositResult => ({ deposit_address_id, deposit_id: d.deposit_id, tx_hash: d.tx_hash, status: d.status, credit_id: d.credit_id ?? null, deposit: d });
+    const result = (d: SimDeposit): DepositResult => ({ deposit_address_id, deposit_id: d.deposit_id, tx_hash: d.tx_hash, status: d.status, credit_id: d.credit_id ?? null, deposit: d });
     if (opts.wait === false) return result(landed);
     return result(await this.waitDeposit(deposit_address_id, landed.deposit_id));
   }
 
   /** Advances (1 s, doubling) until the deposit leaves `pending`; its final control-plane record. */
-  async waitDeposit(deposit_address_id: string, deposit_id: string): Promise<any> {
+  async waitDeposit(deposit_address_id: string, deposit_id: string): Promise<SimDeposit> {
     let step_ms = 1_000;
     for (let i = 0; i < 40; i++) {
       const list = this.must(await this.control.call('GET', `/deposits?deposit_address_id=${deposit_address_id}`), 'read deposits').deposits;
-      const d = list.find((x: any) => x.deposit_id === deposit_id);
+      const d = list.find((x) => x.deposit_id === deposit_id);
       if (d && d.status !== 'pending') {
         this.note(`deposit ${deposit_id} ${d.status}${d.flag_reason ? ` (${d.flag_reason})` : ''}${d.credit_id ? `: credit ${d.credit_id}` : ''}`, { type: 'deposit', id: deposit_id });
         this.remember('credit', d.credit_id);
@@ -340,7 +355,7 @@ export class ScenarioDsl {
   // ---- RFQs, quotes, trades ----
 
   /** POST /rfqs (firm, exact_in, ttl 30 s unless told); the raw reply. */
-  rfq(q: QuoteRequest, o: { idem?: string | null } = {}): Promise<Reply> {
+  rfq(q: QuoteRequest, o: { idem?: string | null } = {}): Promise<Reply<V1Body<'POST', '/rfqs'>>> {
     const side = q.side ?? 'exact_in';
     const body: Record<string, unknown> = { from_asset_key: q.from, to_asset_key: q.to, side, mode: q.mode ?? 'firm', ttl_ms: q.ttl_ms ?? 30_000 };
     for (const k of ['account_id', 'credit_id', 'destination_id', 'amount_in_atoms', 'amount_out_atoms', 'wait_ms'] as const) if (q[k] !== undefined) body[k] = q[k];
@@ -348,8 +363,9 @@ export class ScenarioDsl {
   }
 
   /** GET of an rfq/trade/zap/cancel/quote; the object, or a StepFailed. */
-  async get(kind: Pollable | 'quote', id: string): Promise<any> {
-    const reply = await this.api.call('GET', `${PATH_OF[kind]}/${id}`);
+  async get<K extends keyof Entities>(kind: K, id: string): Promise<Entities[K]> {
+    // The path is built from the kind, so the declared route is named here: GET /{kind}s/{id} answers { [kind]: … }.
+    const reply = (await this.api.call('GET', `${PATH_OF[kind]}/${id}`)) as Reply<Record<K, Entities[K]>>;
     if (this.realtime) await this.clockNow();
     return this.must(this.track(reply), `GET ${kind} ${id}`)[kind];
   }
@@ -358,14 +374,15 @@ export class ScenarioDsl {
    * Polls an rfq (until ready) or a trade/zap/cancel (until terminal, or `until`), advancing the clock by
    * each answer's `poll_after_ms` between reads, as a well-behaved client does.
    */
-  async poll(kind: Pollable, id: string, until?: (x: any) => boolean): Promise<any> {
-    const done = until ?? ((x: any) => (kind === 'rfq' ? x.status === 'ready' : TERMINAL.has(x.status)));
+  async poll<K extends Pollable>(kind: K, id: string, until?: (x: Entities[K]) => boolean): Promise<Entities[K]> {
+    const done = until ?? ((x: Entities[K]) => (kind === 'rfq' ? x.status === 'ready' : TERMINAL.has(x.status)));
     for (let i = 0; i < 200; i++) {
       const due_ms = this.nextPoll.get(id);
       if (due_ms !== undefined) await this.clockTo(due_ms);
       const x = await this.get(kind, id);
       if (done(x)) {
-        this.note(`${kind} ${id} is ${x.status}${x.failure_code ? ` (${x.failure_code})` : ''}`, { type: kind, id });
+        const failure_code = failureOf(x);
+        this.note(`${kind} ${id} is ${x.status}${failure_code ? ` (${failure_code})` : ''}`, { type: kind, id });
         return x;
       }
       if (x.poll_after_ms === undefined) this.nextPoll.set(id, this.now_ms + 1_000);
@@ -374,24 +391,25 @@ export class ScenarioDsl {
   }
 
   /** A quote polled to ready: firm by default (needs credit_id and destination_id). */
-  async quote(q: QuoteRequest): Promise<{ rfq_id: string; quote_id: string; quote: any; first_status: number }> {
+  async quote(q: QuoteRequest): Promise<{ rfq_id: string; quote_id: string; quote: Quote; first_status: number }> {
     const r = await this.rfq(q);
     const rfq = this.must(r, 'rfq', 200, 202).rfq;
     const ready = rfq.status === 'ready' ? rfq : await this.poll('rfq', rfq.rfq_id);
+    if (ready.best_quote_id === undefined) throw new StepFailed(`rfq ${rfq.rfq_id} is ready without a best_quote_id`);
     const quote = await this.get('quote', ready.best_quote_id);
     this.note(`quote ${quote.quote_id}: ${quote.amount_in_atoms} ${quote.from_asset_key} → ${quote.expected_out_atoms} ${quote.to_asset_key} (${quote.mode}, ${quote.side})`, { type: 'quote', id: quote.quote_id });
     return { rfq_id: rfq.rfq_id, quote_id: quote.quote_id, quote, first_status: r.status };
   }
 
   /** POST /quotes/{id}/accept (slippage 100 bps unless told); the raw reply. */
-  accept(quote_id: string, o: { slippage_bps?: string; client_order_id?: string; idem?: string | null } = {}): Promise<Reply> {
+  accept(quote_id: string, o: { slippage_bps?: string; client_order_id?: string; idem?: string | null } = {}): Promise<Reply<V1Body<'POST', '/quotes/:quote_id/accept'>>> {
     const body: Record<string, unknown> = { slippage_bps: o.slippage_bps ?? '100' };
     if (o.client_order_id) body.client_order_id = o.client_order_id;
     return this.call('POST', `/quotes/${quote_id}/accept`, { body, idem: o.idem });
   }
 
   /** Firm quote + accept: the executing trade. */
-  async trade(q: QuoteRequest): Promise<{ trade_id: string; quote: any }> {
+  async trade(q: QuoteRequest): Promise<{ trade_id: string; quote: Quote }> {
     const { quote_id, quote } = await this.quote(q);
     const trade = this.must(await this.accept(quote_id), 'accept').trade;
     return { trade_id: trade.trade_id, quote };
@@ -400,29 +418,29 @@ export class ScenarioDsl {
   // ---- zaps, cancels ----
 
   /** POST /zaps; `min_amount_out_atoms` defaults to '0' (no floor). The raw reply. */
-  zap(body: Record<string, unknown>, o: { idem?: string | null } = {}): Promise<Reply> {
+  zap(body: Record<string, unknown>, o: { idem?: string | null } = {}): Promise<Reply<V1Body<'POST', '/zaps'>>> {
     return this.call('POST', '/zaps', { body: { min_amount_out_atoms: '0', ...body }, idem: o.idem });
   }
 
-  cancel(body: { account_id: string; credit_id: string; destination_id: string; client_cancel_id?: string }, o: { idem?: string | null } = {}): Promise<Reply> {
+  cancel(body: { account_id: string; credit_id: string; destination_id: string; client_cancel_id?: string }, o: { idem?: string | null } = {}): Promise<Reply<V1Body<'POST', '/cancels'>>> {
     return this.call('POST', '/cancels', { body, idem: o.idem });
   }
 
   // ---- recoveries and exports ----
 
   readonly recovery = {
-    activate: (recovery_id: string, account_id: string, credit_id: string): Promise<Reply> =>
+    activate: (recovery_id: string, account_id: string, credit_id: string): Promise<Reply<V1Body<'POST', '/recoveries/:recovery_id/activate'>>> =>
       this.call('POST', `/recoveries/${recovery_id}/activate`, { body: { account_id, credit_id } }),
-    claim: (b: { account_id: string; credit_id: string; otp_code: string; address: string }): Promise<Reply> =>
+    claim: (b: { account_id: string; credit_id: string; otp_code: string; address: string }): Promise<Reply<V1Body<'POST', '/public/recover-funds'>>> =>
       this.call('POST', '/public/recover-funds', { key: null, idem: null, body: { account_id: b.account_id, credit_id: b.credit_id, otp_code: b.otp_code, destination: { address: b.address } } }),
   };
 
   readonly export = {
-    keys: (account_id: string, target_public_key: string): Promise<Reply> => this.call('POST', `/accounts/${account_id}/export-keys`, { body: { target_public_key } }),
-    initiate: (account_id: string): Promise<Reply> => this.call('POST', '/public/initiate-export', { key: null, idem: null, body: { account_id } }),
-    complete: (account_id: string, otp_code: string, target_public_key: string): Promise<Reply> =>
+    keys: (account_id: string, target_public_key: string): Promise<Reply<V1Body<'POST', '/accounts/:account_id/export-keys'>>> => this.call('POST', `/accounts/${account_id}/export-keys`, { body: { target_public_key } }),
+    initiate: (account_id: string): Promise<Reply<V1Body<'POST', '/public/initiate-export'>>> => this.call('POST', '/public/initiate-export', { key: null, idem: null, body: { account_id } }),
+    complete: (account_id: string, otp_code: string, target_public_key: string): Promise<Reply<V1Body<'POST', '/public/complete-export'>>> =>
       this.call('POST', '/public/complete-export', { key: null, idem: null, body: { account_id, otp_code, target_public_key } }),
-    status: (account_id: string, otp_code: string): Promise<Reply> =>
+    status: (account_id: string, otp_code: string): Promise<Reply<V1Body<'GET', '/public/export-status'>>> =>
       this.call('GET', `/public/export-status?account_id=${encodeURIComponent(account_id)}&otp_code=${encodeURIComponent(otp_code)}`, { key: null }),
   };
 
@@ -430,7 +448,7 @@ export class ScenarioDsl {
   async otp(account_id: string): Promise<string> {
     const emails = this.must(await this.control.call('GET', `/emails?account_id=${account_id}`), 'inbox').emails;
     if (emails.length === 0) throw new StepFailed(`no email for ${account_id}`);
-    return emails.at(-1).otp_code;
+    return emails[emails.length - 1].otp_code;
   }
 
   // ---- webhooks, faults, reads ----
@@ -440,6 +458,7 @@ export class ScenarioDsl {
     const rx = receiver ?? (await startReceiver());
     if (!receiver) this.receivers.push(rx);
     const w = this.must(await this.api.call('POST', '/webhooks', { body: { url: rx.url } }), 'create webhook').webhook;
+    if (w.secret === undefined) throw new StepFailed(`POST /webhooks answered no secret for ${w.webhook_id}`);
     rx.secret = w.secret;
     this.note(`webhook ${w.webhook_id} → ${rx.url}`, { type: 'webhook', id: w.webhook_id });
     return { webhook_id: w.webhook_id, secret: w.secret, receiver: rx };
@@ -454,22 +473,22 @@ export class ScenarioDsl {
   async orgWebhook(): Promise<{ webhook_id: string; receiver?: Receiver }> {
     if (!this.in_caller_org) return this.webhook();
     const list = this.must(await this.api.call('GET', '/webhooks?limit=100'), 'list webhooks').webhooks;
-    const active = list.find((w: any) => w.active);
+    const active = list.find((w) => w.active);
     if (!active) throw new StepFailed('this edge case needs your organization\'s webhook, and none is active: register one (POST /v1/webhooks), or run `swapsim listen --forward-to URL` beside it');
     this.note(`webhook ${active.webhook_id} (yours) → ${active.url}`, { type: 'webhook', id: active.webhook_id });
     return { webhook_id: active.webhook_id };
   }
 
   /** The organization's settings as the control plane has them (partner screening, rate limits, …). */
-  async orgSettings(): Promise<any> {
+  async orgSettings(): Promise<ControlBody<'GET', '/organizations'>['organizations'][number]> {
     const orgs = this.must(await this.control.call('GET', '/organizations'), 'read organizations').organizations;
-    const org = orgs.find((o: any) => o.organization_id === this.organization_id);
+    const org = orgs.find((o) => o.organization_id === this.organization_id);
     if (!org) throw new StepFailed(`organization ${this.organization_id} is not on this server`);
     return org;
   }
 
   /** Adds a fault rule (removed again when the scenario ends); returns its id. */
-  async fault(rule: { target: string; effect: Record<string, unknown>; match?: Record<string, unknown>; probability?: number; times?: number }): Promise<string> {
+  async fault(rule: FaultRuleInput): Promise<string> {
     const f = this.must(await this.control.call('POST', '/faults', rule), 'add fault').fault;
     this.faults.push(f.fault_id);
     this.note(`fault ${f.fault_id}: ${rule.target} ${JSON.stringify(rule.effect)}${rule.match ? ` where ${JSON.stringify(rule.match)}` : ''}${rule.times ? ` ×${rule.times}` : ''}`);
@@ -496,7 +515,7 @@ export class ScenarioDsl {
       if (filter.account_id) q.set('account_id', filter.account_id);
       if (filter.types) q.set('types', filter.types);
       if (cursor) q.set('cursor', cursor);
-      const page: any = this.must(await this.api.call('GET', `/events?${q}`), 'read events');
+      const page = this.must(await this.api.call('GET', `/events?${q.toString()}`), 'read events');
       out.push(...page.events);
       cursor = page.has_more ? page.next_cursor : null;
     } while (cursor);
@@ -505,15 +524,15 @@ export class ScenarioDsl {
 
   async balances(account_id: string): Promise<Record<string, { available_atoms: string; pending_atoms: string }>> {
     const b = this.must(await this.api.call('GET', `/accounts/${account_id}/balances?limit=100`), 'balances').balances;
-    return Object.fromEntries(b.map((x: any) => [x.asset_key, { available_atoms: x.available_atoms, pending_atoms: x.pending_atoms }]));
+    return Object.fromEntries(b.map((x) => [x.asset_key, { available_atoms: x.available_atoms, pending_atoms: x.pending_atoms }]));
   }
 
-  async credits(account_id: string, status: 'open' | 'consumed' = 'open'): Promise<any[]> {
+  async credits(account_id: string, status: 'open' | 'consumed' = 'open'): Promise<Credit[]> {
     return this.must(await this.api.call('GET', `/accounts/${account_id}/credits?status=${status}&limit=100`), 'credits').credits;
   }
 
   /** The credit with this id, open or consumed, or undefined. */
-  async credit(account_id: string, credit_id: string): Promise<any> {
+  async credit(account_id: string, credit_id: string): Promise<Credit | undefined> {
     for (const status of ['open', 'consumed'] as const) {
       const c = (await this.credits(account_id, status)).find((x) => x.credit_id === credit_id);
       if (c) return c;
@@ -543,22 +562,23 @@ export class ScenarioDsl {
   }
 
   /** GETs the entity and compares its status (and failure_code when given); returns the entity. */
-  async expectStatus(kind: Pollable, id: string, status: string, failure_code?: string): Promise<any> {
+  async expectStatus<K extends Pollable>(kind: K, id: string, status: string, failure_code?: string): Promise<Entities[K]> {
     const x = await this.get(kind, id);
-    const ok = x.status === status && (failure_code === undefined || x.failure_code === failure_code);
-    this.record(`${kind} ${id} is ${status}${failure_code ? ` (${failure_code})` : ''}`, ok, ok ? '' : `got ${x.status}${x.failure_code ? ` (${x.failure_code})` : ''}`);
+    const got = failureOf(x);
+    const ok = x.status === status && (failure_code === undefined || got === failure_code);
+    this.record(`${kind} ${id} is ${status}${failure_code ? ` (${failure_code})` : ''}`, ok, ok ? '' : `got ${x.status}${got ? ` (${got})` : ''}`);
     return x;
   }
 
   /** The reply is an error envelope with this code (and HTTP status, when given). */
-  expectError(reply: Reply, code: string, status?: number): void {
-    const got = reply.body?.error?.code;
+  expectError(reply: Reply<unknown>, code: string, status?: number): void {
+    const got = errorCode(reply.body);
     const ok = got === code && (status === undefined || reply.status === status);
     this.record(`error ${code}${status ? ` (${status})` : ''}`, ok, ok ? '' : `got ${reply.status} ${got ?? short(reply.body)}`);
   }
 
   /** The reply has this HTTP status. */
-  expectHttp(label: string, reply: Reply, status: number): void {
+  expectHttp(label: string, reply: Reply<unknown>, status: number): void {
     const ok = reply.status === status;
     this.record(label, ok, ok ? '' : `expected HTTP ${status}, got ${reply.status} ${reply.network_error ?? short(reply.body)}`);
   }
@@ -568,10 +588,10 @@ export class ScenarioDsl {
    * `types` in this order (other types may come between; `exact`: nothing else of those families).
    * `absent` types must not appear at all.
    */
-  async expectEvents(account_id: string, entity_id: string, types: string[], opts: { exact?: boolean; absent?: string[] } = {}): Promise<EventEnvelope[]> {
+  async expectEvents(account_id: string, entity_id: string, types: readonly EventType[], opts: { exact?: boolean; absent?: readonly EventType[] } = {}): Promise<EventEnvelope[]> {
     const all = (await this.events({ account_id })).filter((e) => entity_id === account_id || Object.values(e.data).includes(entity_id));
     const families = new Set(types.map((t) => t.split('.')[0]));
-    const seen = all.map((e) => e.type).filter((t) => !opts.exact || families.has(t.split('.')[0]));
+    const seen: string[] = all.map((e) => e.type).filter((t) => !opts.exact || families.has(t.split('.')[0]));
     let i = 0;
     for (const t of seen) if (i < types.length && t === types[i]) i++;
     const inOrder = opts.exact ? isDeepStrictEqual(seen, types) : i === types.length;
@@ -597,7 +617,7 @@ export class ScenarioDsl {
     this.record(`balance of ${asset_key} is ${available_atoms}${from}${pending_atoms === undefined ? '' : ` (+${pending_atoms} pending)`}`, ok, ok ? '' : `got ${b.available_atoms} (+${b.pending_atoms} pending)`);
   }
 
-  async expectCredit(account_id: string, credit_id: string, status: 'open' | 'consumed'): Promise<any> {
+  async expectCredit(account_id: string, credit_id: string, status: 'open' | 'consumed'): Promise<Credit | undefined> {
     const c = await this.credit(account_id, credit_id);
     this.record(`credit ${credit_id} is ${status}`, c?.status === status, c?.status === status ? '' : `got ${c?.status ?? 'no such credit'}`);
     return c;
@@ -608,4 +628,9 @@ export class ScenarioDsl {
     const r = this.must(await this.control.call('GET', '/invariants'), 'invariants');
     this.record('invariants hold', r.ok === true, r.ok ? '' : short(r.violations.slice(0, 3)));
   }
+}
+
+/** `failure_code` of an entity that has one (trades, zaps, cancels when failed). */
+function failureOf(x: object): string | undefined {
+  return 'failure_code' in x && typeof x.failure_code === 'string' ? x.failure_code : undefined;
 }

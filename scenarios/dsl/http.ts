@@ -1,13 +1,29 @@
 // The scenario DSL's only way to the fake: plain HTTP (fetch) to /v1 with a bearer key and to /_sim,
-// so a scenario runs the same against an in-process server or a swapsim started elsewhere.
+// so a scenario runs the same against an in-process server or a swapsim started elsewhere. Replies are typed
+// from the route declarations (lib/api-types.ts): the body is the route's success body.
+import type { ControlBody, HttpMethod, V1Body } from '../../lib/api-types.ts';
+import type { ApiError } from '../../lib/types.ts';
 import { WALL } from './wall.ts';
-export interface Reply<T = any> {
+
+/** An HTTP answer. `body` is typed as the route's success body; on an error status it is the error envelope. */
+export interface Reply<T = unknown> {
   /** 0 when the connection failed (e.g. a `lose_response` fault in `reset` mode). */
   status: number;
   body: T;
   headers: Headers;
   /** The network error, when status is 0. */
   network_error?: string;
+}
+
+/** The `error` of an error envelope (spec: Errors), or undefined for any other body. */
+export function errorOf(body: unknown): ApiError | undefined {
+  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as ApiError) : undefined;
+}
+
+/** The `error.code` of an error envelope, or undefined for any other body. */
+export function errorCode(body: unknown): string | undefined {
+  return errorOf(body)?.code;
 }
 
 export interface CallOptions {
@@ -24,7 +40,7 @@ export interface CallOptions {
 /** Resends after a 429 at most this many times (same Idempotency-Key), waiting Retry-After (1 s without one). */
 const MAX_429_RETRIES = 8;
 
-export async function request(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
+export async function request<T = unknown>(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<Reply<T>> {
   const h: Record<string, string> = { ...headers };
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload !== undefined) h['content-type'] ??= 'application/json';
@@ -37,9 +53,9 @@ export async function request(url: string, method: string, body: unknown, header
     } catch {
       /* not JSON: keep the text */
     }
-    return { status: res.status, body: parsed, headers: res.headers };
+    return { status: res.status, body: parsed as T, headers: res.headers };
   } catch (err) {
-    return { status: 0, body: undefined, headers: new Headers(), network_error: err instanceof Error ? `${err.message}${err.cause ? `: ${String(err.cause)}` : ''}` : String(err) };
+    return { status: 0, body: undefined as T, headers: new Headers(), network_error: err instanceof Error ? `${err.message}${err.cause ? `: ${String(err.cause)}` : ''}` : String(err) };
   }
 }
 
@@ -53,7 +69,7 @@ export function apiClient(base_url: string, api_key: string, idem_prefix: string
   return {
     base_url,
     api_key,
-    async call(method: string, path: string, o: CallOptions = {}): Promise<Reply> {
+    async call<M extends HttpMethod, P extends string>(method: M, path: P, o: CallOptions = {}): Promise<Reply<V1Body<M, P>>> {
       const upper = method.toUpperCase();
       const headers: Record<string, string> = { ...o.headers };
       const key = o.key === undefined ? api_key : o.key;
@@ -62,7 +78,7 @@ export function apiClient(base_url: string, api_key: string, idem_prefix: string
       const idem = o.idem === undefined ? (write ? `${idem_prefix}-${++n}` : null) : o.idem;
       if (idem !== null) headers['idempotency-key'] = idem;
       for (let attempt = 0; ; attempt++) {
-        const r = await request(base_url + path, upper, o.body, headers);
+        const r = await request<V1Body<M, P>>(base_url + path, upper, o.body, headers);
         if (r.status !== 429 || o.retry_429 === false || attempt >= MAX_429_RETRIES) return r;
         const after_s = Number(r.headers.get('retry-after'));
         await wait(Number.isFinite(after_s) && after_s > 0 ? after_s * 1_000 + 20 : 1_000);
@@ -75,8 +91,8 @@ export function apiClient(base_url: string, api_key: string, idem_prefix: string
 export function controlClient(control_url: string, token?: string) {
   return {
     control_url,
-    call(method: string, path: string, body?: unknown): Promise<Reply> {
-      return request(control_url + path, method.toUpperCase(), body, token ? { authorization: `Bearer ${token}` } : {});
+    call<M extends HttpMethod, P extends string>(method: M, path: P, body?: unknown): Promise<Reply<ControlBody<M, P>>> {
+      return request<ControlBody<M, P>>(control_url + path, method.toUpperCase(), body, token ? { authorization: `Bearer ${token}` } : {});
     },
   };
 }

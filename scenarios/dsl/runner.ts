@@ -44,13 +44,15 @@ async function serverTimeline(target: Target, since_ms: number, unnamed_ids: Set
   for (const id of unnamed_ids) if (ids.length + id.length < 2_000) ids += `${ids ? ',' : ''}${id}`;
   const scope = target.mode === 'remote' ? `&organization_id=${target.organization_id}${ids ? `&entity_id=${encodeURIComponent(ids)}` : ''}` : '';
   const r = await target.control.call('GET', `/timeline?since_ms=${since_ms}${scope}`);
-  return r.status === 200 ? r.body.timeline : [];
+  // /_sim/timeline declares no response schema: its rows are reports/types.ts's TimelineEntry.
+  return r.status === 200 ? (r.body as { timeline: TimelineEntry[] }).timeline : [];
 }
 
 async function conductOf(target: Target): Promise<ConductFinding[]> {
   const r = await target.control.call('GET', `/conduct?api_key=${encodeURIComponent(target.api_key)}`);
   if (r.status !== 200) return [];
-  return (r.body.conduct.findings ?? []).map((f: any) => ({ api_key: f.api_key_suffix, kind: f.kind, detail: f.message, request_ids: f.request_ids ?? [] }));
+  type Finding = { kind: ConductFinding['kind']; api_key_suffix: string; message: string; request_ids?: string[] };
+  return ((r.body as { conduct: { findings?: Finding[] } }).conduct.findings ?? []).map((f) => ({ api_key: f.api_key_suffix, kind: f.kind, detail: f.message, request_ids: f.request_ids ?? [] }));
 }
 
 export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {

@@ -4,7 +4,8 @@
 import type { ExpectationResult } from '../../reports/types.ts';
 import { ExpectationFailed, ScenarioDsl, type EventEnvelope } from './dsl.ts';
 import { formatOffset } from './duration.ts';
-import { controlClient, request } from './http.ts';
+import { controlClient, errorCode, request } from './http.ts';
+import type { ControlBody, V1Body } from '../../lib/api-types.ts';
 import type { Scenario } from './runner.ts';
 import type { Target } from './target.ts';
 import { WALL, type Wall } from './wall.ts';
@@ -78,13 +79,13 @@ const detailOf = (data: Record<string, any>): string | undefined => {
 
 export function triggerEvent(e: EventEnvelope): TriggerEvent {
   const family = e.type.split('.')[0];
-  const own = e.data[`${family}_id`];
+  const own = (e.data as Record<string, unknown>)[`${family}_id`];
   const detail = detailOf(e.data);
   return { event_id: e.event_id, type: e.type, created_at_ms: e.created_at_ms, account_id: e.account_id, subject_id: typeof own === 'string' ? own : e.account_id, ...(detail ? { detail } : {}) };
 }
 
 /** The caller's organization on a running swapsim: its id and settings (found by the key), the clock's mode. */
-async function callerTarget(s: Scenario, o: TriggerOptions, run_tag: string): Promise<{ target: Target; org: any }> {
+async function callerTarget(s: Scenario, o: TriggerOptions, run_tag: string): Promise<{ target: Target; org: ControlBody<'GET', '/organizations'>['organizations'][number] }> {
   let base: URL;
   try {
     base = new URL(o.base_url);
@@ -95,23 +96,24 @@ async function callerTarget(s: Scenario, o: TriggerOptions, run_tag: string): Pr
   const control = controlClient(control_url, o.control_token);
   const clock = await control.call('GET', '/clock');
   if (clock.status !== 200) {
-    const why = clock.status === 0 ? clock.network_error : `${clock.status} ${clock.body?.error?.code ?? ''}`;
+    const why = clock.status === 0 ? clock.network_error : `${clock.status} ${errorCode(clock.body) ?? ''}`;
     throw new TriggerRefused(`the control plane at ${control_url} did not answer (${why}); a trigger lands deposits and adds fault rules through it (--control-url, --control-token)`);
   }
   const v1 = await request(`${o.base_url.replace(/\/$/, '')}/assets?limit=1`, 'GET', undefined, { authorization: `Bearer ${o.api_key}` });
-  if (v1.status !== 200) throw new TriggerRefused(`GET ${o.base_url}/assets with that API key answered ${v1.status} ${v1.network_error ?? v1.body?.error?.code ?? ''}`);
+  if (v1.status !== 200) throw new TriggerRefused(`GET ${o.base_url}/assets with that API key answered ${v1.status} ${v1.network_error ?? errorCode(v1.body) ?? ''}`);
   const orgs = await control.call('GET', '/organizations');
-  const org = (orgs.body?.organizations ?? []).find((x: any) => (x.api_keys ?? [x.api_key]).includes(o.api_key));
+  const org = (orgs.body?.organizations ?? []).find((x) => (x.api_keys ?? [x.api_key]).includes(o.api_key));
   if (!org) throw new TriggerRefused('no organization of that server holds this API key');
   // Settings the case needs that only the organization's creator can give (the spec: "configured out of band").
   for (const [k, want] of Object.entries(s.org ?? {})) {
-    if (k === 'rate_limits' || want === undefined || org[k] === want) continue;
-    throw new TriggerRefused(`'${s.name}' needs an organization with ${k} ${JSON.stringify(want)}; ${org.organization_id} has ${JSON.stringify(org[k])} (a key of one that has it: POST /_sim/organizations {"${k}": ${JSON.stringify(want)}}${k === 'partner_screening' ? ', or swapsim serve --partner-screening' : ''})`);
+    const have = (org as Record<string, unknown>)[k];
+    if (k === 'rate_limits' || want === undefined || have === want) continue;
+    throw new TriggerRefused(`'${s.name}' needs an organization with ${k} ${JSON.stringify(want)}; ${org.organization_id} has ${JSON.stringify(have)} (a key of one that has it: POST /_sim/organizations {"${k}": ${JSON.stringify(want)}}${k === 'partner_screening' ? ', or swapsim serve --partner-screening' : ''})`);
   }
   // A webhook case drives the app's own webhook: without one there is nothing to try it on.
   if (s.tags.includes('webhook')) {
-    const hooks = await request(`${o.base_url.replace(/\/$/, '')}/webhooks?limit=100`, 'GET', undefined, { authorization: `Bearer ${o.api_key}` });
-    if (!(hooks.body?.webhooks ?? []).some((w: any) => w.active)) {
+    const hooks = await request<V1Body<'GET', '/webhooks'>>(`${o.base_url.replace(/\/$/, '')}/webhooks?limit=100`, 'GET', undefined, { authorization: `Bearer ${o.api_key}` });
+    if (!(hooks.body?.webhooks ?? []).some((w) => w.active)) {
       throw new TriggerRefused(`'${s.name}' drives your organization's webhook, and none is active: register one (POST /v1/webhooks), or run \`swapsim listen --forward-to URL\` beside it`);
     }
   }

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { arbitraries, createSim, type Sim } from 'swapsim';
+import { arbitraries, createSim, type Event, type Sim } from 'swapsim';
 
 // Your webhook consumer goes here. This one checks the signature over the raw body, applies each event
 // once (dedupe by event_id), and can catch up from GET /events after downtime.
@@ -34,11 +34,13 @@ function startConsumer() {
 }
 
 /** Every event of an account in the provider's feed, following next_cursor. */
-async function feed(sim: Sim, account_id: string): Promise<Array<{ event_id: string; account_id: string }>> {
-  const events = [];
+async function feed(sim: Sim, account_id: string): Promise<Event[]> {
+  const events: Event[] = [];
   let cursor: string | null = null;
   do {
-    const page: any = (await sim.api('GET', `/events?account_id=${account_id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`)).body;
+    const query: `?${string}` = `?account_id=${account_id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`;
+    // Typed from the route: { events: Event[], has_more, next_cursor } (Event is a union discriminated by `type`).
+    const page = (await sim.api('GET', `/events${query}`)).body;
     events.push(...page.events);
     cursor = page.next_cursor;
   } while (cursor);

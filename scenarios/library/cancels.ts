@@ -1,7 +1,7 @@
 // Cancels (a whole credit to a registered destination), a broadcast failure retried, a confirmation timeout,
 // and a destination suspended by delta screening while a trade to it is in flight, then reactivated.
 import type { Scenario } from '../dsl/index.ts';
-import { ETH, HALF_ETH, ONE_ETH, USDC } from '../dsl/index.ts';
+import { ETH, HALF_ETH, ONE_ETH, StepFailed, USDC } from '../dsl/index.ts';
 import { funded } from './common.ts';
 
 export const cancelScenarios: Scenario[] = [
@@ -72,13 +72,15 @@ export const cancelScenarios: Scenario[] = [
       await t.expectStatus('trade', trade_id, 'settled');
       const credits = await t.credits(f.account_id);
       const change = credits.find((c) => c.asset_key === ETH);
+      if (!change) throw new StepFailed('no ETH change credit after the settled trade');
       t.expectError(await t.rfq({ account_id: f.account_id, credit_id: change.credit_id, destination_id: f.destination_id, from: ETH, to: USDC, amount_in_atoms: '100000000000000000' }), 'destination_suspended', 403);
       t.expectError(await t.zap({ account_id: f.account_id, from_asset_key: ETH, to_asset_key: USDC, amount_in_atoms: '100000000000000000', destination_id: f.destination_id, credit_id: change.credit_id }), 'destination_suspended', 403);
       const usdc = credits.find((c) => c.asset_key === USDC);
+      if (!usdc) throw new StepFailed('no USDC credit after the settled trade');
       t.expectError(await t.cancel({ account_id: f.account_id, credit_id: usdc.credit_id, destination_id: f.destination_id }), 'destination_suspended', 403);
       const dest = await t.call('GET', `/accounts/${f.account_id}/destinations`);
-      const d = dest.body.destinations.find((x: any) => x.destination_id === f.destination_id);
-      await t.expect('suspension visible on the destination', d.suspended_at_ms !== null && d.suspension_reason === 'delta screening hit', JSON.stringify(d));
+      const d = dest.body.destinations.find((x) => x.destination_id === f.destination_id);
+      await t.expect('suspension visible on the destination', d?.suspended_at_ms != null && d.suspension_reason === 'delta screening hit', JSON.stringify(d));
       t.expectHttp('reactivated', await t.sim('POST', `/destinations/${f.destination_id}/reactivate`), 200);
       const again = await t.trade({ account_id: f.account_id, credit_id: change.credit_id, destination_id: f.destination_id, from: ETH, to: USDC, amount_in_atoms: '100000000000000000' });
       await t.poll('trade', again.trade_id);

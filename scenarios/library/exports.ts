@@ -1,13 +1,13 @@
 // Key export, both ways: integrator-assisted (export-keys) and user-initiated (email OTP), each opened
 // with the recipient's private key (HPKE, as an integrator would) and checked against the wallets.
-import type { Scenario, ScenarioDsl, EventEnvelope } from '../dsl/index.ts';
-import { ETH, HALF_ETH, USDC } from '../dsl/index.ts';
+import type { Scenario, ScenarioDsl } from '../dsl/index.ts';
+import { ETH, HALF_ETH, ofType, USDC } from '../dsl/index.ts';
 import { openWithRecipient, recipientKeys, type RecipientKeys } from './export-recipient.ts';
 import { funded } from './common.ts';
 
 /** Every bundle opens with the recipient key and names the wallet address the event lists for its chain. */
 async function expectBundlesOpen(t: ScenarioDsl, keys: Array<{ chain: string; address: string; export_bundle: string }>, recipient: RecipientKeys, account_id: string): Promise<void> {
-  const wallets = (await t.events({ account_id, types: 'account.wallet_created' })).map((e: EventEnvelope) => `${e.data.chain} ${e.data.address}`).sort();
+  const wallets = ofType(await t.events({ account_id, types: 'account.wallet_created' }), 'account.wallet_created').map((e) => `${e.data.chain} ${e.data.address}`).sort();
   t.expectEqual('one key per wallet', keys.map((k) => `${k.chain} ${k.address}`).sort(), wallets);
   const opened = await Promise.all(keys.map((k) => openWithRecipient(k.export_bundle, recipient).catch(() => null)));
   await t.expect('every bundle opens with the recipient key and names its own wallet', opened.every((p, i) => p !== null && p.chain === keys[i].chain && p.address === keys[i].address && /^[0-9a-f]{64}$/.test(p.private_key_hex)), JSON.stringify(opened.map((p) => p && { chain: p.chain, address: p.address })));
@@ -32,7 +32,7 @@ export const exportScenarios: Scenario[] = [
       const account = (await t.call('GET', `/accounts/${f.account_id}`)).body.account;
       t.expectEqual('exported', account.status, 'exported');
       const events = await t.expectEvents(f.account_id, f.account_id, ['account.export_initiated', 'trade.settled', 'account.key_exported']);
-      const exported = events.find((e) => e.type === 'account.key_exported')!;
+      const [exported] = ofType(events, 'account.key_exported');
       t.expectEqual('export source', exported.data.export_source, 'integrator');
       await expectBundlesOpen(t, exported.data.keys, recipient, f.account_id);
       await t.expectInvariants();
@@ -58,8 +58,8 @@ export const exportScenarios: Scenario[] = [
       await t.settle();
       const status = await t.export.status(account_id, otp);
       t.expectEqual('exported', status.body.status, 'exported');
-      await expectBundlesOpen(t, status.body.keys, recipient, account_id);
-      const [exported] = await t.events({ account_id, types: 'account.key_exported' });
+      await expectBundlesOpen(t, status.body.keys ?? [], recipient, account_id);
+      const [exported] = ofType(await t.events({ account_id, types: 'account.key_exported' }), 'account.key_exported');
       t.expectEqual('export source', exported?.data.export_source, 'user_email');
       t.expectError(await t.export.initiate(account_id), 'account_already_exported', 409);
       await t.expectInvariants();

@@ -1,14 +1,14 @@
 // Every trade and zap failure code injected by a fault rule at the stage where it can happen, and a reorg
 // on each settlement leg of trades and zaps (orphaned, then reconfirmed). One scenario per case.
 import type { Scenario } from '../dsl/index.ts';
-import { ETH, HALF_ETH, HUNDRED_USDC, ONE_ETH, USDC } from '../dsl/index.ts';
+import { ETH, HALF_ETH, HUNDRED_USDC, ofType, ONE_ETH, USDC } from '../dsl/index.ts';
 import { expectUntouched, funded, usdcZap, zapId } from './common.ts';
 
 /** Failure codes a fault rule can put on a credit-funded trade or zap (zap-only codes have their own scenarios). */
 const SWAP_FAILURES = ['execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned', 'deposit_insufficient_confirmations'] as const;
 const kebab = (s: string) => s.replace(/_/g, '-');
 
-function tradeFailure(code: string): Scenario {
+function tradeFailure(code: (typeof SWAP_FAILURES)[number]): Scenario {
   return {
     name: `trade-fails-${kebab(code)}`,
     summary: `A trade failed with ${code} by a fault rule: trade.failed, no settlement, the 1 ETH credit open again`,
@@ -19,7 +19,7 @@ function tradeFailure(code: string): Scenario {
       const { trade_id } = await t.trade({ ...f, from: ETH, to: USDC, amount_in_atoms: HALF_ETH });
       await t.poll('trade', trade_id);
       await t.expectStatus('trade', trade_id, 'failed', code);
-      const seq = code === 'settlement_orphaned' ? ['trade.executing', 'trade.settlement_orphaned', 'trade.failed'] : ['trade.executing', 'trade.failed'];
+      const seq = code === 'settlement_orphaned' ? (['trade.executing', 'trade.settlement_orphaned', 'trade.failed'] as const) : (['trade.executing', 'trade.failed'] as const);
       await t.expectEvents(f.account_id, trade_id, seq, { absent: ['trade.settled'] });
       await expectUntouched(t, f, ETH, ONE_ETH);
       await t.expectBalance(f.account_id, USDC, '0', '0');
@@ -28,7 +28,7 @@ function tradeFailure(code: string): Scenario {
   };
 }
 
-function zapFailure(code: string): Scenario {
+function zapFailure(code: (typeof SWAP_FAILURES)[number]): Scenario {
   return {
     name: `zap-fails-${kebab(code)}`,
     summary: `A credit-funded zap failed with ${code} by a fault rule: zap.failed with a recovery for the still-open credit`,
@@ -40,7 +40,7 @@ function zapFailure(code: string): Scenario {
       const zap = await t.poll('zap', zap_id);
       await t.expectStatus('zap', zap_id, 'failed', code);
       const events = await t.expectEvents(f.account_id, zap_id, ['zap.executing', 'zap.failed'], { absent: ['zap.settled'] });
-      const failed = events.find((e) => e.type === 'zap.failed');
+      const [failed] = ofType(events, 'zap.failed');
       t.expectEqual('zap.failed names the code and the recovery', [failed?.data.failure_code, failed?.data.credit_id], [code, f.credit_id]);
       t.expectEqual('GET zap carries the recovery', zap.recovery?.recovery_id, failed?.data.recovery_id);
       await expectUntouched(t, f, USDC, HUNDRED_USDC);

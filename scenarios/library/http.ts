@@ -1,8 +1,13 @@
 // HTTP conduct: a rate-limit storm against low limits, idempotent replays and conflicts, and a lost
 // response retried with the same Idempotency-Key (exactly one trade).
 import type { Scenario } from '../dsl/index.ts';
-import { ETH, HALF_ETH, USDC } from '../dsl/index.ts';
+import { errorCode, errorOf, ETH, HALF_ETH, ofType, USDC, type ScenarioDsl } from '../dsl/index.ts';
 import { funded } from './common.ts';
+
+/** The scenario key's conduct report (GET /_sim/conduct declares no response schema; design.md gives its shape). */
+async function conductOf(t: ScenarioDsl): Promise<{ findings: Array<{ kind: string }> }> {
+  return ((await t.sim('GET', `/conduct?api_key=${encodeURIComponent(t.api.api_key)}`)).body as { conduct: { findings: Array<{ kind: string }> } }).conduct;
+}
 
 export const httpScenarios: Scenario[] = [
   {
@@ -27,16 +32,17 @@ export const httpScenarios: Scenario[] = [
       await t.expect('some were throttled', limited.length > 0, `${limited.length} × 429`);
       // A token bucket lets `reads` through at once and `reads` a second after; a fixed window up to twice
       // `reads` across a window boundary (rate_limit_algorithm, docs/profile.md).
-      const burst = (await t.sim('GET', '/profile')).body?.profile?.rate_limit_algorithm === 'fixed_window' ? 2 : 1;
+      const profile = (await t.sim('GET', '/profile')).body as { profile?: { rate_limit_algorithm?: string } } | undefined;
+      const burst = profile?.profile?.rate_limit_algorithm === 'fixed_window' ? 2 : 1;
       await t.expect(`no more passed than ${reads}/s allows over the storm's ${storm_s.toFixed(2)} s`, passed <= Math.ceil(reads * (burst + storm_s)), `${passed} passed`);
-      await t.expect('each 429 is rate_limited with a Retry-After', limited.every((r) => r.body?.error?.code === 'rate_limited' && Number(r.headers.get('retry-after')) > 0));
+      await t.expect('each 429 is rate_limited with a Retry-After', limited.every((r) => errorCode(r.body) === 'rate_limited' && Number(r.headers.get('retry-after')) > 0));
       const wait_s = Math.max(...limited.map((r) => Number(r.headers.get('retry-after'))));
       // Rate limits run on wall time, so Retry-After is honoured in wall time.
       await t.waitWall(wait_s * 1_000 + 50);
       t.expectHttp('a read after Retry-After passes', await t.call('GET', '/accounts', { retry_429: false }), 200);
       // The storm itself sent requests while earlier 429s' Retry-After was running: conduct must say so.
-      const conduct = (await t.sim('GET', `/conduct?api_key=${encodeURIComponent(t.api.api_key)}`)).body.conduct;
-      await t.expect('conduct reports retry_after_ignored', conduct.findings.some((x: any) => x.kind === 'retry_after_ignored'), JSON.stringify(conduct.findings.map((x: any) => x.kind)));
+      const conduct = await conductOf(t);
+      await t.expect('conduct reports retry_after_ignored', conduct.findings.some((x) => x.kind === 'retry_after_ignored'), JSON.stringify(conduct.findings.map((x) => x.kind)));
     },
   },
   {
@@ -51,13 +57,13 @@ export const httpScenarios: Scenario[] = [
       t.expectEqual('replay is the same body', replay.body, first.body);
       const conflict = await t.call('POST', '/accounts', { body: { label: 'bob' }, idem: 'idem-alice' });
       t.expectError(conflict, 'idempotency_key_reuse', 409);
-      const conduct = (await t.sim('GET', `/conduct?api_key=${encodeURIComponent(t.api.api_key)}`)).body.conduct;
-      await t.expect('conduct reports the key reuse', conduct.findings.some((x: any) => x.kind === 'idempotency_key_reuse'), JSON.stringify(conduct.findings.map((x: any) => x.kind)));
+      const conduct = await conductOf(t);
+      await t.expect('conduct reports the key reuse', conduct.findings.some((x) => x.kind === 'idempotency_key_reuse'), JSON.stringify(conduct.findings.map((x) => x.kind)));
       const list = (await t.call('GET', '/accounts?limit=100')).body.accounts;
-      t.expectEqual('exactly one account exists', list.map((a: any) => a.label), ['alice']);
+      t.expectEqual('exactly one account exists', list.map((a) => a.label), ['alice']);
       const keyless = await t.call('POST', '/rfqs', { body: { from_asset_key: ETH, to_asset_key: USDC, side: 'exact_in', amount_in_atoms: HALF_ETH, mode: 'indicative' }, idem: null });
       t.expectError(keyless, 'parameter_missing', 400);
-      t.expectEqual('names the header', keyless.body.error?.param, 'Idempotency-Key');
+      t.expectEqual('names the header', errorOf(keyless.body)?.param, 'Idempotency-Key');
     },
   },
   {
@@ -79,9 +85,9 @@ export const httpScenarios: Scenario[] = [
       await t.poll('trade', trade_id);
       await t.expectStatus('trade', trade_id, 'settled');
       const executing = await t.events({ account_id: f.account_id, types: 'trade.executing' });
-      t.expectEqual('exactly one trade', executing.map((e) => e.data.trade_id), [trade_id]);
-      const conduct = (await t.sim('GET', `/conduct?api_key=${encodeURIComponent(t.api.api_key)}`)).body.conduct;
-      await t.expect('no conduct finding about retrying without the key', !conduct.findings.some((x: any) => x.kind === 'retry_without_idempotency_key'), JSON.stringify(conduct.findings));
+      t.expectEqual('exactly one trade', ofType(executing, 'trade.executing').map((e) => e.data.trade_id), [trade_id]);
+      const conduct = await conductOf(t);
+      await t.expect('no conduct finding about retrying without the key', !conduct.findings.some((x) => x.kind === 'retry_without_idempotency_key'), JSON.stringify(conduct.findings));
       await t.expectInvariants();
     },
   },

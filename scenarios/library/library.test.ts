@@ -1,7 +1,8 @@
 // Every registered scenario runs in process (a fresh fake each) and passes; the canary fails, naming its
 // expectation. The registry itself: kebab-case unique names, summaries, tags, and every item of the
-// issue's list covered by at least one scenario.
-import { describe, expect, it } from 'vitest';
+// issue's list covered by at least one scenario. Every 2xx reply they get matches its route's response schema.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordReplies } from '../../fake-provider/testing/reply-schemas.ts';
 import { formatRun, runScenario } from '../dsl/index.ts';
 import { CANARY_LABEL, isCanary, SCENARIOS } from './index.ts';
 
@@ -36,6 +37,12 @@ describe('scenario registry', () => {
 });
 
 describe('every scenario, in process', () => {
+  // Every 2xx reply of every scenario must match its route's response schema: the types integrators get
+  // (lib/api-types.ts) and the OpenAPI documents are built from those schemas.
+  let replies: ReturnType<typeof recordReplies>;
+  beforeAll(() => void (replies = recordReplies()));
+  afterAll(() => replies.stop());
+
   it.each(SCENARIOS.filter((s) => !isCanary(s)).map((s) => [s.name, s] as const))('%s passes', async (_name, scenario) => {
     const run = await runScenario(scenario, { seed: '1' });
     if (!run.ok) console.log(formatRun(run));
@@ -45,6 +52,13 @@ describe('every scenario, in process', () => {
     expect(run.expectations.every((e) => e.ok)).toBe(true);
     expect(run.timeline.filter((e) => e.kind === 'expectation')).toHaveLength(run.expectations.length);
     expect(run.steps.length).toBeGreaterThan(run.expectations.length);
+  });
+
+  it('every 2xx reply the scenarios got matches its route\'s response schema', () => {
+    const { checked, routes, problems } = replies.mismatches();
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(500);
+    expect(routes).toEqual(expect.arrayContaining(['GET /events', 'GET /trades/:trade_id', 'POST /clock/advance', 'GET /deposits', 'POST /faults']));
   });
 
   it('the canary fails, naming its expectation, and stops there', async () => {

@@ -1,7 +1,7 @@
 // Failed-zap recovery: the happy path (activate, OTP by email, recover-funds, the payout cancel confirms),
 // a wrong OTP, an expired OTP, a second claim, and a recovery destination that fails screening.
 import type { Scenario, ScenarioDsl } from '../dsl/index.ts';
-import { ETH, HUNDRED_USDC, USDC } from '../dsl/index.ts';
+import { errorOf, ETH, HUNDRED_USDC, StepFailed, USDC } from '../dsl/index.ts';
 import { funded, usdcZap, zapId } from './common.ts';
 
 interface Failed {
@@ -17,6 +17,7 @@ async function failedZap(t: ScenarioDsl): Promise<Failed> {
   const zap_id = await zapId(t, usdcZap(f));
   const zap = await t.poll('zap', zap_id);
   await t.expect('the failed zap offers a recovery', zap.status === 'failed' && typeof zap.recovery?.recovery_id === 'string', JSON.stringify(zap));
+  if (!zap.recovery) throw new StepFailed(`zap ${zap_id} failed without a recovery`);
   return { account_id: f.account_id, credit_id: f.credit_id, recovery_id: zap.recovery.recovery_id };
 }
 
@@ -94,7 +95,7 @@ export const recoveryScenarios: Scenario[] = [
       const cancel_id = await claimed(t, r, otp, 'payout');
       const again = await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: t.address(USDC, 'other') });
       t.expectError(again, 'recovery_already_claimed', 409);
-      t.expectEqual('details name the first payout', again.body.error?.details, { recovery_id: r.recovery_id, cancel_id });
+      t.expectEqual('details name the first payout', errorOf(again.body)?.details, { recovery_id: r.recovery_id, cancel_id });
       const reactivate = await t.recovery.activate(r.recovery_id, r.account_id, r.credit_id);
       t.expectError(reactivate, 'recovery_already_claimed', 409);
       const claims = (await t.events({ account_id: r.account_id, types: 'recovery.claimed,cancel.created' })).map((e) => e.type);

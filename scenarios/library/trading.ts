@@ -1,10 +1,10 @@
 // RFQ trading: exact_in and exact_out trades to settlement, a 202-pending RFQ polled to ready, an expired
 // quote, an indicative quote accepted, and a deactivated account.
 import type { Scenario } from '../dsl/index.ts';
-import { ETH, HALF_ETH, ONE_ETH, USDC } from '../dsl/index.ts';
+import { ETH, HALF_ETH, ONE_ETH, StepFailed, USDC } from '../dsl/index.ts';
 import { funded } from './common.ts';
 
-const TRADE_EVENTS = ['trade.executing', 'trade.filled', 'trade.pending_settle', 'trade.settled'];
+const TRADE_EVENTS = ['trade.executing', 'trade.filled', 'trade.pending_settle', 'trade.settled'] as const;
 
 export const tradingScenarios: Scenario[] = [
   {
@@ -49,9 +49,10 @@ export const tradingScenarios: Scenario[] = [
       const f = await funded(t);
       const r = await t.rfq({ ...f, from: ETH, to: USDC, amount_in_atoms: HALF_ETH, wait_ms: 0 });
       t.expectHttp('RFQ answers 202', r, 202);
-      await t.expect('pending with poll_after_ms', r.body.rfq.status === 'pending' && r.body.rfq.poll_after_ms > 0, JSON.stringify(r.body.rfq));
+      await t.expect('pending with poll_after_ms', r.body.rfq.status === 'pending' && (r.body.rfq.poll_after_ms ?? 0) > 0, JSON.stringify(r.body.rfq));
       const rfq = await t.poll('rfq', r.body.rfq.rfq_id);
       await t.expect('ready with a best quote', rfq.status === 'ready' && typeof rfq.best_quote_id === 'string');
+      if (rfq.best_quote_id === undefined) throw new StepFailed(`rfq ${rfq.rfq_id} is ready without a best_quote_id`);
       const accepted = await t.accept(rfq.best_quote_id);
       t.expectHttp('quote accepted', accepted, 200);
       await t.poll('trade', accepted.body.trade.trade_id);

@@ -6,6 +6,7 @@ import { serve, type RunningServer } from '../../fake-provider/server.ts';
 import { acceptedEventIds, startReceiver, type Receiver } from '../dsl/webhook-receiver.ts';
 import { formatTrigger, request, runTrigger } from '../dsl/index.ts';
 import { TRIGGERS } from './index.ts';
+import type { ControlBody, V1Body } from '../../lib/api-types.ts';
 
 const receivers: Receiver[] = [];
 afterAll(async () => {
@@ -25,11 +26,11 @@ describe('triggers on a realtime clock (speed 20)', () => {
   it.each(REALTIME)('%s', async (name) => {
     const s = TRIGGERS.find((x) => x.name === name)!;
     const settings = s.org?.partner_screening ? { partner_screening: true } : {};
-    const org = (await request(`${rt.control_url}/organizations`, 'POST', settings, {})).body.organization;
+    const org = (await request<ControlBody<'POST', '/organizations'>>(`${rt.control_url}/organizations`, 'POST', settings, {})).body.organization;
     const receiver = await startReceiver();
     receivers.push(receiver);
-    const hook = await request(`${rt.base_url}/webhooks`, 'POST', { url: receiver.url }, { authorization: `Bearer ${org.api_key}`, 'idempotency-key': 'hook' });
-    receiver.secret = hook.body.webhook.secret;
+    const hook = await request<V1Body<'POST', '/webhooks'>>(`${rt.base_url}/webhooks`, 'POST', { url: receiver.url }, { authorization: `Bearer ${org.api_key}`, 'idempotency-key': 'hook' });
+    receiver.secret = hook.body.webhook.secret ?? '';
     const run = await runTrigger(s, { base_url: rt.base_url, api_key: org.api_key });
     if (!run.ok) console.log(formatTrigger(run));
     expect(run.clock_mode).toBe('realtime');

@@ -6,6 +6,7 @@ import { serve, type RunningServer } from '../../fake-provider/server.ts';
 import { acceptedEventIds, startReceiver, type Receiver } from '../dsl/webhook-receiver.ts';
 import { ETH, formatTrigger, ONE_ETH, request, runTrigger, TriggerRefused, type Scenario, type TriggerRun } from '../dsl/index.ts';
 import { SCENARIOS, TRIGGERS } from './index.ts';
+import type { ControlBody, V1Body } from '../../lib/api-types.ts';
 
 /** What the app must see for each trigger: event types in this order (others may come between), and codes. */
 interface Expected {
@@ -81,13 +82,13 @@ interface App {
 
 /** An app: its own organization (settings as the case needs), its receiver registered as the org's webhook. */
 async function app(settings: Record<string, unknown> = {}): Promise<App> {
-  const org = (await request(`${server.control_url}/organizations`, 'POST', settings, {})).body.organization;
+  const org = (await request<ControlBody<'POST', '/organizations'>>(`${server.control_url}/organizations`, 'POST', settings, {})).body.organization;
   const receiver = await startReceiver();
   receivers.push(receiver);
   const auth = { authorization: `Bearer ${org.api_key}` };
-  const hook = await request(`${server.base_url}/webhooks`, 'POST', { url: receiver.url }, { ...auth, 'idempotency-key': `hook-${org.organization_id}` });
+  const hook = await request<V1Body<'POST', '/webhooks'>>(`${server.base_url}/webhooks`, 'POST', { url: receiver.url }, { ...auth, 'idempotency-key': `hook-${org.organization_id}` });
   expect(hook.status).toBe(200);
-  receiver.secret = hook.body.webhook.secret;
+  receiver.secret = hook.body.webhook.secret ?? '';
   return {
     api_key: org.api_key, organization_id: org.organization_id, receiver, webhook_id: hook.body.webhook.webhook_id,
     get: async (path) => {
@@ -164,7 +165,7 @@ describe('triggers', () => {
     // The app's webhook is still the active one and nothing the case added is left behind.
     const hooks = (await a.get('/webhooks')).webhooks;
     expect(hooks.filter((w: any) => w.active).map((w: any) => w.webhook_id)).toEqual([a.webhook_id]);
-    expect((await request(`${server.control_url}/faults`, 'GET', undefined, {})).body.faults).toEqual([]);
+    expect((await request<ControlBody<'GET', '/faults'>>(`${server.control_url}/faults`, 'GET', undefined, {})).body.faults).toEqual([]);
   });
 });
 
@@ -208,9 +209,9 @@ describe('trigger in an existing account (--account)', () => {
   });
 
   it('a case that needs your webhook refuses to start when there is none, doing nothing', async () => {
-    const org = (await request(`${server.control_url}/organizations`, 'POST', {}, {})).body.organization;
+    const org = (await request<ControlBody<'POST', '/organizations'>>(`${server.control_url}/organizations`, 'POST', {}, {})).body.organization;
     await expect(runTrigger(TRIGGERS.find((s) => s.name === 'webhook-outage-recovered-from-feed')!, { base_url: server.base_url, api_key: org.api_key })).rejects.toThrow(/none is active/);
-    const accounts = await request(`${server.base_url}/accounts`, 'GET', undefined, { authorization: `Bearer ${org.api_key}` });
+    const accounts = await request<V1Body<'GET', '/accounts'>>(`${server.base_url}/accounts`, 'GET', undefined, { authorization: `Bearer ${org.api_key}` });
     expect(accounts.body.accounts).toEqual([]);
   });
 });

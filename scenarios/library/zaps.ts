@@ -4,7 +4,7 @@ import type { Scenario } from '../dsl/index.ts';
 import { ETH, HUNDRED_USDC, USDC } from '../dsl/index.ts';
 import { funded, usdcZap, zapId } from './common.ts';
 
-const ZAP_EVENTS = ['zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled'];
+const ZAP_EVENTS = ['zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled'] as const;
 
 export const zapScenarios: Scenario[] = [
   {
@@ -34,7 +34,7 @@ export const zapScenarios: Scenario[] = [
       t.expectHttp('zap created', r, 200);
       t.expectEqual('awaiting deposit', r.body.zap.status, 'awaiting_deposit');
       const zap_id = r.body.zap.zap_id;
-      await t.deposit(account_id, USDC, '55000000', { deposit_address_id: r.body.zap.deposit_address.deposit_address_id });
+      await t.deposit(account_id, USDC, '55000000', { deposit_address_id: r.body.zap.deposit_address!.deposit_address_id });
       const zap = await t.poll('zap', zap_id);
       await t.expectStatus('zap', zap_id, 'settled');
       t.expectEqual('executed on the observed amount', [zap.requested_amount_in_atoms, zap.observed_amount_in_atoms], ['50000000', '55000000']);
@@ -52,7 +52,7 @@ export const zapScenarios: Scenario[] = [
       const destination_id = await t.destination(account_id, ETH);
       const r = await t.zap({ account_id, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '50000000', destination_id });
       const zap_id = r.body.zap.zap_id;
-      const d = await t.deposit(account_id, USDC, '1000000000000000', { deposit_address_id: r.body.zap.deposit_address.deposit_address_id, land_asset_key: ETH });
+      const d = await t.deposit(account_id, USDC, '1000000000000000', { deposit_address_id: r.body.zap.deposit_address!.deposit_address_id, land_asset_key: ETH });
       const zap = await t.poll('zap', zap_id);
       await t.expectStatus('zap', zap_id, 'failed', 'from_asset_mismatch');
       await t.expect('the deposit was credited', d.status === 'verified' && d.credit_id !== null, JSON.stringify(d.deposit));
@@ -108,7 +108,7 @@ export const zapScenarios: Scenario[] = [
       t.expectHttp('address flagged', await t.sim('POST', '/screening/addresses', { address: source, flag_reason: 'sanctions_match' }), 200);
       const r = await t.zap({ account_id, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '50000000', destination_id });
       const zap_id = r.body.zap.zap_id;
-      const d = await t.deposit(account_id, USDC, '50000000', { deposit_address_id: r.body.zap.deposit_address.deposit_address_id, source_address: source });
+      const d = await t.deposit(account_id, USDC, '50000000', { deposit_address_id: r.body.zap.deposit_address!.deposit_address_id, source_address: source });
       t.expectEqual('deposit flagged', [d.status, d.credit_id], ['flagged', null]);
       const zap = await t.poll('zap', zap_id);
       await t.expectStatus('zap', zap_id, 'failed', 'deposit_flagged');

@@ -44,7 +44,8 @@ export async function deliveryLog(sim: Sim, account_ids: string[]): Promise<Atte
   const r = await sim.control('GET', `/timeline?entity_id=${account_ids.map(encodeURIComponent).join(',')}`);
   if (r.status !== 200) throw new Error(`GET /_sim/timeline: ${r.status} ${JSON.stringify(r.body)}`);
   const out: Attempt[] = [];
-  for (const e of r.body.timeline as Array<{ kind: string; sim_ms: number; entity_id: string; event_type?: string; detail?: string }>) {
+  // /_sim/timeline declares no response schema: its rows are reports/types.ts's TimelineEntry.
+  for (const e of (r.body as { timeline: unknown }).timeline as Array<{ kind: string; sim_ms: number; entity_id: string; event_type?: string; detail?: string }>) {
     if (e.kind !== 'delivery' || !e.detail) continue;
     const m = DETAIL.exec(e.detail);
     if (!m) throw new Error(`unreadable delivery entry: ${e.detail}`);

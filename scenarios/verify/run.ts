@@ -2,7 +2,7 @@
 // installed before their funding), each step with its fault tied to the operation it targets (added right
 // after the operation exists, matched by its id), then quiescence (every rule removed, the clock settled).
 // Records what verify injected, so the judge can tell the app's answers from verify's own doing.
-import type { Sim } from '../../lib/sim.ts';
+import type { FaultRuleInput, Sim } from '../../lib/sim.ts';
 import { assetAt } from '../arbitraries/steps.ts';
 import { cancel, depositInto, forge, quiesce, trade, WEBHOOK_EFFECT, zap, type Account, type ForgedDelivery, type JourneyRun } from '../arbitraries/run.ts';
 import { describeScenario, leadingRules, type ApiFaultKind, type VerifyScenario, type VStep } from './scenario.ts';
@@ -44,11 +44,11 @@ const QUIET_MS = 180_000;
 /** Paths only the app reads (the verifier never GETs them during a run), so API faults there hit the app's key alone. */
 const APP_READ_PATHS = ['/v1/trades/*', '/v1/zaps/*', '/v1/cancels/*', '/v1/events*'];
 
-function apiEffect(f: ApiFaultKind): Record<string, unknown> {
+function apiEffect(f: ApiFaultKind): Extract<FaultRuleInput, { target: 'http' }>['effect'] {
   if (f === '429') return { http_status: 429, retry_after: true };
   if (f === '429_no_retry_after') return { http_status: 429, retry_after: false };
   if (f === 'lost_response') return { lose_response: true, mode: 'reset' };
-  return { http_status: Number(f) };
+  return { http_status: Number(f) as 500 | 503 };
 }
 
 async function setupAccounts(sim: Sim, s: VerifyScenario, run: VerifyRun, before_funding: (accounts: Account[]) => Promise<void>): Promise<Account[]> {
@@ -96,7 +96,7 @@ async function runStep(sim: Sim, accounts: Account[], s: VStep, step: number, ru
       const family = s.kind;
       const extras: string[] = [];
       if (s.fault) {
-        const fault_id = await addRule(sim, all_rules, { target: family, effect: s.fault, match: { ids: [id] }, times: 1 });
+        const fault_id = await addRule(sim, all_rules, { target: family, effect: s.fault, match: { ids: [id] }, times: 1 } as FaultRuleInput); // fault codes drawn from FAIL_CODES[family]
         run.op_rules.push({ fault_id, step, what: `${JSON.stringify(s.fault)} on ${id}` });
         extras.push(`fault ${fault_id}`);
       }
@@ -117,7 +117,7 @@ async function runStep(sim: Sim, accounts: Account[], s: VStep, step: number, ru
       const note = await cancel(sim, account, s, run);
       if (s.fault && run.cancels.length > before) {
         const id = run.cancels[run.cancels.length - 1];
-        const fault_id = await addRule(sim, all_rules, { target: 'cancel', effect: s.fault, match: { ids: [id] }, times: 1 });
+        const fault_id = await addRule(sim, all_rules, { target: 'cancel', effect: s.fault, match: { ids: [id] }, times: 1 } as FaultRuleInput); // fault codes drawn from FAIL_CODES.cancel
         run.op_rules.push({ fault_id, step, what: `${JSON.stringify(s.fault)} on ${id}` });
         return `${note}, fault ${fault_id}`;
       }
@@ -150,7 +150,9 @@ async function runStep(sim: Sim, accounts: Account[], s: VStep, step: number, ru
       const held = hooks.relay.lastSigned(account.account_id);
       const rotated = await sim.api('POST', `/webhooks/${hooks.webhook_id}/rotate-secret`, { body: {} });
       if (rotated.status !== 200) throw new Error(`rotate-secret: ${rotated.status} ${JSON.stringify(rotated.body)}`);
-      hooks.secret = rotated.body.webhook?.secret ?? rotated.body.secret;
+      const secret = rotated.body.webhook.secret;
+      if (secret === undefined) throw new Error('rotate-secret answered no secret');
+      hooks.secret = secret;
       hooks.relay.setSecret(hooks.secret);
       await hooks.configure(hooks.secret);
       if (!held) return 'rotated; no earlier delivery to re-send';

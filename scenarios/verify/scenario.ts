@@ -19,7 +19,7 @@ interface OpExtras {
   fault?: OpFault;
   /** This progress event of the operation is delivered 10 min late. */
   late?: (typeof LATE)[number];
-  /** Every delivery of this operation's events is sent twice (the provider's duplicate: one after the other). */
+  /** Every delivery of this operation's events is sent twice (the provider's duplicate: under verify's answer slot, two copies at once). */
   dup?: boolean;
   /** The burst of progress events arrives reversed, after the terminal one (held back 3, 2 and 1 min). */
   reverse?: boolean;
@@ -148,7 +148,7 @@ function opExtras(e: OpExtras): string {
   else if (e.fault && 'fail' in e.fault) parts.push(`and it fails with ${e.fault.fail}`);
   else if (e.fault) parts.push(`delayed ${e.fault.delay_ms / 60_000} min at each step`);
   if (e.late) parts.push(`its *.${e.late} delivery arrives 10 min late (after the later events)`);
-  if (e.dup) parts.push('each of its deliveries is sent twice');
+  if (e.dup) parts.push('each of its deliveries is sent twice, as two concurrent copies');
   if (e.reverse) parts.push('its progress deliveries arrive reversed, after the terminal one (executing held back 3 min, filled 2, pending_settle 1)');
   return parts.length ? `, ${parts.join('; ')}` : '';
 }
@@ -180,6 +180,9 @@ export function describeVStep(s: VStep, n: number): string {
     case 'api_fault':
       return `API faults on the app's key: its next ${s.times} reads of trades, zaps, cancels or the feed are answered ${API_FAULT_TEXT[s.fault]}`;
     case 'chaos':
+      // The provider's duplicate sends both copies at once under the answer slot verify runs with.
+      if (s.effect === 'duplicate') return `webhook: the next ${s.times} deliveries of ${s.event_type} for ${acct(s.account, n)} are sent twice, as two concurrent copies`;
+      return describeStep({ ...s, at: 0 } as never, n);
     case 'outage':
     case 'forge':
       return describeStep({ ...s, at: 0 } as never, n);

@@ -47,7 +47,7 @@ export interface VerifyOptions {
   /** Sim time from a delivery attempt to the moment its answer lands (default ANSWER_SLOT_MS, 5 min). */
   answer_slot_ms?: number;
   /** Called after each run (not after shrink attempts). */
-  on_run?: (u: { done: number; failures: number; note: string }) => void;
+  on_run?: (u: { done: number; failures: number; note: string; run: number; wall_ms: number; records: readonly RelayRecord[] }) => void;
 }
 
 export interface VerifyFailure {
@@ -408,6 +408,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     const replaying = options.case !== undefined || options.run !== undefined;
 
     for (const { run, scenario } of plan) {
+      const run_started = WALL.now_ms();
       if (WALL.now_ms() >= session.deadline_ms) {
         report.interrupted = true;
         break;
@@ -420,7 +421,10 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
       const vcase: VerifyCase = { run, seed: String(seed), ok: outcome.ok, steps: describeScenario(scenario) };
       report.cases.push(vcase);
       report.runs++;
-      options.on_run?.({ done: report.runs, failures: outcome.ok ? 0 : 1, note: outcome.ok ? '' : replaying ? 'mismatch found' : 'mismatch found, shrinking' });
+      options.on_run?.({
+        done: report.runs, failures: outcome.ok ? 0 : 1, note: outcome.ok ? '' : replaying ? 'mismatch found' : 'mismatch found, shrinking',
+        run, wall_ms: Math.round(WALL.now_ms() - run_started), records: outcome.records,
+      });
       if (outcome.ok) {
         report.passed++;
         continue;

@@ -1,8 +1,10 @@
 // The accounts resource: what other resources may use, and its routes.
 import type { ResourceModule } from '../../resource.ts';
 import { accountRoutes } from './routes.ts';
+import { forgetOrganizationAccounts } from './model.ts';
 
 export {
+  accountIdsOf,
   accountStatus,
   requireAccount,
   requireOperable,
@@ -16,7 +18,8 @@ export {
 export { accountMachine, type AccountStatus } from './machine.ts';
 export { WALLET_CHAINS, type WalletChain, type WalletKey, deriveWallet, addressFromPrivateKey } from './wallets.ts';
 
-export const accountsResource: ResourceModule = {
+export const accountsResource = {
   name: 'accounts',
+  forgetOrganization: forgetOrganizationAccounts,
   routes: accountRoutes,
-};
+} satisfies ResourceModule;

@@ -9,6 +9,8 @@ import { paginate, type Page } from '../../http/pagination.ts';
 import { nativeAssetOf } from '../assets/index.ts';
 import { accountMachine, type AccountEffect, type AccountEvent, type AccountStatus } from './machine.ts';
 import { deriveWallet, WALLET_CHAINS, type WalletChain, type WalletKey } from './wallets.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { retainInPlace } from '../../engine/retain.ts';
 
 export interface Account {
   account_id: string;
@@ -169,4 +171,16 @@ export function serializeAccount(a: Account): Record<string, unknown> {
   };
   if (a.email !== null) out.email = a.email;
   return out;
+}
+
+/** The organization's account ids (what a deleted organization's stores forget by). */
+export function accountIdsOf(world: World, org_id: string): string[] {
+  return accountStore(world).list.filter((a) => a.org_id === org_id).map((a) => a.account_id);
+}
+
+/** A deleted organization: its accounts go (wallet keys included). */
+export function forgetOrganizationAccounts(world: World, org: Organization, scope: ForgetScope): void {
+  const store = accountStore(world);
+  for (const id of scope.accounts) if (store.byId.delete(id)) scope.gone.add(id);
+  retainInPlace(store.list, (a) => a.org_id !== org.organization_id);
 }

@@ -1,7 +1,7 @@
 // /v1 account routes: parse → call the model → serialize. Nothing else.
 import { defineRoute, listBody, listSchema } from '../../http/api.ts';
 import { createAccount, deactivate, listAccounts, requireAccount, serializeAccount, setEmail } from './model.ts';
-import { account, accountParams, accountReply, createAccountBody, listAccountsQuery, patchAccountBody } from './schemas.ts';
+import { account, accountParams, accountReply, createAccountBody, deactivateReply, listAccountsQuery, patchAccountBody } from './schemas.ts';
 
 const tag = 'Accounts';
 
@@ -31,7 +31,7 @@ export const accountRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/accounts/:account_id/deactivate', tag, summary: 'Deactivate an account (idempotent)',
-    params: accountParams, response: accountReply,
+    params: accountParams, response: deactivateReply,
     handler: ({ params }, { world, org }) => {
       const a = deactivate(world, requireAccount(world, org.organization_id, params.account_id));
       return { body: { account: { account_id: a.account_id, status: serializeAccount(a).status } } };

@@ -11,7 +11,7 @@ export const account = z.object({
   email: z.string().optional(),
   status: accountStatusEnum,
   created_at_ms: z.number().int(),
-});
+}).meta({ id: 'Account' });
 
 export const accountParams = z.object({ account_id: idString });
 
@@ -32,3 +32,6 @@ export const patchAccountBody = z.object({
 });
 
 export const accountReply = z.object({ request_id: z.string(), account });
+
+/** POST /accounts/{id}/deactivate answers the id and the new status only. */
+export const deactivateReply = z.object({ request_id: z.string(), account: account.pick({ account_id: true, status: true }) });

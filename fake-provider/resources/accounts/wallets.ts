@@ -1,12 +1,12 @@
 // Owns wallet key derivation for the fake provider: real key pairs and on-chain address
 // encodings (EVM, Bitcoin P2WPKH, Solana, Zcash transparent) from caller-supplied seed bytes.
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { keccak256, toChecksumAddress } from '../assets/index.ts';
 import { base58, bech32, createBase58check } from '@scure/base';
+import { ed25519PublicKey, secp256k1PublicKey, type Secp256k1PublicKey } from '../../engine/keys.ts';
 
 export type WalletChain = 'evm:1' | 'evm:42161' | 'btc' | 'solana' | 'zec';
 
@@ -36,12 +36,14 @@ export function deriveWallet(chain: WalletChain, seed32: Uint8Array): WalletKey 
   }
   // ed25519 accepts any 32 bytes as a secret; secp256k1 needs a scalar in [1, n).
   const secret = chain === 'solana' ? Uint8Array.from(seed32) : toSecp256k1Scalar(seed32);
+  // One point per key, in both encodings: the address and the reported key read the same one.
+  const keys = publicKeys(chain, secret);
   return {
     chain,
-    address: addressFromSecret(chain, secret),
+    address: addressFromKeys(chain, keys),
     // Buffer's hex is one flat string; noble's bytesToHex grows a rope of one cons cell per byte.
     private_key_hex: Buffer.from(secret).toString('hex'),
-    public_key_hex: Buffer.from(publicKey(chain, secret)).toString('hex'),
+    public_key_hex: Buffer.from(keys.reported).toString('hex'),
   };
 }
 
@@ -52,7 +54,7 @@ export function addressFromPrivateKey(chain: WalletChain, private_key_hex: strin
   if (chain !== 'solana' && !secp256k1.utils.isValidSecretKey(secret)) {
     throw new Error('addressFromPrivateKey: not a valid secp256k1 secret key');
   }
-  return addressFromSecret(chain, secret);
+  return addressFromKeys(chain, publicKeys(chain, secret));
 }
 
 // Re-hashing (rather than reducing mod n) keeps the mapping deterministic and uniform;
@@ -65,21 +67,28 @@ function toSecp256k1Scalar(seed32: Uint8Array): Uint8Array {
 
 // Reported public key: compressed (33 bytes) for every secp256k1 chain, EVM included, so the
 // field has one shape; EVM addresses are still hashed from the uncompressed form as required.
-function publicKey(chain: WalletChain, secret: Uint8Array): Uint8Array {
-  return chain === 'solana' ? ed25519.getPublicKey(secret) : secp256k1.getPublicKey(secret, true);
+interface PublicKeys {
+  reported: Uint8Array;
+  secp: Secp256k1PublicKey | null;
 }
 
-function addressFromSecret(chain: WalletChain, secret: Uint8Array): string {
+function publicKeys(chain: WalletChain, secret: Uint8Array): PublicKeys {
+  if (chain === 'solana') return { reported: ed25519PublicKey(secret), secp: null };
+  const secp = secp256k1PublicKey(secret);
+  return { reported: secp.compressed, secp };
+}
+
+function addressFromKeys(chain: WalletChain, keys: PublicKeys): string {
   switch (chain) {
     case 'evm:1':
     case 'evm:42161':
-      return evmAddress(secp256k1.getPublicKey(secret, false));
+      return evmAddress(keys.secp!.uncompressed);
     case 'btc':
-      return bech32.encode('bc', [0, ...bech32.toWords(hash160(secp256k1.getPublicKey(secret, true)))]);
+      return bech32.encode('bc', [0, ...bech32.toWords(hash160(keys.secp!.compressed))]);
     case 'solana':
-      return base58.encode(ed25519.getPublicKey(secret));
+      return base58.encode(keys.reported);
     case 'zec':
-      return zecTransparentAddress(secp256k1.getPublicKey(secret, true));
+      return zecTransparentAddress(keys.secp!.compressed);
   }
 }
 

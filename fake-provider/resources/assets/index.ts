@@ -3,6 +3,7 @@
 import type { ResourceModule } from '../../resource.ts';
 import { symbolInvariants } from './model.ts';
 import { assetRoutes } from './routes.ts';
+import { forgetOrganizationSymbols } from './model.ts';
 
 export { addressProblem, keccak256, toChecksumAddress } from './addresses.ts';
 
@@ -24,8 +25,9 @@ export {
 } from './catalog.ts';
 export { requireAsset, resolveAssetRef, lookupSymbol, SYMBOL_PATTERN, serializeAsset, type SymbolRecord } from './model.ts';
 
-export const assetsResource: ResourceModule = {
+export const assetsResource = {
   name: 'assets',
+  forgetOrganization: forgetOrganizationSymbols,
   routes: assetRoutes,
   invariants: symbolInvariants,
-};
+} satisfies ResourceModule;

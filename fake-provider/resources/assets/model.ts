@@ -1,7 +1,7 @@
 // Asset identity operations: the catalog listing, chain-native resolution, the per-organization symbol
 // table (bulk upsert, list, delete) and the resolution every resource uses when a request names an asset
 // by `asset_key` or by `symbol` (exactly one of the two).
-import { defineStore, type World } from '../../world.ts';
+import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import type { Violation } from '../../resource.ts';
@@ -311,4 +311,9 @@ export function symbolInvariants(world: World): Violation[] {
     }
   }
   return out;
+}
+
+/** A deleted organization: its asset symbols go. */
+export function forgetOrganizationSymbols(world: World, org: Organization): void {
+  symbolStore(world).delete(org.organization_id);
 }

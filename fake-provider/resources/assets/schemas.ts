@@ -9,7 +9,7 @@ export const asset = z.object({
   name: z.string(),
   decimals: z.number().int(),
   verified: z.boolean(),
-});
+}).meta({ id: 'Asset' });
 
 export const listAssetsQuery = z.object({
   q: z.string().max(128).optional(),
@@ -30,10 +30,10 @@ export const resolveQuery = z.object({
   chain: z.string().max(32).optional(),
 });
 
-export const resolvedAsset = z.object({ asset_key: z.string(), decimals: z.number().int(), verified: z.boolean() });
+export const resolvedAsset = z.object({ asset_key: z.string(), decimals: z.number().int(), verified: z.boolean() }).meta({ id: 'ResolvedAsset' });
 export const resolveReply = z.object({ request_id: z.string(), asset: resolvedAsset });
 
-export const symbolRecord = z.object({ symbol: z.string(), asset_key: z.string(), created_at_ms: z.number().int() });
+export const symbolRecord = z.object({ symbol: z.string(), asset_key: z.string(), created_at_ms: z.number().int() }).meta({ id: 'Symbol' });
 
 export const putSymbolsBody = z.object({
   symbols: z.array(z.object({ symbol: z.string(), asset_key: z.string() })),

@@ -4,6 +4,7 @@ import type { ResourceModule } from '../../resource.ts';
 import { cancelInvariants } from './invariants.ts';
 import { cancelHistory } from './model.ts';
 import { cancelRoutes } from './routes.ts';
+import { forgetOrganizationCancels } from './model.ts';
 
 export {
   cancelStatus,
@@ -18,9 +19,10 @@ export {
 } from './model.ts';
 export { cancelMachine, CANCEL_FAILURE_CODES, type CancelFailureCode, type CancelStatus } from './machine.ts';
 
-export const cancelsResource: ResourceModule = {
+export const cancelsResource = {
   name: 'cancels',
+  forgetOrganization: forgetOrganizationCancels,
   routes: cancelRoutes,
   invariants: cancelInvariants,
   history: cancelHistory,
-};
+} satisfies ResourceModule;

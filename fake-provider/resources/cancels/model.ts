@@ -12,6 +12,9 @@ import { consumeCredit, creditHolder, creditStatus, lockCredit, releaseCredit, r
 import { generateTxHash } from '../deposits/index.ts';
 import { requireUsableDestination } from '../destinations/index.ts';
 import { CANCEL_FAILURE_CODES, cancelMachine, type CancelEffect, type CancelEvent, type CancelFailureCode, type CancelStatus } from './machine.ts';
+import type { Organization } from '../../world.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 
 export interface Cancel {
   cancel_id: string;
@@ -269,4 +272,14 @@ export function cancelHistory(world: World, account_id: string): HistoryRecord[]
     out.push({ type: 'cancel', status, created_at_ms: c.created_at_ms, seq: c.seq, asset_keys: [c.asset_key], body });
   }
   return out;
+}
+
+/** A deleted organization: its cancels go. */
+export function forgetOrganizationCancels(world: World, org: Organization, scope: ForgetScope): void {
+  const store = cancelStore(world);
+  const mine = (c: Cancel): boolean => c.org_id === org.organization_id;
+  for (const c of store.list) if (mine(c)) scope.gone.add(c.cancel_id);
+  dropFromMap(store.byId, mine);
+  retainInPlace(store.list, (c) => !mine(c));
+  for (const id of scope.accounts) store.byAccount.delete(id);
 }

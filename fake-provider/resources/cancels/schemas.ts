@@ -13,7 +13,7 @@ export const cancel = z.object({
   tx_hash: z.string().optional(),
   failure_code: z.enum(['broadcast_failed', 'confirmation_timeout']).optional(),
   poll_after_ms: z.number().int().optional(),
-});
+}).meta({ id: 'Cancel' });
 
 export const createCancelBody = z.object({
   account_id: idString,

@@ -3,6 +3,7 @@
 import type { ResourceModule } from '../../resource.ts';
 import { creditInvariants } from './invariants.ts';
 import { creditRoutes } from './routes.ts';
+import { forgetOrganizationCredits } from './model.ts';
 
 export {
   addPending,
@@ -29,9 +30,11 @@ export {
   type PendingAmount,
 } from './model.ts';
 export { creditMachine, creditPacking, type CreditStatus } from './machine.ts';
+export { creditSourceTypeEnum } from './schemas.ts';
 
-export const creditsResource: ResourceModule = {
+export const creditsResource = {
   name: 'credits',
+  forgetOrganization: forgetOrganizationCredits,
   routes: creditRoutes,
   invariants: creditInvariants,
-};
+} satisfies ResourceModule;

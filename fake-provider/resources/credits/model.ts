@@ -9,6 +9,9 @@ import { snapshotOf, type Held } from '../../engine/packing.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { creditMachine, creditPacking, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
 import { SourceIndex } from './source-index.ts';
+import type { Organization } from '../../world.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 
 export type CreditSourceType = 'deposit' | 'trade_settlement' | 'change';
 
@@ -304,4 +307,15 @@ export function serializeCredit(c: Credit): Record<string, unknown> {
 
 export function serializeBalance(b: Balance): Record<string, unknown> {
   return { asset_key: b.asset_key, available_atoms: b.available_atoms.toString(), pending_atoms: b.pending_atoms.toString() };
+}
+
+/** A deleted organization: its credits, pending amounts and balance rows go, and the source index is rebuilt. */
+export function forgetOrganizationCredits(world: World, org: Organization, scope: ForgetScope): void {
+  const store = creditStore(world);
+  const mine = (c: Credit): boolean => c.org_id === org.organization_id || scope.accounts.has(c.account_id);
+  for (const c of store.list) if (mine(c)) scope.gone.add(c.credit_id);
+  store.byId.retain((c) => !mine(c));
+  if (retainInPlace(store.list, (c) => !mine(c)) > 0) store.bySource.rebuild();
+  dropFromMap(store.pending, (p) => scope.accounts.has(p.account_id));
+  for (const id of scope.accounts) store.accounts.delete(id);
 }

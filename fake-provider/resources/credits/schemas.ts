@@ -14,13 +14,13 @@ export const credit = z.object({
   source_type: creditSourceTypeEnum,
   source_id: z.string(),
   created_at_ms: z.number().int(),
-});
+}).meta({ id: 'Credit' });
 
 export const balance = z.object({
   asset_key: z.string(),
   available_atoms: z.string(),
   pending_atoms: z.string(),
-});
+}).meta({ id: 'Balance' });
 
 export const accountParams = z.object({ account_id: idString });
 

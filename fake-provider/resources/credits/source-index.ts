@@ -51,6 +51,13 @@ export class SourceIndex<V extends Sourced> {
     this.#count++;
   }
 
+  /** Indexes the list again from scratch, after credits left it (an organization deleted). */
+  rebuild(): void {
+    this.#table = new Int32Array(2 * 1024);
+    this.#count = 0;
+    for (let i = 0; i < this.#list.length; i++) this.add(i);
+  }
+
   #grow(): void {
     const old = this.#table;
     const table = new Int32Array(old.length * 2);

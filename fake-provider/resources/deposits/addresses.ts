@@ -5,6 +5,9 @@ import { ApiError } from '../../http/errors.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import type { Asset } from '../assets/index.ts';
 import { deriveWallet, requireOperable, walletReady, type Account, type WalletChain, type WalletKey } from '../accounts/index.ts';
+import type { Organization } from '../../world.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { dropFromMap } from '../../engine/retain.ts';
 
 export interface DepositAddress {
   deposit_address_id: string;
@@ -105,4 +108,11 @@ export function listDepositAddresses(world: World, account_id: string, q: { asse
 
 export function serializeDepositAddress(d: DepositAddress): Record<string, unknown> {
   return { deposit_address_id: d.deposit_address_id, asset_key: d.asset_key, address: d.address, memo: null, tag: null };
+}
+
+/** A deleted organization: its deposit addresses go. */
+export function forgetOrganizationAddresses(world: World, org: Organization, scope: ForgetScope): void {
+  const store = depositAddressStore(world);
+  dropFromMap(store.byId, (da) => da.org_id === org.organization_id);
+  for (const id of scope.accounts) store.byAccount.delete(id);
 }

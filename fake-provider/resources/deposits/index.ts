@@ -3,6 +3,7 @@
 import type { ResourceModule } from '../../resource.ts';
 import { depositInvariants } from './invariants.ts';
 import { depositControlRoutes, depositRoutes } from './routes.ts';
+import { forgetOrganizationDeposits } from './forget.ts';
 
 export {
   createDepositAddress,
@@ -27,9 +28,10 @@ export { landDeposit, type LandInput } from './landing.ts';
 export { depositMachine, type DepositStatus, type FlagReason } from './machine.ts';
 export { generateTxHash } from './chain-formats.ts';
 
-export const depositsResource: ResourceModule = {
+export const depositsResource = {
   name: 'deposits',
+  forgetOrganization: forgetOrganizationDeposits,
   routes: depositRoutes,
   control: depositControlRoutes,
   invariants: depositInvariants,
-};
+} satisfies ResourceModule;

@@ -2,7 +2,7 @@
 // and the credit applied after each transition, the partner's flag, and reads. Landing (validation and
 // fault draws) is landing.ts; the timers that step a deposit (confirmations, screening) are checks.ts.
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
-import { defineStore, type World } from '../../world.ts';
+import { defineStore, type Organization, type World } from '../../world.ts';
 import { IdIndex } from '../../engine/id-index.ts';
 import { LazyIndex } from '../../engine/lazy-index.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -12,6 +12,8 @@ import { addPending, clearPending, createCredit, newCreditId } from '../credits/
 import { findDepositAddress, type DepositAddress } from './addresses.ts';
 import { canonicalTxHash } from './chain-formats.ts';
 import { depositMachine, type DepositEffect, type DepositEvent, type DepositStatus, type FlagReason } from './machine.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { retainInPlace } from '../../engine/retain.ts';
 
 export interface DepositFaults {
   /** `{fail: 'deposit_insufficient_confirmations'}`: the transaction is dropped before its final block. */
@@ -234,4 +236,14 @@ export function serializeDeposit(world: World, d: Deposit): Record<string, unkno
     landed_at_ms: d.landed_at_ms,
     resolved_at_ms: d.resolved_at_ms,
   };
+}
+
+/** A deleted organization: its deposits go (their tx hashes may land again, for another organization). */
+export function forgetOrganizationDepositList(world: World, org: Organization, scope: ForgetScope): void {
+  const store = depositStore(world);
+  const mine = (d: Deposit): boolean => d.address.org_id === org.organization_id;
+  for (const d of store.list) if (mine(d)) scope.gone.add(d.deposit_id);
+  store.byId.retain((d) => !mine(d));
+  if (retainInPlace(store.list, (d) => !mine(d)) > 0) store.byTxHash.reset();
+  for (const [address_id, deposits] of store.byAddress) if (deposits.some(mine)) store.byAddress.delete(address_id);
 }

@@ -3,7 +3,7 @@
 import { defineRoute, listBody, listSchema } from '../../http/api.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { requireAsset, resolveAssetRef } from '../assets/index.ts';
-import { createDepositAddress, listDepositAddresses, serializeDepositAddress } from './addresses.ts';
+import { createDepositAddress, depositAddressStore, listDepositAddresses, serializeDepositAddress } from './addresses.ts';
 import { landDeposit } from './landing.ts';
 import { listDeposits, partnerFlag, serializeDeposit } from './model.ts';
 import {
@@ -17,6 +17,8 @@ import {
   listDepositsQuery,
   partnerFlagBody,
   partnerFlagReply,
+  simDepositList,
+  simDepositReply,
 } from './schemas.ts';
 
 export const depositRoutes = [
@@ -52,12 +54,17 @@ export const depositRoutes = [
 export const depositControlRoutes = [
   defineRoute({
     auth: 'public', method: 'post', path: '/deposits', tag: 'Control', summary: 'An on-chain transfer lands on a deposit address',
-    body: landDepositBody,
-    handler: ({ body }, { world }) => ({ body: { deposit: serializeDeposit(world, landDeposit(world, { ...body, atoms: BigInt(body.atoms) })) } }),
+    body: landDepositBody, response: simDepositReply,
+    // The deposit's lifecycle is its organization's work: deleting the organization cancels what is left of it.
+    handler: ({ body }, { world }) => {
+      const owner = depositAddressStore(world).byId.get(body.deposit_address_id)?.org_id ?? null;
+      const deposit = world.sim.scheduler.runAs(owner, () => landDeposit(world, { ...body, atoms: BigInt(body.atoms) }));
+      return { body: { deposit: serializeDeposit(world, deposit) } };
+    },
   }),
   defineRoute({
     auth: 'public', method: 'get', path: '/deposits', tag: 'Control', summary: 'Deposits and their status',
-    query: listDepositsQuery,
+    query: listDepositsQuery, response: simDepositList,
     handler: ({ query }, { world }) => ({ body: { deposits: listDeposits(world, query).map((d) => serializeDeposit(world, d)) } }),
   }),
 ];

@@ -3,6 +3,7 @@
 import type { ResourceModule } from '../../resource.ts';
 import { destinationInvariants } from './model.ts';
 import { destinationControlRoutes, destinationRoutes } from './routes.ts';
+import { forgetOrganizationDestinations } from './model.ts';
 
 export {
   destinationStatus,
@@ -16,9 +17,10 @@ export {
 export { destinationMachine, type DestinationStatus } from './machine.ts';
 export { addressProblem } from '../assets/index.ts';
 
-export const destinationsResource: ResourceModule = {
+export const destinationsResource = {
   name: 'destinations',
+  forgetOrganization: forgetOrganizationDestinations,
   routes: destinationRoutes,
   control: destinationControlRoutes,
   invariants: destinationInvariants,
-};
+} satisfies ResourceModule;

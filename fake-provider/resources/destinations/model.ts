@@ -11,6 +11,9 @@ import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { addressProblem, resolveAssetRef } from '../assets/index.ts';
 import { screen } from '../screening/index.ts';
 import { destinationMachine, type DestinationEffect, type DestinationEvent, type DestinationStatus } from './machine.ts';
+import type { Organization } from '../../world.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 
 export interface Destination {
   destination_id: string;
@@ -228,4 +231,13 @@ export function destinationInvariants(world: World): Violation[] {
     }
   }
   return out;
+}
+
+/** A deleted organization: its destinations go. */
+export function forgetOrganizationDestinations(world: World, org: Organization, scope: ForgetScope): void {
+  const store = destinationStore(world);
+  const mine = (d: Destination): boolean => d.org_id === org.organization_id;
+  for (const d of store.list) if (mine(d)) scope.gone.add(d.destination_id);
+  dropFromMap(store.byId, mine);
+  retainInPlace(store.list, (d) => !mine(d));
 }

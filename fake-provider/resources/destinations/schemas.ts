@@ -12,7 +12,7 @@ export const destination = z.object({
   label: z.string().nullable(),
   suspended_at_ms: z.number().int().nullable(),
   suspension_reason: z.string().nullable(),
-});
+}).meta({ id: 'Destination' });
 
 export const accountParams = z.object({ account_id: idString });
 export const destinationParams = z.object({ account_id: idString, destination_id: idString });

@@ -6,7 +6,7 @@ import { eventRoutes } from './routes.ts';
 export { listEvents, listActivity, serializeEvent, type FeedQuery, type ActivityQuery } from './model.ts';
 export { TYPE_PATTERN, typePattern, typesQuery, eventEnvelope } from './schemas.ts';
 
-export const eventsResource: ResourceModule = {
+export const eventsResource = {
   name: 'events',
   routes: eventRoutes,
-};
+} satisfies ResourceModule;

@@ -41,7 +41,7 @@ export function listEvents(world: World, org_id: string, q: FeedQuery): Page<Sto
   // The same page `paginate` would cut from the whole filtered list, without filtering it all: the pool
   // (the account's events or every event) is in seq order, so the cursor is found by binary search and
   // the scan stops once one match beyond the page shows there is more.
-  const pool = q.account_id === undefined ? world.events.all : world.events.forAccount(q.account_id);
+  const pool = q.account_id === undefined ? world.events.forOrg(org_id) : world.events.forAccount(q.account_id);
   const after = q.cursor === undefined ? 0 : decodeCursor(q.cursor, 'asc');
   const items: StoredEvent[] = [];
   let has_more = false;

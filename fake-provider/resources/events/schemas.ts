@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { commaList, cursorQuery, idString, limitQuery, msQuery } from '../../http/validate.ts';
 import { isCanonicalAssetKey } from '../assets/index.ts';
+import { creditSourceTypeEnum } from '../credits/index.ts';
 
 const WORD = '[a-z][a-z0-9_]*';
 /** `*`, `<word>(.<word>)*.*`, or a dotted name such as `trade.settled`. */
@@ -53,10 +54,55 @@ export const activityQuery = z
 
 export const activityParams = z.object({ account_id: idString });
 
-export const eventEnvelope = z.object({
-  event_id: z.string(),
-  type: z.string(),
-  created_at_ms: z.number().int(),
-  account_id: z.string(),
-  data: z.record(z.string(), z.unknown()),
-});
+/** The envelope (spec: Event envelope) around one family of event types and their data. */
+const envelopeOf = <const T extends readonly [string, ...string[]], D extends z.ZodRawShape>(types: T, data: D) =>
+  z.object({ event_id: z.string(), type: z.enum(types), created_at_ms: z.number().int(), account_id: z.string(), data: z.object(data) });
+
+const depositIds = { deposit_address_id: z.string(), asset_key: z.string() };
+const cancelIds = { cancel_id: z.string(), credit_id: z.string(), client_cancel_id: z.string().optional() };
+const tradeIds = { trade_id: z.string(), quote_id: z.string(), client_order_id: z.string().optional() };
+const zapIds = { zap_id: z.string(), client_zap_id: z.string().optional() };
+const recoveryIds = { recovery_id: z.string(), credit_id: z.string(), asset_key: z.string() };
+const exportSource = z.enum(['integrator', 'user_email']);
+
+/**
+ * Every event the service publishes (spec: Events), one member per shape of `data`, discriminated by `type`:
+ * webhooks, the event feed and account activity carry these. swapsim adds `failure_code` to trade.failed and
+ * `leg` (`in`/`out`) to trade.settlement_orphaned and trade.settlement_reconfirmed.
+ */
+export const eventEnvelope = z
+  .discriminatedUnion('type', [
+    envelopeOf(['deposit.pending'], { ...depositIds, detected_atoms: z.string() }),
+    envelopeOf(['deposit.verified'], { ...depositIds, credit_id: z.string(), credited_atoms: z.string(), source_address: z.string() }),
+    envelopeOf(['deposit.flagged'], {
+      ...depositIds, detected_atoms: z.string(), source_address: z.string(), tx_hash: z.string(),
+      flag_reason: z.enum(['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged']), flagged_by: z.enum(['routes', 'partner']),
+      partner_flag_category: z.string().optional(), partner_flag_message: z.string().optional(),
+    }),
+    envelopeOf(['deposit.partner_screening'], { ...depositIds, tx_hash: z.string(), source_address: z.string(), detected_atoms: z.string(), screening_deadline_ms: z.number().int() }),
+    envelopeOf(['cancel.created'], cancelIds),
+    envelopeOf(['cancel.sent', 'cancel.confirmed'], { ...cancelIds, tx_hash: z.string() }),
+    envelopeOf(['cancel.failed'], { ...cancelIds, failure_code: z.string() }),
+    envelopeOf(['trade.executing', 'trade.filled', 'trade.pending_settle'], tradeIds),
+    envelopeOf(['trade.settled'], { ...tradeIds, credit_id: z.string() }),
+    envelopeOf(['trade.failed'], { ...tradeIds, failure_code: z.string() }),
+    envelopeOf(['trade.settlement_orphaned', 'trade.settlement_reconfirmed'], { ...tradeIds, leg: z.enum(['in', 'out']) }),
+    envelopeOf(['zap.awaiting_deposit', 'zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settlement_orphaned', 'zap.settlement_reconfirmed'], zapIds),
+    envelopeOf(['zap.settled'], { ...zapIds, credit_id: z.string() }),
+    envelopeOf(['zap.failed'], { ...zapIds, failure_code: z.string(), recovery_id: z.string().optional(), credit_id: z.string().optional() }),
+    envelopeOf(['recovery.created'], recoveryIds),
+    envelopeOf(['recovery.claimed'], { ...recoveryIds, cancel_id: z.string() }),
+    envelopeOf(['recovery.failed'], { ...recoveryIds, failure_code: z.string() }),
+    envelopeOf(['destination.suspended'], { destination_id: z.string(), suspended_at_ms: z.number().int(), suspension_reason: z.string() }),
+    envelopeOf(['destination.reactivated'], { destination_id: z.string() }),
+    envelopeOf(['credit.created'], { credit_id: z.string(), asset_key: z.string(), atoms: z.string(), source_type: creditSourceTypeEnum }),
+    envelopeOf(['account.created'], { label: z.string().nullable(), external_id: z.string().nullable() }),
+    envelopeOf(['account.wallet_created'], { chain: z.string(), address: z.string(), asset_key: z.string() }),
+    envelopeOf(['account.deactivated'], {}),
+    envelopeOf(['account.export_initiated'], { export_source: exportSource }),
+    envelopeOf(['account.key_exported'], { keys: z.array(z.object({ chain: z.string(), address: z.string(), export_bundle: z.string() })), export_source: exportSource }),
+  ])
+  .meta({ id: 'Event' });
+
+/** Every event type, as the union lists it. */
+export const EVENT_TYPES: readonly string[] = eventEnvelope.options.flatMap((o) => o.shape.type.options);

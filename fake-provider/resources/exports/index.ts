@@ -3,13 +3,15 @@
 import type { ResourceModule } from '../../resource.ts';
 import { exportInvariants, installExportSweeps } from './model.ts';
 import { exportRoutes } from './routes.ts';
+import { forgetOrganizationExports } from './model.ts';
 
 export { exportKeys, initiateExport, completeExport, exportStatus, exportBlocked, exportStore, type ExportRecord, type ExportSource, type ExportStatus } from './model.ts';
 export { sealBundle, exportSuite, targetKeyProblem, HPKE_INFO, HPKE_AAD, HPKE_ENC_BYTES, type BundlePlaintext } from './hpke.ts';
 
-export const exportsResource: ResourceModule = {
+export const exportsResource = {
   name: 'exports',
+  forgetOrganization: forgetOrganizationExports,
   routes: exportRoutes,
   install: installExportSweeps,
   invariants: exportInvariants,
-};
+} satisfies ResourceModule;

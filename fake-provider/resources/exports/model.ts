@@ -11,6 +11,7 @@ import { zapState, zapStore } from '../zaps/index.ts';
 import { cancelStatus, cancelStore } from '../cancels/index.ts';
 import { sealBundle } from './hpke.ts';
 import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../../http/throttle.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 
 export type ExportSource = 'integrator' | 'user_email';
 type ExportedKeys = NonNullable<Account['exported_keys']>;
@@ -179,7 +180,10 @@ async function sweep(world: World, record: ExportRecord): Promise<void> {
   record.sweep_due_ms = null;
   const account = accountStore(world).byId.get(record.account_id)!;
   if (accountStatus(account) !== 'export_initiated' || exportBlocked(world, account)) return;
-  account.exported_keys = await sealKeys(world, account, record.target_public_key);
+  const keys = await sealKeys(world, account, record.target_public_key);
+  // Its organization was deleted while the keys were sealed: nothing of it is stored any more.
+  if (accountStore(world).byId.get(record.account_id) !== account) return;
+  account.exported_keys = keys;
   // Marked first, so the account.key_exported event this publishes schedules no further sweep.
   record.exported_at_ms = world.sim.now_ms();
   if (!sendAccount(world, account, { type: 'SETTLEMENTS_RESOLVED' })) throw new Error(`account ${account.account_id} refused SETTLEMENTS_RESOLVED`);
@@ -221,4 +225,16 @@ export function exportInvariants(world: World): Violation[] {
     if (!ok) out.push({ invariant: 'exported_keys_match_wallets', entity_id: account.account_id, message: 'exported keys do not name every wallet address' });
   }
   return out;
+}
+
+/** A deleted organization: its accounts' export records, OTPs and initiation windows go. */
+export function forgetOrganizationExports(world: World, _org: Organization, scope: ForgetScope): void {
+  const store = exportStore(world);
+  for (const id of scope.accounts) {
+    const record = store.byAccount.get(id);
+    if (record?.sweep_task_id != null) world.sim.scheduler.cancel(record.sweep_task_id);
+    store.byAccount.delete(id);
+    store.otps.delete(id);
+    store.initiations.delete(id);
+  }
 }

@@ -6,7 +6,7 @@ import { historyRoutes } from './routes.ts';
 export { historyOf, listHistory, type HistoryQuery } from './model.ts';
 export { HISTORY_TYPES, HISTORY_STATUSES, type HistoryType, type HistoryStatus } from './schemas.ts';
 
-export const historyResource: ResourceModule = {
+export const historyResource = {
   name: 'history',
   routes: historyRoutes,
-};
+} satisfies ResourceModule;

@@ -44,4 +44,5 @@ export const historyRecord = z
     status: z.enum(HISTORY_STATUSES),
     created_at_ms: z.number().int(),
   })
-  .loose();
+  .loose()
+  .meta({ id: 'HistoryRecord' });

@@ -7,10 +7,10 @@ import { marketControlRoutes, marketRoutes } from './routes.ts';
 export { usdPrice, usdPriceScaled, setUsdPrice, setUsdPrices, hasMarket, currentPrices, INTERVALS, type Interval } from './model.ts';
 export { USD_PRICE_DECIMALS, USD_PRICE_SCALE, formatUsd, parseUsd } from './walk.ts';
 
-export const marketsResource: ResourceModule = {
+export const marketsResource = {
   name: 'markets',
   routes: marketRoutes,
   control: marketControlRoutes,
   // Creating the store here pins every catalog tape's origin to the world's first minute.
   install: (world) => void marketStore(world),
-};
+} satisfies ResourceModule;

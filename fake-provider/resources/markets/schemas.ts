@@ -9,7 +9,7 @@ export const market = z.object({
   asset_key: z.string(),
   denom: z.literal('USD'),
   intervals: z.array(z.string()),
-});
+}).meta({ id: 'Market' });
 export const marketsReply = z.object({ request_id: z.string(), markets: z.array(market) });
 
 // asset_key grammar and support, and the symbol alternative, are checked by resolveAssetRef.
@@ -22,7 +22,7 @@ export const candlesQuery = z.object({
   end_ms: msRequired,
 });
 
-export const candle = z.object({ t_ms: z.number().int(), o: z.string(), h: z.string(), l: z.string(), c: z.string() });
+export const candle = z.object({ t_ms: z.number().int(), o: z.string(), h: z.string(), l: z.string(), c: z.string() }).meta({ id: 'Candle' });
 export const candlesReply = z.object({
   request_id: z.string(),
   series: z.object({ asset_key: z.string(), denom: z.literal('USD'), interval: z.enum(INTERVALS), candles: z.array(candle) }),

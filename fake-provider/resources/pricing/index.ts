@@ -22,7 +22,7 @@ export {
 } from './model.ts';
 export { bpsUnits, formatBps, WHOLE_BPS_UNITS } from './arithmetic.ts';
 
-export const pricingResource: ResourceModule = {
+export const pricingResource = {
   name: 'pricing',
   control: pricingControlRoutes,
-};
+} satisfies ResourceModule;

@@ -3,13 +3,15 @@
 import type { ResourceModule } from '../../resource.ts';
 import { installRecoveries, recoveryInvariants } from './model.ts';
 import { recoveryRoutes } from './routes.ts';
+import { forgetOrganizationRecoveries } from './model.ts';
 
 export { recoveryForFailedZap, recoveryStatus, recoveryStore, type Recovery } from './model.ts';
 export { recoveryMachine, RECOVERY_STATUSES, type RecoveryStatus } from './machine.ts';
 
-export const recoveriesResource: ResourceModule = {
+export const recoveriesResource = {
   name: 'recoveries',
+  forgetOrganization: forgetOrganizationRecoveries,
   routes: recoveryRoutes,
   install: installRecoveries,
   invariants: recoveryInvariants,
-};
+} satisfies ResourceModule;

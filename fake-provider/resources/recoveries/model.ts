@@ -16,6 +16,9 @@ import { creditHolder, creditStatus, creditStore, type Credit } from '../credits
 import { screen } from '../screening/index.ts';
 import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../../http/throttle.ts';
 import { recoveryMachine, type RecoveryEffect, type RecoveryEvent, type RecoveryStatus } from './machine.ts';
+import type { Organization } from '../../world.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 
 export interface Recovery {
   recovery_id: string;
@@ -282,4 +285,14 @@ export function recoveryInvariants(world: World): Violation[] {
     }
   }
   return out;
+}
+
+/** A deleted organization: its recoveries go (per-address windows are the addresses', not the organization's). */
+export function forgetOrganizationRecoveries(world: World, org: Organization, scope: ForgetScope): void {
+  const store = recoveryStore(world);
+  const mine = (r: Recovery): boolean => r.org_id === org.organization_id;
+  for (const r of store.list) if (mine(r)) scope.gone.add(r.recovery_id);
+  dropFromMap(store.byId, mine);
+  retainInPlace(store.list, (r) => !mine(r));
+  dropFromMap(store.byBinding, mine);
 }

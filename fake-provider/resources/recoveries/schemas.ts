@@ -23,7 +23,7 @@ export const activatedRecovery = z.object({
   status: z.literal('active'),
   otp_sent: z.literal(true),
   activated_at_ms: z.number().int(),
-});
+}).meta({ id: 'ActivatedRecovery' });
 
 export const claimedRecovery = z.object({
   recovery_id: z.string(),
@@ -34,7 +34,7 @@ export const claimedRecovery = z.object({
   amount_atoms: z.string(),
   cancel_id: z.string(),
   poll_after_ms: z.number().int(),
-});
+}).meta({ id: 'ClaimedRecovery' });
 
 export const activateRecoveryReply = z.object({ request_id: z.string(), recovery: activatedRecovery });
 export const recoverFundsReply = z.object({ request_id: z.string(), recovery: claimedRecovery });

@@ -3,13 +3,15 @@
 import type { ResourceModule } from '../../resource.ts';
 import { rfqInvariants } from './invariants.ts';
 import { rfqRoutes } from './routes.ts';
+import { forgetOrganizationRfqs } from './model.ts';
 
 export { quoteSnapshot, quoteStatus, requireQuote, rfqSnapshot, rfqStatus, rfqStore, serializeQuote, type Mode, type Quote, type Rfq } from './model.ts';
 export { acceptQuote } from './accept.ts';
 export { quoteMachine, quotePacking, rfqMachine, rfqPacking, type QuoteStatus, type RfqStatus } from './machine.ts';
 
-export const rfqsResource: ResourceModule = {
+export const rfqsResource = {
   name: 'rfqs',
+  forgetOrganization: forgetOrganizationRfqs,
   routes: rfqRoutes,
   invariants: rfqInvariants,
-};
+} satisfies ResourceModule;

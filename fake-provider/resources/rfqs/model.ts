@@ -12,6 +12,7 @@ import { drawSolverLatencyMs, drawSpreadBps, price, serializeFees, type Priced, 
 import { quoteMachine, quotePacking, rfqMachine, rfqPacking, type QuoteEvent, type QuoteStatus, type RfqEvent, type RfqStatus } from './machine.ts';
 import { checkBounds, firmParties, indicativeParties, requestedAmount, requireBalance, type Mode } from './requests.ts';
 import type { CreateRfqBody } from './schemas.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 
 export type { Mode } from './requests.ts';
 
@@ -241,4 +242,19 @@ export function serializeQuote(q: Quote): Record<string, unknown> {
     fees: serializeFees(priced.fees),
     route_requirements: structuredClone(priced.route_requirements),
   };
+}
+
+/** A deleted organization: its RFQs and their quotes go. */
+export function forgetOrganizationRfqs(world: World, org: Organization, scope: ForgetScope): void {
+  const store = rfqStore(world);
+  store.rfqs.retain((r) => {
+    if (r.org_id !== org.organization_id) return true;
+    scope.gone.add(r.rfq_id);
+    return false;
+  });
+  store.quotes.retain((q) => {
+    if (q.rfq.org_id !== org.organization_id) return true;
+    scope.gone.add(q.quote_id);
+    return false;
+  });
 }

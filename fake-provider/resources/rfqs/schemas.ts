@@ -29,7 +29,7 @@ export const rfq = z.object({
   status: z.enum(['pending', 'ready']),
   best_quote_id: z.string().optional(),
   poll_after_ms: z.number().int().optional(),
-});
+}).meta({ id: 'Rfq' });
 export const rfqReply = z.object({ request_id: z.string(), rfq });
 export const rfqParams = z.object({ rfq_id: idString });
 
@@ -56,7 +56,7 @@ export const quote = z.object({
   expected_out_atoms: z.string(),
   fees,
   route_requirements: z.record(z.string(), z.unknown()),
-});
+}).meta({ id: 'Quote' });
 export const quoteReply = z.object({ request_id: z.string(), quote });
 export const quoteParams = z.object({ quote_id: idString });
 

@@ -9,7 +9,7 @@ export { screen, flagAddress, type ScreeningFlagReason, SCREENING_FLAG_REASONS }
 const tag = 'Control';
 const addressBody = z.object({ address: z.string().min(1).max(256), flag_reason: z.enum(SCREENING_FLAG_REASONS) });
 
-export const screeningResource: ResourceModule = {
+export const screeningResource = {
   name: 'screening',
   control: [
     defineRoute({
@@ -25,4 +25,4 @@ export const screeningResource: ResourceModule = {
       handler: ({ params }, { world }) => ({ body: { screening: { address: params.address, removed: unflagAddress(world, params.address) } } }),
     }),
   ],
-};
+} satisfies ResourceModule;

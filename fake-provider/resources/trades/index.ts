@@ -2,13 +2,15 @@
 import type { ResourceModule } from '../../resource.ts';
 import { tradeHistory, tradeInvariants } from './model.ts';
 import { tradeRoutes } from './routes.ts';
+import { forgetOrganizationTrades } from './model.ts';
 
 export { startTrade, serializeTrade, requireTrade, tradeStatus, tradeState, tradeStore, type Trade, type StartTradeInput } from './model.ts';
 export { tradeMachine } from './machine.ts';
 
-export const tradesResource: ResourceModule = {
+export const tradesResource = {
   name: 'trades',
+  forgetOrganization: forgetOrganizationTrades,
   routes: tradeRoutes,
   invariants: tradeInvariants,
   history: tradeHistory,
-};
+} satisfies ResourceModule;

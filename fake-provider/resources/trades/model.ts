@@ -14,6 +14,8 @@ import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, ty
 import { bpsUnits, checkPairAllowed, forwardOut, serializeFees, WHOLE_BPS_UNITS, type Priced } from '../pricing/index.ts';
 import type { Asset } from '../assets/index.ts';
 import { tradeMachine, tradePacking, type TradeEffect, type TradeState } from './machine.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { retainInPlace } from '../../engine/retain.ts';
 
 /**
  * What a trade reads of the firm quote it was accepted from (rfqs' Quote has these fields; declared here
@@ -261,4 +263,13 @@ export function tradeInvariants(world: World): Violation[] {
     }
   }
   return out;
+}
+
+/** A deleted organization: its trades go (a trade names only its account). */
+export function forgetOrganizationTrades(world: World, _org: Organization, scope: ForgetScope): void {
+  const store = tradeStore(world);
+  const mine = (t: Trade): boolean => scope.accounts.has(t.swap.account_id);
+  for (const t of store.list) if (mine(t)) scope.gone.add(t.trade_id);
+  store.byId.retain((t) => !mine(t));
+  retainInPlace(store.list, (t) => !mine(t));
 }

@@ -23,6 +23,6 @@ export const trade = z.object({
   settlement: settlement.optional(),
   fees,
   poll_after_ms: z.number().int().optional(),
-});
+}).meta({ id: 'Trade' });
 
 export const tradeReply = z.object({ request_id: z.string(), trade });

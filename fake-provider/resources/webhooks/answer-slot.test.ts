@@ -1,6 +1,6 @@
 // Profile `webhook_answer_slot_ms`: a POST leaves when it falls due, the clock runs on, and its outcome is
 // applied a fixed span of sim time later; a slow receiver's answers overlap in wall time (a burst of five
-// is in flight at once), and the log is the same whatever the wall latency.
+// is in flight at once, a duplicate's two copies together), and the log is the same whatever the wall latency.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,12 +35,13 @@ async function slowReceiver(delay_ms: number) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, peak: () => peak };
 }
 
-async function burst(slot_ms: number, delay_ms: number) {
+async function burst(slot_ms: number, delay_ms: number, opts: { duplicate?: string } = {}) {
   const receiver = await slowReceiver(delay_ms);
   const world = newWorld({ seed: 'answer-slot', clock: 'virtual', profile: { ...DEFAULT_PROFILE, webhook_answer_slot_ms: slot_ms } });
   const org = createOrganization(world, { api_keys: ['sk_answer_slot_0123'] });
   createWebhook(world, org, { url: receiver.url });
   const t0 = world.sim.now_ms();
+  if (opts.duplicate) world.sim.faults.add({ target: 'webhook', effect: { webhook: 'duplicate' }, match: { event_type: opts.duplicate }, probability: 1, times: 1 }, 'flt_dup', t0);
   // One account's events 500 ms of sim time apart, as a trade's progress events are.
   for (const [i, type] of ['test.a', 'test.b', 'test.bad', 'test.c', 'test.d'].entries()) {
     world.sim.scheduler.schedule(t0 + 1_000 + i * 500, 'test.publish', () => void publish(world, org.organization_id, 'acct_a', type, {}));
@@ -54,6 +55,7 @@ async function burst(slot_ms: number, delay_ms: number) {
   return {
     peak: receiver.peak(), during,
     log: deliveries.map((d) => [d.attempt_log.map((a) => [a.at_ms - t0, a.http_status]), d.snapshot.context.due_ms - t0, deliveryStatus(d)]),
+    copies: deliveries.map((d) => d.attempt_log.map((a) => a.copies)),
   };
 }
 
@@ -73,6 +75,30 @@ describe('webhook answer slot', () => {
     ]);
     const fast = await burst(10_000, 1);
     expect(fast.log).toEqual(slow.log);
+  });
+
+  it('sends a duplicate\'s two copies together: both in flight at once, the outcome the same whatever the latency', async () => {
+    // One event alone, duplicated: a sender that waited for the first copy's answer would peak at 1.
+    const receiver = await slowReceiver(300);
+    const world = newWorld({ seed: 'answer-slot-dup', clock: 'virtual', profile: { ...DEFAULT_PROFILE, webhook_answer_slot_ms: 10_000 } });
+    const org = createOrganization(world, { api_keys: ['sk_answer_slot_dup_0123'] });
+    createWebhook(world, org, { url: receiver.url });
+    world.sim.faults.add({ target: 'webhook', effect: { webhook: 'duplicate' }, match: {}, probability: 1, times: 1 }, 'flt_dup', world.sim.now_ms());
+    publish(world, org.organization_id, 'acct_a', 'test.a', {});
+    await world.sim.scheduler.advance(60_000);
+    expect(receiver.peak()).toBe(2);
+    const [d] = [...webhookStore(world).deliveries.values()];
+    expect(d.attempt_log.map((a) => [a.copies, a.http_status])).toEqual([[2, 200]]);
+    expect(deliveryStatus(d)).toBe('success');
+
+    // In a burst, a duplicated failing event: both copies answered 500, one retry; the log is latency-free.
+    const slow = await burst(10_000, 300, { duplicate: 'test.bad' });
+    const fast = await burst(10_000, 1, { duplicate: 'test.bad' });
+    expect(slow.peak).toBe(6);
+    expect(slow.copies).toEqual([[1], [1], [2, 1], [1], [1]]);
+    expect(slow.log[2][0]).toEqual([[2_000, 500], [32_000, 500]]);
+    expect(fast.log).toEqual(slow.log);
+    expect(fast.copies).toEqual(slow.copies);
   });
 
   it('at 0 (the default) keeps one account\'s POSTs one after another, each answered where it is sent', async () => {

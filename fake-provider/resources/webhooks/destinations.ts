@@ -4,7 +4,6 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { networkInterfaces } from 'node:os';
-import type { Profile } from '../../profile.ts';
 
 /** The server's own listening endpoint (filled in by server.ts once it listens; null in an in-process world). */
 export interface SelfEndpoint {
@@ -76,7 +75,7 @@ export interface DestinationGuard {
 
 const defaultPort = (u: URL): number => (u.port !== '' ? Number(u.port) : u.protocol === 'https:' ? 443 : 80);
 
-export function destinationGuard(profile: Pick<Profile, 'webhook_allowed_destinations' | 'webhook_denied_destinations'>, self: SelfEndpoint, resolve: typeof dnsLookup = dnsLookup): DestinationGuard {
+export function destinationGuard(profile: { webhook_allowed_destinations: readonly string[]; webhook_denied_destinations: readonly string[] }, self: SelfEndpoint, resolve: typeof dnsLookup = dnsLookup): DestinationGuard {
   const allowed = blocks(profile.webhook_allowed_destinations);
   const denied = blocks(profile.webhook_denied_destinations);
   const address = (addr: string, port: number): Refusal => {

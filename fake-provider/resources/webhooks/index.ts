@@ -17,8 +17,9 @@ export {
 } from './model.ts';
 export { deliveryMachine, type DeliveryState, type DeliveryStatus } from './machine.ts';
 export { signature } from './sender.ts';
+export { sweepDeliveries } from './model.ts';
 
-export const webhooksResource: ResourceModule = {
+export const webhooksResource = {
   name: 'webhooks',
   routes: webhookRoutes,
   install(world) {
@@ -26,4 +27,4 @@ export const webhooksResource: ResourceModule = {
   },
   invariants: webhookInvariants,
   forgetOrganization: forgetOrganizationWebhooks,
-};
+} satisfies ResourceModule;

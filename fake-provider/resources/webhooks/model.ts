@@ -1,6 +1,7 @@
 // Webhook operations over the world: CRUD with one active webhook per organization, secret rotation,
 // a delivery per published event (and per replayed one), each attempt a real signed HTTP POST run by the
-// sim scheduler, with the `webhook` fault effects applied at the attempt.
+// sim scheduler, with the `webhook` fault effects applied at the attempt; deliveries dropped with their
+// organization or past their retention.
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -13,6 +14,7 @@ import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEve
 import { createTransport, post, signedRequest } from './sender.ts';
 import { startInOrder } from './order.ts';
 import { destinationGuard } from './destinations.ts';
+import type { ForgetScope } from '../../resource-records.ts';
 
 export interface Webhook {
   webhook_id: string;
@@ -271,6 +273,8 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   d.attempt_log.push(record);
 
   const finish = (copies: number, statuses: number[]): void => {
+    // Dropped while its POST was out (its organization deleted, or past retention): nothing to record.
+    if (store.deliveries.get(d.delivery_id) !== d) return;
     const http_status = statuses.find(is2xx) ?? statuses[statuses.length - 1] ?? 0;
     step(world, d, is2xx(http_status) ? { type: 'SUCCEEDED', http_status } : { type: 'FAILED', http_status, at_ms });
     record.http_status = http_status;
@@ -296,11 +300,10 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   if (slot_ms > 0 && journal.mode === 'off') {
     // Answer slot (issue 15, verify): sent now, not queued behind the account's earlier POSTs in its lane; the
     // outcome lands at a fixed sim time (so runs stay deterministic), and only there does the clock wait for it.
-    const answered: Promise<number[]> = (async () => {
-      const statuses: number[] = [];
-      for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport));
-      return statuses;
-    })();
+    // A duplicate's copies leave together, as an at-least-once sender's do: the second copy neither waits for
+    // the first's answer nor for its timeout (one after another, a 5 s receiver cost a second wave of 5 s).
+    // The statuses keep copy order whichever answers first, so the outcome is the same bytes either way.
+    const answered: Promise<number[]> = Promise.all(Array.from({ length: copies }, () => post(req, world.profile.webhook_timeout_ms, journal, store.transport)));
     scheduler.schedule(at_ms + slot_ms, 'webhook.answer', () => answered.then((statuses) => finish(copies, statuses)));
     return;
   }
@@ -309,7 +312,8 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   const lane = { webhook_id: webhook.webhook_id, account_id: event.envelope.account_id, sim_ms: at_ms };
   const sending = (async () => {
     const statuses: number[] = [];
-    // A duplicate's second copy follows the first, as a retrying sender's would.
+    // Here a duplicate's second copy follows the first: the lane runs one POST per account at a time, and a journal
+    // records each copy's answer in turn. A first copy that timed out trips the lane, so the second fails at once.
     for (let i = 0; i < copies; i++) statuses.push(await post(req, world.profile.webhook_timeout_ms, journal, store.transport, lane));
     return statuses;
   })();
@@ -322,7 +326,7 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
 }
 
 /** A deleted organization: its webhooks and deliveries go, and no attempt of theirs runs again. */
-export function forgetOrganizationWebhooks(world: World, org: Organization): void {
+export function forgetOrganizationWebhooks(world: World, org: Organization, scope?: ForgetScope): void {
   const store = webhookStore(world);
   const gone = store.list.filter((w) => w.org_id === org.organization_id);
   if (gone.length === 0) return;
@@ -332,11 +336,35 @@ export function forgetOrganizationWebhooks(world: World, org: Organization): voi
       if (d.task_id !== null) world.sim.scheduler.cancel(d.task_id);
       d.task_id = null;
       store.deliveries.delete(d.delivery_id);
+      scope?.gone.add(d.delivery_id);
     }
     store.byWebhook.delete(w.webhook_id);
   }
   store.list = store.list.filter((w) => w.org_id !== org.organization_id);
   store.deliveryList = store.deliveryList.filter((d) => d.org_id !== org.organization_id);
+}
+
+/**
+ * Retention: drops the deliveries (with their attempt logs) that ended before `ended_before_ms`, and, when
+ * the event store has just dropped events (`events_dropped`), every delivery whose event is gone (one still
+ * retrying stops). Ids dropped go into `gone` (their transitions go next). Returns how many.
+ */
+export function sweepDeliveries(world: World, ended_before_ms: number, events_dropped: boolean, gone: Set<string>): number {
+  if (!world.stores.has('webhooks')) return 0;
+  const store = webhookStore(world);
+  const expired = (d: Delivery): boolean => (d.ended_at_ms !== null && d.ended_at_ms < ended_before_ms) || (events_dropped && !world.events.byId.has(d.event_id));
+  const before = store.deliveryList.length;
+  store.deliveryList = store.deliveryList.filter((d) => {
+    if (!expired(d)) return true;
+    if (d.task_id !== null) world.sim.scheduler.cancel(d.task_id);
+    d.task_id = null;
+    store.deliveries.delete(d.delivery_id);
+    gone.add(d.delivery_id);
+    return false;
+  });
+  if (store.deliveryList.length === before) return 0;
+  for (const [webhook_id, list] of store.byWebhook) store.byWebhook.set(webhook_id, list.filter((d) => store.deliveries.get(d.delivery_id) === d));
+  return before - store.deliveryList.length;
 }
 
 /** Shutdown: waiting POSTs resolve 0 at once, running ones are aborted; later attempts fail without sending. */

@@ -17,7 +17,7 @@ export const webhook = z.object({
   active: z.boolean(),
   created_at_ms: z.number().int(),
   secret: z.string().optional(),
-});
+}).meta({ id: 'Webhook' });
 
 export const webhookParams = z.object({ webhook_id: idString });
 
@@ -53,7 +53,7 @@ export const delivery = z.object({
   http_status: z.number().int(),
   attempted_at_ms: z.number().int().nullable(),
   next_retry_at_ms: z.number().int().nullable(),
-});
+}).meta({ id: 'Delivery' });
 
 export const webhookReply = z.object({ request_id: z.string(), webhook });
 export const replayReply = z.object({ request_id: z.string(), status: z.literal('scheduled') });

@@ -6,6 +6,7 @@ import { onZapDeposit } from './model.ts';
 import { zapHistory } from './read.ts';
 import { zapInvariants } from './invariants.ts';
 import { zapRoutes } from './routes.ts';
+import { forgetOrganizationZaps } from './model.ts';
 
 export { requireZap, serializeZap } from './read.ts';
 export {
@@ -19,10 +20,11 @@ export {
 } from './model.ts';
 export { zapMachine, ZAP_FAILURE_CODES, ZAP_STATUSES, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
 
-export const zapsResource: ResourceModule = {
+export const zapsResource = {
   name: 'zaps',
+  forgetOrganization: forgetOrganizationZaps,
   routes: zapRoutes,
   install: (world) => onDepositResolved(world, onZapDeposit),
   invariants: zapInvariants,
   history: zapHistory,
-};
+} satisfies ResourceModule;

@@ -17,6 +17,8 @@ import { beginExecution, type Swap, type SwapOps } from '../execution/index.ts';
 import { drawSpreadBps, price, type Fees, type Priced } from '../pricing/index.ts';
 import { zapMachine, type ZapEffect, type ZapEvent, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
 import type { CreateZapBody } from './schemas.ts';
+import type { ForgetScope } from '../../resource-records.ts';
+import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 
 /** Zap-only fault codes, by the stage where each can happen (the driver draws the execution and settlement ones). */
 export const DEPOSIT_STAGE_FAIL_CODES = ['from_asset_mismatch', 'deposit_flagged', 'deposit_insufficient_confirmations', 'zap_expired'] as const;
@@ -322,4 +324,14 @@ export function onZapDeposit(world: World, d: Deposit): void {
   z.swap = newSwap(z, d.credit_id, d.atoms, priced.expected_out_atoms);
   sendZap(world, z, { type: 'DEPOSIT_VERIFIED' });
   beginExecution(world, z.swap, ops);
+}
+
+/** A deleted organization: its zaps go. */
+export function forgetOrganizationZaps(world: World, org: Organization, scope: ForgetScope): void {
+  const store = zapStore(world);
+  const mine = (z: Zap): boolean => z.org_id === org.organization_id;
+  for (const z of store.list) if (mine(z)) scope.gone.add(z.zap_id);
+  dropFromMap(store.byId, mine);
+  retainInPlace(store.list, (z) => !mine(z));
+  dropFromMap(store.byDepositAddress, mine);
 }

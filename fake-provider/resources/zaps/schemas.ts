@@ -71,7 +71,7 @@ export const zap = z.object({
   settlement: settlement.optional(),
   fees: fees.optional(),
   poll_after_ms: z.number().int().optional(),
-});
+}).meta({ id: 'Zap' });
 
 export const zapListItem = z.object({
   zap_id: z.string(),
@@ -82,6 +82,6 @@ export const zapListItem = z.object({
   from_asset_key: z.string(),
   to_asset_key: z.string(),
   created_at_ms: z.number().int(),
-});
+}).meta({ id: 'ZapListItem' });
 
 export const zapReply = z.object({ request_id: z.string(), zap });
