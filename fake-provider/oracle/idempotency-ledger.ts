@@ -70,6 +70,14 @@ export function idempotencyViolations(world: World): Violation[] {
   return world.stores.has('idempotency-ledger') ? [...ledger(world).violations] : [];
 }
 
+/** First answers the ledger holds, all organizations together (for the soak bench). */
+export function idempotencyLedgerSize(world: World): number {
+  if (!world.stores.has('idempotency-ledger')) return 0;
+  let n = 0;
+  for (const o of ledger(world).orgs.values()) n += o.first.size;
+  return n;
+}
+
 /** A deleted organization: the answers witnessed for its keys go. */
 export function forgetIdempotencyLedger(world: World, org_id: string): void {
   if (world.stores.has('idempotency-ledger')) ledger(world).orgs.delete(org_id);

@@ -6,6 +6,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serve } from '../../fake-provider/server.ts';
 import { webhookStore } from '../../fake-provider/resources/webhooks/index.ts';
 import { idempotencyRecords } from '../../fake-provider/http/idempotency.ts';
+import { idempotencyLedgerSize } from '../../fake-provider/oracle/idempotency-ledger.ts';
 import { announce, closeOnSignal } from '../http-bench/servers/ready.ts';
 import { profileFromJson } from '../../fake-provider/profiles/index.ts';
 import { accountStore } from '../../fake-provider/resources/accounts/model.ts';
@@ -58,7 +59,7 @@ function held(world: World): Record<string, number> {
     size('quotes', () => rfqStore(world).quotes.size),
     size('webhooks', () => webhookStore(world).deliveryList.length),
     size('conduct', () => (world.stores.get('conduct') as Map<string, unknown>).size),
-    size('idempotency-ledger', () => (world.stores.get('idempotency-ledger') as { first: Map<string, unknown> }).first.size),
+    ['idempotency-ledger', idempotencyLedgerSize(world)],
     ['scheduler_pending', world.sim.scheduler.pending()],
   ]);
 }
