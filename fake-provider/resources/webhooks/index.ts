@@ -2,7 +2,8 @@
 // delivery per published event, and its invariants.
 import type { ResourceModule } from '../../resource.ts';
 import { webhookInvariants } from './invariants.ts';
-import { forgetOrganizationWebhooks, onEventPublished } from './model.ts';
+import { onEventPublished } from './model.ts';
+import { forgetOrganizationWebhooks } from './retention.ts';
 import { webhookRoutes } from './routes.ts';
 
 export {
@@ -17,7 +18,7 @@ export {
 } from './model.ts';
 export { deliveryMachine, type DeliveryState, type DeliveryStatus } from './machine.ts';
 export { signature } from './sender.ts';
-export { sweepDeliveries } from './model.ts';
+export { sweepDeliveries } from './retention.ts';
 
 export const webhooksResource = {
   name: 'webhooks',

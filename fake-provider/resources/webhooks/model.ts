@@ -1,7 +1,7 @@
 // Webhook operations over the world: CRUD with one active webhook per organization, secret rotation,
 // a delivery per published event (and per replayed one), each attempt a real signed HTTP POST run by the
-// sim scheduler, with the `webhook` fault effects applied at the attempt; deliveries dropped with their
-// organization or past their retention.
+// sim scheduler, with the `webhook` fault effects applied at the attempt. Dropping deliveries (organization
+// deleted, retention passed) is in retention.ts.
 import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -14,7 +14,6 @@ import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEve
 import { createTransport, post, signedRequest } from './sender.ts';
 import { startInOrder } from './order.ts';
 import { destinationGuard } from './destinations.ts';
-import type { ForgetScope } from '../../resource-records.ts';
 
 export interface Webhook {
   webhook_id: string;
@@ -323,48 +322,6 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   }
   if (journal.mode === 'off') return scheduler.join(sending, (statuses) => finish(copies, statuses));
   return sending.then((statuses) => finish(copies, statuses));
-}
-
-/** A deleted organization: its webhooks and deliveries go, and no attempt of theirs runs again. */
-export function forgetOrganizationWebhooks(world: World, org: Organization, scope?: ForgetScope): void {
-  const store = webhookStore(world);
-  const gone = store.list.filter((w) => w.org_id === org.organization_id);
-  if (gone.length === 0) return;
-  for (const w of gone) {
-    store.byId.delete(w.webhook_id);
-    for (const d of store.byWebhook.get(w.webhook_id) ?? []) {
-      if (d.task_id !== null) world.sim.scheduler.cancel(d.task_id);
-      d.task_id = null;
-      store.deliveries.delete(d.delivery_id);
-      scope?.gone.add(d.delivery_id);
-    }
-    store.byWebhook.delete(w.webhook_id);
-  }
-  store.list = store.list.filter((w) => w.org_id !== org.organization_id);
-  store.deliveryList = store.deliveryList.filter((d) => d.org_id !== org.organization_id);
-}
-
-/**
- * Retention: drops the deliveries (with their attempt logs) that ended before `ended_before_ms`, and, when
- * the event store has just dropped events (`events_dropped`), every delivery whose event is gone (one still
- * retrying stops). Ids dropped go into `gone` (their transitions go next). Returns how many.
- */
-export function sweepDeliveries(world: World, ended_before_ms: number, events_dropped: boolean, gone: Set<string>): number {
-  if (!world.stores.has('webhooks')) return 0;
-  const store = webhookStore(world);
-  const expired = (d: Delivery): boolean => (d.ended_at_ms !== null && d.ended_at_ms < ended_before_ms) || (events_dropped && !world.events.byId.has(d.event_id));
-  const before = store.deliveryList.length;
-  store.deliveryList = store.deliveryList.filter((d) => {
-    if (!expired(d)) return true;
-    if (d.task_id !== null) world.sim.scheduler.cancel(d.task_id);
-    d.task_id = null;
-    store.deliveries.delete(d.delivery_id);
-    gone.add(d.delivery_id);
-    return false;
-  });
-  if (store.deliveryList.length === before) return 0;
-  for (const [webhook_id, list] of store.byWebhook) store.byWebhook.set(webhook_id, list.filter((d) => store.deliveries.get(d.delivery_id) === d));
-  return before - store.deliveryList.length;
 }
 
 /** Shutdown: waiting POSTs resolve 0 at once, running ones are aborted; later attempts fail without sending. */
