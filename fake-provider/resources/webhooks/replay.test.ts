@@ -5,40 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { publish } from '../../engine/publish.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
-import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
+import { webhookFixtures } from './fixtures.ts';
+import { startReceiver } from '../../../scenarios/dsl/webhook-receiver.ts';
 
 let sim: TestSim;
-const receivers: Receiver[] = [];
+const { receivers, receiver, setup, closeReceivers } = webhookFixtures(() => sim);
 beforeAll(async () => {
   sim = await startTestSim();
 });
 afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
+  await closeReceivers();
   await sim.close();
 });
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
-
-/** A fresh org with a webhook pointing at a fresh receiver that knows the secret. */
-async function setup(s: TestSim = sim) {
-  const org = await s.newOrg();
-  const rx = await receiver();
-  const created = await s.api('POST', '/webhooks', { key: org.api_key, body: { url: rx.url } });
-  expect(created.status).toBe(200);
-  rx.secret = created.body.webhook.secret;
-  const world = () => s.running.runtime.world;
-  return {
-    org,
-    rx,
-    webhook: created.body.webhook,
-    api: (method: string, path: string, body?: unknown) => s.api(method, path, { key: org.api_key, body }),
-    emit: (type: string, data: Record<string, unknown> = {}, account_id = 'acct_x') => publish(world(), org.organization_id, account_id, type, data).envelope,
-  };
-}
 
 describe('replay', () => {
   it('delivers the matching events since since_ms again, in publication order, with new delivery ids', async () => {

@@ -3,8 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
 import {
-  ARB_ETH, ARB_FINALITY_MS, ARB_USDC, FLOOR_ATOMS, addFault, balancesOf, credit, creditZap, depositZap, funded,
-  getZap, holderOf, land, newDestination, nowMs, pinPrices, postZap, readyAccount, startDepositSim, zapEvents,
+  ARB_ETH, ARB_FINALITY_MS, ARB_USDC, FLOOR_ATOMS, addFault, balancesOf, credit, creditZap, funded,
+  getZap, holderOf, land, nowMs, pinPrices, postZap, startDepositSim, zapEvents,
+  TO_PENDING_MS, awaitingZap, depositCredit,
 } from './fixtures.ts';
 
 let sim: TestSim;
@@ -14,22 +15,6 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-/** Fill ≤ 1.5 s, settlement initiated 0.5 s later: by 2 s a zap is pending_settle. */
-const TO_PENDING_MS = 2_000;
-
-async function awaitingZap(extra: Record<string, unknown> = {}) {
-  const account_id = await readyAccount(sim);
-  const destination_id = await newDestination(sim, account_id, ARB_ETH);
-  const r = await postZap(sim, depositZap(account_id, destination_id, extra));
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return { account_id, destination_id, zap_id: r.body.zap.zap_id as string, deposit_address_id: r.body.zap.deposit_address.deposit_address_id as string, created: r.body.zap };
-}
-
-/** The deposit credit a landed deposit made on the address, once verified. */
-async function depositCredit(deposit_address_id: string): Promise<string> {
-  const r = await sim.control('GET', `/deposits?deposit_address_id=${deposit_address_id}`);
-  return r.body.deposits[0].credit_id;
-}
 
 describe('failures at execution and settlement', () => {
   async function failedWith(effect: Record<string, unknown>, code: string): Promise<{ zap_id: string; f: Awaited<ReturnType<typeof funded>> }> {
@@ -130,20 +115,20 @@ describe('zap-only fault stages on a deposit-funded zap', () => {
   for (const code of ['from_asset_mismatch', 'deposit_flagged', 'deposit_insufficient_confirmations', 'zap_expired']) {
     it(`${code} lands when the deposit resolves; the deposit's credit stays open and free`, async () => {
       const expiry = code === 'zap_expired' ? { expires_at_ms: (await sim.control('GET', '/clock')).body.clock.now_ms + 3_600_000 } : {};
-      const z = await awaitingZap(expiry);
+      const z = await awaitingZap(sim, expiry);
       await addFault(sim, { target: 'zap', effect: { fail: code }, match: { ids: [z.zap_id] }, times: 1 });
       await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
       await sim.advance(ARB_FINALITY_MS);
       expect(await getZap(sim, z.zap_id)).toMatchObject({ status: 'failed', failure_code: code, observed_amount_in_atoms: '55000000' });
       expect(zapEvents(sim, z.zap_id).map(([t]) => t)).toEqual(['zap.awaiting_deposit', 'zap.failed']);
-      const credit_id = await depositCredit(z.deposit_address_id);
+      const credit_id = await depositCredit(sim, z.deposit_address_id);
       expect(await credit(sim, z.account_id, credit_id)).toMatchObject({ status: 'open' });
       expect(await holderOf(sim, credit_id)).toBeNull();
     });
   }
 
   it('min_amount_out_not_met through a fault lands at the fill of a deposit-funded zap', async () => {
-    const z = await awaitingZap();
+    const z = await awaitingZap(sim);
     await addFault(sim, { target: 'zap', effect: { fail: 'min_amount_out_not_met' }, match: { ids: [z.zap_id] }, times: 1 });
     await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
     await sim.settle();

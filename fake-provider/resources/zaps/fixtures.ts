@@ -87,3 +87,21 @@ export async function addFault(sim: TestSim, body: Record<string, unknown>): Pro
   if (r.status !== 200) throw new Error(JSON.stringify(r.body));
   return r.body.fault.fault_id;
 }
+
+/** Fill ≤ 1.5 s, settlement initiated 0.5 s later: by 2 s a zap is pending_settle. */
+export const TO_PENDING_MS = 2_000;
+
+/** A deposit-funded zap waiting on its single-use address. */
+export async function awaitingZap(sim: TestSim, extra: Record<string, unknown> = {}) {
+  const account_id = await readyAccount(sim);
+  const destination_id = await newDestination(sim, account_id, ARB_ETH);
+  const r = await postZap(sim, depositZap(account_id, destination_id, extra));
+  if (r.status !== 200) throw new Error(JSON.stringify(r.body));
+  return { account_id, destination_id, zap_id: r.body.zap.zap_id as string, deposit_address_id: r.body.zap.deposit_address.deposit_address_id as string, created: r.body.zap };
+}
+
+/** The deposit credit a landed deposit made on the address, once verified. */
+export async function depositCredit(sim: TestSim, deposit_address_id: string): Promise<string> {
+  const r = await sim.control('GET', `/deposits?deposit_address_id=${deposit_address_id}`);
+  return r.body.deposits[0].credit_id;
+}

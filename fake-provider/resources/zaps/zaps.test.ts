@@ -5,8 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
 import {
-  ARB_ETH, ARB_FINALITY_MS, ARB_USDC, FLOOR_ATOMS, IN_ATOMS, addFault, balancesOf, credit, creditZap, depositZap, eventsOf, funded,
-  getZap, holderOf, land, newDestination, nowMs, pinPrices, postZap, readyAccount, startDepositSim, zapEvents,
+  ARB_ETH, ARB_FINALITY_MS, ARB_USDC, FLOOR_ATOMS, IN_ATOMS, addFault, balancesOf, credit, creditZap, eventsOf, funded,
+  getZap, holderOf, land, nowMs, pinPrices, postZap, startDepositSim, zapEvents,
+  TO_PENDING_MS, awaitingZap, depositCredit,
 } from './fixtures.ts';
 
 let sim: TestSim;
@@ -16,22 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-/** Fill ≤ 1.5 s, settlement initiated 0.5 s later: by 2 s a zap is pending_settle. */
-const TO_PENDING_MS = 2_000;
-
-async function awaitingZap(extra: Record<string, unknown> = {}) {
-  const account_id = await readyAccount(sim);
-  const destination_id = await newDestination(sim, account_id, ARB_ETH);
-  const r = await postZap(sim, depositZap(account_id, destination_id, extra));
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return { account_id, destination_id, zap_id: r.body.zap.zap_id as string, deposit_address_id: r.body.zap.deposit_address.deposit_address_id as string, created: r.body.zap };
-}
-
-/** The deposit credit a landed deposit made on the address, once verified. */
-async function depositCredit(deposit_address_id: string): Promise<string> {
-  const r = await sim.control('GET', `/deposits?deposit_address_id=${deposit_address_id}`);
-  return r.body.deposits[0].credit_id;
-}
 
 describe('a credit-funded zap', () => {
   it('runs executing → filled → pending_settle → settled with its events, balances and credits', async () => {
@@ -123,7 +108,7 @@ describe('a credit-funded zap', () => {
 
 describe('a deposit-funded zap', () => {
   it('awaits a deposit on a single-use address, then executes on the observed amount and settles', async () => {
-    const { account_id, zap_id, deposit_address_id, created } = await awaitingZap({ client_zap_id: 'dz-1' });
+    const { account_id, zap_id, deposit_address_id, created } = await awaitingZap(sim, { client_zap_id: 'dz-1' });
     expect(created).toEqual({
       zap_id, status: 'awaiting_deposit', client_zap_id: 'dz-1', requested_amount_in_atoms: '50000000',
       deposit_address: { deposit_address_id, asset_key: ARB_USDC, address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), memo: null, tag: null },
@@ -144,7 +129,7 @@ describe('a deposit-funded zap', () => {
     expect(executing).toMatchObject({ status: 'executing', requested_amount_in_atoms: '50000000', observed_amount_in_atoms: '55000000' });
     expect(executing).not.toHaveProperty('deposit_address');
     expect(executing.fees.platform_bps).toBe('10');
-    const credit_id = await depositCredit(deposit_address_id);
+    const credit_id = await depositCredit(sim, deposit_address_id);
     expect(await holderOf(sim, credit_id)).toBe(zap_id);
 
     await sim.settle();
@@ -166,8 +151,8 @@ describe('a deposit-funded zap', () => {
 
   it('prices the observed amount: more in, proportionally more out than the requested amount would give', async () => {
     await pinPrices(sim);
-    const small = await awaitingZap();
-    const large = await awaitingZap();
+    const small = await awaitingZap(sim);
+    const large = await awaitingZap(sim);
     await land(sim, { deposit_address_id: small.deposit_address_id, atoms: '50000000' });
     await land(sim, { deposit_address_id: large.deposit_address_id, atoms: '100000000' });
     await sim.settle();
@@ -179,7 +164,7 @@ describe('a deposit-funded zap', () => {
   });
 
   it('credits a second deposit to a used zap address as an ordinary credit and leaves the zap alone', async () => {
-    const z = await awaitingZap();
+    const z = await awaitingZap(sim);
     await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
     await sim.settle();
     const before = zapEvents(sim, z.zap_id);
@@ -193,13 +178,13 @@ describe('a deposit-funded zap', () => {
   });
 
   it('fails with from_asset_mismatch when another asset of the chain lands; that deposit keeps its own open credit', async () => {
-    const z = await awaitingZap();
+    const z = await awaitingZap(sim);
     await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '10000000000000000', asset_key: ARB_ETH });
     await sim.advance(ARB_FINALITY_MS);
     const failed = await getZap(sim, z.zap_id);
     expect(failed).toMatchObject({ status: 'failed', failure_code: 'from_asset_mismatch' });
     for (const absent of ['poll_after_ms', 'deposit_address', 'observed_amount_in_atoms', 'fees']) expect(failed).not.toHaveProperty(absent);
-    const credit_id = await depositCredit(z.deposit_address_id);
+    const credit_id = await depositCredit(sim, z.deposit_address_id);
     // The deposit's open credit gets a recovery (resources/recoveries), named by zap.failed and GET zap.
     expect(failed.recovery).toEqual({ recovery_id: expect.stringMatching(/^rec_/), credit_id });
     expect(zapEvents(sim, z.zap_id)).toEqual([
@@ -218,7 +203,7 @@ describe('a deposit-funded zap', () => {
   });
 
   it('fails with deposit_flagged when the deposit’s source fails screening (no credit is created)', async () => {
-    const z = await awaitingZap();
+    const z = await awaitingZap(sim);
     const src = '0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF';
     expect((await sim.control('POST', '/screening/addresses', { address: src, flag_reason: 'sanctions_match' })).status).toBe(200);
     await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000', source_address: src });
@@ -229,7 +214,7 @@ describe('a deposit-funded zap', () => {
   });
 
   it('fails with deposit_insufficient_confirmations when the deposit is dropped before finality', async () => {
-    const z = await awaitingZap();
+    const z = await awaitingZap(sim);
     await addFault(sim, { target: 'deposit', effect: { fail: 'deposit_insufficient_confirmations' }, match: { ids: [z.deposit_address_id] }, times: 1 });
     await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
     await sim.advance(ARB_FINALITY_MS);
@@ -239,7 +224,7 @@ describe('a deposit-funded zap', () => {
 
   it('fails with zap_expired at expires_at_ms while awaiting; a late deposit is an ordinary credit', async () => {
     const expires_at_ms = (await nowMs(sim)) + 60_000 + 10_000;
-    const z = await awaitingZap({ expires_at_ms });
+    const z = await awaitingZap(sim, { expires_at_ms });
     expect((await getZap(sim, z.zap_id)).expires_at_ms).toBe(expires_at_ms);
     await sim.advance(expires_at_ms - (await nowMs(sim)) - 1);
     expect((await getZap(sim, z.zap_id)).status).toBe('awaiting_deposit');
@@ -252,13 +237,13 @@ describe('a deposit-funded zap', () => {
   });
 
   it('fails with execution_failed when the observed amount is below the size bounds, leaving the credit open', async () => {
-    const z = await awaitingZap();
+    const z = await awaitingZap(sim);
     await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '500000' });
     await sim.advance(ARB_FINALITY_MS);
     const failed = await getZap(sim, z.zap_id);
     expect(failed).toMatchObject({ status: 'failed', failure_code: 'execution_failed', observed_amount_in_atoms: '500000' });
     expect(zapEvents(sim, z.zap_id).map(([t]) => t)).toEqual(['zap.awaiting_deposit', 'zap.failed']);
-    const credit_id = await depositCredit(z.deposit_address_id);
+    const credit_id = await depositCredit(sim, z.deposit_address_id);
     expect(await credit(sim, z.account_id, credit_id)).toMatchObject({ status: 'open' });
     expect(await holderOf(sim, credit_id)).toBeNull();
   });
