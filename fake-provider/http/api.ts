@@ -79,18 +79,9 @@ export interface PublicRoute<M extends Method, Path extends string, B, Q, P, R> 
  * input), the contract kept in the type (method, path and schemas), so lib/api-types.ts derives typed
  * clients from the same declarations that validate and document.
  */
-export interface RouteDeclaration<M extends Method = Method, Path extends string = string, B = Schema | undefined, Q = Schema | undefined, P = Schema | undefined, R = Schema | undefined> {
-  method: M;
-  path: Path;
+export interface RouteDeclaration<M extends Method = Method, Path extends string = string, B = Schema | undefined, Q = Schema | undefined, P = Schema | undefined, R = Schema | undefined>
+  extends RouteBase<M, Path, B, Q, P, R> {
   auth?: 'bearer' | 'public';
-  summary: string;
-  tag: string;
-  body?: B;
-  query?: Q;
-  params?: P;
-  idempotent?: boolean;
-  response?: R;
-  status?: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler: (input: any, ctx: any) => Reply | Promise<Reply>;
 }
