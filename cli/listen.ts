@@ -3,7 +3,7 @@
 // delivery's answer from the delivery log (GET /v1/webhooks/{id}/deliveries), and takes it down on exit.
 import { Command, CommanderError } from 'commander';
 import { errorOf, type ApiClient, type Reply } from '../scenarios/dsl/http.ts';
-import { DEFAULT_API_KEY, DEFAULT_BASE_URL } from './trigger.ts';
+import { organizationOptions } from './trigger.ts';
 
 export interface ListenOptions {
   base_url: string;
@@ -166,15 +166,10 @@ export async function startListen(o: ListenOptions): Promise<Listening> {
 }
 
 export function registerListen(program: Command): void {
-  program
-    .command('listen')
+  organizationOptions(program.command('listen'), "control plane, to start from the sim clock's now (default <origin of --base-url>/_sim)")
     .description("tail your organization's events live; with --forward-to, forward them to your app through a webhook for the session")
     .option('--forward-to <url>', 'register a webhook to this URL while listening (its signing secret is printed); taken down on exit')
     .option('--events <types>', 'only these event types (comma list, wildcards: trade.*,deposit.flagged)')
-    .option('--base-url <url>', 'the swapsim /v1 URL (env SWAPSIM_BASE_URL)', process.env.SWAPSIM_BASE_URL ?? DEFAULT_BASE_URL)
-    .option('--api-key <key>', "your organization's API key (env SWAPSIM_API_KEY)", process.env.SWAPSIM_API_KEY ?? DEFAULT_API_KEY)
-    .option('--control-url <url>', 'control plane, to start from the sim clock\'s now (default <origin of --base-url>/_sim)')
-    .option('--control-token <token>', 'bearer token of that control plane (env SWAPSIM_CONTROL_TOKEN)', process.env.SWAPSIM_CONTROL_TOKEN)
     .option('--interval-ms <ms>', 'how often to read the feed and the delivery log', (v) => Number(v), 500)
     .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
     .action(async (flags: { forwardTo?: string; events?: string; baseUrl: string; apiKey: string; controlUrl?: string; controlToken?: string; intervalMs: number }, cmd: Command) => {

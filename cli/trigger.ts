@@ -10,6 +10,15 @@ const library = () => import('../scenarios/library/index.ts');
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010/v1';
 export const DEFAULT_API_KEY = 'sk_sim_demo';
 
+/** The options that say which organization on which server (shared by trigger and listen). */
+export function organizationOptions(cmd: Command, control_url_help: string): Command {
+  return cmd
+    .option('--base-url <url>', 'the swapsim /v1 URL (env SWAPSIM_BASE_URL)', process.env.SWAPSIM_BASE_URL ?? DEFAULT_BASE_URL)
+    .option('--api-key <key>', "your organization's API key (env SWAPSIM_API_KEY)", process.env.SWAPSIM_API_KEY ?? DEFAULT_API_KEY)
+    .option('--control-url <url>', control_url_help)
+    .option('--control-token <token>', 'bearer token of that control plane (env SWAPSIM_CONTROL_TOKEN)', process.env.SWAPSIM_CONTROL_TOKEN);
+}
+
 interface TriggerFlags {
   list?: boolean;
   baseUrl: string;
@@ -66,16 +75,11 @@ async function runOne(name: string, flags: TriggerFlags, fail: (message: string)
 }
 
 export function registerTrigger(program: Command): void {
-  program
-    .command('trigger')
+  organizationOptions(program.command('trigger'), 'its control plane (default <origin of --base-url>/_sim)')
     .description('run one edge case (reorg, flag, outage, …) inside your own organization, so your webhook and feed see it')
     .argument('[name]', 'the edge case (see --list)')
     .option('--list', 'name every trigger with one line each')
-    .option('--base-url <url>', 'the swapsim /v1 URL (env SWAPSIM_BASE_URL)', process.env.SWAPSIM_BASE_URL ?? DEFAULT_BASE_URL)
-    .option('--api-key <key>', "your organization's API key (env SWAPSIM_API_KEY)", process.env.SWAPSIM_API_KEY ?? DEFAULT_API_KEY)
     .option('--account <id>', 'run in this existing account (default: a new one); its balances are checked as changes')
-    .option('--control-url <url>', 'its control plane (default <origin of --base-url>/_sim)')
-    .option('--control-token <token>', 'bearer token of that control plane (env SWAPSIM_CONTROL_TOKEN)', process.env.SWAPSIM_CONTROL_TOKEN)
     .option('--seed <seed>', "tags this run's Idempotency-Keys and addresses (default: a new tag each run)")
     .option('--json', 'print the run as JSON (steps, checks, ids, events)')
     .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
