@@ -19,6 +19,7 @@ interface VerifyFlags {
   quiescence: number;
   runTimeLimit: number;
   latencyLimit: number;
+  concurrency?: number;
 }
 
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000 };
@@ -66,7 +67,7 @@ async function runVerify(flags: VerifyFlags): Promise<number> {
   const report = await verify({
     app_url: flags.app, runs: flags.runs, seed: flags.seed, run: flags.run, case: flags.case, time_limit_ms: flags.timeLimit,
     webhook_path: flags.webhookPath, sim_seed: flags.simSeed, quiescence_ms: flags.quiescence,
-    run_time_limit_ms: flags.runTimeLimit, latency_limit_ms: flags.latencyLimit,
+    run_time_limit_ms: flags.runTimeLimit, latency_limit_ms: flags.latencyLimit, concurrency: flags.concurrency,
     on_run: (u) => progress.tick(u),
   });
   progress.done();
@@ -93,6 +94,7 @@ export function registerVerify(program: Command): void {
     .option('--sim-seed <seed>', "base of the provider seeds (default verify-<seed>; run n's provider seed is <base>/run-<n>)")
     .option('--quiescence <duration>', 'wall time an app without POST /probe/sync gets to converge after each run', parseDurationMs, 3_000)
     .option('--run-time-limit <duration>', 'wall time one run may take; a run past it is ended and reported with the delivery in flight', parseDurationMs, 300_000)
+    .option('--concurrency <n>', 'runs at once, each on its own provider behind one hub (default 8; 1: one after another; rotate, restart, API-fault and adversarial-profile runs always go alone)', positiveInt('--concurrency'))
     .option('--latency-limit <duration>', 'an answer to a delivery slower than this is a finding (the provider gives up at 10 s)', parseDurationMs, 8_000)
     // Usage errors (commander's and ours) exit 2; help exits 0.
     .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))

@@ -86,6 +86,8 @@ export interface VerifyCase {
   sim_seed?: string;
   /** The delivery log of the events involved: every attempt, its answer, verify's own effects. */
   delivery_log?: string[];
+  /** The batch the run was in (runs of one batch ran at once behind verify's hub; a run alone is a batch of one). */
+  batch?: number;
 }
 
 /** `swapsim verify`. */

@@ -2,7 +2,8 @@
 // delivery is forwarded to the app as it came (same signed bytes), with its wall latency and answer recorded.
 // Verify uses it to see what the provider's log cannot (how long a handler took, which delivery is in
 // flight), to cut a run whose handler is too slow (answering the provider at once so the run can end), to
-// send concurrent copies of a delivery, and to re-send one signed with the previous secret after a rotation.
+// send concurrent copies of a delivery, to re-send one signed with the previous secret after a rotation, and (in a
+// batch of runs behind the hub) to re-sign its provider's deliveries with the one secret the app was given.
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -46,6 +47,14 @@ export interface Relay {
   concurrentCopies(account_id: string, event_type: string, times: number): void;
   /** The secret the provider signs with now: only deliveries it verifies are held for `lastSigned`. */
   setSecret(secret: string): void;
+  /**
+   * In a batch (several runs' providers behind verify's hub) the app knows one secret, not each provider's:
+   * from now on a delivery correctly signed by this relay's provider is re-signed with `secret` (same timestamp,
+   * same body bytes); one that is not (verify's own bad_signature effect) goes as it came, still invalid. null: off.
+   */
+  setAppSecret(secret: string | null): void;
+  /** Called with every delivery body forwarded (the hub learns which lane owns the ids in it); null: none. */
+  setObserver(observer: ((body: Buffer) => void) | null): void;
   /** The last correctly signed delivery forwarded for an account (to re-send after a rotation). */
   lastSigned(account_id: string): Held | undefined;
   /** Sends a held delivery again, as it was signed: verify's own copy, recorded as `previous_secret`. */
@@ -55,7 +64,7 @@ export interface Relay {
   /** From now on every delivery is answered 503 at once without reaching the app (the run is being ended). */
   cut(): void;
   readonly is_cut: boolean;
-  /** Forgets records, copy plans and held deliveries; lifts a cut (a new run starts). */
+  /** Forgets records, copy plans and held deliveries; lifts a cut, the app secret and the observer (a new run starts). */
   reset(): void;
   close(): Promise<void>;
 }
@@ -93,6 +102,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   let flying = new Map<number, { event_id: string; event_type: string; since: number; abort: AbortController }>();
   let cut = false;
   let secret = '';
+  let app_secret: string | null = null;
+  let observer: ((body: Buffer) => void) | null = null;
   let slow_reported = false;
   let next_flight = 0;
   /** Bumped per run: an answer that straggles in from a cut run is not recorded in the next one. */
@@ -158,8 +169,12 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       account_id: String(envelope.account_id ?? ''), delivery_id: String(headers[`${prefix}-delivery-id`] ?? ''), signed_at_ms: Number(headers[`${prefix}-timestamp`] ?? 0),
     };
     // A delivery verify's own bad_signature rule spoiled is not one the app should accept later.
-    const expected = `v1=${createHmac('sha256', secret).update(`${headers[`${prefix}-timestamp`] ?? ''}.`).update(body).digest('hex')}`;
-    if (headers[`${prefix}-signature`] === expected) held.set(h.account_id, h);
+    const sign = (key: string): string => `v1=${createHmac('sha256', key).update(`${headers[`${prefix}-timestamp`] ?? ''}.`).update(body).digest('hex')}`;
+    if (headers[`${prefix}-signature`] === sign(secret)) {
+      if (app_secret !== null) headers[`${prefix}-signature`] = sign(app_secret);
+      held.set(h.account_id, h);
+    }
+    observer?.(body);
     const plan = plans.find((p) => p.left > 0 && p.account_id === h.account_id && wildcard(p.event_type, h.event_type));
     let answer: RelayRecord;
     if (plan) {
@@ -192,6 +207,12 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     setSecret(next) {
       secret = next;
     },
+    setAppSecret(next) {
+      app_secret = next;
+    },
+    setObserver(next) {
+      observer = next;
+    },
     lastSigned: (account_id) => held.get(account_id),
     resend: (h) => forward(h, 'previous_secret'),
     inFlight: () => [...flying.values()].map((f) => ({ event_id: f.event_id, event_type: f.event_type, elapsed_ms: WALL.now_ms() - f.since })),
@@ -210,6 +231,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       flying = new Map();
       cut = false;
       slow_reported = false;
+      app_secret = null;
+      observer = null;
     },
     close: () =>
       new Promise<void>((resolve) => {

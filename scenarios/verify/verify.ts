@@ -8,13 +8,14 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { createSim, listAll, type Sim } from '../../lib/sim.ts';
 import { adversarialProfile } from '../../fake-provider/profiles/index.ts';
-import { DEFAULT_PROFILE } from '../../fake-provider/profile.ts';
+import { DEFAULT_PROFILE, type Profile } from '../../fake-provider/profile.ts';
 import type { ConductFinding, VerifyCase, VerifyDivergence, VerifyResult } from '../../reports/types.ts';
 import type { WebhookEffect } from '../arbitraries/steps.ts';
 import { WALL } from '../dsl/wall.ts';
 import { firstDivergence } from './compare.ts';
 import { deliveryLog, formatDeliveryLog, judgeDeliveries, judgeLatency, type Attempt, type Finding } from './judge.ts';
 import * as probe from './probe.ts';
+import { startHub, type Hub, type Mount } from './hub.ts';
 import { startRelay, type Relay, type RelayRecord } from './relay.ts';
 import { runVerifyScenario, type RunHooks, type VerifyRun } from './run.ts';
 import { decodeCase, describeScenario, encodeCase, generateScenario, NO_BACKGROUND, type VerifyScenario, type VStep } from './scenario.ts';
@@ -46,8 +47,14 @@ export interface VerifyOptions {
   shrink_time_limit_ms?: number;
   /** Sim time from a delivery attempt to the moment its answer lands (default ANSWER_SLOT_MS, 5 min). */
   answer_slot_ms?: number;
-  /** Called after each run (not after shrink attempts). */
-  on_run?: (u: { done: number; failures: number; note: string; run: number; wall_ms: number; records: readonly RelayRecord[] }) => void;
+  /**
+   * Runs at once (default DEFAULT_CONCURRENCY): consecutive runs are grouped into batches, each run on its own
+   * provider behind verify's hub; a run whose scenario is app-wide (rotate, restart, API faults, an adversarial
+   * profile) runs alone. 1: every run alone, one after another.
+   */
+  concurrency?: number;
+  /** Called after each run (not after shrink attempts); in a batch, in run order once the batch has ended. */
+  on_run?: (u: { done: number; failures: number; note: string; run: number; wall_ms: number; records: readonly RelayRecord[]; batch: number; batch_size: number }) => void;
 }
 
 export interface VerifyFailure {
@@ -71,10 +78,14 @@ export interface VerifyFailure {
   delivery_log: string[];
   /** How the fired background effects were pinned before shrinking. */
   pinned: string | null;
+  /** Set when the run failed in a batch but not the same way alone: then it is neither shrunk nor given a case replay. */
+  alone: string | null;
 }
 
 export interface VerifyReport extends VerifyResult {
   sim_seed: string;
+  /** Runs run at once behind the hub (1: one after another, each configured directly). */
+  concurrency: number;
   interrupted: boolean;
   runs_to_catch?: number;
   num_shrinks?: number;
@@ -84,6 +95,8 @@ export interface VerifyReport extends VerifyResult {
 
 interface Outcome {
   ok: boolean;
+  /** Wall time from the run's start (its batch's start, in a batch) to its verdict. */
+  wall_ms: number;
   /** Ended by the global time limit: neither a pass nor a failure. */
   interrupted: boolean;
   finding?: Finding;
@@ -96,10 +109,20 @@ interface Outcome {
   more: string[];
 }
 
+/** One relay and who to tell when its handler limit passes; a batch of n runs uses n of them. */
+interface RelaySlot {
+  relay: Relay;
+  on_slow: ((r: RelayRecord) => void) | null;
+}
+
 interface Session {
   app_url: string;
   webhook_path: string;
-  relay: Relay;
+  /** Relays, created as a batch first needs them and reused; the first serves every run that goes alone. */
+  slots: RelaySlot[];
+  newSlot(): Promise<RelaySlot>;
+  hub: Hub | null;
+  concurrency: number;
   sim_base: string;
   verifier_key: string;
   quiescence_ms: number;
@@ -108,7 +131,6 @@ interface Session {
   deadline_ms: number;
   sync_supported: boolean | null;
   conduct: ConductFinding[];
-  on_slow: ((r: RelayRecord) => void) | null;
   configured_once: boolean;
   answer_slot_ms: number;
 }
@@ -124,6 +146,11 @@ export const ANSWER_SLOT_MS = 300_000;
 
 /** Wire statuses after which a trade, zap or cancel changes no more (a quiet point needs all of them there). */
 const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
+
+/**
+ * Runs per batch when not given. With a 5 s handler, 100 runs at seed 1 (docs/verify.md): 1 → 966 s, 4 → ?, 8 → ?, 12 → ?.
+ */
+export const DEFAULT_CONCURRENCY = 8;
 
 export const simSeedFor = (base: string, run: number): string => `${base}/run-${run}`;
 
@@ -195,26 +222,77 @@ function involvedEvents(f: Finding, events: Map<string, { type: string; account:
   return out.slice(0, 12);
 }
 
-async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, expect: Finding | null): Promise<Outcome> {
+/** A run's provider: its own in-process sim, seeded `<base>/run-<n>`, whether it runs alone or in a batch. */
+async function openLane(s: Session, scenario: VerifyScenario, run_no: number, app_key: string): Promise<{ sim: Sim; profile: Profile }> {
   const sim_seed = simSeedFor(s.sim_base, run_no);
-  const app_key = `sk_app_${randomBytes(12).toString('hex')}`;
   // Answers land one webhook timeout after their attempt (sim time): a slow handler's answers overlap instead
   // of holding the clock once per event, and the outcome still lands at a fixed sim time.
   const base_profile = scenario.adversarial_profile ? adversarialProfile(sim_seed) : DEFAULT_PROFILE;
   const profile = { ...base_profile, webhook_answer_slot_ms: s.answer_slot_ms };
   const sim = await createSim({ seed: sim_seed, api_keys: [s.verifier_key, app_key], profile });
-  const out: Outcome = { ok: false, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [] };
-  let slow: RelayRecord | null = null;
-  s.relay.reset();
-  s.on_slow = (r) => {
-    slow = r;
-    s.relay.cut();
-  };
-  try {
-    const hook = await sim.webhook(s.relay.url);
-    s.relay.setSecret(hook.secret);
+  return { sim, profile };
+}
+
+/** How a run reaches the app: the webhook it registered, the secret the app holds, and how to configure the app again. */
+interface Connection {
+  webhook_id: string;
+  secret: string;
+  configure(secret: string): Promise<void>;
+}
+
+async function ensureSlots(s: Session, n: number): Promise<void> {
+  while (s.slots.length < n) s.slots.push(await s.newSlot());
+}
+
+/** One run alone, as verify has always run: its own provider, the app configured with it directly. */
+async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, expect: Finding | null): Promise<Outcome> {
+  const app_key = `sk_app_${randomBytes(12).toString('hex')}`;
+  const { sim, profile } = await openLane(s, scenario, run_no, app_key);
+  const slot = s.slots[0];
+  slot.relay.reset();
+  return driveLane(s, { sim, profile, slot, app_key, scenario, run_no, expect, started_ms: WALL.now_ms() }, async () => {
+    const hook = await sim.webhook(slot.relay.url);
+    slot.relay.setSecret(hook.secret);
     const configure = (secret: string) => probe.configure(s.app_url, { base_url: sim.base_url, api_key: app_key, webhook_secret: secret });
     await configure(hook.secret);
+    return { webhook_id: hook.webhook_id, secret: hook.secret, configure };
+  });
+}
+
+interface LaneRun {
+  sim: Sim;
+  profile: Profile;
+  slot: RelaySlot;
+  app_key: string;
+  scenario: VerifyScenario;
+  run_no: number;
+  expect: Finding | null;
+  started_ms: number;
+  /** In a batch the sim stays up until every run of the batch has ended (the app's composite feed reads every lane), and the batch reads the conduct record then. */
+  batched?: boolean;
+}
+
+/** Reads the app key's client-conduct findings on a lane and closes its sim (bounded: a stuck close cannot hold verify). */
+async function closeLane(s: Session, sim: Sim, app_key: string): Promise<void> {
+  for (const f of (await sim.conduct(app_key).catch(() => null))?.findings ?? []) s.conduct.push({ api_key: `…${f.api_key_suffix}`, kind: f.kind, detail: f.message, request_ids: f.request_ids });
+  const closing = wallTimer(5_000);
+  await Promise.race([sim.close(), closing.done]);
+  closing.cancel();
+}
+
+/** Drives one run's scenario on its lane and judges it; closes the lane's sim unless its batch does. */
+async function driveLane(s: Session, lane: LaneRun, connect: () => Promise<Connection>): Promise<Outcome> {
+  const { sim, profile, slot, app_key, scenario, run_no, expect } = lane;
+  const relay = slot.relay;
+  const out: Outcome = { ok: false, wall_ms: 0, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [] };
+  let slow: RelayRecord | null = null;
+  slot.on_slow = (r) => {
+    slow = r;
+    relay.cut();
+  };
+  try {
+    const hook = await connect();
+    const configure = hook.configure;
     s.configured_once = true;
     let midrun: Finding | null = null;
     const quietCheck = async (step: number, run: VerifyRun): Promise<string> => {
@@ -234,7 +312,7 @@ async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, exp
       return `quiet point: ${f.headline}`;
     };
     const hooks: RunHooks = {
-      relay: s.relay, configure, webhook_id: hook.webhook_id, secret: hook.secret, app_webhook_url: s.app_url + s.webhook_path,
+      relay, configure, webhook_id: hook.webhook_id, secret: hook.secret, app_webhook_url: s.app_url + s.webhook_path,
       header_prefix: profile.webhook_header_prefix, probe: quietCheck, answer_slot_ms: s.answer_slot_ms,
     };
     const work = runVerifyScenario(sim, scenario, hooks).then((run) => ({ run }), (error: unknown) => ({ error }));
@@ -246,8 +324,8 @@ async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, exp
     let busy: Array<{ event_id: string; event_type: string; elapsed_ms: number }> = [];
     if (first === 'timer') {
       cut_by = WALL.now_ms() >= s.deadline_ms ? 'time_limit' : 'run_limit';
-      busy = s.relay.inFlight();
-      s.relay.cut();
+      busy = relay.inFlight();
+      relay.cut();
     }
     // After a cut every delivery is answered at once, so the run's remaining sim time passes quickly.
     const grace = wallTimer(60_000);
@@ -257,7 +335,7 @@ async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, exp
     if ('error' in settled) throw settled.error;
     const run = settled.run;
     out.run = run;
-    out.records = [...s.relay.records];
+    out.records = [...relay.records];
     const rel = (ms: number): string => `t+${((ms - run.started_at_ms) / 1000).toFixed(1)}s`;
     if (cut_by === 'time_limit' && slow === null) {
       out.interrupted = true;
@@ -323,7 +401,7 @@ async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, exp
     }
     if (finding) {
       finding.event_ids = involvedEvents(finding, events, run);
-      out.delivery_log = formatDeliveryLog(finding.event_ids, out.log, out.records, rel, s.relay.is_cut);
+      out.delivery_log = formatDeliveryLog(finding.event_ids, out.log, out.records, rel, relay.is_cut);
       for (const f of run.forged) if (finding.event_ids.includes(f.event_id)) out.delivery_log = out.delivery_log.map((l) => (l.startsWith(`${f.event_id}:`) ? `${f.event_id}: forged by verify (${f.forgery}, step ${f.step}), posted straight to the app, answered ${f.answered || 'nothing'}` : l));
       out.finding = finding;
       return out;
@@ -338,12 +416,99 @@ async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, exp
     out.finding = { kind: 'error', headline: `the run could not complete: ${message}`, entity_type: 'run', entity_id: `run ${run_no}`, field: 'error', app: message, provider: null, detail: [], event_ids: [] };
     return out;
   } finally {
-    s.on_slow = null;
-    for (const f of (await sim.conduct(app_key).catch(() => null))?.findings ?? []) s.conduct.push({ api_key: `…${f.api_key_suffix}`, kind: f.kind, detail: f.message, request_ids: f.request_ids });
-    const closing = wallTimer(5_000);
-    await Promise.race([sim.close(), closing.done]);
-    closing.cancel();
+    out.wall_ms = Math.round(WALL.now_ms() - lane.started_ms);
+    slot.on_slow = null;
+    if (!lane.batched) await closeLane(s, sim, app_key);
   }
+}
+
+/** A run whose scenario does something app-wide (it would reach every run sharing the app's provider) runs alone. */
+export function runsAlone(s: VerifyScenario): boolean {
+  return s.adversarial_profile || s.steps.some((st) => st.kind === 'rotate' || st.kind === 'restart' || st.kind === 'api_fault');
+}
+
+/** Consecutive runs grouped up to `concurrency`; a run that must run alone is a batch of its own. */
+export function planBatches<T extends { scenario: VerifyScenario }>(plan: readonly T[], concurrency: number): T[][] {
+  const batches: T[][] = [];
+  let open: T[] = [];
+  for (const p of plan) {
+    if (concurrency > 1 && !runsAlone(p.scenario)) {
+      open.push(p);
+      if (open.length >= concurrency) [batches[batches.length], open] = [open, []];
+      continue;
+    }
+    if (open.length > 0) [batches[batches.length], open] = [open, []];
+    batches.push([p]);
+  }
+  if (open.length > 0) batches.push(open);
+  return batches;
+}
+
+function errorOutcome(run_no: number, message: string): Outcome {
+  return {
+    ok: false, wall_ms: 0, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [],
+    finding: { kind: 'error', headline: `the run could not complete: ${message}`, entity_type: 'run', entity_id: `run ${run_no}`, field: 'error', app: message, provider: null, detail: [], event_ids: [] },
+  };
+}
+
+/**
+ * Several runs at once behind the hub: each run keeps its own provider (lane), relay and bounds; the app is
+ * configured once with the batch's hub prefix, one API key (every lane's organization holds it) and one secret
+ * (each relay re-signs its provider's correctly signed deliveries with it).
+ */
+async function runBatch(s: Session, batch: ReadonlyArray<{ run: number; scenario: VerifyScenario }>): Promise<Outcome[]> {
+  await ensureSlots(s, batch.length);
+  s.hub ??= await startHub({ peek_key: s.verifier_key });
+  const hub = s.hub;
+  const started_ms = WALL.now_ms();
+  const app_key = `sk_app_${randomBytes(12).toString('hex')}`;
+  const secret = `whsec_${randomBytes(32).toString('hex')}`;
+  const lanes: Array<{ sim: Sim; profile: Profile }> = [];
+  const webhooks: string[] = [];
+  let mount: Mount | null = null;
+  let configure: Connection['configure'];
+  try {
+    for (const b of batch) lanes.push(await openLane(s, b.scenario, b.run, app_key));
+    const m = hub.mount(lanes.map((l) => l.sim.base_url));
+    mount = m;
+    for (const [i, l] of lanes.entries()) {
+      const relay = s.slots[i].relay;
+      relay.reset();
+      const hook = await l.sim.webhook(relay.url);
+      relay.setSecret(hook.secret);
+      relay.setAppSecret(secret);
+      relay.setObserver((body) => m.learn(i, body));
+      webhooks.push(hook.webhook_id);
+    }
+    configure = (next: string) => probe.configure(s.app_url, { base_url: m.base_url, api_key: app_key, webhook_secret: next });
+    await configure(secret);
+  } catch (err) {
+    mount?.unmount();
+    await Promise.all(lanes.map((l) => l.sim.close().catch(() => undefined)));
+    if (err instanceof probe.AppUnreachable && !s.configured_once) throw err;
+    return batch.map((b) => errorOutcome(b.run, err instanceof Error ? err.message : String(err)));
+  }
+  try {
+    return await Promise.all(
+      lanes.map((l, i) =>
+        driveLane(s, { ...l, slot: s.slots[i], app_key, scenario: batch[i].scenario, run_no: batch[i].run, expect: null, started_ms, batched: true }, async () => ({ webhook_id: webhooks[i], secret, configure })),
+      ),
+    );
+  } finally {
+    mount.unmount();
+    await Promise.all(lanes.map((l) => closeLane(s, l.sim, app_key)));
+  }
+}
+
+/** Runs each alone, in order, until one fails: that run and its outcome alone, or null (all passed, or the time limit came). */
+async function confirmAlone(s: Session, runs: ReadonlyArray<{ run: number; scenario: VerifyScenario }>): Promise<{ run: number; scenario: VerifyScenario; outcome: Outcome } | null> {
+  for (const { run, scenario } of runs) {
+    if (WALL.now_ms() >= s.deadline_ms) return null;
+    const outcome = await runOnce(s, scenario, run, null);
+    if (outcome.interrupted) return null;
+    if (!outcome.ok) return { run, scenario, outcome };
+  }
+  return null;
 }
 
 /** Smaller variants of a scenario, most reducing first. */
@@ -387,19 +552,25 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   const default_base = `verify-${seed}`;
   const sim_base = options.sim_seed ?? default_base;
-  const relay = await startRelay({
+  const relayOptions = {
     app_webhook_url: app_url + webhook_path,
     handler_limit_ms: DEFAULT_PROFILE.webhook_timeout_ms,
     slow_after_ms: Math.min(options.latency_limit_ms ?? 8_000, DEFAULT_PROFILE.webhook_timeout_ms),
-    on_slow: (r) => session.on_slow?.(r),
-  });
+  };
+  const newSlot = async (): Promise<RelaySlot> => {
+    const slot: RelaySlot = { relay: null as unknown as Relay, on_slow: null };
+    slot.relay = await startRelay({ ...relayOptions, on_slow: (r) => slot.on_slow?.(r) });
+    return slot;
+  };
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, not ${concurrency}`);
   const session: Session = {
-    app_url, webhook_path, relay, sim_base, verifier_key: `sk_verifier_${randomBytes(12).toString('hex')}`,
+    app_url, webhook_path, slots: [await newSlot()], newSlot, hub: null, concurrency, sim_base, verifier_key: `sk_verifier_${randomBytes(12).toString('hex')}`,
     quiescence_ms: options.quiescence_ms ?? 3_000, latency_limit_ms: options.latency_limit_ms ?? 8_000,
     run_time_limit_ms: options.run_time_limit_ms ?? 300_000, deadline_ms: options.time_limit_ms === undefined ? Infinity : started + options.time_limit_ms,
-    sync_supported: null, conduct: [], on_slow: null, configured_once: false, answer_slot_ms: options.answer_slot_ms ?? ANSWER_SLOT_MS,
+    sync_supported: null, conduct: [], configured_once: false, answer_slot_ms: options.answer_slot_ms ?? ANSWER_SLOT_MS,
   };
-  const report: VerifyReport = { kind: 'verify', app_url, seed: String(seed), started_at, runs: 0, passed: 0, failed: 0, wall_ms: 0, cases: [], conduct: [], sim_seed: sim_base, interrupted: false };
+  const report: VerifyReport = { kind: 'verify', app_url, seed: String(seed), started_at, runs: 0, passed: 0, failed: 0, wall_ms: 0, cases: [], conduct: [], sim_seed: sim_base, interrupted: false, concurrency };
   try {
     let plan: Array<{ run: number; scenario: VerifyScenario }>;
     if (options.case !== undefined) plan = [{ ...decodeCase(options.case) }].map((c) => ({ run: c.run, scenario: c.scenario }));
@@ -407,40 +578,70 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     else plan = Array.from({ length: options.runs ?? 100 }, (_, i) => ({ run: i + 1, scenario: generateScenario(seed, i + 1) }));
     const replaying = options.case !== undefined || options.run !== undefined;
 
-    for (const { run, scenario } of plan) {
-      const run_started = WALL.now_ms();
+    for (const [batch_index, batch] of planBatches(plan, concurrency).entries()) {
       if (WALL.now_ms() >= session.deadline_ms) {
         report.interrupted = true;
         break;
       }
-      const outcome = await runOnce(session, scenario, run, null);
-      if (outcome.interrupted) {
-        report.interrupted = true;
-        break;
+      const outcomes = batch.length === 1 ? [await runOnce(session, batch[0].scenario, batch[0].run, null)] : await runBatch(session, batch);
+      // In run order: a run the time limit ended counts as neither a pass nor a failure.
+      let failing: { run: number; scenario: VerifyScenario; outcome: Outcome; vcase: VerifyCase } | null = null;
+      for (const [i, { run, scenario }] of batch.entries()) {
+        const outcome = outcomes[i];
+        if (outcome.interrupted) {
+          report.interrupted = true;
+          continue;
+        }
+        const vcase: VerifyCase = { run, seed: String(seed), ok: outcome.ok, steps: describeScenario(scenario), batch: batch_index + 1 };
+        report.cases.push(vcase);
+        report.runs++;
+        const first_failure = !outcome.ok && failing === null;
+        options.on_run?.({
+          done: report.runs, failures: outcome.ok ? 0 : 1, note: !first_failure ? '' : replaying ? 'mismatch found' : 'mismatch found, shrinking',
+          run, wall_ms: outcome.wall_ms, records: outcome.records, batch: batch_index + 1, batch_size: batch.length,
+        });
+        if (outcome.ok) report.passed++;
+        else {
+          report.failed++;
+          if (outcome.finding) vcase.headline = outcome.finding.headline;
+          failing ??= { run, scenario, outcome, vcase };
+        }
       }
-      const vcase: VerifyCase = { run, seed: String(seed), ok: outcome.ok, steps: describeScenario(scenario) };
-      report.cases.push(vcase);
-      report.runs++;
-      options.on_run?.({
-        done: report.runs, failures: outcome.ok ? 0 : 1, note: outcome.ok ? '' : replaying ? 'mismatch found' : 'mismatch found, shrinking',
-        run, wall_ms: Math.round(WALL.now_ms() - run_started), records: outcome.records,
-      });
-      if (outcome.ok) {
-        report.passed++;
+      if (failing === null) {
+        if (report.interrupted) break;
         continue;
       }
-      report.failed = 1;
-      report.runs_to_catch = report.runs;
-      const f = await explain(session, options, { seed, run, scenario, outcome, replaying, app_url, webhook_path, default_base }, report);
+      const batch_runs = batch.length > 1 ? { batch: batch_index + 1, runs: batch.map((b) => b.run) } : null;
+      let alone: string | null = null;
+      if (batch_runs !== null) {
+        // A failure is explained alone, so its replay is the run on its own. The batch's runs up to the lowest
+        // failing one run again alone, in order, and the first that fails alone is the one reported: the run
+        // verify with concurrency 1 would have reported, whenever the batch's failure is real on its own.
+        const found = await confirmAlone(session, batch.filter((b) => b.run <= failing!.run));
+        if (found !== null) {
+          const vcase = report.cases.find((c) => c.run === found.run)!;
+          if (vcase.ok) [vcase.ok, report.passed, report.failed] = [false, report.passed - 1, report.failed + 1];
+          const before = vcase === failing.vcase ? failing.outcome.finding : null;
+          if (before && found.outcome.finding && before.headline !== found.outcome.finding.headline) found.outcome.more.unshift(`note: in its batch (runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once) this run failed with: ${before.headline}`);
+          else if (vcase !== failing.vcase) found.outcome.more.unshift(`note: in its batch (runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once) this run passed, and run ${failing.run} failed with: ${failing.outcome.finding?.headline}; run alone, this one fails`);
+          failing = { ...found, vcase };
+        } else {
+          alone = `run ${failing.run} failed only alongside other runs (batch ${batch_runs.batch}: runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once behind the hub); run alone, runs ${batch_runs.runs[0]}–${failing.run} pass${report.interrupted ? ' (or were cut by the time limit)' : ''}`;
+        }
+      }
+      // The lowest failing run of the first batch with a failure; explained alone, exactly as a run alone is.
+      report.runs_to_catch = failing.run;
+      const f = await explain(session, options, { seed, run: failing.run, scenario: failing.scenario, outcome: failing.outcome, replaying, app_url, webhook_path, default_base, batch: batch_runs, alone }, report);
       report.failure = f;
-      Object.assign(vcase, { shrunk_steps: f.shrunk_steps, divergence: f.divergence, replay_command: f.replay_command, headline: f.headline, sim_seed: f.sim_seed, delivery_log: f.delivery_log });
+      Object.assign(failing.vcase, { shrunk_steps: f.shrunk_steps, divergence: f.divergence, replay_command: f.replay_command, headline: f.headline, sim_seed: f.sim_seed, delivery_log: f.delivery_log });
       break;
     }
     report.conduct = dedupeConduct(session.conduct);
     report.wall_ms = Math.round(WALL.now_ms() - started);
     return report;
   } finally {
-    await relay.close();
+    await Promise.all(session.slots.map((slot) => slot.relay.close()));
+    await session.hub?.close();
   }
 }
 
@@ -458,7 +659,7 @@ function dedupeConduct(list: ConductFinding[]): ConductFinding[] {
 async function explain(
   s: Session,
   options: VerifyOptions,
-  c: { seed: number; run: number; scenario: VerifyScenario; outcome: Outcome; replaying: boolean; app_url: string; webhook_path: string; default_base: string },
+  c: { seed: number; run: number; scenario: VerifyScenario; outcome: Outcome; replaying: boolean; app_url: string; webhook_path: string; default_base: string; batch: { batch: number; runs: number[] } | null; alone: string | null },
   report: VerifyReport,
 ): Promise<VerifyFailure> {
   let best = c.scenario;
@@ -466,7 +667,9 @@ async function explain(
   const target = c.outcome.finding!;
   let pinned: string | null = null;
   let shrinks = 0;
-  if (!c.replaying) {
+  const alone = c.alone;
+  if (alone !== null) best_outcome.more.unshift(`note: ${alone}`);
+  if (!c.replaying && alone === null) {
     const budget_end = Math.min(WALL.now_ms() + (options.shrink_time_limit_ms ?? 90_000), s.deadline_ms);
     if (Object.values(best.background).some((p) => p > 0) && WALL.now_ms() < budget_end) {
       const candidate = pinBackground(best, best_outcome.fired_background);
@@ -499,10 +702,13 @@ async function explain(
   report.num_shrinks = shrinks;
   const f = best_outcome.finding!;
   const token = encodeCase(c.run, best);
-  const replay_command = replayCommand({ app_url: c.app_url, seed: c.seed, token, webhook_path: c.webhook_path, sim_base: s.sim_base, default_base: c.default_base });
+  let replay_command = replayCommand({ app_url: c.app_url, seed: c.seed, token, webhook_path: c.webhook_path, sim_base: s.sim_base, default_base: c.default_base });
+  // A case that passes alone has no replay of its own: the command that runs its batch again is the honest one.
+  if (alone !== null && c.batch !== null) replay_command = replay_command.replace(/ --case \S+$/, ` --runs ${c.batch.runs[c.batch.runs.length - 1]} --concurrency ${s.concurrency}`);
   return {
+    alone,
     run: c.run, headline: f.headline, kind: f.kind, sim_seed: simSeedFor(s.sim_base, c.run), replay_command,
-    rerun_command: replay_command.replace(/ --case \S+$/, ` --run ${c.run}`), case_token: token,
+    rerun_command: replay_command.replace(/ --(case \S+|runs \d+ --concurrency \d+)$/, ` --run ${c.run}`), case_token: token,
     shrunk_steps: describeScenario(best), original_steps: describeScenario(c.scenario).length, notes: best_outcome.run?.notes ?? [],
     divergence: { entity_type: f.entity_type, entity_id: f.entity_id, field: f.field, app: f.app, provider: f.provider },
     detail: f.detail.join('; '), more: best_outcome.more, delivery_log: best_outcome.delivery_log, pinned,
