@@ -1,4 +1,5 @@
-// `npm run bench:verify [-- --seed S] [--slow-runs N] [--slow-ms MS] [--skip-twins]`: the figures docs/verify.md
+// `npm run bench:verify [-- --seed S] [--concurrency N] [--slow-runs N] [--slow-ms MS] [--skip-twins] [--skip-reference]
+// [--skip-slow]`: the figures docs/verify.md
 // quotes, measured rather than asserted (the machine is shared): the reference integrator over 100 runs; every
 // example twin within 10 runs (run that caught it, case length, shrink attempts, 5 replays of its case); a
 // correct app that answers each webhook MS late (default 5000) over N runs (default 100), bounded to 10 min, with
@@ -9,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { createIntegratorApp, startIntegrator } from '../scenarios/examples/reference-integrator/app.ts';
 import { BUG_NAMES } from '../scenarios/examples/reference-integrator/bugs.ts';
 import type { RelayRecord } from '../scenarios/verify/relay.ts';
-import { verify } from '../scenarios/verify/verify.ts';
+import { DEFAULT_CONCURRENCY, verify } from '../scenarios/verify/verify.ts';
 
 const { values } = parseArgs({
   options: {
@@ -18,23 +19,26 @@ const { values } = parseArgs({
     'slow-ms': { type: 'string', default: '5000' },
     'skip-twins': { type: 'boolean', default: false },
     'skip-slow': { type: 'boolean', default: false },
+    'skip-reference': { type: 'boolean', default: false },
+    concurrency: { type: 'string' },
   },
 });
+const concurrency = values.concurrency === undefined ? DEFAULT_CONCURRENCY : Number(values.concurrency);
 const seed = Number(values.seed);
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 async function reference(): Promise<void> {
   const app = await startIntegrator();
-  const r = await verify({ app_url: app.url, runs: 100, seed });
-  console.log(`reference integrator, seed ${seed}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass, ${r.passed} runs`} in ${secs(r.wall_ms)}; conduct findings ${r.conduct.length}`);
+  const r = await verify({ app_url: app.url, runs: 100, seed, concurrency });
+  console.log(`reference integrator, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass, ${r.passed} runs`} in ${secs(r.wall_ms)}; conduct findings ${r.conduct.length}`);
   await app.close();
 }
 
 async function twins(): Promise<void> {
-  console.log(`twins, seed ${seed}, 10 runs each:`);
+  console.log(`twins, seed ${seed}, 10 runs each, concurrency ${concurrency}:`);
   for (const bug of BUG_NAMES) {
     const app = await startIntegrator({ bugs: [bug] });
-    const r = await verify({ app_url: app.url, runs: 10, seed });
+    const r = await verify({ app_url: app.url, runs: 10, seed, concurrency });
     if (!r.failure) {
       console.log(`  ${bug}: NOT CAUGHT in ${r.runs} runs (${secs(r.wall_ms)})`);
       await app.close();
@@ -81,29 +85,42 @@ async function slowApp(delay_ms: number, runs: number): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const walls: number[] = [];
+  const batch_walls: number[] = [];
   let waiting_ms = 0;
   let floor_ms = 0;
   let more = 0;
+  let batches = 0;
+  // A batch's runs overlap: its wait is the union of every run's answers, its floor the longest chain in any run.
+  let batch: { records: RelayRecord[]; chain: number; wall_ms: number; seen: number } = { records: [], chain: 0, wall_ms: 0, seen: 0 };
   const r = await verify({
-    app_url: url, runs, seed, time_limit_ms: 600_000,
+    app_url: url, runs, seed, time_limit_ms: 600_000, concurrency,
     on_run: (u) => {
       const w = answerWaits(u.records);
       walls.push(u.wall_ms);
-      waiting_ms += w.waiting_ms;
-      floor_ms += w.chain * delay_ms;
-      if (w.waiting_ms > 1.5 * delay_ms) more++;
-      process.stderr.write(`  slow app: run ${u.run} ${secs(u.wall_ms)}, answers pending ${secs(w.waiting_ms)}, longest chain of one delivery's attempts ${w.chain}\n`);
+      batch.records.push(...u.records);
+      batch.chain = Math.max(batch.chain, w.chain);
+      batch.wall_ms = Math.max(batch.wall_ms, u.wall_ms);
+      process.stderr.write(`  slow app: run ${u.run} (batch ${u.batch} of ${u.batch_size}) ${secs(u.wall_ms)}, answers pending ${secs(w.waiting_ms)}, longest chain of one delivery's attempts ${w.chain}\n`);
+      if (++batch.seen < u.batch_size) return;
+      const b = answerWaits(batch.records);
+      batches++;
+      batch_walls.push(batch.wall_ms);
+      waiting_ms += b.waiting_ms;
+      floor_ms += batch.chain * delay_ms;
+      if (b.waiting_ms > 1.5 * delay_ms) more++;
+      process.stderr.write(`  slow app: batch ${u.batch} (${u.batch_size} runs) ${secs(batch.wall_ms)}, answers pending ${secs(b.waiting_ms)}\n`);
+      batch = { records: [], chain: 0, wall_ms: 0, seen: 0 };
     },
   });
   const per_run = r.runs > 0 ? r.wall_ms / r.runs : 0;
-  const median = walls.length ? [...walls].sort((a, b) => a - b)[Math.floor(walls.length / 2)] : 0;
-  console.log(`correct app answering each webhook ${delay_ms} ms late, seed ${seed}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass`}, ${r.runs} of ${runs} runs in ${secs(r.wall_ms)}${r.interrupted ? ' (10 min limit reached)' : ''}; ${secs(per_run)} per run (median ${secs(median)})`);
-  console.log(`  where it went: answers pending ${secs(waiting_ms)} of it (${more} of ${walls.length} runs waited longer than one answer); floor ${secs(floor_ms)}: each run's longest chain of one delivery's attempts (a retry follows its answered failure) × ${delay_ms} ms`);
+  const median = (xs: number[]): number => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
+  console.log(`correct app answering each webhook ${delay_ms} ms late, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass`}, ${r.runs} of ${runs} runs in ${secs(r.wall_ms)}${r.interrupted ? ' (10 min limit reached)' : ''}; ${secs(per_run)} per run (median run ${secs(median(walls))}); ${batches} batches (median batch ${secs(median(batch_walls))}); conduct findings ${r.conduct.length}`);
+  console.log(`  where it went: answers pending ${secs(waiting_ms)} of it (${more} of ${batches} batches waited longer than one answer); floor ${secs(floor_ms)}: each batch's longest chain of one delivery's attempts (a retry follows its answered failure) × ${delay_ms} ms`);
   server.closeAllConnections();
   server.close();
 }
 
-await reference();
+if (!values['skip-reference']) await reference();
 if (!values['skip-twins']) await twins();
 if (!values['skip-slow']) await slowApp(Number(values['slow-ms']), Number(values['slow-runs']));
 process.exit(0);

@@ -20,7 +20,7 @@ export interface RelayRecord {
   /** Svc-Timestamp of the request: the sim time it was signed at. */
   signed_at_ms: number;
   kind: CopyKind;
-  /** Wall ms since the relay started when the app was called. */
+  /** Wall ms since the relay's origin (`t0_ms`, default its start) when the app was called. */
   sent_wall_ms: number;
   /** Wall ms the app took to answer (or until it was given up on). */
   latency_ms: number;
@@ -77,6 +77,8 @@ export interface RelayOptions {
   slow_after_ms: number;
   header_prefix?: string;
   on_slow?: (r: RelayRecord) => void;
+  /** Wall time `sent_wall_ms` counts from (default: when the relay started); relays sharing it have comparable records. */
+  t0_ms?: number;
 }
 
 const wildcard = (pattern: string, value: string): boolean => (pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : pattern === value);
@@ -95,7 +97,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const target = new URL(opts.app_webhook_url);
   // No cap on connections: a burst of deliveries must reach the app together, or a queue here would count as its latency.
   const dispatcher = new Agent({ keepAliveTimeout: 2_000 });
-  const t0 = WALL.now_ms();
+  const t0 = opts.t0_ms ?? WALL.now_ms();
   const records: RelayRecord[] = [];
   let plans: Array<{ account_id: string; event_type: string; left: number }> = [];
   let held = new Map<string, Held>();

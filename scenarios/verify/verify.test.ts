@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import express from 'express';
 import { createIntegratorApp, startIntegrator, validSignature, type RunningIntegrator } from '../examples/reference-integrator/app.ts';
 import { describeScenario, generateScenario, THEME_NAMES } from './scenario.ts';
-import { verify } from './verify.ts';
+import { DEFAULT_CONCURRENCY, planBatches, runsAlone, verify } from './verify.ts';
 
 let app: RunningIntegrator | null = null;
 let server: Server | null = null;
@@ -54,7 +54,53 @@ describe('swapsim verify', () => {
     expect(r).toMatchObject({ runs: 20, passed: 20, failed: 0, sim_seed: 'verify-1', interrupted: false });
     expect(r.cases.every((c) => c.ok && c.steps.length > 0)).toBe(true);
     expect(r.conduct).toEqual([]);
+    // Runs 1–7 at once behind the hub; the rotation, restart and API-fault themes (8, 9, 10) alone; and again.
+    expect(r.concurrency).toBe(DEFAULT_CONCURRENCY);
+    expect(r.cases.map((c) => c.batch)).toEqual([1, 1, 1, 1, 1, 1, 1, 2, 3, 4, 5, 5, 5, 5, 5, 5, 5, 6, 7, 8]);
   }, 120_000);
+
+  it('groups consecutive runs up to the concurrency, and runs app-wide scenarios alone', () => {
+    const plan = Array.from({ length: 12 }, (_, i) => ({ run: i + 1, scenario: generateScenario(1, i + 1) }));
+    const sizes = (c: number) => planBatches(plan, c).map((b) => b.map((p) => p.run));
+    expect(sizes(1)).toEqual(plan.map((p) => [p.run]));
+    expect(sizes(4)).toEqual([[1, 2, 3, 4], [5, 6, 7], [8], [9], [10], [11, 12]]);
+    for (const b of planBatches(plan, 8)) if (b.length > 1) expect(b.some((p) => runsAlone(p.scenario))).toBe(false);
+    expect(plan.filter((p) => runsAlone(p.scenario)).map((p) => p.scenario.theme)).toEqual(['rotation', 'restart', 'api_faults']);
+  });
+
+  it.each(['orphan-as-failed', 'no-feed-catch-up', 'status-follows-last-event'] as const)('catches %s at the same run, for the same reason, with runs at once as one after another', async (bug) => {
+    app = await startIntegrator({ bugs: [bug] });
+    const one = await verify({ app_url: app.url, runs: 10, seed: 1, concurrency: 1, shrink_time_limit_ms: 1 });
+    const many = await verify({ app_url: app.url, runs: 10, seed: 1, concurrency: 8, shrink_time_limit_ms: 1 });
+    expect(one.failure).toBeDefined();
+    expect(many.runs_to_catch).toBe(one.runs_to_catch);
+    expect(many.failure?.headline).toBe(one.failure?.headline);
+    expect(many.failure?.alone).toBeNull();
+    expect(many.failure?.replay_command).toMatch(/ --case \S+$/);
+  }, 90_000);
+
+  it('says so when a run fails only alongside other runs, and prints the command that runs its batch again', async () => {
+    // An app that keeps the state of the 2 accounts it heard of last: right for any one run alone, wrong for a batch.
+    const { app: inner } = createIntegratorApp({});
+    const outer = express();
+    const recent: string[] = [];
+    // express.raw reads the body once: the inner app's own raw parser finds it read and keeps the bytes.
+    outer.post('/webhooks', express.raw({ type: () => true }), (req, _res, next) => {
+      const account_id = String(JSON.parse(Buffer.from(req.body as Buffer).toString('utf8')).account_id ?? '');
+      recent.splice(0, recent.length, ...[account_id, ...recent.filter((a) => a !== account_id)].slice(0, 2));
+      next();
+    });
+    outer.get('/probe/state', (req, res, next) => (recent.includes(String(req.query.account_id)) ? next() : res.json({ balances: [], trades: [], zaps: [], cancels: [] })));
+    outer.use(inner);
+    server = createServer(outer);
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
+    const url = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    const r = await verify({ app_url: url, runs: 7, seed: 1, concurrency: 7 });
+    expect(r.failure?.alone).toMatch(/^run \d failed only alongside other runs \(batch 1: runs 1–7 at once behind the hub\); run alone, runs 1–\d pass$/);
+    expect(r.failure?.replay_command).toBe(`npx swapsim verify --app ${url} --seed 1 --runs 7 --concurrency 7`);
+    expect(r.failure?.rerun_command).toBe(`npx swapsim verify --app ${url} --seed 1 --run ${r.failure?.run}`);
+    expect(r.num_shrinks).toBe(0);
+  }, 90_000);
 
   it('reaches every theme within the first 10 runs, whatever the seed, and draws the same runs for the same seed', () => {
     for (const seed of [1, 2, 99]) {
@@ -84,7 +130,10 @@ describe('swapsim verify', () => {
     const r = await verify({ app_url: url, runs: 5, seed: 1, latency_limit_ms: 1_000, shrink_time_limit_ms: 1 });
     expect(r.failure?.headline).toMatch(/^handler exceeded 1 s on event evt_\S+ \(account\.created\) without answering/);
     expect(r.failure?.kind).toBe('slow_handler');
-    expect(r.runs).toBe(1);
+    // Runs 1–5 ran at once, each ended at its own first delivery; run 1 is the one reported (and replayed alone).
+    expect(r.runs_to_catch).toBe(1);
+    expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([1, 2, 3, 4, 5].map((n) => [n, false, 1]));
+    expect(r.failure?.alone).toBeNull();
   }, 60_000);
 
   it('ends a run at its wall-time limit with the delivery in flight named', async () => {

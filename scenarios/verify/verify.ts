@@ -556,6 +556,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     app_webhook_url: app_url + webhook_path,
     handler_limit_ms: DEFAULT_PROFILE.webhook_timeout_ms,
     slow_after_ms: Math.min(options.latency_limit_ms ?? 8_000, DEFAULT_PROFILE.webhook_timeout_ms),
+    t0_ms: started, // one origin for every relay: a batch's records share a clock
   };
   const newSlot = async (): Promise<RelaySlot> => {
     const slot: RelaySlot = { relay: null as unknown as Relay, on_slow: null };

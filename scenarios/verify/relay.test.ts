@@ -1,0 +1,81 @@
+// The relay's re-signing for a batch, over real HTTP: a delivery correctly signed with the lane provider's
+// secret reaches the app with the same timestamp and body bytes and a signature that verifies with the app's
+// secret; a wrongly signed one (verify's bad_signature effect) still fails to verify; with no app secret set
+// (a run alone) deliveries go as they came; the observer sees every body forwarded.
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validSignature } from '../examples/reference-integrator/app.ts';
+import { startRelay, type Relay } from './relay.ts';
+
+const sign = (secret: string, ts: string, body: Buffer): string => `v1=${createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex')}`;
+
+let app: Server;
+let relay: Relay;
+const received: Array<{ headers: IncomingMessage['headers']; body: Buffer }> = [];
+
+beforeAll(async () => {
+  app = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', () => resolve()));
+  relay = await startRelay({ app_webhook_url: `http://127.0.0.1:${(app.address() as AddressInfo).port}/webhooks`, handler_limit_ms: 5_000, slow_after_ms: 5_000 });
+});
+
+afterAll(async () => {
+  await relay.close();
+  app.closeAllConnections();
+  await new Promise<void>((resolve) => app.close(() => resolve()));
+});
+
+/** Posts a delivery to the relay as the provider would, and returns what the app received. */
+async function deliver(body: Buffer, signature: string, ts = '1767225600000'): Promise<{ headers: IncomingMessage['headers']; body: Buffer }> {
+  const before = received.length;
+  const res = await fetch(relay.url, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-timestamp': ts, 'svc-signature': signature, 'svc-event-id': 'evt_1', 'svc-delivery-id': 'dlv_1' }, body });
+  expect(res.status).toBe(200);
+  expect(received.length).toBe(before + 1);
+  return received[before];
+}
+
+describe('relay re-signing (a batch behind the hub)', () => {
+  // Spacing and key order the app must not see changed: the signature covers these exact bytes.
+  const body = Buffer.from('{"event_id":"evt_1", "type":"trade.settled","account_id":"acct_1","data":{"n":1}}');
+
+  it('re-signs a correctly signed delivery for the app secret, same timestamp and body bytes', async () => {
+    relay.reset();
+    relay.setSecret('whsec_lane');
+    relay.setAppSecret('whsec_shared');
+    const seen: string[] = [];
+    relay.setObserver((b) => seen.push(b.toString('utf8')));
+    const got = await deliver(body, sign('whsec_lane', '1767225600000', body));
+    expect(got.body.equals(body)).toBe(true);
+    expect(got.headers['svc-timestamp']).toBe('1767225600000');
+    expect(validSignature('whsec_shared', '1767225600000', got.body, String(got.headers['svc-signature']))).toBe(true);
+    expect(validSignature('whsec_lane', '1767225600000', got.body, String(got.headers['svc-signature']))).toBe(false);
+    expect(seen).toEqual([body.toString('utf8')]);
+  });
+
+  it('leaves a wrongly signed delivery wrong (it verifies with neither secret)', async () => {
+    relay.reset();
+    relay.setSecret('whsec_lane');
+    relay.setAppSecret('whsec_shared');
+    const bad = sign('whsec_other', '1767225600000', body);
+    const got = await deliver(body, bad);
+    expect(got.headers['svc-signature']).toBe(bad);
+    expect(validSignature('whsec_shared', '1767225600000', got.body, bad)).toBe(false);
+  });
+
+  it('forwards as it came when no app secret is set (a run alone), and reset turns re-signing off', async () => {
+    relay.reset();
+    relay.setSecret('whsec_lane');
+    const signature = sign('whsec_lane', '1767225600001', body);
+    const got = await deliver(body, signature, '1767225600001');
+    expect(got.headers['svc-signature']).toBe(signature);
+  });
+});
