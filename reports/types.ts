@@ -102,6 +102,8 @@ export interface VerifyResult {
   wall_ms: number;
   cases: VerifyCase[];
   conduct: ConductFinding[];
+  /** Runs run at once behind verify's hub (1: one after another); absent in reports from before it existed. */
+  concurrency?: number;
 }
 
 export interface BenchCase {

@@ -28,6 +28,7 @@ export function buildVerify(input: Partial<VerifyResult>): ReportModel {
         { label: 'app under test', value: mono(str(input.app_url, '–')) },
         { label: 'seed', value: mono(str(input.seed, '–')) },
         { label: 'runs', value: fmt(runs, 0) },
+        ...(typeof input.concurrency === 'number' ? [{ label: 'runs at once', value: fmt(input.concurrency, 0) }] : []),
         { label: 'passed', value: pill(fmt(passed, 0), 'pass') },
         { label: 'failed', value: pill(fmt(failed, 0), failed ? 'fail' : 'muted') },
         { label: 'conduct findings', value: pill(fmt(conduct.length, 0), conduct.length ? 'warn' : 'muted') },

@@ -138,8 +138,10 @@ describe('swapsim verify', () => {
 
   it('ends a run at its wall-time limit with the delivery in flight named', async () => {
     const url = await fronted({ hang: true });
-    const r = await verify({ app_url: url, runs: 1, seed: 1, run_time_limit_ms: 1_500, latency_limit_ms: 9_000, shrink_time_limit_ms: 1 });
+    // Two runs at once: each is bounded on its own, and run 1 (re-run alone to be explained) is the one reported.
+    const r = await verify({ app_url: url, runs: 2, seed: 1, run_time_limit_ms: 1_500, latency_limit_ms: 9_000, shrink_time_limit_ms: 1 });
     expect(r.failure?.headline).toMatch(/^handler exceeded 1 s on event evt_\S+ \(account\.created\) when the run's wall-time limit \(1.5 s\) was reached/);
+    expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([[1, false, 1], [2, false, 1]]);
   }, 60_000);
 
   it('stops inside a run when the time limit passes: interrupted, not failed', async () => {

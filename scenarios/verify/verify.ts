@@ -500,15 +500,15 @@ async function runBatch(s: Session, batch: ReadonlyArray<{ run: number; scenario
   }
 }
 
-/** Runs each alone, in order, until one fails: that run and its outcome alone, or null (all passed, or the time limit came). */
-async function confirmAlone(s: Session, runs: ReadonlyArray<{ run: number; scenario: VerifyScenario }>): Promise<{ run: number; scenario: VerifyScenario; outcome: Outcome } | null> {
+/** Runs each alone, in order, until one fails: that run and its outcome alone; 'passed' when none failed; 'cut' when the time limit came first. */
+async function confirmAlone(s: Session, runs: ReadonlyArray<{ run: number; scenario: VerifyScenario }>): Promise<{ run: number; scenario: VerifyScenario; outcome: Outcome } | 'passed' | 'cut'> {
   for (const { run, scenario } of runs) {
-    if (WALL.now_ms() >= s.deadline_ms) return null;
+    if (WALL.now_ms() >= s.deadline_ms) return 'cut';
     const outcome = await runOnce(s, scenario, run, null);
-    if (outcome.interrupted) return null;
+    if (outcome.interrupted) return 'cut';
     if (!outcome.ok) return { run, scenario, outcome };
   }
-  return null;
+  return 'passed';
 }
 
 /** Smaller variants of a scenario, most reducing first. */
@@ -619,7 +619,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         // failing one run again alone, in order, and the first that fails alone is the one reported: the run
         // verify with concurrency 1 would have reported, whenever the batch's failure is real on its own.
         const found = await confirmAlone(session, batch.filter((b) => b.run <= failing!.run));
-        if (found !== null) {
+        if (typeof found === 'object') {
           const vcase = report.cases.find((c) => c.run === found.run)!;
           if (vcase.ok) [vcase.ok, report.passed, report.failed] = [false, report.passed - 1, report.failed + 1];
           const before = vcase === failing.vcase ? failing.outcome.finding : null;
@@ -627,7 +627,10 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
           else if (vcase !== failing.vcase) found.outcome.more.unshift(`note: in its batch (runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once) this run passed, and run ${failing.run} failed with: ${failing.outcome.finding?.headline}; run alone, this one fails`);
           failing = { ...found, vcase };
         } else {
-          alone = `run ${failing.run} failed only alongside other runs (batch ${batch_runs.batch}: runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once behind the hub); run alone, runs ${batch_runs.runs[0]}–${failing.run} pass${report.interrupted ? ' (or were cut by the time limit)' : ''}`;
+          const together = `batch ${batch_runs.batch}: runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once behind the hub`;
+          alone = found === 'passed'
+            ? `run ${failing.run} failed only alongside other runs (${together}); run alone, runs ${batch_runs.runs[0]}–${failing.run} pass`
+            : `run ${failing.run} failed alongside other runs (${together}) and the time limit passed before it could be run again alone`;
         }
       }
       // The lowest failing run of the first batch with a failure; explained alone, exactly as a run alone is.
