@@ -18,16 +18,19 @@ const retention = defineStore('retention', () => ({
   deliveries_swept: 0,
 }));
 
+/** The listener: a module-level function, one for every world (see SimScheduler in sim/scheduler.ts for why). */
+function sweepIfDue(w: World): void {
+  const now_ms = w.sim.now_ms();
+  const state = retention(w);
+  if (now_ms < state.next_sweep_ms) return;
+  const shortest_ms = Math.min(w.profile.event_retention_ms, w.profile.webhook_delivery_retention_ms);
+  state.next_sweep_ms = now_ms + Math.max(SWEEP_MIN_INTERVAL_MS, Math.floor(shortest_ms / SWEEPS_PER_RETENTION));
+  sweepRetention(w);
+}
+
 /** Installed at world creation: every publication may run a sweep that is due. */
 export function installRetention(world: World): void {
-  world.hooks.eventPublished.push((w) => {
-    const now_ms = w.sim.now_ms();
-    const state = retention(w);
-    if (now_ms < state.next_sweep_ms) return;
-    const shortest_ms = Math.min(w.profile.event_retention_ms, w.profile.webhook_delivery_retention_ms);
-    state.next_sweep_ms = now_ms + Math.max(SWEEP_MIN_INTERVAL_MS, Math.floor(shortest_ms / SWEEPS_PER_RETENTION));
-    sweepRetention(w);
-  });
+  world.hooks.eventPublished.push(sweepIfDue);
 }
 
 /** What the sweeps have dropped so far, and where the event store now begins (invariants read it). */

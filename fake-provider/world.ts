@@ -1,6 +1,6 @@
 // One world per simulation: the kernel, the profile, organizations, the event store and each resource's
 // store (created lazily through `defineStore`). Passed in everywhere, never global; `reset` makes a new one.
-import type { SimKernel } from '../sim/index.ts';
+import type { Rng, SimKernel } from '../sim/index.ts';
 import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore, type StoredEvent } from './engine/events.ts';
 import { createTransitionLog, type TransitionLog } from './engine/transition-log.ts';
@@ -62,26 +62,52 @@ export interface WorldHooks {
   eventPublished: Array<(world: World, event: StoredEvent) => void>;
 }
 
+/**
+ * A class, not an object literal of closures: every world shares one `newId` and `nextSeq` (see
+ * SimScheduler in sim/scheduler.ts for why that matters to the optimizing compiler).
+ */
+class SimWorld implements World {
+  readonly orgs = new Map<string, Organization>();
+  readonly events: EventStore = createEventStore();
+  readonly transitions: TransitionLog = createTransitionLog();
+  readonly stores = new Map<string, unknown>();
+  readonly hooks: WorldHooks = { eventPublished: [] };
+  readonly endpoint: SelfEndpoint;
+  private seq = 0;
+  private idCounter = 0;
+  private requestCounter = 0;
+  private readonly ids: Rng;
+  private readonly requestIds: Rng;
+
+  constructor(
+    readonly sim: SimKernel,
+    readonly profile: Profile,
+    endpoint: SelfEndpoint | undefined,
+  ) {
+    this.endpoint = endpoint ?? { host: null, port: null };
+    this.ids = sim.rng.fork('ids');
+    this.requestIds = sim.rng.fork('request-ids');
+  }
+
+  nextSeq(): number {
+    return ++this.seq;
+  }
+
+  newId(prefix: string): string {
+    return drawId(this.ids, prefix, ++this.idCounter);
+  }
+
+  newRequestId(): string {
+    return drawId(this.requestIds, 'req', ++this.requestCounter);
+  }
+
+  newIdParts(): IdParts {
+    return drawIdParts(this.ids, ++this.idCounter);
+  }
+}
+
 export function createWorld(opts: { sim: SimKernel; profile: Profile; endpoint?: SelfEndpoint }): World {
-  let seq = 0;
-  let idCounter = 0;
-  const ids = opts.sim.rng.fork('ids');
-  const requestIds = opts.sim.rng.fork('request-ids');
-  let requestCounter = 0;
-  return {
-    sim: opts.sim,
-    profile: opts.profile,
-    orgs: new Map(),
-    events: createEventStore(),
-    transitions: createTransitionLog(),
-    stores: new Map(),
-    hooks: { eventPublished: [] },
-    endpoint: opts.endpoint ?? { host: null, port: null },
-    nextSeq: () => ++seq,
-    newId: (prefix) => drawId(ids, prefix, ++idCounter),
-    newRequestId: () => drawId(requestIds, 'req', ++requestCounter),
-    newIdParts: () => drawIdParts(ids, ++idCounter),
-  };
+  return new SimWorld(opts.sim, opts.profile, opts.endpoint);
 }
 
 /** Declares a resource's store: `const accounts = defineStore('accounts', () => ({...}))`, then `accounts(world)`. */

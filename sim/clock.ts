@@ -14,16 +14,25 @@ export interface Clock {
 /** 2026-01-01T00:00:00Z: a fixed, readable epoch so that seeded runs print the same timestamps. */
 export const DEFAULT_START_MS = 1_767_225_600_000;
 
+/** A class, so every world's clock shares one `now_ms` (see SimScheduler in scheduler.ts for why). */
+class SimClock implements Clock {
+  constructor(
+    readonly mode: ClockMode,
+    readonly speed: number,
+    private now: number,
+  ) {}
+
+  now_ms(): number {
+    return this.now;
+  }
+
+  setNow(ms: number): void {
+    if (ms > this.now) this.now = ms;
+  }
+}
+
 export function createClock(opts: { mode?: ClockMode; start_ms?: number; speed?: number } = {}): Clock {
-  let now = opts.start_ms ?? DEFAULT_START_MS;
-  return {
-    mode: opts.mode ?? 'virtual',
-    speed: opts.speed ?? 1,
-    now_ms: () => now,
-    setNow: (ms) => {
-      if (ms > now) now = ms;
-    },
-  };
+  return new SimClock(opts.mode ?? 'virtual', opts.speed ?? 1, opts.start_ms ?? DEFAULT_START_MS);
 }
 
 /** Wall time, for the realtime driver and for rate limits (which the spec defines on wall time). */

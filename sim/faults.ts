@@ -83,38 +83,56 @@ export function matches(rule: FaultRule, s: FaultSubject): boolean {
   return true;
 }
 
+/** A class, so every world's plan shares one `has` and `fire` (see SimScheduler in scheduler.ts for why). */
+class RulePlan implements FaultPlan {
+  private rules: FaultRule[] = [];
+  private fired: FaultFiring[] = [];
+
+  constructor(private readonly rng: Rng) {}
+
+  add(rule: Omit<FaultRule, 'fault_id' | 'created_at_ms'>, fault_id: string, now_ms: number): FaultRule {
+    const full: FaultRule = { ...rule, fault_id, created_at_ms: now_ms };
+    this.rules.push(full);
+    return full;
+  }
+
+  remove(fault_id: string): boolean {
+    const before = this.rules.length;
+    this.rules = this.rules.filter((r) => r.fault_id !== fault_id);
+    return this.rules.length < before;
+  }
+
+  list(): FaultRule[] {
+    return this.rules.slice();
+  }
+
+  has(target: FaultTarget): boolean {
+    return this.rules.some((r) => r.target === target);
+  }
+
+  firings(): FaultFiring[] {
+    return this.fired.slice();
+  }
+
+  fire(target: FaultTarget, subject: FaultSubject, now_ms: number): FaultRule[] {
+    const out: FaultRule[] = [];
+    for (const rule of this.rules) {
+      if (rule.target !== target || rule.times === 0 || !matches(rule, subject)) continue;
+      // Draw only for rules that match, so adding an unrelated rule never shifts other draws.
+      if (rule.probability < 1 && !this.rng.chance(rule.probability)) continue;
+      if (rule.times !== null) rule.times--;
+      this.fired.push({ fault_id: rule.fault_id, target, at_ms: now_ms, subject: (subject.ids ?? [subject.path ?? '']).join(',') });
+      out.push(rule);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.rules = [];
+    this.fired = [];
+  }
+}
+
 export function createFaultPlan(rng: Rng): FaultPlan {
-  let rules: FaultRule[] = [];
-  let fired: FaultFiring[] = [];
-  return {
-    add(rule, fault_id, now_ms) {
-      const full: FaultRule = { ...rule, fault_id, created_at_ms: now_ms };
-      rules.push(full);
-      return full;
-    },
-    remove(fault_id) {
-      const before = rules.length;
-      rules = rules.filter((r) => r.fault_id !== fault_id);
-      return rules.length < before;
-    },
-    list: () => rules.slice(),
-    has: (target) => rules.some((r) => r.target === target),
-    firings: () => fired.slice(),
-    fire(target, subject, now_ms) {
-      const out: FaultRule[] = [];
-      for (const rule of rules) {
-        if (rule.target !== target || rule.times === 0 || !matches(rule, subject)) continue;
-        // Draw only for rules that match, so adding an unrelated rule never shifts other draws.
-        if (rule.probability < 1 && !rng.chance(rule.probability)) continue;
-        if (rule.times !== null) rule.times--;
-        fired.push({ fault_id: rule.fault_id, target, at_ms: now_ms, subject: (subject.ids ?? [subject.path ?? '']).join(',') });
-        out.push(rule);
-      }
-      return out;
-    },
-    clear() {
-      rules = [];
-      fired = [];
-    },
-  };
+  return new RulePlan(rng);
 }

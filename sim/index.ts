@@ -38,23 +38,36 @@ export interface SimKernel {
   now_ms(): number;
 }
 
+/** A class, so every world's kernel shares one `now_ms` (see SimScheduler in scheduler.ts for why). */
+class Kernel implements SimKernel {
+  readonly seed: string;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly secrets: Rng;
+  readonly secret_seed: string;
+  readonly scheduler: Scheduler;
+  readonly faults: FaultPlan;
+  readonly journal: Journal;
+
+  constructor(opts: SimKernelOptions) {
+    this.seed = String(opts.seed ?? 1);
+    const mode = opts.clock ?? 'virtual';
+    // A virtual clock starts at a fixed epoch (same seed, same bytes); a realtime one at wall time.
+    const start_ms = opts.start_ms ?? (mode === 'realtime' ? wallNow_ms() : undefined);
+    this.clock = createClock({ mode, speed: opts.speed, start_ms });
+    this.rng = createRng(this.seed);
+    this.secret_seed = opts.secret_seed ?? randomSecretSeed();
+    this.secrets = createRng(this.secret_seed, 'secrets');
+    this.scheduler = createScheduler(this.clock);
+    this.faults = createFaultPlan(this.rng.fork('faults'));
+    this.journal = opts.journal ?? createJournal(opts.journal_path ?? null);
+  }
+
+  now_ms(): number {
+    return this.clock.now_ms();
+  }
+}
+
 export function createSimKernel(opts: SimKernelOptions = {}): SimKernel {
-  const seed = String(opts.seed ?? 1);
-  const mode = opts.clock ?? 'virtual';
-  // A virtual clock starts at a fixed epoch (same seed, same bytes); a realtime one at wall time.
-  const start_ms = opts.start_ms ?? (mode === 'realtime' ? wallNow_ms() : undefined);
-  const clock = createClock({ mode, speed: opts.speed, start_ms });
-  const rng = createRng(seed);
-  const secret_seed = opts.secret_seed ?? randomSecretSeed();
-  return {
-    seed,
-    clock,
-    rng,
-    secrets: createRng(secret_seed, 'secrets'),
-    secret_seed,
-    scheduler: createScheduler(clock),
-    faults: createFaultPlan(rng.fork('faults')),
-    journal: opts.journal ?? createJournal(opts.journal_path ?? null),
-    now_ms: () => clock.now_ms(),
-  };
+  return new Kernel(opts);
 }

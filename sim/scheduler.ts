@@ -83,15 +83,59 @@ const STRIDE = 4;
  * newest one (any newer bucket at that ms would have taken the slot); a miss only opens a new bucket.
  * Many lifecycles share block times, so in a batch most tasks land in a few buckets.
  */
-function createTimers() {
-  const heap: Bucket[] = [];
-  const slots: Array<Bucket | undefined> = new Array(SLOTS).fill(undefined);
+class Timers {
+  private readonly heap: Bucket[] = [];
+  private readonly slots: Array<Bucket | undefined> = new Array(SLOTS).fill(undefined);
   // Spent buckets are reused: a lifecycle alone in the world opens a bucket for most of its tasks.
-  const spare: Bucket[] = [];
-  const before = (x: Bucket, y: Bucket): boolean =>
-    x.due_ms < y.due_ms || (x.due_ms === y.due_ms && (x.items[0] as number) < (y.items[0] as number));
+  private readonly spare: Bucket[] = [];
+
+  push(task_id: number, due_ms: number, kind: string, run: Task['run'], owner: string | null): void {
+    const rem = due_ms % SLOTS;
+    const slot = rem >= 0 ? rem | 0 : 0;
+    let b = this.slots[slot];
+    if (b !== undefined && b.due_ms === due_ms) {
+      b.items.push(task_id, kind, run, owner);
+      return;
+    }
+    b = this.spare.pop();
+    if (b === undefined) b = { due_ms, items: [task_id, kind, run, owner], next: 0 };
+    else {
+      b.due_ms = due_ms;
+      b.items.push(task_id, kind, run, owner);
+    }
+    this.slots[slot] = b;
+    this.heap.push(b);
+    this.up(this.heap.length - 1);
+  }
+
+  /** The earliest bucket with tasks left, dropping spent ones (a bucket is spent once its cursor is at the end). */
+  first(): Bucket | undefined {
+    const heap = this.heap;
+    while (heap.length > 0) {
+      const b = heap[0];
+      if (b.next < b.items.length) return b;
+      const tail = heap.pop()!;
+      if (heap.length > 0) {
+        heap[0] = tail;
+        this.down(0);
+      }
+      // A recycled bucket's due is NaN, so a slot still naming it never matches (NaN equals nothing).
+      b.items.length = 0;
+      b.next = 0;
+      b.due_ms = Number.NaN;
+      if (this.spare.length < SPARE_BOUND) this.spare.push(b);
+    }
+    return undefined;
+  }
+
+  /** Every bucket still in the heap (spent ones included), in no order. */
+  buckets(): readonly Bucket[] {
+    return this.heap;
+  }
+
   // Sift with a hole (one write per level) rather than swapping pairs.
-  const up = (i: number): void => {
+  private up(i: number): void {
+    const heap = this.heap;
     const b = heap[i];
     while (i > 0) {
       const parent = (i - 1) >> 1;
@@ -100,8 +144,10 @@ function createTimers() {
       i = parent;
     }
     heap[i] = b;
-  };
-  const down = (i: number): void => {
+  }
+
+  private down(i: number): void {
+    const heap = this.heap;
     const b = heap[i];
     const n = heap.length;
     for (;;) {
@@ -114,117 +160,91 @@ function createTimers() {
       i = m;
     }
     heap[i] = b;
-  };
-  return {
-    push(task_id: number, due_ms: number, kind: string, run: Task['run'], owner: string | null): void {
-      const rem = due_ms % SLOTS;
-      const slot = rem >= 0 ? rem | 0 : 0;
-      let b = slots[slot];
-      if (b !== undefined && b.due_ms === due_ms) {
-        b.items.push(task_id, kind, run, owner);
-        return;
-      }
-      b = spare.pop();
-      if (b === undefined) b = { due_ms, items: [task_id, kind, run, owner], next: 0 };
-      else {
-        b.due_ms = due_ms;
-        b.items.push(task_id, kind, run, owner);
-      }
-      slots[slot] = b;
-      heap.push(b);
-      up(heap.length - 1);
-    },
-    /** The earliest bucket with tasks left, dropping spent ones (a bucket is spent once its cursor is at the end). */
-    first(): Bucket | undefined {
-      while (heap.length > 0) {
-        const b = heap[0];
-        if (b.next < b.items.length) return b;
-        const tail = heap.pop()!;
-        if (heap.length > 0) {
-          heap[0] = tail;
-          down(0);
-        }
-        // A recycled bucket's due is NaN, so a slot still naming it never matches (NaN equals nothing).
-        b.items.length = 0;
-        b.next = 0;
-        b.due_ms = Number.NaN;
-        if (spare.length < SPARE_BOUND) spare.push(b);
-      }
-      return undefined;
-    },
-    /** Every bucket still in the heap (spent ones included), in no order. */
-    buckets: (): readonly Bucket[] => heap,
-  };
+  }
 }
+
+const before = (x: Bucket, y: Bucket): boolean =>
+  x.due_ms < y.due_ms || (x.due_ms === y.due_ms && (x.items[0] as number) < (y.items[0] as number));
 
 /**
  * Which task ids are still pending: one bit per id ever scheduled (ids are dense from 1), so scheduling,
  * running and cancelling touch a byte rather than a Set entry. Cancelled tasks stay in their bucket and
  * are skipped when they come up (lazy deletion).
  */
-function createPendingBits() {
-  let bits = new Uint8Array(1024);
-  return {
-    set(id: number): void {
-      const byte = id >>> 3;
-      if (byte >= bits.length) {
-        const grown = new Uint8Array(Math.max(bits.length * 2, byte + 1));
-        grown.set(bits);
-        bits = grown;
-      }
-      bits[byte] |= 1 << (id & 7);
-    },
-    has: (id: number): boolean => (id >>> 3 < bits.length ? (bits[id >>> 3] & (1 << (id & 7))) !== 0 : false),
-    clear(id: number): void {
-      bits[id >>> 3] &= ~(1 << (id & 7));
-    },
-  };
+class PendingBits {
+  private bits = new Uint8Array(1024);
+
+  set(id: number): void {
+    const byte = id >>> 3;
+    if (byte >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(this.bits.length * 2, byte + 1));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[byte] |= 1 << (id & 7);
+  }
+
+  has(id: number): boolean {
+    return id >>> 3 < this.bits.length ? (this.bits[id >>> 3] & (1 << (id & 7))) !== 0 : false;
+  }
+
+  clear(id: number): void {
+    this.bits[id >>> 3] &= ~(1 << (id & 7));
+  }
 }
 
-export function createScheduler(clock: Clock): Scheduler {
-  const timers = createTimers();
-  const pendingIds = createPendingBits();
-  let live = 0;
-  let seq = 0;
-  let chain: Promise<unknown> = Promise.resolve();
+/**
+ * A class, not closures over a factory's locals: its methods are one function shared by every world's
+ * scheduler. Per-world closures let the optimizing compiler inline one world's function (and the objects
+ * it closes over) into the engine's hot code; when that world is collected the code is thrown away and
+ * compiled again (measured: a batch run after the previous world died ran at half speed; docs/engine.md).
+ */
+class SimScheduler implements Scheduler {
+  private readonly timers = new Timers();
+  private readonly pendingIds = new PendingBits();
+  private live = 0;
+  private seq = 0;
+  private chain: Promise<unknown> = Promise.resolve();
   /** Who owns what is scheduled now (see `runAs`). */
-  let owner: string | null = null;
+  private current_owner: string | null = null;
+  private joined: Array<{ work: Promise<unknown>; apply: (result: unknown) => void }> = [];
+
+  constructor(private readonly clock: Clock) {}
 
   /** The bucket holding the next task that was not cancelled, its cursor on that task. */
-  const head = (): Bucket | undefined => {
+  private head(): Bucket | undefined {
     for (;;) {
-      const b = timers.first();
+      const b = this.timers.first();
       if (b === undefined) return undefined;
-      while (b.next < b.items.length && !pendingIds.has(b.items[b.next] as number)) {
+      while (b.next < b.items.length && !this.pendingIds.has(b.items[b.next] as number)) {
         b.items[b.next + 2] = NOOP;
         b.items[b.next + 3] = null;
         b.next += STRIDE;
       }
       if (b.next < b.items.length) return b;
     }
-  };
-
-  let joined: Array<{ work: Promise<unknown>; apply: (result: unknown) => void }> = [];
+  }
 
   /** Waits for every joined work, then applies the results in join order (never in answer order). */
-  const flush = async (): Promise<void> => {
-    const batch = joined;
-    joined = [];
+  private async flush(): Promise<void> {
+    const batch = this.joined;
+    this.joined = [];
     const results = await Promise.all(batch.map((j) => j.work));
     for (let i = 0; i < batch.length; i++) batch[i].apply(results[i]);
-  };
+  }
 
-  const runUntil = async (limit_ms: number, stopWhenIdle: boolean): Promise<RunReport> => {
+  private async runUntil(limit_ms: number, stopWhenIdle: boolean): Promise<RunReport> {
+    const clock = this.clock;
     const report: RunReport = { ran: 0, kinds: {}, truncated: false };
     // Kinds are counted per run of equal kinds (a block's confirmations come in runs): one keyed write per
     // run, not per task. Runs end in the order they start, so the keys keep first-seen order.
     let run_kind = '';
     let run_count = 0;
     for (;;) {
-      const next = head();
+      const next = this.head();
       // Joined results land before time moves on; applying them may schedule more work at this instant.
-      if (joined.length > 0 && (next === undefined || next.due_ms > clock.now_ms() || joined.length >= JOIN_BOUND)) {
-        await flush();
+      if (this.joined.length > 0 && (next === undefined || next.due_ms > clock.now_ms() || this.joined.length >= JOIN_BOUND)) {
+        await this.flush();
         continue;
       }
       if (next === undefined || next.due_ms > limit_ms) break;
@@ -240,8 +260,8 @@ export function createScheduler(clock: Clock): Scheduler {
       const task_owner = next.items[i + 3] as string | null;
       next.items[i + 2] = NOOP;
       next.items[i + 3] = null;
-      pendingIds.clear(next.items[i] as number);
-      live--;
+      this.pendingIds.clear(next.items[i] as number);
+      this.live--;
       clock.setNow(next.due_ms);
       report.ran++;
       if (kind === run_kind) run_count++;
@@ -251,107 +271,132 @@ export function createScheduler(clock: Clock): Scheduler {
         run_count = 1;
       }
       // The task runs as its owner: what it schedules now is owned too (an async task's later part is not).
-      const outer = owner;
-      owner = task_owner;
+      const outer = this.current_owner;
+      this.current_owner = task_owner;
       let pending: void | Promise<void>;
       try {
         pending = run();
       } finally {
-        owner = outer;
+        this.current_owner = outer;
       }
       // A synchronous task needs no await (a microtask turn per task adds up over millions of tasks).
       if (pending) await pending;
     }
     if (run_count > 0) report.kinds[run_kind] = (report.kinds[run_kind] ?? 0) + run_count;
-    if (joined.length > 0) await flush();
-    if (!report.truncated && !(stopWhenIdle && live === 0)) clock.setNow(limit_ms);
+    if (this.joined.length > 0) await this.flush();
+    if (!report.truncated && !(stopWhenIdle && this.live === 0)) clock.setNow(limit_ms);
     return report;
-  };
+  }
 
-  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
-    const next = chain.then(fn, fn);
-    chain = next.catch(() => undefined);
+  private serialized<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(fn, fn);
+    this.chain = next.catch(() => undefined);
     return next;
-  };
+  }
 
-  const scheduler: Scheduler = {
-    schedule(due_ms, kind, run) {
-      const task_id = ++seq;
-      const now = clock.now_ms();
-      timers.push(task_id, due_ms > now ? due_ms : now, kind, run, owner);
-      pendingIds.set(task_id);
-      live++;
-      return task_id;
-    },
-    after(delay_ms, kind, run) {
-      return scheduler.schedule(clock.now_ms() + Math.max(0, delay_ms), kind, run);
-    },
-    join(work, apply) {
-      joined.push({ work, apply: apply as (result: unknown) => void });
-    },
-    cancel(task_id) {
-      // Only ids this scheduler handed out: the bit index would truncate a fraction onto another task's id.
-      if (!Number.isInteger(task_id) || !pendingIds.has(task_id)) return false;
-      pendingIds.clear(task_id);
-      live--;
-      return true;
-    },
-    pending: () => live,
-    runAs(as, fn) {
-      const outer = owner;
-      owner = as;
-      try {
-        return fn();
-      } finally {
-        owner = outer;
+  schedule(due_ms: number, kind: string, run: Task['run']): number {
+    const task_id = ++this.seq;
+    const now = this.clock.now_ms();
+    this.timers.push(task_id, due_ms > now ? due_ms : now, kind, run, this.current_owner);
+    this.pendingIds.set(task_id);
+    this.live++;
+    return task_id;
+  }
+
+  after(delay_ms: number, kind: string, run: Task['run']): number {
+    return this.schedule(this.clock.now_ms() + Math.max(0, delay_ms), kind, run);
+  }
+
+  join<T>(work: Promise<T>, apply: (result: T) => void): void {
+    this.joined.push({ work, apply: apply as (result: unknown) => void });
+  }
+
+  cancel(task_id: number): boolean {
+    // Only ids this scheduler handed out: the bit index would truncate a fraction onto another task's id.
+    if (!Number.isInteger(task_id) || !this.pendingIds.has(task_id)) return false;
+    this.pendingIds.clear(task_id);
+    this.live--;
+    return true;
+  }
+
+  pending(): number {
+    return this.live;
+  }
+
+  runAs<T>(as: string | null, fn: () => T): T {
+    const outer = this.current_owner;
+    this.current_owner = as;
+    try {
+      return fn();
+    } finally {
+      this.current_owner = outer;
+    }
+  }
+
+  owner(): string | null {
+    return this.current_owner;
+  }
+
+  cancelOwned(of: string): number {
+    // Deleting an organization is rare: a scan of the pending tasks, no index kept on the hot path.
+    let cancelled = 0;
+    for (const b of this.timers.buckets()) {
+      for (let i = b.next; i < b.items.length; i += STRIDE) {
+        const id = b.items[i] as number;
+        if (b.items[i + 3] !== of || !this.pendingIds.has(id)) continue;
+        this.pendingIds.clear(id);
+        // Its closure (and the entities it holds) goes now, not when its due time comes.
+        b.items[i + 2] = NOOP;
+        this.live--;
+        cancelled++;
       }
-    },
-    owner: () => owner,
-    cancelOwned(of) {
-      // Deleting an organization is rare: a scan of the pending tasks, no index kept on the hot path.
-      let cancelled = 0;
-      for (const b of timers.buckets()) {
-        for (let i = b.next; i < b.items.length; i += STRIDE) {
-          const id = b.items[i] as number;
-          if (b.items[i + 3] !== of || !pendingIds.has(id)) continue;
-          pendingIds.clear(id);
-          // Its closure (and the entities it holds) goes now, not when its due time comes.
-          b.items[i + 2] = NOOP;
-          live--;
-          cancelled++;
-        }
-      }
-      return cancelled;
-    },
-    nextDue_ms: () => head()?.due_ms,
-    advance: (ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, ms), false)),
-    settle: (max_ms) => serialized(() => runUntil(clock.now_ms() + Math.max(0, max_ms), true)),
-    runDue: () => serialized(() => runUntil(clock.now_ms(), false)),
-    startRealtime(onAdvance) {
-      // Sim time follows wall time from here on, scaled by speed; ticks never overlap. The driver moves the
-      // clock by the wall time elapsed (× speed) that it has not yet driven, not towards an absolute target:
-      // a `POST /_sim/clock/advance` on a realtime clock jumps ahead and the clock goes on from there (with an
-      // absolute target it stood still until wall time caught up: 73 h after a 73 h jump).
-      const wall_start = wallNow_ms();
-      let driven_ms = 0;
-      let busy = false;
-      const timer = setInterval(() => {
-        if (busy) return;
-        busy = true;
-        const ms = Math.max(0, Math.floor((wallNow_ms() - wall_start) * clock.speed) - driven_ms);
-        driven_ms += ms;
-        // Every tick is reported, 0 ms too: it still runs what is due now, which a replay must do at the same point.
-        onAdvance?.(ms);
-        scheduler
-          .advance(ms)
-          .catch(() => undefined)
-          .finally(() => {
-            busy = false;
-          });
-      }, 20);
-      timer.unref();
-      return () => clearInterval(timer);
-    },
-  };
-  return scheduler;
+    }
+    return cancelled;
+  }
+
+  nextDue_ms(): number | undefined {
+    return this.head()?.due_ms;
+  }
+
+  advance(ms: number): Promise<RunReport> {
+    return this.serialized(() => this.runUntil(this.clock.now_ms() + Math.max(0, ms), false));
+  }
+
+  settle(max_ms: number): Promise<RunReport> {
+    return this.serialized(() => this.runUntil(this.clock.now_ms() + Math.max(0, max_ms), true));
+  }
+
+  runDue(): Promise<RunReport> {
+    return this.serialized(() => this.runUntil(this.clock.now_ms(), false));
+  }
+
+  startRealtime(onAdvance?: (ms: number) => void): () => void {
+    // Sim time follows wall time from here on, scaled by speed; ticks never overlap. The driver moves the
+    // clock by the wall time elapsed (× speed) that it has not yet driven, not towards an absolute target:
+    // a `POST /_sim/clock/advance` on a realtime clock jumps ahead and the clock goes on from there (with an
+    // absolute target it stood still until wall time caught up: 73 h after a 73 h jump).
+    const clock = this.clock;
+    const wall_start = wallNow_ms();
+    let driven_ms = 0;
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      const ms = Math.max(0, Math.floor((wallNow_ms() - wall_start) * clock.speed) - driven_ms);
+      driven_ms += ms;
+      // Every tick is reported, 0 ms too: it still runs what is due now, which a replay must do at the same point.
+      onAdvance?.(ms);
+      this.advance(ms)
+        .catch(() => undefined)
+        .finally(() => {
+          busy = false;
+        });
+    }, 20);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+}
+
+export function createScheduler(clock: Clock): Scheduler {
+  return new SimScheduler(clock);
 }

@@ -331,19 +331,35 @@ class EventView implements EventList {
   }
 }
 
-export function createEventStore(): EventStore {
-  let columns = new Columns();
-  let all = new EventView(columns, null);
-  let dropped = 0;
+/**
+ * A class, not closures over a factory's locals: every world's store shares one `append` (see SimScheduler
+ * in sim/scheduler.ts for why that matters to the optimizing compiler).
+ */
+class ColumnEventStore implements EventStore {
+  private columns = new Columns();
+  private view = new EventView(this.columns, null);
+  private dropped_count = 0;
   /** The last event published, and its counter: a reader asking for it at once gets the same object. */
-  let lastAt: EventAt | undefined;
-  let lastCounter = -1;
+  private lastAt: EventAt | undefined;
+  private lastCounter = -1;
+  readonly byId: EventIndex = { get: (event_id) => this.find(event_id), has: (event_id) => this.find(event_id) !== undefined };
+
+  get all(): EventList {
+    return this.view;
+  }
+
+  get dropped(): number {
+    return this.dropped_count;
+  }
+
   // The world's id counter only grows and every event id is drawn at publish, so the counter column is
   // sorted: a binary search finds an event, then the whole id must match.
-  const find = (event_id: string): StoredEvent | undefined => {
+  private find(event_id: string): StoredEvent | undefined {
+    const columns = this.columns;
     const want = exactCounter(ID_PREFIX, event_id);
     if (want < 0) return undefined;
-    if (lastAt !== undefined && want === lastCounter) return columns.eventId(lastAt.index) === event_id ? lastAt : undefined;
+    const lastAt = this.lastAt;
+    if (lastAt !== undefined && want === this.lastCounter) return columns.eventId(lastAt.index) === event_id ? lastAt : undefined;
     let lo = 0;
     let hi = columns.length - 1;
     while (lo <= hi) {
@@ -354,73 +370,83 @@ export function createEventStore(): EventStore {
       else hi = mid - 1;
     }
     return undefined;
-  };
-  return {
-    get all() {
-      return all;
-    },
-    get dropped() {
-      return dropped;
-    },
-    firstCreatedAt_ms: () => (columns.length === 0 ? undefined : columns.created_at_ms.get(0)),
-    retain(keep) {
-      const old = columns;
-      const next = new Columns(old);
-      for (let i = 0; i < old.length; i++) {
-        const owner = old.owners[old.owner.get(i)];
-        const at_ms = old.created_at_ms.get(i);
-        if (!keep(owner.org_id, at_ms)) continue;
-        const index = next.length++;
-        next.random.push(index, old.random.get(i));
-        next.counter.push(index, old.counter.get(i));
-        next.type.push(index, old.type.get(i));
-        next.owner.push(index, next.addToAccount(owner.org_id, owner.account_id, index));
-        next.addToOrg(owner.org_id, index);
-        next.created_at_ms.push(index, at_ms);
-        next.seq.push(index, old.seq.get(i));
-        next.data.push(old.data[i]);
-      }
-      const gone = old.length - next.length;
-      if (gone === 0) return 0;
-      columns = next;
-      all = new EventView(columns, null);
-      lastAt = undefined;
-      lastCounter = -1;
-      dropped += gone;
-      return gone;
-    },
-    byId: { get: find, has: (event_id) => find(event_id) !== undefined },
-    forAccount: (account_id) => new EventView(columns, columns.accounts.get(account_id)?.positions ?? NO_POSITIONS),
-    forOrg: (org_id) => new EventView(columns, columns.orgs.get(org_id) ?? NO_POSITIONS),
-    add(event) {
-      const e = event.envelope;
-      const id = parseId(ID_PREFIX, e.event_id);
-      // The columns rebuild the id from its parts; an id they could not is a swapsim bug, caught here.
-      if (id === null) throw new Error(`event id ${e.event_id} is not an evt id`);
-      const index = columns.length++;
-      columns.random.push(index, id.random);
-      columns.counter.push(index, id.counter);
-      columns.type.push(index, columns.typeCode(e.type, null));
-      columns.owner.push(index, columns.addToAccount(event.org_id, e.account_id, index));
-      columns.addToOrg(event.org_id, index);
-      columns.created_at_ms.push(index, e.created_at_ms);
-      columns.seq.push(index, event.seq);
-      columns.data.push(e.data);
-      lastAt = undefined;
-    },
-    append(id, type, created_at_ms, org_id, account_id, seq, data, build) {
-      const index = columns.length++;
-      columns.random.push(index, id.random);
-      columns.counter.push(index, id.counter);
-      columns.type.push(index, columns.typeCode(type, build));
-      columns.owner.push(index, columns.addToAccount(org_id, account_id, index));
-      columns.addToOrg(org_id, index);
-      columns.created_at_ms.push(index, created_at_ms);
-      columns.seq.push(index, seq);
-      columns.data.push(data);
-      lastAt = new EventAt(columns, index);
-      lastCounter = id.counter;
-      return lastAt;
-    },
-  };
+  }
+
+  firstCreatedAt_ms(): number | undefined {
+    return this.columns.length === 0 ? undefined : this.columns.created_at_ms.get(0);
+  }
+
+  retain(keep: (org_id: string, created_at_ms: number) => boolean): number {
+    const old = this.columns;
+    const next = new Columns(old);
+    for (let i = 0; i < old.length; i++) {
+      const owner = old.owners[old.owner.get(i)];
+      const at_ms = old.created_at_ms.get(i);
+      if (!keep(owner.org_id, at_ms)) continue;
+      const index = next.length++;
+      next.random.push(index, old.random.get(i));
+      next.counter.push(index, old.counter.get(i));
+      next.type.push(index, old.type.get(i));
+      next.owner.push(index, next.addToAccount(owner.org_id, owner.account_id, index));
+      next.addToOrg(owner.org_id, index);
+      next.created_at_ms.push(index, at_ms);
+      next.seq.push(index, old.seq.get(i));
+      next.data.push(old.data[i]);
+    }
+    const gone = old.length - next.length;
+    if (gone === 0) return 0;
+    this.columns = next;
+    this.view = new EventView(next, null);
+    this.lastAt = undefined;
+    this.lastCounter = -1;
+    this.dropped_count += gone;
+    return gone;
+  }
+
+  forAccount(account_id: string): EventList {
+    return new EventView(this.columns, this.columns.accounts.get(account_id)?.positions ?? NO_POSITIONS);
+  }
+
+  forOrg(org_id: string): EventList {
+    return new EventView(this.columns, this.columns.orgs.get(org_id) ?? NO_POSITIONS);
+  }
+
+  add(event: StoredEvent): void {
+    const columns = this.columns;
+    const e = event.envelope;
+    const id = parseId(ID_PREFIX, e.event_id);
+    // The columns rebuild the id from its parts; an id they could not is a swapsim bug, caught here.
+    if (id === null) throw new Error(`event id ${e.event_id} is not an evt id`);
+    const index = columns.length++;
+    columns.random.push(index, id.random);
+    columns.counter.push(index, id.counter);
+    columns.type.push(index, columns.typeCode(e.type, null));
+    columns.owner.push(index, columns.addToAccount(event.org_id, e.account_id, index));
+    columns.addToOrg(event.org_id, index);
+    columns.created_at_ms.push(index, e.created_at_ms);
+    columns.seq.push(index, event.seq);
+    columns.data.push(e.data);
+    this.lastAt = undefined;
+  }
+
+  append(id: IdParts, type: string, created_at_ms: number, org_id: string, account_id: string, seq: number, data: unknown, build: Derived['build'] | null): StoredEvent {
+    const columns = this.columns;
+    const index = columns.length++;
+    columns.random.push(index, id.random);
+    columns.counter.push(index, id.counter);
+    columns.type.push(index, columns.typeCode(type, build));
+    columns.owner.push(index, columns.addToAccount(org_id, account_id, index));
+    columns.addToOrg(org_id, index);
+    columns.created_at_ms.push(index, created_at_ms);
+    columns.seq.push(index, seq);
+    columns.data.push(data);
+    const at = new EventAt(columns, index);
+    this.lastAt = at;
+    this.lastCounter = id.counter;
+    return at;
+  }
+}
+
+export function createEventStore(): EventStore {
+  return new ColumnEventStore();
 }

@@ -92,6 +92,25 @@ async function benchBatch(n: number, runs: number, warmup: number) {
   return { n, warmup_batches: warmup, runs: per_run, median_lifecycles_per_s: sorted[Math.floor(sorted.length / 2)] };
 }
 
+/**
+ * The batch as programs that make many worlds meet it (a verify run, a scenario, a test each build one):
+ * every batch in a fresh world made after the previous world was collected. Code the compiler specialised
+ * to objects of a collected world is thrown away with it and compiled again; the kernel and stores are
+ * classes (sim/scheduler.ts) so that little is. Reference figure, no target.
+ */
+async function benchChurn(n: number, runs: number, warmup: number) {
+  const per_run: number[] = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    const bw = await benchWorld(200, `bench-churn-${i}`);
+    installReaction(bw);
+    gc(); // the previous batch's world is unreachable by now: collect it before measuring
+    const { wall_ms } = await runBatch(bw, n);
+    if (i >= warmup) per_run.push(round((n * 1000) / wall_ms, 0));
+  }
+  const sorted = [...per_run].sort((a, b) => a - b);
+  return { n, warmup_batches: warmup, runs: per_run, median_lifecycles_per_s: sorted[Math.floor(sorted.length / 2)] };
+}
+
 // ---- 2. sim time per wall second over 24 h ------------------------------------------------------
 
 async function benchScenario(receiverMode: ReceiverMode | null, receiver: Receiver | null, every_ms: number) {
@@ -284,6 +303,16 @@ async function main(): Promise<void> {
       figure: `lifecycles/s (batch of ${batch_n}, one settle)`,
       measured: `${b.median_lifecycles_per_s} (runs: ${b.runs.map((r) => r.lifecycles_per_s).join(', ')})`,
       target: '≥ 20000', pass: b.median_lifecycles_per_s >= 20_000 ? 'PASS' : 'FAIL', command: `${COMMAND} batch`,
+    });
+  }
+  if (want('churn')) {
+    const c = await benchChurn(batch_n, arg('runs', 5), arg('warmup', 3));
+    results.churn = c;
+    note('churn', c);
+    rows.push({
+      figure: `lifecycles/s (batch of ${batch_n}, each in a fresh world after the last one was collected)`,
+      measured: `${c.median_lifecycles_per_s} (runs: ${c.runs.join(', ')})`,
+      target: '(reference)', pass: '-', command: `${COMMAND} churn`,
     });
   }
   if (want('scenario')) {

@@ -62,11 +62,14 @@ interface AccountLedger {
 export const rowKey = (account_id: string, asset_key: string): string => `${account_id}|${asset_key}`;
 export const sourceKey = (source_type: string, source_id: string, role: string): string => `${source_type}|${source_id}|${role}`;
 
+// A key reader at module level, one function for every world (see SimScheduler in sim/scheduler.ts for why).
+const creditIdOf = (c: Credit): string => c.credit_id;
+
 export const creditStore = defineStore('credits', () => {
   /** Every credit in creation order (= seq order): the invariants walk it, and bySource holds positions in it. */
   const list: Credit[] = [];
   return {
-    byId: new IdIndex<Credit>('cred', (c) => c.credit_id),
+    byId: new IdIndex<Credit>('cred', creditIdOf),
     list,
     /** (source_type, source_id, role) → the credit made from it, as its position in `list`: the once-per-source guard. */
     bySource: new SourceIndex(list),

@@ -50,16 +50,20 @@ export const partnerScreened = (d: Deposit): boolean => d.screening_deadline_ms 
 
 export type DepositListener = (world: World, deposit: Deposit) => void;
 
+// Key readers at module level, one function for every world (see SimScheduler in sim/scheduler.ts for why).
+const depositIdOf = (d: Deposit): string => d.deposit_id;
+const txHashOf = (d: Deposit): string => d.tx_hash;
+
 export const depositStore = defineStore('deposits', (world) => {
   const list: Deposit[] = [];
   return {
-    byId: new IdIndex<Deposit>('dep', (d) => d.deposit_id),
+    byId: new IdIndex<Deposit>('dep', depositIdOf),
     list,
     /**
      * Canonical tx hash → deposit: a transaction lands once. Read rarely (a control call naming its own
      * tx_hash, invariants), so built on the first lookup: until then a deposit costs no Map entry.
      */
-    byTxHash: new LazyIndex<string, Deposit>(list, (d) => d.tx_hash),
+    byTxHash: new LazyIndex<string, Deposit>(list, txHashOf),
     byAddress: new Map<string, Deposit[]>(),
     /** Default tx hashes and sender addresses. */
     rng: world.sim.rng.fork('deposits'),

@@ -5,6 +5,7 @@ import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { sendEmail } from '../../emails.ts';
 import type { Violation } from '../../resource.ts';
+import type { StoredEvent } from '../../engine/events.ts';
 import { accountStatus, accountStore, requireAccount, sendAccount, walletOf, walletReady, WALLET_CHAINS, type Account } from '../accounts/index.ts';
 import { tradeState, tradeStore } from '../trades/index.ts';
 import { zapState, zapStore } from '../zaps/index.ts';
@@ -201,14 +202,17 @@ async function sealKeys(world: World, account: Account, target_public_key: strin
   );
 }
 
+/** The listener: a module-level function, one for every world (see SimScheduler in sim/scheduler.ts for why). */
+function sweepExportOf(w: World, event: StoredEvent): void {
+  // Most worlds export nothing: no event's envelope is made for this check then.
+  const exports = exportStore(w).byAccount;
+  const record = exports.size === 0 ? undefined : exports.get(event.envelope.account_id);
+  if (record && record.exported_at_ms === null) scheduleSweep(w, record, 0);
+}
+
 /** Installed per world: any event of an exporting account may have ended what its export waits on. */
 export function installExportSweeps(world: World): void {
-  world.hooks.eventPublished.push((w, event) => {
-    // Most worlds export nothing: no event's envelope is made for this check then.
-    const exports = exportStore(w).byAccount;
-    const record = exports.size === 0 ? undefined : exports.get(event.envelope.account_id);
-    if (record && record.exported_at_ms === null) scheduleSweep(w, record, 0);
-  });
+  world.hooks.eventPublished.push(sweepExportOf);
 }
 
 /** Over the exports this flow started (other suites may drive the account machine directly). */

@@ -53,9 +53,13 @@ export interface Quote {
   state: Held<typeof quoteMachine>;
 }
 
+// Key readers at module level, one function for every world (see SimScheduler in sim/scheduler.ts for why).
+const rfqIdOf = (r: Rfq): string => r.rfq_id;
+const quoteIdOf = (q: Quote): string => q.quote_id;
+
 export const rfqStore = defineStore('rfqs', () => ({
-  rfqs: new IdIndex<Rfq>('rfq', (r) => r.rfq_id),
-  quotes: new IdIndex<Quote>('quote', (q) => q.quote_id),
+  rfqs: new IdIndex<Rfq>('rfq', rfqIdOf),
+  quotes: new IdIndex<Quote>('quote', quoteIdOf),
 }));
 
 export const rfqSnapshot = (rfq: Rfq): MachineSnapshot<typeof rfqMachine> => snapshotOf(rfqPacking, rfq);

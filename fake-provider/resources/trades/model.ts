@@ -61,7 +61,10 @@ export interface Trade {
   readonly swap: Swap;
 }
 
-export const tradeStore = defineStore('trades', () => ({ byId: new IdIndex<Trade>('trd', (t) => t.trade_id), list: [] as Trade[] }));
+// Key readers at module level, one function for every world (see SimScheduler in sim/scheduler.ts for why).
+const tradeIdOf = (t: Trade): string => t.trade_id;
+
+export const tradeStore = defineStore('trades', () => ({ byId: new IdIndex<Trade>('trd', tradeIdOf), list: [] as Trade[] }));
 
 export const tradeSnapshot = (t: Trade): MachineSnapshot<typeof tradeMachine> => snapshotOf(tradePacking, t);
 

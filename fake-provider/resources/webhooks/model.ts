@@ -122,7 +122,10 @@ export function requireWebhook(world: World, org_id: string, webhook_id: string)
 }
 
 export function activeWebhook(world: World, org_id: string): Webhook | undefined {
-  return webhookStore(world).list.find((w) => w.org_id === org_id && w.active);
+  // A loop, not `find` with a closure: this runs for every event published, and the closure was a fifth
+  // of the listener's allocation.
+  for (const w of webhookStore(world).list) if (w.org_id === org_id && w.active) return w;
+  return undefined;
 }
 
 export function listWebhooks(world: World, org_id: string, q: { limit?: number; cursor?: string }): Page<Webhook> {
