@@ -67,6 +67,13 @@ describe('swapsim verify', () => {
     const badRuns = await swapsim(['verify', '--app', good.url, '--runs', '0']);
     expect(badRuns.code).toBe(2);
     expect(badRuns.err).toContain('--runs must be a positive integer');
+    // A batch's single configure is where an unreachable app shows first.
+    const unreachableBatch = await swapsim(['verify', '--app', 'http://127.0.0.1:9', '--runs', '3', '--concurrency', '3']);
+    expect(unreachableBatch.code).toBe(2);
+    expect(unreachableBatch.err).toContain('the app is unreachable or refused configuration');
+    const badConcurrency = await swapsim(['verify', '--app', good.url, '--concurrency', '0']);
+    expect(badConcurrency.code).toBe(2);
+    expect(badConcurrency.err).toContain('--concurrency must be a positive integer');
     expect(existsSync(REPORTS)).toBe(true);
   }, 120_000);
 
