@@ -20,6 +20,8 @@ export interface WebhookTarget {
   url: string;
   secret: string;
   header_prefix?: string;
+  /** Ends a forged delivery still waiting for its answer (verify's cut of a run whose handler is too slow). */
+  signal?: AbortSignal;
 }
 
 export interface ForgedDelivery {
@@ -224,7 +226,8 @@ export async function forge(sim: Sim, target: WebhookTarget, a: Account, s: Extr
   }
   let answered = 0;
   try {
-    const res = await fetch(target.url, { method: 'POST', headers, body: sent, signal: AbortSignal.timeout(10_000) });
+    const bound = AbortSignal.timeout(10_000);
+    const res = await fetch(target.url, { method: 'POST', headers, body: sent, signal: target.signal ? AbortSignal.any([target.signal, bound]) : bound });
     await res.arrayBuffer();
     answered = res.status;
   } catch {

@@ -22,6 +22,8 @@ export interface RunHooks {
   answer_slot_ms: number;
   /** Deliveries verify sends itself (forged ones, previous-secret copies), awaited before the run is judged. */
   pending?: Array<Promise<unknown>>;
+  /** Aborted when the run is cut: a forged delivery (posted straight to the app, not through the relay) stops waiting. */
+  cut_signal?: AbortSignal;
 }
 
 export interface VerifyRun extends JourneyRun {
@@ -139,7 +141,7 @@ async function runStep(sim: Sim, accounts: Account[], s: VStep, step: number, ru
     }
     case 'forge': {
       // Not awaited: a slow handler's answer overlaps the rest of the run (collected before judging).
-      const sending = forge(sim, { url: hooks.app_webhook_url, secret: hooks.secret, header_prefix: hooks.header_prefix }, account, { ...s, at: 0 }, step).then((forged: ForgedDelivery) => {
+      const sending = forge(sim, { url: hooks.app_webhook_url, secret: hooks.secret, header_prefix: hooks.header_prefix, signal: hooks.cut_signal }, account, { ...s, at: 0 }, step).then((forged: ForgedDelivery) => {
         run.forged.push(forged);
       });
       (hooks.pending ??= []).push(sending);

@@ -286,9 +286,15 @@ async function driveLane(s: Session, lane: LaneRun, connect: () => Promise<Conne
   const relay = slot.relay;
   const out: Outcome = { ok: false, wall_ms: 0, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [] };
   let slow: RelayRecord | null = null;
+  // A cut ends what verify itself has in flight to the app too: the relay's deliveries and its forged ones.
+  const cutting = new AbortController();
+  const cut = (): void => {
+    relay.cut();
+    cutting.abort();
+  };
   slot.on_slow = (r) => {
     slow = r;
-    relay.cut();
+    cut();
   };
   try {
     const hook = await connect();
@@ -313,7 +319,7 @@ async function driveLane(s: Session, lane: LaneRun, connect: () => Promise<Conne
     };
     const hooks: RunHooks = {
       relay, configure, webhook_id: hook.webhook_id, secret: hook.secret, app_webhook_url: s.app_url + s.webhook_path,
-      header_prefix: profile.webhook_header_prefix, probe: quietCheck, answer_slot_ms: s.answer_slot_ms,
+      header_prefix: profile.webhook_header_prefix, probe: quietCheck, answer_slot_ms: s.answer_slot_ms, cut_signal: cutting.signal,
     };
     const work = runVerifyScenario(sim, scenario, hooks).then((run) => ({ run }), (error: unknown) => ({ error }));
     const limit_ms = Math.min(s.run_time_limit_ms, s.deadline_ms - WALL.now_ms());
@@ -325,7 +331,7 @@ async function driveLane(s: Session, lane: LaneRun, connect: () => Promise<Conne
     if (first === 'timer') {
       cut_by = WALL.now_ms() >= s.deadline_ms ? 'time_limit' : 'run_limit';
       busy = relay.inFlight();
-      relay.cut();
+      cut();
     }
     // After a cut every delivery is answered at once, so the run's remaining sim time passes quickly.
     const grace = wallTimer(60_000);
