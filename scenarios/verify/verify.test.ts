@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import express from 'express';
 import { createIntegratorApp, startIntegrator, validSignature, type RunningIntegrator } from '../examples/reference-integrator/app.ts';
 import { describeScenario, generateScenario, THEME_NAMES } from './scenario.ts';
-import { DEFAULT_CONCURRENCY, planBatches, runsAlone, verify } from './verify.ts';
+import { planBatches, runsAlone } from './batch.ts';
+import { DEFAULT_CONCURRENCY, verify } from './verify.ts';
 
 let app: RunningIntegrator | null = null;
 let server: Server | null = null;

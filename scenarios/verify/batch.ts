@@ -1,0 +1,93 @@
+// Verify's batches: which runs may share the app (consecutive runs up to the concurrency; a run that does
+// something app-wide goes alone), a batch run at once behind the hub (each run on its own lane, the app
+// configured once), and the check that a failure found in a batch fails alone too, so it replays alone.
+import { randomBytes } from 'node:crypto';
+import type { Sim } from '../../lib/sim.ts';
+import type { Profile } from '../../fake-provider/profile.ts';
+import { WALL } from '../dsl/wall.ts';
+import { startHub, type Mount } from './hub.ts';
+import { closeLane, driveLane, ensureSlots, errorOutcome, openLane, runOnce, type Connection, type Outcome, type Session } from './lane.ts';
+import * as probe from './probe.ts';
+import type { VerifyScenario } from './scenario.ts';
+
+/** A run whose scenario does something app-wide (it would reach every run sharing the app's provider) runs alone. */
+export function runsAlone(s: VerifyScenario): boolean {
+  return s.adversarial_profile || s.steps.some((st) => st.kind === 'rotate' || st.kind === 'restart' || st.kind === 'api_fault');
+}
+
+/** Consecutive runs grouped up to `concurrency`; a run that must run alone is a batch of its own. */
+export function planBatches<T extends { scenario: VerifyScenario }>(plan: readonly T[], concurrency: number): T[][] {
+  const batches: T[][] = [];
+  let open: T[] = [];
+  for (const p of plan) {
+    if (concurrency > 1 && !runsAlone(p.scenario)) {
+      open.push(p);
+      if (open.length >= concurrency) [batches[batches.length], open] = [open, []];
+      continue;
+    }
+    if (open.length > 0) [batches[batches.length], open] = [open, []];
+    batches.push([p]);
+  }
+  if (open.length > 0) batches.push(open);
+  return batches;
+}
+
+/**
+ * Several runs at once behind the hub: each run keeps its own provider (lane), relay and bounds; the app is
+ * configured once with the batch's hub prefix, one API key (every lane's organization holds it) and one secret
+ * (each relay re-signs its provider's correctly signed deliveries with it).
+ */
+export async function runBatch(s: Session, batch: ReadonlyArray<{ run: number; scenario: VerifyScenario }>): Promise<Outcome[]> {
+  await ensureSlots(s, batch.length);
+  s.hub ??= await startHub({ peek_key: s.verifier_key });
+  const hub = s.hub;
+  const started_ms = WALL.now_ms();
+  const app_key = `sk_app_${randomBytes(12).toString('hex')}`;
+  const secret = `whsec_${randomBytes(32).toString('hex')}`;
+  const lanes: Array<{ sim: Sim; profile: Profile }> = [];
+  const webhooks: string[] = [];
+  let mount: Mount | null = null;
+  let configure: Connection['configure'];
+  try {
+    for (const b of batch) lanes.push(await openLane(s, b.scenario, b.run, app_key));
+    const m = hub.mount(lanes.map((l) => l.sim.base_url));
+    mount = m;
+    for (const [i, l] of lanes.entries()) {
+      const relay = s.slots[i].relay;
+      relay.reset();
+      const hook = await l.sim.webhook(relay.url);
+      relay.setSecret(hook.secret);
+      relay.setAppSecret(secret);
+      relay.setObserver((body) => m.learn(i, body));
+      webhooks.push(hook.webhook_id);
+    }
+    configure = (next: string) => probe.configure(s.app_url, { base_url: m.base_url, api_key: app_key, webhook_secret: next });
+    await configure(secret);
+  } catch (err) {
+    mount?.unmount();
+    await Promise.all(lanes.map((l) => l.sim.close().catch(() => undefined)));
+    if (err instanceof probe.AppUnreachable && !s.configured_once) throw err;
+    return batch.map((b) => errorOutcome(b.run, err instanceof Error ? err.message : String(err)));
+  }
+  try {
+    return await Promise.all(
+      lanes.map((l, i) =>
+        driveLane(s, { ...l, slot: s.slots[i], app_key, scenario: batch[i].scenario, run_no: batch[i].run, expect: null, started_ms, batched: true }, async () => ({ webhook_id: webhooks[i], secret, configure })),
+      ),
+    );
+  } finally {
+    mount.unmount();
+    await Promise.all(lanes.map((l) => closeLane(s, l.sim, app_key)));
+  }
+}
+
+/** Runs each alone, in order, until one fails: that run and its outcome alone; 'passed' when none failed; 'cut' when the time limit came first. */
+export async function confirmAlone(s: Session, runs: ReadonlyArray<{ run: number; scenario: VerifyScenario }>): Promise<{ run: number; scenario: VerifyScenario; outcome: Outcome } | 'passed' | 'cut'> {
+  for (const { run, scenario } of runs) {
+    if (WALL.now_ms() >= s.deadline_ms) return 'cut';
+    const outcome = await runOnce(s, scenario, run, null);
+    if (outcome.interrupted) return 'cut';
+    if (!outcome.ok) return { run, scenario, outcome };
+  }
+  return 'passed';
+}
