@@ -25,24 +25,15 @@ export interface SimKernelOptions {
   journal?: Journal;
 }
 
-export interface SimKernel {
+/**
+ * The kernel. A class, so every world's kernel shares one `now_ms` (see SimScheduler in scheduler.ts for
+ * why); the type is the class's, declared once.
+ */
+class Kernel {
   readonly seed: string;
   readonly clock: Clock;
   readonly rng: Rng;
   /** The secret stream: API keys swapsim makes, webhook secrets, OTPs. Never derived from `seed`. */
-  readonly secrets: Rng;
-  readonly secret_seed: string;
-  readonly scheduler: Scheduler;
-  readonly faults: FaultPlan;
-  readonly journal: Journal;
-  now_ms(): number;
-}
-
-/** A class, so every world's kernel shares one `now_ms` (see SimScheduler in scheduler.ts for why). */
-class Kernel implements SimKernel {
-  readonly seed: string;
-  readonly clock: Clock;
-  readonly rng: Rng;
   readonly secrets: Rng;
   readonly secret_seed: string;
   readonly scheduler: Scheduler;
@@ -67,6 +58,8 @@ class Kernel implements SimKernel {
     return this.clock.now_ms();
   }
 }
+
+export type SimKernel = Kernel;
 
 export function createSimKernel(opts: SimKernelOptions = {}): SimKernel {
   return new Kernel(opts);
