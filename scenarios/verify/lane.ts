@@ -72,7 +72,6 @@ export const ANSWER_SLOT_MS = 300_000;
 /** Wire statuses after which a trade, zap or cancel changes no more (a quiet point needs all of them there). */
 const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
 
-
 export const simSeedFor = (base: string, run: number): string => `${base}/run-${run}`;
 
 /** Resolves after `ms` of wall time, or never if `ms` is infinite; `cancel` stops the wait. */
