@@ -3,15 +3,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
 import {
-  ARB_ETH, ARB_USDC, IN_ATOMS, creditZap, depositZap, funded, getZap, holderOf, newDestination, newOrgKey, nowMs, pinPrices, postZap,
-  readyAccount, startDepositSim, type Funded,
+  ARB_ETH, ARB_USDC, IN_ATOMS, creditZap, depositZap, funded, getZap, holderOf, newDestination, newOrgKey, nowMs, postZap,
+  readyAccount, startZapSim, type Funded,
 } from './fixtures.ts';
 
 let sim: TestSim;
 let f: Funded;
 beforeAll(async () => {
-  sim = await startDepositSim();
-  await pinPrices(sim);
+  sim = await startZapSim();
   f = await funded(sim);
 });
 afterAll(() => sim.close());

@@ -1,7 +1,7 @@
 // Test-only helpers for the zap suites: a funded account (credits through the real deposit flow), a
 // destination for the output asset, zap calls, and reading a zap's events, balances and credits.
 import type { HttpReply, TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ARB_USDC, fundedCredit, newDestination } from '../cancels/fixtures.ts';
+import { ARB_ETH, ARB_USDC, fundedCredit, newDestination, startDepositSim } from '../cancels/fixtures.ts';
 import { readyAccount } from '../deposits/fixtures.ts';
 
 export { ARB_ETH, ARB_USDC, ARB_FINALITY_MS, balancesOf, newOrgKey, readyAccount, startDepositSim, fundedCredit, newDestination, EVM_ADDRESS } from '../cancels/fixtures.ts';
@@ -30,6 +30,13 @@ export async function funded(sim: TestSim, key?: string, atoms = '100000000'): P
 export async function pinPrices(sim: TestSim, prices: Record<string, string> = { [ARB_ETH]: '3200', [ARB_USDC]: '1' }): Promise<void> {
   const r = await sim.control('PUT', '/market/prices', { prices });
   if (r.status !== 200) throw new Error(JSON.stringify(r.body));
+}
+
+/** Every zap suite's sim: deposits on the virtual clock, ETH pinned at 3,200 USD and USDC at 1. */
+export async function startZapSim(): Promise<TestSim> {
+  const sim = await startDepositSim();
+  await pinPrices(sim);
+  return sim;
 }
 
 export function postZap(sim: TestSim, body: Record<string, unknown>, opts: { key?: string | null; idem?: string } = {}): Promise<HttpReply> {

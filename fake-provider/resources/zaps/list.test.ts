@@ -2,7 +2,7 @@
 // the account_id and status filters, cursor paging, the list item shape, and organization isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ARB_USDC, creditZap, depositZap, funded, getZap, newDestination, newOrgKey, pinPrices, postZap, readyAccount, startDepositSim } from './fixtures.ts';
+import { ARB_ETH, ARB_USDC, creditZap, depositZap, funded, getZap, newDestination, newOrgKey, postZap, readyAccount, startZapSim } from './fixtures.ts';
 
 let sim: TestSim;
 let key: string;
@@ -12,8 +12,7 @@ let a2: string;
 let creditFunded: string;
 
 beforeAll(async () => {
-  sim = await startDepositSim();
-  await pinPrices(sim);
+  sim = await startZapSim();
   key = await newOrgKey(sim);
   a1 = await readyAccount(sim, key);
   a2 = await readyAccount(sim, key);

@@ -6,17 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
 import {
   ARB_ETH, ARB_FINALITY_MS, ARB_USDC, FLOOR_ATOMS, IN_ATOMS, addFault, balancesOf, credit, creditZap, eventsOf, funded,
-  getZap, holderOf, land, nowMs, pinPrices, postZap, startDepositSim, zapEvents,
+  getZap, holderOf, land, nowMs, pinPrices, postZap, startZapSim, zapEvents,
   TO_PENDING_MS, awaitingZap, depositCredit,
 } from './fixtures.ts';
 
 let sim: TestSim;
 beforeAll(async () => {
-  sim = await startDepositSim();
-  await pinPrices(sim);
+  sim = await startZapSim();
 });
 afterAll(() => sim.close());
-
 
 describe('a credit-funded zap', () => {
   it('runs executing → filled → pending_settle → settled with its events, balances and credits', async () => {
