@@ -240,7 +240,7 @@ export function consumeCredit(world: World, credit_id: string, holder_id: string
   return credit;
 }
 
-/** Adds (or replaces) a pending amount under `key` (one per unconfirmed deposit or in-flight settlement). */
+/** Adds (or replaces) a pending amount under `key`: the id of the unconfirmed deposit or in-flight swap it belongs to. */
 export function addPending(world: World, input: { account_id: string; asset_key: string; key: string; atoms: bigint }): void {
   if (input.atoms < 0n) throw new Error(`pending atoms must not be negative, got ${input.atoms}`);
   const store = creditStore(world);

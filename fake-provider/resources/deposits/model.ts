@@ -81,7 +81,8 @@ export function depositStatus(d: Deposit): DepositStatus {
   return statusOf(d.snapshot) as DepositStatus;
 }
 
-export const pendingKey = (d: Deposit): string => `deposit:${d.deposit_id}`;
+/** A deposit's pending amount is kept under its id (ids are unique across kinds: the prefix names it). */
+export const pendingKey = (d: Deposit): string => d.deposit_id;
 
 function flaggedData(d: Deposit): Record<string, unknown> {
   const c = d.snapshot.context;

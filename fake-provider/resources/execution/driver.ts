@@ -84,7 +84,9 @@ function at(world: World, swap: Swap, due_ms: number, kind: string, run: () => v
   world.sim.scheduler.schedule(due_ms, `${swap.kind}.${kind}`, run);
 }
 
-const pendingKey = (swap: Swap): string => `${swap.kind}:${swap.id}:settlement`;
+// A swap's pending output is kept under its id: an id already hashed by the stores, where a composed key
+// was a fresh string to flatten and hash on every add and clear.
+const pendingKey = (swap: Swap): string => swap.id;
 
 /** Fails the swap: the source credit is released (stays open), pending output cleared. */
 export function failSwap(world: World, swap: Swap, ops: SwapOps, code: string): void {
