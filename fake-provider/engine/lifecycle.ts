@@ -33,6 +33,9 @@ function effectsOf<E>(actions: ReadonlyArray<{ type: string; params?: unknown }>
 
 const NO_EFFECTS: readonly never[] = Object.freeze([]);
 
+/** Room for exactly `n` effects; most steps emit nothing and share one frozen empty list. */
+const effectsFor = <E>(n: number): E[] => (n === 0 ? (NO_EFFECTS as unknown as E[]) : new Array<E>(n));
+
 // Per-machine tables and scopes are derived from static machine definitions (memos, not world state).
 const tables = new WeakMap<AnyStateMachine, Table | null>();
 
@@ -102,7 +105,7 @@ export function start<M extends AnyStateMachine, E>(world: World, machine: M, en
   const row = log.entityRow(entity_id);
   const table = tableFor(machine);
   if (table) {
-    const effects: E[] = [];
+    const effects = effectsFor<E>(table.entryEmits);
     const initial = tableInitial(table, input, effects);
     const constant = typeof table.context !== 'function' && initial.context === table.context;
     const snapshot = (constant ? shareInitial(world, table, initial) : shareScalarSnapshot(world, table, initial)) as MachineSnapshot<M>;
@@ -215,8 +218,7 @@ export function send<M extends AnyStateMachine, E>(world: World, machine: M, ent
   if (table) {
     const candidate = tableSelect(table, snapshot, event);
     if (!candidate) return null;
-    // Most steps emit nothing (a confirmation, a lock): they share one frozen empty list.
-    const effects: E[] = candidate.emits ? [] : (NO_EFFECTS as unknown as E[]);
+    const effects = effectsFor<E>(candidate.emits);
     let next = tableApply(candidate, snapshot, event, effects) as MachineSnapshot<M>;
     next = shareScalarSnapshot(world, table, next) as MachineSnapshot<M>;
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
@@ -250,7 +252,7 @@ export function advance<M extends AnyStateMachine, E, T extends { snapshot: Mach
     const snapshot = entity.snapshot;
     const candidate = tableSelect(table, snapshot, event);
     if (!candidate) return false;
-    const effects: E[] = candidate.emits ? [] : (NO_EFFECTS as unknown as E[]);
+    const effects = effectsFor<E>(candidate.emits);
     const next = tableApply(candidate, snapshot, event, effects);
     entity.snapshot = shareScalarSnapshot(world, table, next) as MachineSnapshot<M>;
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
@@ -293,7 +295,7 @@ export function advanceHeld<M extends AnyStateMachine, E, T extends E & HoldsSta
   if (table) {
     const candidate = tableSelect(table, snapshot, event);
     if (!candidate) return false;
-    const effects: Fx[] = candidate.emits ? [] : (NO_EFFECTS as unknown as Fx[]);
+    const effects = effectsFor<Fx>(candidate.emits);
     const next = shareScalarSnapshot(world, table, tableApply(candidate, snapshot, event, effects)) as MachineSnapshot<M>;
     entity.state = hold(p, entity, next);
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);

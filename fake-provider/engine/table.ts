@@ -40,8 +40,8 @@ export interface Candidate {
   actions: CompiledAction[];
   /** xstate's `can()`: a candidate with neither target nor actions is a refusal. */
   accepts: boolean;
-  /** Whether any action emits (otherwise the step has no effects to collect). */
-  emits: boolean;
+  /** How many actions emit: the step's effects, exactly (actions run unconditionally). */
+  emits: number;
   final: boolean;
   /** `kind|from|event|to`, the transition log's interning key. */
   key: string;
@@ -53,6 +53,8 @@ export interface Table {
   initialFinal: boolean;
   context: unknown;
   entry: CompiledAction[];
+  /** How many entry actions emit. */
+  entryEmits: number;
   /** state → event type → candidates in document order. */
   states: Map<string, Map<string, Candidate[]>>;
   createKey: string;
@@ -145,7 +147,7 @@ function compile(machine: AnyStateMachine): Table {
             ...compileGuard(machine, t.guard),
             target,
             actions,
-            emits: actions.some((a) => a.kind === 'emit'),
+            emits: emitCount(actions),
             accepts: t.target !== undefined || t.actions.length > 0,
             final: finals.has(target),
             key: `${machine.id}|${key}|${eventType}|${target}`,
@@ -157,28 +159,37 @@ function compile(machine: AnyStateMachine): Table {
   }
   const initial = root.initial?.target[0]?.key;
   if (!initial) throw new Unsupported('initial');
+  const entry = (root.entry as ActionItem[]).map((a) => compileAction(machine, a));
   return {
     id: machine.id,
     initial,
     initialFinal: finals.has(initial),
     context: config.context,
-    entry: (root.entry as ActionItem[]).map((a) => compileAction(machine, a)),
+    entry,
+    entryEmits: emitCount(entry),
     states,
     createKey: `${machine.id}||CREATE|${initial}`,
   };
 }
 
-/** Runs actions in order (each sees the context the previous assign left); returns the context and fills `emitted`. */
+const emitCount = (actions: CompiledAction[]): number => actions.filter((a) => a.kind === 'emit').length;
+
+/**
+ * Runs actions in order (each sees the context the previous assign left); returns the context and writes
+ * what they emit into `emitted` from index 0. Callers size `emitted` with the candidate's `emits`: an
+ * empty array grown by `push` takes a 17-slot store for one or two effects.
+ */
 function runActions(actions: CompiledAction[], context: Record<string, unknown>, event: EventObject, emitted: unknown[]): Record<string, unknown> {
   // One arguments object for the whole step, pointed at each action's context in turn: actions are
   // pure functions of it and keep nothing, and most steps run one or two actions.
   const args: Args = { context, event };
+  let e = 0;
   for (let i = 0; i < actions.length; i++) {
     const a = actions[i];
     args.context = context;
     const params = a.dynamicParams ? a.dynamicParams(args) : a.params;
     if (a.kind === 'emit') {
-      emitted.push(typeof a.body === 'function' ? (a.body as (x: Args, p: unknown) => unknown)(args, params) : a.body);
+      emitted[e++] = typeof a.body === 'function' ? (a.body as (x: Args, p: unknown) => unknown)(args, params) : a.body;
       continue;
     }
     if (a.keys === null) {
@@ -196,7 +207,7 @@ function runActions(actions: CompiledAction[], context: Record<string, unknown>,
   return context;
 }
 
-/** The initial snapshot (context from `input`, root entry actions run) and what the entry emitted. */
+/** The initial snapshot (context from `input`, root entry actions run); what the entry emits goes into `emitted` (sized `table.entryEmits`). */
 export function tableInitial(table: Table, input: unknown, emitted: unknown[]): EntitySnapshot {
   let context: Record<string, unknown>;
   if (typeof table.context === 'function') {
@@ -222,7 +233,7 @@ export function tableSelect(table: Table, snapshot: EntitySnapshot, event: Event
   return null;
 }
 
-/** Takes the selected candidate: the next snapshot; the emitted events are pushed on `emitted`. */
+/** Takes the selected candidate: the next snapshot; the emitted events are written into `emitted` (sized `candidate.emits`). */
 export function tableApply(candidate: Candidate, snapshot: EntitySnapshot, event: EventObject, emitted: unknown[]): EntitySnapshot {
   const context = candidate.actions.length ? runActions(candidate.actions, snapshot.context as Record<string, unknown>, event, emitted) : snapshot.context;
   return { value: candidate.target, context, status: candidate.final ? 'done' : 'active' };
