@@ -42,17 +42,22 @@ export class IdIndex<V> {
 
   set(id: string, value: V): this {
     if (this.#idOf(value) !== id) throw new Error(`IdIndex: value stored under ${id} names ${this.#idOf(value)}`);
+    if (this.#append(id, value)) return this;
     const at = this.#find(id);
-    if (at >= 0) {
-      this.#values[at] = value;
-      return this;
-    }
+    if (at >= 0) this.#values[at] = value;
+    else (this.#late ??= new Map()).set(id, value);
+    return this;
+  }
+
+  /**
+   * Appends `value` when `id` continues the counter order (the common case: a new entity of the world):
+   * then it cannot be stored already, among the ordered values (their counters are all lower) or late
+   * (checked), and no search is needed. False, with nothing changed, otherwise.
+   */
+  #append(id: string, value: V): boolean {
     const counter = this.#counterOf(id);
     const n = this.#values.length;
-    if (counter < 0 || (n > 0 && counter <= this.#counters[n - 1]) || this.#late?.has(id)) {
-      (this.#late ??= new Map()).set(id, value);
-      return this;
-    }
+    if (counter < 0 || (n > 0 && counter <= this.#counters[n - 1]) || this.#late?.has(id)) return false;
     // The first entity of the store: its time fields take the shared representation for every later one.
     if (n === 0) shareNumberFields(value as object);
     if (n === this.#counters.length) {
@@ -62,7 +67,7 @@ export class IdIndex<V> {
     }
     this.#counters[n] = counter;
     this.#values.push(value);
-    return this;
+    return true;
   }
 
   /**
@@ -114,8 +119,9 @@ export class IdIndex<V> {
     // Most reads ask for the entity just stored.
     if (this.#idOf(this.#values[n - 1]) === id) return n - 1;
     const want = this.#counterOf(id);
-    if (want < 0) return -1;
     const counters = this.#counters;
+    // Beyond the last counter: not stored (a creation checking its new id is unused asks this).
+    if (want < 0 || want > counters[n - 1]) return -1;
     let lo = 0;
     let hi = n - 1;
     while (lo <= hi) {
