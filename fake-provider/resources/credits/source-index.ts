@@ -21,6 +21,9 @@ export class SourceIndex<V extends Sourced> {
   /** Slot i: hash at 2i, position + 1 at 2i + 1. */
   #table = new Int32Array(2 * 1024);
   #count = 0;
+  /** The source_id `find` hashed last, and its hash: `add` after a `find` for the same source hashes nothing. */
+  #lastSource: string | null = null;
+  #lastHash = 0;
 
   /** `list` is read, never written: the ledger pushes each credit, then calls `add` with its position. */
   constructor(list: readonly V[]) {
@@ -35,7 +38,7 @@ export class SourceIndex<V extends Sourced> {
   find(source_type: string, source_id: string, role: string): V | undefined {
     const table = this.#table;
     const mask = (table.length >> 1) - 1;
-    const hash = hashOf(source_id);
+    const hash = this.#hash(source_id);
     for (let i = hash & mask; table[2 * i + 1] !== 0; i = (i + 1) & mask) {
       if (table[2 * i] !== hash) continue;
       const c = this.#list[table[2 * i + 1] - 1];
@@ -47,7 +50,7 @@ export class SourceIndex<V extends Sourced> {
   /** Indexes the credit at `position` in the list (the caller has checked there is no twin). */
   add(position: number): void {
     if ((this.#count + 1) * 4 > (this.#table.length >> 1) * 3) this.#grow();
-    place(this.#table, hashOf(this.#list[position].source_id), position + 1);
+    place(this.#table, this.#hash(this.#list[position].source_id), position + 1);
     this.#count++;
   }
 
@@ -56,6 +59,14 @@ export class SourceIndex<V extends Sourced> {
     this.#table = new Int32Array(2 * 1024);
     this.#count = 0;
     for (let i = 0; i < this.#list.length; i++) this.add(i);
+  }
+
+  #hash(source_id: string): number {
+    if (source_id !== this.#lastSource) {
+      this.#lastSource = source_id;
+      this.#lastHash = hashOf(source_id);
+    }
+    return this.#lastHash;
   }
 
   #grow(): void {
