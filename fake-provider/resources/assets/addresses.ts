@@ -60,21 +60,20 @@ function evmProblem(address: string): string | null {
   return toChecksumAddress(hex.toLowerCase()) === address ? null : 'the mixed-case EVM address fails its EIP-55 checksum';
 }
 
+/** The checksummed address is written here, then read out as one flat latin1 string (no array, no rope). */
+const checksumText = Buffer.from('0x'.padEnd(42, '0'), 'latin1');
+
 /** EIP-55: a hex letter is uppercase when the matching nibble of keccak256(lowercase hex) is >= 8. */
 export function toChecksumAddress(lowerHex40: string): string {
   // ASCII hex: hashed as its UTF-8 bytes, one byte a char here.
   const hash = keccak256(lowerHex40);
-  // Built from char codes in one go: appending char by char would leave a 40-deep rope behind every
-  // stored address; nibble i of the hash is the high (even i) or low (odd i) half of byte i/2.
-  const codes = new Array<number>(42);
-  codes[0] = 48; // '0'
-  codes[1] = 120; // 'x'
+  // Nibble i of the hash is the high (even i) or low (odd i) half of byte i/2.
   for (let i = 0; i < 40; i++) {
     const nibble = i & 1 ? hash[i >> 1]! & 15 : hash[i >> 1]! >> 4;
     const ch = lowerHex40.charCodeAt(i);
-    codes[i + 2] = nibble >= 8 && ch >= 97 ? ch - 32 : ch;
+    checksumText[i + 2] = nibble >= 8 && ch >= 97 ? ch - 32 : ch;
   }
-  return String.fromCharCode(...codes);
+  return checksumText.toString('latin1', 0, 42);
 }
 
 // Mainnet only (the service has no test network): `bc` segwit, P2PKH version 0x00, P2SH version 0x05.
