@@ -5,11 +5,11 @@
 // of a packed machine (packing.ts) are started and stepped through what they hold (startHeld, advanceHeld).
 import { createActor, type AnyStateMachine, type ContextFrom, type EmittedFrom, type EventObject } from 'xstate';
 import type { World } from '../world.ts';
-import { compileTable, tableApply, tableInitial, tableSelect, type EntitySnapshot, type Table } from './table.ts';
+import { tableApply, tableFor, tableInitial, tableSelect, type EntitySnapshot, type Table } from './table.ts';
 import { hold, snapshotOf, type Held, type HoldsState, type Packing } from './packing.ts';
 
 export { createTransitionLog, type TransitionLog, type TransitionRecord } from './transition-log.ts';
-export type { EntitySnapshot } from './table.ts';
+export { tableFor, type EntitySnapshot } from './table.ts';
 
 /** The snapshot an entity of machine M stores. */
 export type MachineSnapshot<M extends AnyStateMachine> = EntitySnapshot<ContextFrom<M>>;
@@ -36,19 +36,7 @@ const NO_EFFECTS: readonly never[] = Object.freeze([]);
 /** Room for exactly `n` effects; most steps emit nothing and share one frozen empty list. */
 const effectsFor = <E>(n: number): E[] => (n === 0 ? (NO_EFFECTS as unknown as E[]) : new Array<E>(n));
 
-// Per-machine tables and scopes are derived from static machine definitions (memos, not world state).
-const tables = new WeakMap<AnyStateMachine, Table | null>();
-
-/** The machine's table, or null when it must run through xstate (table.ts says which features). */
-export function tableFor(machine: AnyStateMachine): Table | null {
-  let table = tables.get(machine);
-  if (table === undefined) {
-    table = compileTable(machine);
-    tables.set(machine, table);
-  }
-  return table;
-}
-
+// Per-machine scopes are derived from static machine definitions (memos, not world state).
 /**
  * xstate's pure `transition()` builds a throwaway actor (and recomputes the machine's initial snapshot)
  * on every call. The fallback takes the same pure step with one inert scope per machine, made once: our
@@ -101,14 +89,17 @@ const fromXstate = (xs: XSnapshot): EntitySnapshot =>
 
 /** Creates an entity's first snapshot; the creation counts as a transition from `null` on event `CREATE`. */
 export function start<M extends AnyStateMachine, E>(world: World, machine: M, entity_id: string, input: unknown): Step<M, E> {
+  return startWith(world, machine, tableFor(machine), entity_id, input);
+}
+
+function startWith<M extends AnyStateMachine, E>(world: World, machine: M, table: Table | null, entity_id: string, input: unknown): Step<M, E> {
   const log = world.transitions;
   const row = log.entityRow(entity_id);
-  const table = tableFor(machine);
   if (table) {
     const effects = effectsFor<E>(table.entryEmits);
     const initial = tableInitial(table, input, effects);
     const constant = typeof table.context !== 'function' && initial.context === table.context;
-    const snapshot = (constant ? shareInitial(world, table, initial) : shareScalarSnapshot(world, table, initial)) as MachineSnapshot<M>;
+    const snapshot = (constant ? shareInitial(world, table, initial) : shareScalarSnapshot(world, table.initialSlot, initial)) as MachineSnapshot<M>;
     log.append(row, table.createKey, world.sim.now_ms());
     return { snapshot, effects };
   }
@@ -130,14 +121,15 @@ const SHARED_INITIAL_SNAPSHOTS = 'engine.initial_snapshots';
 
 /**
  * An initial snapshot whose context is the machine's own constant one (no input, no entry assign: a
- * new credit) is the same for every entity of the machine: they share one frozen snapshot, per world.
+ * new credit) is the same for every entity of the machine: they share one frozen snapshot, per world
+ * (by the initial state's slot).
  */
 function shareInitial(world: World, table: Table, snapshot: EntitySnapshot): EntitySnapshot {
-  let byMachine = world.stores.get(SHARED_INITIAL_SNAPSHOTS) as Map<string, EntitySnapshot> | undefined;
-  if (byMachine === undefined) world.stores.set(SHARED_INITIAL_SNAPSHOTS, (byMachine = new Map()));
-  const shared = byMachine.get(table.id);
+  let bySlot = world.stores.get(SHARED_INITIAL_SNAPSHOTS) as Array<EntitySnapshot | undefined> | undefined;
+  if (bySlot === undefined) world.stores.set(SHARED_INITIAL_SNAPSHOTS, (bySlot = []));
+  const shared = bySlot[table.initialSlot];
   if (shared !== undefined) return shared;
-  byMachine.set(table.id, Object.freeze(snapshot));
+  bySlot[table.initialSlot] = Object.freeze(snapshot);
   return snapshot;
 }
 
@@ -145,7 +137,7 @@ function shareInitial(world: World, table: Table, snapshot: EntitySnapshot): Ent
 const SHARED_CONTEXTS_MAX = 64;
 const SHARED_SNAPSHOTS = 'engine.shared_snapshots';
 
-/** Per machine and state, per world: the shared snapshots by key, and the one shared last (most steps repeat it). */
+/** Per machine and state (a table slot), per world: the shared snapshots by key, and the one shared last (most steps repeat it). */
 interface SharedInState {
   known: Map<string, EntitySnapshot>;
   last: EntitySnapshot | null;
@@ -181,16 +173,14 @@ function sameContext(shared: EntitySnapshot, keys: readonly string[], context: R
  * undefined (which JSON would confuse) out. The last shared snapshot of the state is compared field by
  * field first: most steps match it, and then no JSON is made.
  */
-function shareScalarSnapshot(world: World, table: Table, snapshot: EntitySnapshot): EntitySnapshot {
+function shareScalarSnapshot(world: World, slot: number, snapshot: EntitySnapshot): EntitySnapshot {
   const context = snapshot.context as Record<string, unknown> | null;
   if (context === null || typeof context !== 'object' || Object.getPrototypeOf(context) !== Object.prototype) return snapshot;
   for (const key in context) if (!shareableValue(context[key])) return snapshot;
-  let byMachine = world.stores.get(SHARED_SNAPSHOTS) as Map<string, Map<string, SharedInState>> | undefined;
-  if (byMachine === undefined) world.stores.set(SHARED_SNAPSHOTS, (byMachine = new Map()));
-  let byState = byMachine.get(table.id);
-  if (byState === undefined) byMachine.set(table.id, (byState = new Map()));
-  let shared = byState.get(snapshot.value);
-  if (shared === undefined) byState.set(snapshot.value, (shared = { known: new Map(), last: null, lastKeys: [], misses: 0 }));
+  let bySlot = world.stores.get(SHARED_SNAPSHOTS) as Array<SharedInState | undefined> | undefined;
+  if (bySlot === undefined) world.stores.set(SHARED_SNAPSHOTS, (bySlot = []));
+  let shared = bySlot[slot];
+  if (shared === undefined) bySlot[slot] = shared = { known: new Map(), last: null, lastKeys: [], misses: 0 };
   if (shared.last !== null && sameContext(shared.last, shared.lastKeys, context)) return shared.last;
   const full = shared.known.size >= SHARED_CONTEXTS_MAX;
   if (full && shared.misses > GIVE_UP_AFTER_MISSES) return snapshot;
@@ -220,7 +210,7 @@ export function send<M extends AnyStateMachine, E>(world: World, machine: M, ent
     if (!candidate) return null;
     const effects = effectsFor<E>(candidate.emits);
     let next = tableApply(candidate, snapshot, event, effects) as MachineSnapshot<M>;
-    next = shareScalarSnapshot(world, table, next) as MachineSnapshot<M>;
+    next = shareScalarSnapshot(world, candidate.targetSlot, next) as MachineSnapshot<M>;
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
     return { snapshot: next, effects };
   }
@@ -254,7 +244,7 @@ export function advance<M extends AnyStateMachine, E, T extends { snapshot: Mach
     if (!candidate) return false;
     const effects = effectsFor<E>(candidate.emits);
     const next = tableApply(candidate, snapshot, event, effects);
-    entity.snapshot = shareScalarSnapshot(world, table, next) as MachineSnapshot<M>;
+    entity.snapshot = shareScalarSnapshot(world, candidate.targetSlot, next) as MachineSnapshot<M>;
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
     apply(world, entity, effects);
     return true;
@@ -271,7 +261,7 @@ export function advance<M extends AnyStateMachine, E, T extends { snapshot: Mach
  * No machine starts in its packed state, so nothing of the entity is needed yet.
  */
 export function startHeld<M extends AnyStateMachine, T>(world: World, p: Packing<M, T>, entity_id: string, input: unknown): { state: Held<M>; effects: EmittedFrom<M>[] } {
-  const step = start<M, EmittedFrom<M>>(world, p.machine, entity_id, input);
+  const step = startWith<M, EmittedFrom<M>>(world, p.machine, p.table, entity_id, input);
   if (step.snapshot.value === p.packed.state) throw new Error(`${p.machine.id} starts in its packed state ${p.packed.state}`);
   return { state: step.snapshot as unknown as Held<M>, effects: step.effects };
 }
@@ -291,12 +281,12 @@ export function advanceHeld<M extends AnyStateMachine, E, T extends E & HoldsSta
   type Fx = EmittedFrom<M>;
   const machine = p.machine;
   const snapshot = snapshotOf(p, entity) as MachineSnapshot<M>;
-  const table = tableFor(machine);
+  const table = p.table;
   if (table) {
     const candidate = tableSelect(table, snapshot, event);
     if (!candidate) return false;
     const effects = effectsFor<Fx>(candidate.emits);
-    const next = shareScalarSnapshot(world, table, tableApply(candidate, snapshot, event, effects)) as MachineSnapshot<M>;
+    const next = shareScalarSnapshot(world, candidate.targetSlot, tableApply(candidate, snapshot, event, effects)) as MachineSnapshot<M>;
     entity.state = hold(p, entity, next);
     logStep(world, machine, entity_id, snapshot, candidate.key, event.type, candidate.target);
     apply(world, entity, effects);

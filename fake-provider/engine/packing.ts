@@ -2,7 +2,7 @@
 // the others' only by one context value (a settled trade's credit id), an entity holds that value alone
 // and the engine makes an equal snapshot on read; every other snapshot is held as it is.
 import type { AnyStateMachine, ContextFrom } from 'xstate';
-import type { EntitySnapshot } from './table.ts';
+import { tableFor, type EntitySnapshot, type Table } from './table.ts';
 
 type Snapshot<M extends AnyStateMachine> = EntitySnapshot<ContextFrom<M>>;
 
@@ -25,6 +25,8 @@ export interface PackedState<M extends AnyStateMachine, E> {
 export interface Packing<M extends AnyStateMachine, E> {
   readonly machine: M;
   readonly packed: PackedState<M, E>;
+  /** The machine's table (`tableFor`), found once here rather than on every step. */
+  readonly table: Table | null;
 }
 
 declare const HELD: unique symbol;
@@ -37,7 +39,7 @@ export interface HoldsState<M extends AnyStateMachine> {
 }
 
 export function packing<M extends AnyStateMachine, E>(machine: M, packed: PackedState<M, E>): Packing<M, E> {
-  return Object.freeze({ machine, packed: Object.freeze({ ...packed }) });
+  return Object.freeze({ machine, packed: Object.freeze({ ...packed }), table: tableFor(machine) });
 }
 
 const isPrimitive = (v: unknown): boolean => v === null || (typeof v !== 'object' && typeof v !== 'function');

@@ -45,6 +45,11 @@ export interface Candidate {
   final: boolean;
   /** `kind|from|event|to`, the transition log's interning key. */
   key: string;
+  /**
+   * The target state's slot: a small number for (table, state), unique in the process. Per-world caches
+   * keyed by machine and state (shared snapshots) index an array by it instead of looking both up in maps.
+   */
+  targetSlot: number;
 }
 
 export interface Table {
@@ -58,6 +63,24 @@ export interface Table {
   /** state → event type → candidates in document order. */
   states: Map<string, Map<string, Candidate[]>>;
   createKey: string;
+  /** The initial state's slot. */
+  initialSlot: number;
+}
+
+/** Slots handed out so far: each machine's table is compiled once, so this grows with the machines only. */
+let slotsTaken = 0;
+
+// Per-machine tables are derived from static machine definitions (memos, not world state).
+const tables = new WeakMap<AnyStateMachine, Table | null>();
+
+/** The machine's table, or null when it must run through xstate (`compileTable` says which features). */
+export function tableFor(machine: AnyStateMachine): Table | null {
+  let table = tables.get(machine);
+  if (table === undefined) {
+    table = compileTable(machine);
+    tables.set(machine, table);
+  }
+  return table;
 }
 
 type ActionItem = string | ((...a: unknown[]) => unknown) | { type: string; params?: unknown };
@@ -128,6 +151,9 @@ function compile(machine: AnyStateMachine): Table {
   }
   const states = new Map<string, Map<string, Candidate[]>>();
   const finals = new Set<string>();
+  const base = slotsTaken;
+  const slotOf = new Map(Object.keys(root.states).map((key, i) => [key, base + i]));
+  slotsTaken += slotOf.size;
   for (const [key, node] of Object.entries(root.states)) {
     if (node.type === 'final') finals.add(key);
     else if (node.type !== 'atomic') throw new Unsupported('nested state');
@@ -151,6 +177,7 @@ function compile(machine: AnyStateMachine): Table {
             accepts: t.target !== undefined || t.actions.length > 0,
             final: finals.has(target),
             key: `${machine.id}|${key}|${eventType}|${target}`,
+            targetSlot: slotOf.get(target)!,
           };
         }),
       );
@@ -169,6 +196,7 @@ function compile(machine: AnyStateMachine): Table {
     entryEmits: emitCount(entry),
     states,
     createKey: `${machine.id}||CREATE|${initial}`,
+    initialSlot: slotOf.get(initial)!,
   };
 }
 
