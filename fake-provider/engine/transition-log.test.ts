@@ -79,4 +79,22 @@ describe('transition log forget', () => {
     ]);
     expect(log.forget(new Set())).toBe(0);
   });
+
+  it('finds each entity\'s row when row hints collide, and after forget moved the rows', () => {
+    const log = createTransitionLog();
+    const id = (i: number) => `trd_${'0'.repeat(12)}${i.toString(36).padStart(4, '0')}`;
+    // Counters n and n + 2^15 share a hint slot: the second overwrites the first's.
+    const ids = [...Array.from({ length: 100 }, (_, i) => id(i)), ...Array.from({ length: 100 }, (_, i) => id(32_768 + i))];
+    for (const e of ids) log.append(log.entityRow(e), 'trade||CREATE|s0', 1);
+    const stepAll = (which: string[], at_ms: number) => {
+      for (const e of which) log.append(log.rowFor(e), 'trade|s0|E|s1', at_ms);
+      return log.records.slice(-which.length).map((r) => r.entity_id);
+    };
+    expect(stepAll(ids, 2)).toEqual(ids);
+    const gone = new Set(ids.filter((_, i) => i % 3 === 0));
+    log.forget(gone);
+    const kept = ids.filter((e) => !gone.has(e));
+    expect(stepAll(kept, 3)).toEqual(kept);
+    for (const e of gone) expect(log.rowFor(e)).toBe(-1);
+  });
 });

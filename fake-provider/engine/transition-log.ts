@@ -76,6 +76,9 @@ function widen<T extends Column>(a: Column, Wider: new (n: number) => T, map: (v
 
 const U32_LIMIT = 2 ** 32;
 
+/** Slots of the transition log's row hints (a power of two; 128 KiB a world). */
+const RECENT_ROWS = 1 << 15;
+
 export function createTransitionLog(): TransitionLog {
   const entities: string[] = [];
   const tuples: Tuple[] = [];
@@ -114,6 +117,10 @@ export function createTransitionLog(): TransitionLog {
   let counters = new Uint32Array(1024);
   let maxCounter = -1;
   let lateRows: Map<string, number> | null = null;
+  // The row last given to an id of each counter residue: tried before the search (a batch steps entities
+  // made thousands of rows back, 17 probes of a cold array each). A slot is only a hint: the id at the row
+  // it names must be the one asked for, so a slot overwritten or left stale by `forget` costs a search.
+  const recentRows = new Int32Array(RECENT_ROWS).fill(-1);
 
   const code = (key: string, tuple?: Tuple): number => {
     let c = codes.get(key);
@@ -191,6 +198,7 @@ export function createTransitionLog(): TransitionLog {
         counters = grown;
       }
       const c = idCounter(entity_id);
+      if (c >= 0) recentRows[c & (RECENT_ROWS - 1)] = row;
       if (c > maxCounter) maxCounter = c;
       else if (!(lateRows ??= new Map()).has(entity_id)) lateRows.set(entity_id, row);
       counters[row] = Math.max(maxCounter, 0);
@@ -201,6 +209,8 @@ export function createTransitionLog(): TransitionLog {
       if (last >= 0 && entities[last] === entity_id) return last;
       const want = idCounter(entity_id);
       if (want >= 0) {
+        const hint = recentRows[want & (RECENT_ROWS - 1)];
+        if (hint >= 0 && hint <= last && entities[hint] === entity_id) return hint;
         // The first row whose counter is not below `want`, then the rows sharing that counter.
         let lo = 0;
         let hi = entities.length;
