@@ -20,5 +20,7 @@ export function unflagAddress(world: World, address: string): boolean {
 
 /** The reason this address fails screening, or null when it passes. */
 export function screen(world: World, address: string): ScreeningFlagReason | null {
-  return screeningStore(world).get(norm(address)) ?? null;
+  const flagged = screeningStore(world);
+  // Most worlds flag nothing: every deposit's sender passes without its address being normalised.
+  return flagged.size === 0 ? null : (flagged.get(norm(address)) ?? null);
 }
