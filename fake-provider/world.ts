@@ -36,6 +36,8 @@ export interface World {
   readonly transitions: TransitionLog;
   /** Per-resource stores, keyed by the name given to `defineStore`. */
   readonly stores: Map<string, unknown>;
+  /** The same stores by the slot `defineStore` gave each (an array index on the hot path, not a map lookup). */
+  readonly storeSlots: unknown[];
   /** Listeners installed by resources at world creation (e.g. webhooks on every published event). */
   readonly hooks: WorldHooks;
   /** Where the server listens (shared by every world of a runtime; ports unknown in an in-process world). */
@@ -71,6 +73,7 @@ class SimWorld implements World {
   readonly events: EventStore = createEventStore();
   readonly transitions: TransitionLog = createTransitionLog();
   readonly stores = new Map<string, unknown>();
+  readonly storeSlots: unknown[] = [];
   readonly hooks: WorldHooks = { eventPublished: [] };
   readonly endpoint: SelfEndpoint;
   private seq = 0;
@@ -110,14 +113,21 @@ export function createWorld(opts: { sim: SimKernel; profile: Profile; endpoint?:
   return new SimWorld(opts.sim, opts.profile, opts.endpoint);
 }
 
+/** Slots given to stores so far: one per `defineStore` call (module-level declarations, a fixed few). */
+let storeSlotsTaken = 0;
+
 /** Declares a resource's store: `const accounts = defineStore('accounts', () => ({...}))`, then `accounts(world)`. */
 export function defineStore<T>(name: string, create: (world: World) => T): (world: World) => T {
+  const slot = storeSlotsTaken++;
   return (world) => {
+    const held = world.storeSlots[slot];
+    if (held !== undefined) return held as T;
     let store = world.stores.get(name) as T | undefined;
     if (store === undefined) {
       store = create(world);
       world.stores.set(name, store);
     }
+    world.storeSlots[slot] = store;
     return store;
   };
 }
