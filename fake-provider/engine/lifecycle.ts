@@ -36,7 +36,6 @@ const NO_EFFECTS: readonly never[] = Object.freeze([]);
 /** Room for exactly `n` effects; most steps emit nothing and share one frozen empty list. */
 const effectsFor = <E>(n: number): E[] => (n === 0 ? (NO_EFFECTS as unknown as E[]) : new Array<E>(n));
 
-// Per-machine scopes are derived from static machine definitions (memos, not world state).
 /**
  * xstate's pure `transition()` builds a throwaway actor (and recomputes the machine's initial snapshot)
  * on every call. The fallback takes the same pure step with one inert scope per machine, made once: our
@@ -49,6 +48,7 @@ interface InertScope {
   [key: string]: unknown;
 }
 
+// Derived from static machine definitions (a memo, not world state).
 const scopes = new WeakMap<AnyStateMachine, InertScope>();
 
 function scopeFor(machine: AnyStateMachine): InertScope {

@@ -1,7 +1,8 @@
 // A transition table derived once from each xstate machine's own definition (state × event → guarded
-// candidates with target and actions), executed on the hot path instead of xstate's interpreter. Guards,
-// assign and emit run through the machine's implementations; a machine using anything the table cannot
-// express (nesting, eventless or delayed transitions, state entry/exit, custom actions…) gets null here.
+// candidates with target and actions; `tableFor` keeps one per machine), executed on the hot path instead of
+// xstate's interpreter. Guards, assign and emit run through the machine's implementations; a machine using
+// anything the table cannot express (nesting, eventless or delayed transitions, state entry/exit, custom
+// actions…) gets null here. Each state also gets a slot number, for per-world caches keyed by state.
 import type { AnyStateMachine, EventObject } from 'xstate';
 
 /** What an entity keeps of its machine: the state, the context and whether a final state was reached. */
