@@ -356,7 +356,8 @@ async function main(): Promise<void> {
     rows.push({
       figure: `same, this file under tsx (TypeScript loader in the process)`,
       measured: measured(tsx),
-      target: '≤ 500 MiB', pass: tsx.rss_mib <= 500 && tsx.settled === total ? 'PASS' : 'FAIL', command: `${COMMAND} memory`,
+      // The target is the built engine's (docs/engine.md): tsx's loader adds ~45 MiB before the first trade.
+      target: '(reference)', pass: tsx.settled === total ? '-' : 'FAIL', command: `${COMMAND} memory`,
     });
   }
 
