@@ -79,9 +79,34 @@ function failCode(world: World, swap: Swap, ops: SwapOps, codes: readonly string
   return first && 'fail' in first.effect ? first.effect.fail : null;
 }
 
-function at(world: World, swap: Swap, due_ms: number, kind: string, run: () => void): void {
+/**
+ * The scheduler's task labels, one constant per swap kind and step: a label composed per task was a rope
+ * (ConsString) that the scheduler compared, and counted in its report, by content at every task it ran.
+ */
+const TASK_LABELS = {
+  trade: {
+    fill: 'trade.fill',
+    settle_initiated: 'trade.settle_initiated',
+    settled: 'trade.settled',
+    settlement_timeout: 'trade.settlement_timeout',
+    settlement_orphaned: 'trade.settlement_orphaned',
+    settlement_reconfirmed: 'trade.settlement_reconfirmed',
+  },
+  zap: {
+    fill: 'zap.fill',
+    settle_initiated: 'zap.settle_initiated',
+    settled: 'zap.settled',
+    settlement_timeout: 'zap.settlement_timeout',
+    settlement_orphaned: 'zap.settlement_orphaned',
+    settlement_reconfirmed: 'zap.settlement_reconfirmed',
+  },
+} as const satisfies Record<SwapKind, Record<string, string>>;
+
+type TaskStep = keyof (typeof TASK_LABELS)['trade'];
+
+function at(world: World, swap: Swap, due_ms: number, step: TaskStep, run: () => void): void {
   swap.next_due_ms = due_ms;
-  world.sim.scheduler.schedule(due_ms, `${swap.kind}.${kind}`, run);
+  world.sim.scheduler.schedule(due_ms, TASK_LABELS[swap.kind][step], run);
 }
 
 // A swap's pending output is kept under its id: an id already hashed by the stores, where a composed key
@@ -170,7 +195,7 @@ function scheduleReorgs(world: World, swap: Swap, ops: SwapOps): void {
   for (const rule of fire(world, swap, ops, ['reorg'])) {
     if (!('reorg' in rule.effect)) continue;
     const which: Leg = rule.effect.reorg;
-    world.sim.scheduler.after(world.profile.reorg_after_ms, `${swap.kind}.settlement_orphaned`, () => orphan(world, swap, ops, which));
+    world.sim.scheduler.after(world.profile.reorg_after_ms, TASK_LABELS[swap.kind].settlement_orphaned, () => orphan(world, swap, ops, which));
   }
 }
 
@@ -178,13 +203,13 @@ function orphan(world: World, swap: Swap, ops: SwapOps, which: Leg): void {
   const s = swap.settlement!;
   const other: Leg = which === 'out' ? 'in' : 'out';
   if (s[ORPHANED[other]]) {
-    world.sim.scheduler.schedule(finalAt(world, s, other) + 1, `${swap.kind}.settlement_orphaned`, () => orphan(world, swap, ops, which));
+    world.sim.scheduler.schedule(finalAt(world, s, other) + 1, TASK_LABELS[swap.kind].settlement_orphaned, () => orphan(world, swap, ops, which));
     return;
   }
   if (!ops.send(world, swap, { type: 'ORPHAN', leg: which })) return;
   s[ORPHANED[which]] = true;
   s[INCLUDED_AT[which]] = world.sim.now_ms();
-  world.sim.scheduler.schedule(finalAt(world, s, which), `${swap.kind}.settlement_reconfirmed`, () => {
+  world.sim.scheduler.schedule(finalAt(world, s, which), TASK_LABELS[swap.kind].settlement_reconfirmed, () => {
     s[ORPHANED[which]] = false;
     ops.send(world, swap, { type: 'RECONFIRM', leg: which });
   });
