@@ -356,7 +356,7 @@ async function main(): Promise<void> {
     rows.push({
       figure: `same, this file under tsx (TypeScript loader in the process)`,
       measured: measured(tsx),
-      // The target is the built engine's (docs/engine.md): tsx's loader adds ~45 MiB before the first trade.
+      // The target is the built engine's (docs/engine.md): tsx's loader adds ~50 MiB before the first trade.
       target: '(reference)', pass: tsx.settled === total ? '-' : 'FAIL', command: `${COMMAND} memory`,
     });
   }
