@@ -102,4 +102,18 @@ describe('IdIndex retain', () => {
     idx.set(next.id, next);
     expect(idx.get(next.id)).toBe(next);
   });
+
+  it('replaces a late id once a retain has left it past the last ordered counter, instead of storing it twice', () => {
+    const w = world();
+    const idx = index();
+    const [a, b, c] = [w.newId('cred'), w.newId('cred'), w.newId('cred')];
+    idx.set(a, { id: a, n: 0 });
+    idx.set(c, { id: c, n: 2 });
+    idx.set(b, { id: b, n: 1 }); // drawn before c, stored after it: late
+    expect(idx.retain((t) => t.id !== c)).toBe(1);
+    // b's counter is now past the last ordered one (a's): setting it again must find it among the late ids.
+    idx.set(b, { id: b, n: 10 });
+    expect(idx.size).toBe(2);
+    expect([...idx.values()].map((t) => t.n)).toEqual([0, 10]);
+  });
 });
