@@ -54,7 +54,6 @@ export interface Candidate {
 }
 
 export interface Table {
-  id: string;
   initial: string;
   initialFinal: boolean;
   context: unknown;
@@ -189,7 +188,6 @@ function compile(machine: AnyStateMachine): Table {
   if (!initial) throw new Unsupported('initial');
   const entry = (root.entry as ActionItem[]).map((a) => compileAction(machine, a));
   return {
-    id: machine.id,
     initial,
     initialFinal: finals.has(initial),
     context: config.context,
