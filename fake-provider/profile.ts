@@ -78,6 +78,7 @@ export const DEFAULT_PROFILE: Profile = {
   webhook_header_prefix: 'Svc',
   webhook_reorder_delay_ms: 5_000,
   webhook_answer_slot_ms: 0,
+  webhook_answer_slot_stagger_ms: 0,
   webhook_inactive_abandons: true,
   webhook_allowed_destinations: ['0.0.0.0/0', '::/0'],
   webhook_denied_destinations: ['169.254.0.0/16', 'fe80::/10'],

@@ -124,6 +124,13 @@ function build(partial: boolean) {
      * costs its wall time once per burst, not once per event).
      */
     webhook_answer_slot_ms: nonNegInt(),
+    /**
+     * With an answer slot: 0, one account's POSTs leave at once (racy arrival order). N > 0: each leaves N ms of wall
+     * time after the account's previous POST (same webhook) was handed to the socket, without waiting for its answer,
+     * so they arrive in dispatch order (spec: within an account best-effort ordered) unless the receiver stalls longer
+     * than N (a POST on a fresh connection waits for its accept).
+     */
+    webhook_answer_slot_stagger_ms: nonNegInt(),
     /** Whether an attempt falling due while its webhook is inactive ends the delivery `failed`, unsent (spec: not shown). */
     webhook_inactive_abandons: bool(),
     /**
