@@ -315,7 +315,7 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
     const stagger_ms = world.profile.webhook_answer_slot_stagger_ms;
     const answered =
       stagger_ms > 0
-        ? postTogether(req, copies, world.profile.webhook_timeout_ms, store.transport, lane, stagger_ms)
+        ? postTogether(req, copies, world.profile.webhook_timeout_ms, store.transport, lane, stagger_ms, () => store.byId.has(webhook.webhook_id))
         : Promise.all(Array.from({ length: copies }, () => post(req, world.profile.webhook_timeout_ms, journal, store.transport)));
     scheduler.schedule(at_ms + slot_ms, 'webhook.answer', () => answered.then((statuses) => finish(copies, statuses)));
     return;

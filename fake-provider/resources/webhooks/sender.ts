@@ -136,9 +136,10 @@ export function post(req: SignedRequest, timeout_ms: number, journal?: Journal, 
  * Answer slot (no journal): a delivery's copies leave together, outside the lanes (their answers land at a fixed
  * sim time, so a lane's wait and trip would only add wall time), but one account's POSTs leave in dispatch order:
  * each `stagger_ms` of wall time after the previous one of the same webhook and account was handed to the socket
- * (or ended unsent), never waiting for its answer. Resolves with each copy's status, in copy order.
+ * (or ended unsent), never waiting for its answer. Resolves with each copy's status, in copy order; with 0s, unsent,
+ * when `alive()` says by then that its webhook is gone (organization deleted).
  */
-export function postTogether(req: SignedRequest, copies: number, timeout_ms: number, transport: Transport, lane: LaneKey, stagger_ms: number): Promise<number[]> {
+export function postTogether(req: SignedRequest, copies: number, timeout_ms: number, transport: Transport, lane: LaneKey, stagger_ms: number, alive: () => boolean): Promise<number[]> {
   const key = `${lane.webhook_id} ${lane.account_id}`;
   const previous = transport.staggered.get(key);
   let open!: () => void;
@@ -156,8 +157,12 @@ export function postTogether(req: SignedRequest, copies: number, timeout_ms: num
   const handed = (): void => {
     if (--unsent === 0) release();
   };
-  const go = (): Promise<number[]> =>
-    Promise.all(
+  const go = (): Promise<number[]> => {
+    if (!alive()) {
+      release();
+      return Promise.resolve(Array.from({ length: copies }, () => 0));
+    }
+    return Promise.all(
       Array.from({ length: copies }, () =>
         send(req, timeout_ms, transport, handed).then((s) => {
           release();
@@ -165,6 +170,7 @@ export function postTogether(req: SignedRequest, copies: number, timeout_ms: num
         }),
       ),
     );
+  };
   return previous === undefined ? go() : previous.then(go);
 }
 
