@@ -19,6 +19,7 @@ import { join } from 'node:path';
 export const E2E = [
   'scenarios/model-trading/trading-model.test.ts',
   'scenarios/verify/verify.test.ts',
+  'scenarios/verify/twins-shrink.test.ts',
   'load/http-bench/bench.test.ts',
   'load/k6/limit-class.test.ts',
   'load/k6/lifecycle-mix.test.ts',
