@@ -128,5 +128,6 @@ export function initialModel(now_ms: number): TradingModel {
     accounts: [], destinations: [], ops: [], quotes: [], faults: 0, addresses: 0,
     fault_codes: new Map(), credits: new Map(), deposits: [], writes: [], walk: newWalk(),
     reach: { tried: new Set(), reached: new Set(), watch: [] },
+    pending_seen: [], steps: 0, claimed: [],
   };
 }

@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../fake-provider/testing/harness.ts';
 import { soakProgress } from '../../scripts/soak-progress.ts';
-import { api, creditsOf, initialModel, observeOps, OP_SUCCESS, sourceKey, tradingCommands, tradingPrelude, type TradingModel, type TradingReal } from './index.ts';
+import { api, checkPendingSeen, creditsOf, initialModel, observeOps, OP_SUCCESS, sourceKey, tradingCommands, tradingPrelude, type TradingModel, type TradingReal } from './index.ts';
 
 const RUNS = Number(process.env.SWAPSIM_TRADING_RUNS ?? 150);
 /** Seeds that run every time beside the random ones (20 runs each). */
@@ -38,6 +38,8 @@ async function freshWorld(): Promise<TradingModel> {
 async function settleAndCompare(m: TradingModel, r: TradingReal): Promise<void> {
   await r.sim.settle(80 * 3_600_000);
   await observeOps(m, r);
+  // The pending amounts read while zaps' outputs were in flight, now that every zap names its output.
+  await checkPendingSeen(m, r);
   // Every operation the model started is terminal (observeOps booked each outcome against what it expects).
   for (const op of m.ops) {
     expect([OP_SUCCESS[op.kind], 'failed'], `${op.kind} ${op.id} is ${op.outcome} after settling`).toContain(op.outcome);

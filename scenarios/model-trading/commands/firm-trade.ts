@@ -4,7 +4,7 @@
 // or skips the accept and lets the quote expire (kept for AcceptExpiredOrIndicative).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { advance, api, checkAfterStep, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
+import { advance, api, checkAfterStep, expectHolder, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
 
 export interface FirmTradeArgs {
   accountIdx: number;
@@ -39,6 +39,8 @@ export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
     // Checks run account → destination → credit → pair: a suspended destination is the answer whatever else holds.
     if (dest.suspended) expect(code, JSON.stringify(res.body)).toBe('destination_suspended');
     else expect(code).not.toBe('destination_suspended');
+    // The credit is checked after the destination: one an operation holds is refused, one nothing holds never as in use.
+    expectHolder(m, credit.credit_id, code, ['destination_suspended'], 'firm rfq');
     if (code !== null) return checkAfterStep(m, r);
 
     let rfq = res.body.rfq;

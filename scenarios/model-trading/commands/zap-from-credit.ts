@@ -2,7 +2,7 @@
 // destinations; zaps a fraction of the credit, with no floor or an unreachable one, and maybe a short expiry.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { api, checkAfterStep, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
+import { api, checkAfterStep, expectHolder, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
 
 export interface ZapFromCreditArgs {
   accountIdx: number;
@@ -35,6 +35,7 @@ export class ZapFromCredit implements fc.AsyncCommand<TradingModel, TradingReal>
     // The destination is checked before the pair and the credit.
     if (dest.suspended) expect(code, JSON.stringify(res.body)).toBe('destination_suspended');
     else expect(code).not.toBe('destination_suspended');
+    expectHolder(m, credit.credit_id, code, ['destination_suspended', 'unsupported_pair', 'insufficient_liquidity'], 'zap from credit');
     if (code === null) {
       expect(res.body.zap.status).toBe('executing');
       expect(res.body.zap.requested_amount_in_atoms).toBe(amount_in.toString());
