@@ -24,6 +24,8 @@ import { PartnerFlag } from './commands/partner-flag.ts';
 import { ReplayWrite, type ReplayMode } from './commands/replay-write.ts';
 import { HttpFaultRetry, type HttpFaultKind } from './commands/http-fault-retry.ts';
 import { ReorgNextSettlement, type ReorgKind } from './commands/reorg-next-settlement.ts';
+import { OverlapInOneAsset, type OverlapVariant } from './commands/overlap-in-one-asset.ts';
+import { ForbiddenEdge, type ForbiddenVariant } from './commands/forbidden-edge.ts';
 import { newWalk, type TOrg, type TradingModel, type TradingReal } from './model.ts';
 
 export * from './model.ts';
@@ -73,6 +75,7 @@ export function tradingCommands(): Cmd[] {
     idx.map((d) => new SuspendDestination(d)),
     idx.map((d) => new ReactivateDestination(d)),
     fc.constantFrom(250, 2_000, 30_000, 600_000, 7_200_000).map((ms) => new AdvanceClock(ms)),
+    fc.tuple(idx, fc.constantFrom(...FORBIDDEN)).map(([i, v]) => new ForbiddenEdge(i, v)),
     ...hardPaths().map((a) => a.map((cmds) => cmds[cmds.length - 1])),
   ];
 }
@@ -80,8 +83,10 @@ export function tradingCommands(): Cmd[] {
 type Cmds = fc.AsyncCommand<TradingModel, TradingReal>[];
 
 const HTTP_FAULTS: HttpFaultKind[] = ['429', '500', '503', 'lost_500', 'lost_reset'];
-const REORGS: ReorgKind[] = ['reorg_out', 'reorg_in', 'orphaned'];
+const REORGS: ReorgKind[] = ['reorg_out', 'reorg_in', 'orphaned', 'zap_reorg_out', 'zap_reorg_in'];
 const REPLAYS: ReplayMode[] = ['same_payload', 'other_payload', 'fresh_key'];
+const OVERLAPS: OverlapVariant[] = ['two_trades', 'trade_and_zap', 'cancel_and_zap'];
+const FORBIDDEN: ForbiddenVariant[] = ['activate_after_claim', 'activate_other_credit', 'cancel_consumed', 'zap_consumed', 'rfq_consumed', 'accept_consumed'];
 
 /** Hard paths as short command sequences that set up what they need (the last one is the path itself). */
 function hardPaths(): fc.Arbitrary<Cmds>[] {
@@ -90,9 +95,22 @@ function hardPaths(): fc.Arbitrary<Cmds>[] {
     new ZapFromCredit({ accountIdx: 0, creditIdx, destinationIdx, fraction_bps: 5_000, high_floor: true, expires_in_ms: null });
   return [
     fc.tuple(idx, idx, fc.constantFrom(...REORGS)).map(([c, d, k]): Cmds => [new ReorgNextSettlement(0, c, d, k)]),
-    // A failed zap's recovery: refused with a wrong OTP, then with an expired one, then claimed (once or twice).
-    fc.tuple(idx, idx, fc.constantFrom<RecoveryVariant>('claim', 'claim_twice')).map(([c, d, v]): Cmds => [
-      failingZap(c, d), new AdvanceClock(30_000), new RecoverFunds(0, 'wrong_otp'), new RecoverFunds(0, 'expired_otp'), new RecoverFunds(0, v),
+    // A failed zap's recovery: refused with a wrong OTP, with an expired one and at the instant its OTP ends,
+    // then claimed (once, twice, or one tick before its OTP ends); then activated again, which a claim forbids.
+    fc.tuple(idx, idx, fc.constantFrom<RecoveryVariant>('claim', 'claim_twice', 'claim_before_expiry'), idx).map(([c, d, v, i]): Cmds => [
+      failingZap(c, d), new AdvanceClock(30_000), new RecoverFunds(0, 'wrong_otp'), new RecoverFunds(0, 'expired_otp'), new RecoverFunds(0, 'otp_at_expiry'),
+      new RecoverFunds(0, v), new ForbiddenEdge(i, 'activate_after_claim'), new ForbiddenEdge(i, 'activate_other_credit'),
+    ]),
+    // Lifecycles overlapping on one account and asset: two swaps into one asset, a trade and a zap, a cancel beside a zap.
+    fc.tuple(idx, idx, fc.constantFrom(...OVERLAPS)).map(([a, t, v]): Cmds => [new OverlapInOneAsset(0, a, t, v)]),
+    // A cancel that fails on chain (a fault rule), then the same credit cancelled again: the failure let go of it.
+    fc.tuple(idx, idx, idx).map(([code, c, d]): Cmds => [
+      new AddFault(0, 'cancel', { kind: 'fail', codeIdx: code }), new Cancel(0, c, d), new AdvanceClock(600_000), new Cancel(0, c, d),
+    ]),
+    // A trade settles, then its spent credit and its quote are used again.
+    fc.tuple(idx, idx, idx, fc.constantFrom<ForbiddenVariant>('cancel_consumed', 'zap_consumed', 'rfq_consumed', 'accept_consumed')).map(([c, d, i, v]): Cmds => [
+      new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true }),
+      new AdvanceClock(7_200_000), new ForbiddenEdge(i, v),
     ]),
     // Two failed zaps on one credit: still one recovery bound to it.
     fc.tuple(idx, idx).map(([c, d]): Cmds => [failingZap(c, d), new AdvanceClock(30_000), failingZap(c, d), new AdvanceClock(30_000)]),

@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../fake-provider/testing/harness.ts';
 import { soakProgress } from '../../scripts/soak-progress.ts';
+import { checkFaultEffects } from './fault-effects.ts';
 import { api, checkPendingSeen, creditsOf, initialModel, observeOps, OP_SUCCESS, sourceKey, tradingCommands, tradingPrelude, type TradingModel, type TradingReal } from './index.ts';
 
 const RUNS = Number(process.env.SWAPSIM_TRADING_RUNS ?? 150);
@@ -40,6 +41,8 @@ async function settleAndCompare(m: TradingModel, r: TradingReal): Promise<void> 
   await observeOps(m, r);
   // The pending amounts read while zaps' outputs were in flight, now that every zap names its output.
   await checkPendingSeen(m, r);
+  // Every fault rule that fired had its effect; a rule aimed at a target counts as reaching it when it fired.
+  for (const cell of await checkFaultEffects(m, r)) if (m.reach.tried.has(`fault.${cell}`)) m.reach.reached.add(`fault.${cell}`);
   // Every operation the model started is terminal (observeOps booked each outcome against what it expects).
   for (const op of m.ops) {
     expect([OP_SUCCESS[op.kind], 'failed'], `${op.kind} ${op.id} is ${op.outcome} after settling`).toContain(op.outcome);
