@@ -26,6 +26,7 @@ import { HttpFaultRetry, type HttpFaultKind } from './commands/http-fault-retry.
 import { ReorgNextSettlement, type ReorgKind } from './commands/reorg-next-settlement.ts';
 import { OverlapInOneAsset, type OverlapVariant } from './commands/overlap-in-one-asset.ts';
 import { ForbiddenEdge, type ForbiddenVariant } from './commands/forbidden-edge.ts';
+import type { Profile } from '../../fake-provider/profile.ts';
 import { newWalk, type TOrg, type TradingModel, type TradingReal } from './model.ts';
 
 export * from './model.ts';
@@ -139,12 +140,12 @@ export function tradingPrelude(): fc.Arbitrary<fc.AsyncCommand<TradingModel, Tra
     .map(([org, [a, usd], dests, paths]) => [new SetupOrg(org), new CreateFundedAccount(a, usd), ...dests.map((d) => new RegisterDestination(0, d)), ...paths.flat()]);
 }
 
-export function initialModel(now_ms: number): TradingModel {
+export function initialModel(now_ms: number, profile: Profile): TradingModel {
   return {
-    now_ms,
+    now_ms, profile,
     org: { platform_fee_bps: '10', integrator_fee_bps: '0', recovery_enabled: false, partner_screening: false },
     accounts: [], destinations: [], ops: [], quotes: [], faults: 0, addresses: 0,
-    fault_codes: new Map(), credits: new Map(), deposits: [], writes: [], walk: newWalk(),
+    fault_codes: new Map(), credits: new Map(), deposits: [], writes: [], walk: newWalk(profile),
     reach: { tried: new Set(), reached: new Set(), watch: [] },
     pending_seen: [], steps: 0, claimed: [],
   };

@@ -5,7 +5,7 @@
 // the real side, and assert; the settling phase compares the fake's credits with the model's ledger.
 import { expect } from 'vitest';
 import type { HttpReply, TestSim } from '../../fake-provider/testing/harness.ts';
-import { DEFAULT_PROFILE } from '../../fake-provider/profile.ts';
+import type { Profile } from '../../fake-provider/profile.ts';
 import { edgeSet, StatusWalk } from '../../fake-provider/oracle/index.ts';
 
 export interface TAccount {
@@ -134,6 +134,8 @@ export interface TClaimed {
 
 export interface TradingModel {
   now_ms: number;
+  /** The behaviour profile of the run's sim (GET /_sim/profile): its timings and windows are what the model predicts with. */
+  profile: Profile;
   org: TOrg;
   accounts: TAccount[];
   destinations: TDestination[];
@@ -208,10 +210,10 @@ export const TRADE_ASSETS: readonly TAsset[] = [
 export const tradeAsset = (asset_key: string): TAsset => TRADE_ASSETS.find((a) => a.asset_key === asset_key)!;
 
 /** Sim time a deposit on `chain` needs to verify: finality (one block more for inclusion), screening or the partner window, whichever is latest. */
-export function depositSettleMs(chain: string, partner_screening: boolean): number {
-  const c = DEFAULT_PROFILE.chains[chain];
-  const partner_ms = partner_screening ? DEFAULT_PROFILE.partner_window_ms : 0;
-  return Math.max(c.block_ms * (c.finality_confirmations + 2), DEFAULT_PROFILE.deposit_screening_ms, partner_ms) + 1_000;
+export function depositSettleMs(profile: Profile, chain: string, partner_screening: boolean): number {
+  const c = profile.chains[chain];
+  const partner_ms = partner_screening ? profile.partner_window_ms : 0;
+  return Math.max(c.block_ms * (c.finality_confirmations + 2), profile.deposit_screening_ms, partner_ms) + 1_000;
 }
 
 /** Advances the sim clock and the model's idea of it together. */
@@ -380,6 +382,11 @@ export async function checkInFlight(m: TradingModel, r: TradingReal): Promise<vo
     }
     for (const op of m.ops) {
       if (op.account_id !== a.account_id || !outputPending(op)) continue;
+      // Where an orphaned leg shows as pending_settle (the profile's orphan_status), a swap that already settled is not in flight.
+      if (op.last_status === 'pending_settle' && m.profile.orphan_status !== 'settled') {
+        const settled = await api(r, 'GET', `/accounts/${a.account_id}/activity?types=${op.kind}.settled&${op.kind}_id=${op.id}&limit=10`);
+        if (settled.body.events.length > 0) continue;
+      }
       const to = op.expect.to_asset_key!;
       if (op.kind === 'trade') add(to, op.expect.amount_out_atoms!, `trade ${op.id} ${op.expect.amount_out_atoms}`);
       else {
@@ -459,8 +466,8 @@ export function newOp(kind: OpKind, id: string, account_id: string, credit_id: s
   return { kind, id, account_id, credit_id, expect: payout, may_fail: new Set(may_fail), outcome: null };
 }
 
-export function newWalk(): StatusWalk {
-  return new StatusWalk(edgeSet(DEFAULT_PROFILE));
+export function newWalk(profile: Profile): StatusWalk {
+  return new StatusWalk(edgeSet(profile));
 }
 
 /** A fresh destination address on the asset's chain (seeded apart from every other test's addresses). */

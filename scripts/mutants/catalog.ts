@@ -191,4 +191,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'zap-ignores-input-reorg', area: 'zaps', summary: 'a reorg of a settled zap\'s out leg (its input leaving the account) is used up but ignored: no orphan, no resubmission',
     edits: [{ file: DRIVER, find: "  if (!ops.send(world, swap, { type: 'ORPHAN', leg: which })) return;", replace: "  if ((swap.kind === 'zap' && which === 'out') || !ops.send(world, swap, { type: 'ORPHAN', leg: which })) return;" }],
   },
+  {
+    id: 'verified-at-finality-unscreened', area: 'deposits', summary: 'a deposit verifies at finality without waiting for its screening (correct only while screening is faster than finality)',
+    edits: [{ file: DEPOSIT_MACHINE, find: '      context.confirmations + event.blocks >= context.required_confirmations &&\n      context.screened &&\n', replace: '      context.confirmations + event.blocks >= context.required_confirmations &&\n' }],
+  },
 ];

@@ -33,7 +33,7 @@ export class OverlapInOneAsset implements fc.AsyncCommand<TradingModel, TradingR
       m.deposits.push({ account_id: account.account_id, tx_hash: dep.body.deposit.tx_hash, asset_key: asset.asset_key, atoms, expect: account.deposit_faults > 0 ? 'uncertain' : 'verified' });
     }
     await checkAfterStep(m, r);
-    await advance(m, r, depositSettleMs(asset.chain, m.org.partner_screening));
+    await advance(m, r, depositSettleMs(m.profile, asset.chain, m.org.partner_screening));
     await checkAfterStep(m, r);
     // Destinations it needs, usable: the output asset's, and (for the cancel) the deposits' own asset's.
     const destinationFor = async (asset_key: string): Promise<number> => {

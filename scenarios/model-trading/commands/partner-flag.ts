@@ -2,7 +2,6 @@
 // window (200; the deposit ends flagged, no credit) or after it (409; the deposit verifies as usual).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { DEFAULT_PROFILE } from '../../../fake-provider/profile.ts';
 import { advance, api, checkAfterStep, FUND_ASSETS, type TradingModel, type TradingReal } from '../model.ts';
 
 export class PartnerFlag implements fc.AsyncCommand<TradingModel, TradingReal> {
@@ -18,7 +17,7 @@ export class PartnerFlag implements fc.AsyncCommand<TradingModel, TradingReal> {
     const landed = await r.sim.control('POST', '/deposits', { deposit_address_id: da.deposit_address_id, atoms: atoms.toString() });
     expect(landed.status, JSON.stringify(landed.body)).toBe(200);
     const tx_hash: string = landed.body.deposit.tx_hash;
-    await advance(m, r, this.late ? DEFAULT_PROFILE.partner_window_ms + 1_000 : 2_000);
+    await advance(m, r, this.late ? m.profile.partner_window_ms + 1_000 : Math.min(2_000, m.profile.partner_window_ms - 1));
     const flag = await api(r, 'POST', `/deposits/${da.deposit_address_id}/flag`, { body: { tx_hash, flag_category: 'fraud', flag_message: 'reported by the partner' } });
     // A deposit fault rule on the account may already have flagged, dropped or delayed it.
     const uncertain = account.deposit_faults > 0;

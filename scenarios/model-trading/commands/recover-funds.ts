@@ -6,7 +6,6 @@
 // on its exact ticks: claimed one tick before it ends (202), refused at the instant it ends (otp_expired).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { DEFAULT_PROFILE } from '../../../fake-provider/profile.ts';
 import { advance, api, checkAfterStep, newOp, recognise, sourceAddressFor, tradeAsset, type TradingModel, type TradingReal, type WireCredit } from '../model.ts';
 
 export type RecoveryVariant = 'claim' | 'wrong_otp' | 'expired_otp' | 'claim_twice' | 'otp_at_expiry' | 'claim_before_expiry';
@@ -44,7 +43,7 @@ export class RecoverFunds implements fc.AsyncCommand<TradingModel, TradingReal> 
       return checkAfterStep(m, r);
     }
     // The OTP ends otp_validity_ms after its activation: the last valid tick is one before that instant.
-    const ends_ms: number = activated.body.recovery.activated_at_ms + DEFAULT_PROFILE.otp_validity_ms;
+    const ends_ms: number = activated.body.recovery.activated_at_ms + m.profile.otp_validity_ms;
     if (this.variant === 'otp_at_expiry') {
       await advance(m, r, ends_ms - m.now_ms);
       const late = await claim(otp);
@@ -54,7 +53,7 @@ export class RecoverFunds implements fc.AsyncCommand<TradingModel, TradingReal> 
     }
     if (this.variant === 'claim_before_expiry') await advance(m, r, ends_ms - 1 - m.now_ms);
     if (this.variant === 'expired_otp') {
-      await advance(m, r, DEFAULT_PROFILE.otp_validity_ms + 1_000);
+      await advance(m, r, m.profile.otp_validity_ms + 1_000);
       const late = await claim(otp);
       expect([late.status, late.body.error?.code], 'an expired OTP must be refused').toEqual([401, 'otp_expired']);
       m.reach.reached.add('recovery.expired_otp');
