@@ -134,6 +134,8 @@ export interface TClaimed {
 
 export interface TradingModel {
   now_ms: number;
+  /** The run's organization (SetupOrg makes it). */
+  org_id?: string;
   /** The behaviour profile of the run's sim (GET /_sim/profile): its timings and windows are what the model predicts with. */
   profile: Profile;
   org: TOrg;

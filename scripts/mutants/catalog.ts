@@ -195,4 +195,12 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'verified-at-finality-unscreened', area: 'deposits', summary: 'a deposit verifies at finality without waiting for its screening (correct only while screening is faster than finality)',
     edits: [{ file: DEPOSIT_MACHINE, find: '      context.confirmations + event.blocks >= context.required_confirmations &&\n      context.screened &&\n', replace: '      context.confirmations + event.blocks >= context.required_confirmations &&\n' }],
   },
+  {
+    id: 'deleted-org-recovery-binding-kept', area: 'recoveries', summary: 'deleting an organization leaves its recoveries\' account + credit index behind, so the public recover-funds route still finds one and fails with a 500',
+    edits: [{ file: RECOVERIES, find: '  dropFromMap(store.byBinding, mine);\n', replace: '' }],
+  },
+  {
+    id: 'webhook-guard-knows-only-127-0-0-1', area: 'webhooks', summary: 'the webhook destination guard recognises swapsim\'s own address only as 127.0.0.1, not localhost, ::1, 127.x or 0.0.0.0 spellings',
+    edits: [{ file: 'fake-provider/resources/webhooks/destinations.ts', find: 'if (self.port !== null && port === self.port && isLocal(a, self.host)) return', replace: "if (self.port !== null && port === self.port && a === '127.0.0.1') return" }],
+  },
 ];
