@@ -20,7 +20,7 @@ import { ZapFromCredit } from './commands/zap-from-credit.ts';
 import { ZapFromDeposit } from './commands/zap-from-deposit.ts';
 import { SetupOrg } from './commands/setup-org.ts';
 import { RecoverFunds, type RecoveryVariant } from './commands/recover-funds.ts';
-import { PartnerFlag } from './commands/partner-flag.ts';
+import { PartnerFlag, type PartnerTiming } from './commands/partner-flag.ts';
 import { ReplayWrite, type ReplayMode } from './commands/replay-write.ts';
 import { HttpFaultRetry, type HttpFaultKind } from './commands/http-fault-retry.ts';
 import { ReorgNextSettlement, type ReorgKind } from './commands/reorg-next-settlement.ts';
@@ -115,7 +115,7 @@ function hardPaths(): fc.Arbitrary<Cmds>[] {
     ]),
     // Two failed zaps on one credit: still one recovery bound to it.
     fc.tuple(idx, idx).map(([c, d]): Cmds => [failingZap(c, d), new AdvanceClock(30_000), failingZap(c, d), new AdvanceClock(30_000)]),
-    fc.tuple(idx, fc.boolean()).map(([a, late]): Cmds => [new PartnerFlag(0, a, late)]),
+    fc.tuple(idx, fc.constantFrom<PartnerTiming>('inside', 'late', 'last_tick', 'at_deadline')).map(([a, t]): Cmds => [new PartnerFlag(0, a, t)]),
     fc.constantFrom(...HTTP_FAULTS).map((k): Cmds => [new HttpFaultRetry(k)]),
     fc.tuple(idx, idx, fc.constantFrom(...REPLAYS)).map(([c, d, mode]): Cmds => [
       new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true }),
@@ -147,6 +147,6 @@ export function initialModel(now_ms: number, profile: Profile): TradingModel {
     accounts: [], destinations: [], ops: [], quotes: [], faults: 0, addresses: 0,
     fault_codes: new Map(), credits: new Map(), deposits: [], writes: [], walk: newWalk(profile),
     reach: { tried: new Set(), reached: new Set(), watch: [] },
-    pending_seen: [], steps: 0, claimed: [],
+    pending_seen: [], steps: 0, claimed: [], early_ids: new Map(),
   };
 }

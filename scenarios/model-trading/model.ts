@@ -159,6 +159,11 @@ export interface TradingModel {
   /** Steps checked so far (names the step in a pending mismatch). */
   steps: number;
   claimed: TClaimed[];
+  /**
+   * Ids of credits listed before the model booked what made them (a swap whose orphaned leg shows it as
+   * pending_settle until it reconfirms, while its settlement credit already exists), by source key.
+   */
+  early_ids: Map<string, string>;
 }
 
 export interface TradingReal {
@@ -311,8 +316,10 @@ export async function book(m: TradingModel, r: TradingReal, op: TOp, body: Recor
   expect(source, `${what} settled from a credit the model never predicted`).toBeDefined();
   const source_atoms = source!.atoms;
   source!.status = 'consumed';
-  m.credits.set(sourceKey('trade_settlement', op.id), { account_id: op.account_id, asset_key: record.to_asset_key, atoms: amount_out, status: 'open' });
-  if (source_atoms > amount_in) m.credits.set(sourceKey('change', op.id), { account_id: op.account_id, asset_key: record.from_asset_key, atoms: source_atoms - amount_in, status: 'open' });
+  const settlement = sourceKey('trade_settlement', op.id);
+  const change = sourceKey('change', op.id);
+  m.credits.set(settlement, { account_id: op.account_id, asset_key: record.to_asset_key, atoms: amount_out, status: 'open', credit_id: m.early_ids.get(settlement) });
+  if (source_atoms > amount_in) m.credits.set(change, { account_id: op.account_id, asset_key: record.from_asset_key, atoms: source_atoms - amount_in, status: 'open', credit_id: m.early_ids.get(change) });
 }
 
 /** GETs every operation not yet terminal, walks its status against the spec's edges, and books terminal ones. */
@@ -340,7 +347,10 @@ export function recognise(m: TradingModel, c: WireCredit): void {
     m.credits.set(key, { account_id: d!.account_id, asset_key: d!.asset_key, atoms: d!.atoms, status: 'open' });
   }
   const p = m.credits.get(key);
-  if (!p) return;
+  if (!p) {
+    m.early_ids.set(key, c.credit_id);
+    return;
+  }
   p.credit_id = c.credit_id;
   expect(`${c.asset_key} ${c.atoms}`, `credit ${c.credit_id} (${c.source_type} of ${c.source_id})`).toBe(`${p.asset_key} ${p.atoms}`);
 }
