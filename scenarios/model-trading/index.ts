@@ -102,6 +102,10 @@ function hardPaths(): fc.Arbitrary<Cmds>[] {
       failingZap(c, d), new AdvanceClock(30_000), new RecoverFunds(0, 'wrong_otp'), new RecoverFunds(0, 'expired_otp'), new RecoverFunds(0, 'otp_at_expiry'),
       new RecoverFunds(0, v), new ForbiddenEdge(i, 'activate_after_claim'), new ForbiddenEdge(i, 'activate_other_credit'),
     ]),
+    // A firm quote accepted on its last valid tick, or at the instant it expires.
+    fc.tuple(idx, idx, fc.constantFrom<'last' | 'at'>('last', 'at'), fc.constantFrom(1_000, 5_000, 30_000)).map(([c, d, tick, ttl_ms]): Cmds => [
+      new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms, wait_ms: 1_000, accept: true, accept_tick: tick }),
+    ]),
     // Lifecycles overlapping on one account and asset: two swaps into one asset, a trade and a zap, a cancel beside a zap.
     fc.tuple(idx, idx, fc.constantFrom(...OVERLAPS)).map(([a, t, v]): Cmds => [new OverlapInOneAsset(0, a, t, v)]),
     // A cancel that fails on chain (a fault rule), then the same credit cancelled again: the failure let go of it.

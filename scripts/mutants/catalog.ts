@@ -203,4 +203,11 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'webhook-guard-knows-only-127-0-0-1', area: 'webhooks', summary: 'the webhook destination guard recognises swapsim\'s own address only as 127.0.0.1, not localhost, ::1, 127.x or 0.0.0.0 spellings',
     edits: [{ file: 'fake-provider/resources/webhooks/destinations.ts', find: 'if (self.port !== null && port === self.port && isLocal(a, self.host)) return', replace: "if (self.port !== null && port === self.port && a === '127.0.0.1') return" }],
   },
+  {
+    id: 'quote-expiry-one-tick-late', area: 'rfqs', summary: 'a firm quote is still accepted at the instant its expires_at_ms is reached (expiry enforced one tick late)',
+    edits: [
+      { file: 'fake-provider/resources/rfqs/model.ts', find: "world.sim.scheduler.schedule(expires_at_ms, 'quote.expire',", replace: "world.sim.scheduler.schedule(expires_at_ms + 1, 'quote.expire'," },
+      { file: 'fake-provider/resources/rfqs/model.ts', find: "quoteStatus(quote) === 'open' && world.sim.now_ms() >= quote.expires_at_ms", replace: "quoteStatus(quote) === 'open' && world.sim.now_ms() > quote.expires_at_ms" },
+    ],
+  },
 ];
