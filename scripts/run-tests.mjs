@@ -18,6 +18,7 @@ import { join } from 'node:path';
  */
 export const E2E = [
   'scenarios/model-trading/trading-model.test.ts',
+  'scenarios/model-trading/deletion.test.ts',
   'scenarios/verify/verify.test.ts',
   'scenarios/verify/twins-shrink.test.ts',
   'load/http-bench/bench.test.ts',
@@ -38,6 +39,7 @@ export const E2E = [
 /** Also left out of the inner loop: property and generated-input files that take seconds each. */
 export const SLOW_UNIT = [
   'scenarios/model/core-model.test.ts',
+  'scenarios/model/webhook-guard.test.ts',
   'scenarios/library/library.test.ts',
   'fake-provider/fuzz.test.ts',
   'fake-provider/profiles/adversarial-invariants.test.ts',
