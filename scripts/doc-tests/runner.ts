@@ -44,12 +44,18 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** The block as run: swapsim's port 4010 and an app's port 3000 become the ephemeral ones given. */
-export function localise(code: string, ports: { swapsim: number; app: number }): string {
-  return code
-    .replace(/\b(127\.0\.0\.1|localhost):4010\b/g, `$1:${ports.swapsim}`)
-    .replace(/--port 4010\b/g, `--port ${ports.swapsim}`)
-    .replace(/\b(127\.0\.0\.1|localhost):3000\b/g, `$1:${ports.app}`);
+/**
+ * The block as run, on ports nobody else uses: swapsim's 4010 becomes the server's ephemeral port, and every other
+ * local port the block names (an app's 3000, the reference integrator's 4020) one of its own.
+ */
+export async function localise(code: string, swapsim: number): Promise<{ code: string; ports: Map<number, number> }> {
+  const ports = new Map<number, number>([[4010, swapsim]]);
+  for (const m of code.matchAll(/\b(?:127\.0\.0\.1|localhost):(\d{4,5})\b|--port (\d{4,5})\b/g)) {
+    const port = Number(m[1] ?? m[2]);
+    if (!ports.has(port)) ports.set(port, await freePort());
+  }
+  const local = code.replace(/\b(127\.0\.0\.1|localhost):(\d{4,5})\b/g, (_, host: string, p: string) => `${host}:${ports.get(Number(p))}`).replace(/--port (\d{4,5})\b/g, (_, p: string) => `--port ${ports.get(Number(p))}`);
+  return { code: local, ports };
 }
 
 /** A yaml block hinted `ci` is a CI job: its `run:` steps in order, in one shell (backgrounded servers live on). */
@@ -133,14 +139,15 @@ export async function startApp(port: number): Promise<Server> {
 
 /** Runs one block; resolves with what it printed and how it ended. */
 export async function runBlock(block: Block, project: string, n: number): Promise<Outcome> {
-  const ports = { swapsim: await freePort(), app: await freePort() };
+  const swapsim = await freePort();
+  const { code, ports } = await localise(block.code, swapsim);
   const cwd = block.hints.repo !== undefined ? ROOT : join(project, `block-${n}`);
   mkdirSync(cwd, { recursive: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PATH: `${join(project, 'node_modules/.bin')}:${process.env.PATH}`,
-    SWAPSIM_PORT: String(ports.swapsim),
-    SWAPSIM_BASE_URL: `http://127.0.0.1:${ports.swapsim}/v1`,
+    SWAPSIM_PORT: String(swapsim),
+    SWAPSIM_BASE_URL: `http://127.0.0.1:${swapsim}/v1`,
     // Reports the commands write go to the scratch project, never into the checkout's reports/out.
     SWAPSIM_REPORTS_DIR: join(project, 'reports'),
     FORCE_COLOR: '0',
@@ -151,10 +158,10 @@ export async function runBlock(block: Block, project: string, n: number): Promis
   delete env.VITEST_WORKER_ID;
   delete env.NODE_OPTIONS;
   const timeout_ms = Number(block.hints.timeout ?? 60) * 1000;
-  const stop = block.hints.serve !== undefined ? await startServer(ports.swapsim, block.hints.serve, cwd) : null;
-  const app = block.hints.app !== undefined ? await startApp(ports.app) : null;
+  const stop = block.hints.serve !== undefined ? await startServer(swapsim, block.hints.serve, cwd) : null;
+  // Hint app: the integrator's app the block talks to on :3000 (a webhook endpoint answering 200).
+  const app = block.hints.app !== undefined ? await startApp(ports.get(3000) ?? (await freePort())) : null;
   try {
-    const code = localise(block.code, ports);
     if (block.lang === 'sh') return await runGroup('bash', ['-euo', 'pipefail', '-c', code], { cwd, env, timeout_ms });
     if (block.lang === 'yaml') return await runGroup('bash', ['-euo', 'pipefail', '-c', ciSteps(code)], { cwd, env, timeout_ms });
     if (block.lang === 'ts') {
@@ -183,7 +190,8 @@ export function cleanup(project: string): void {
 /** The few lines that say why a block failed. */
 export function describeFailure(block: Block, outcome: Outcome): string {
   const how = outcome.timedOut ? `timed out after ${block.hints.timeout ?? 60} s` : `exited ${outcome.code}`;
-  return `${block.file}:${block.line} (${block.lang}) ${how}:\n${outcome.output.slice(-3000)}`;
+  const out = outcome.output.length > 5000 ? `${outcome.output.slice(0, 2000)}\n…\n${outcome.output.slice(-3000)}` : outcome.output;
+  return `${block.file}:${block.line} (${block.lang}) ${how}:\n${out}`;
 }
 
 export function readText(path: string): string {
