@@ -2,7 +2,8 @@
 // The package as an integrator gets it: builds, packs, installs the tarball into a fresh project in a temp
 // folder (with vitest, fast-check and @types/node at this repo's versions), then runs the README's CI example
 // (scenarios/examples/testing-in-ci.test.ts) under vitest from ESM, type-checks it and a file using the typed
-// API against the shipped dist/index.d.ts, require()s the package from CommonJS and runs `swapsim --help` and
+// API against the shipped dist/index.d.ts, type-checks a fast-check property over swapsim's arbitraries in an ESM
+// and in a CommonJS TypeScript project (dist/index.d.ts and dist/index.d.cts), require()s the package from CommonJS and runs `swapsim --help` and
 // a scenario from another working directory. Prints the figures (docs/package.md) and ends with `N passed,
 // M failed`. Slow (~1–2 min, one npm install): `npm run test:package`, run by .ci/run, not by `npm test`.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -105,6 +106,40 @@ export async function typed(): Promise<string | undefined> {
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] }, files: ['ci.test.ts', 'typed.ts'] }));
   run(join(root, 'node_modules/.bin/tsc'), ['-p', app], app);
   return `dist/index.d.ts ${(statSync(join(root, 'dist/index.d.ts')).size / 1e3).toFixed(0)} KB`;
+});
+
+/** A consumer passing swapsim's arbitraries to fast-check: one fast-check type copy, or TS2345. */
+const propertyConsumer = `import fc from 'fast-check';
+import { arbitraries, createSim, type Sim } from 'swapsim';
+export async function property(): Promise<void> {
+  const sim: Sim = await createSim({ seed: 1 });
+  await fc.assert(fc.asyncProperty(arbitraries.scenario({ max_steps: 2 }), async (scenario) => {
+    const run = await scenario.run(sim, {});
+    if (run.account_ids.length < 0) throw new Error('never');
+  }), { numRuns: 1 });
+  await sim.close();
+}
+`;
+const consumerTsconfig = (files) => JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] }, files });
+
+check('an ESM TypeScript project (type: module; .ts and .mts) passes arbitraries.scenario() to fc.assert', () => {
+  const dir = join(app, 'esm');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+  writeFileSync(join(dir, 'consumer.ts'), propertyConsumer);
+  writeFileSync(join(dir, 'consumer-m.mts'), propertyConsumer);
+  writeFileSync(join(dir, 'tsconfig.json'), consumerTsconfig(['consumer.ts', 'consumer-m.mts']));
+  run(join(root, 'node_modules/.bin/tsc'), ['-p', dir], dir);
+});
+
+check('a CommonJS TypeScript project (type: commonjs, npm init\'s default; .ts and .cts) passes arbitraries.scenario() to fc.assert', () => {
+  const dir = join(app, 'cjs');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'commonjs' }));
+  writeFileSync(join(dir, 'consumer.ts'), propertyConsumer);
+  writeFileSync(join(dir, 'consumer-c.cts'), propertyConsumer);
+  writeFileSync(join(dir, 'tsconfig.json'), consumerTsconfig(['consumer.ts', 'consumer-c.cts']));
+  run(join(root, 'node_modules/.bin/tsc'), ['-p', dir], dir);
 });
 
 check('require() from CommonJS', () => {
