@@ -60,6 +60,7 @@ check('build and pack', () => {
   const tests = packed.files.filter((f) => /\.test\.|fixtures\/|\.map$/.test(f.path)).map((f) => f.path);
   if (tests.length) throw new Error(`the package ships tests, fixtures or maps: ${tests.join(', ')}`);
   if (packed.entryCount > 150) throw new Error(`${packed.entryCount} files, more than 150`);
+  if (!packed.files.some((f) => f.path === 'LICENSE')) throw new Error('no LICENSE in the package (package.json says MIT)');
   return `${packed.entryCount} files, ${mb(packed.unpackedSize)} unpacked, ${mb(packed.size)} packed`;
 });
 
