@@ -123,25 +123,17 @@ export async function property(): Promise<void> {
 `;
 const consumerTsconfig = (files) => JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] }, files });
 
-check('an ESM TypeScript project (type: module; .ts and .mts) passes arbitraries.scenario() to fc.assert', () => {
-  const dir = join(app, 'esm');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-  writeFileSync(join(dir, 'consumer.ts'), propertyConsumer);
-  writeFileSync(join(dir, 'consumer-m.mts'), propertyConsumer);
-  writeFileSync(join(dir, 'tsconfig.json'), consumerTsconfig(['consumer.ts', 'consumer-m.mts']));
-  run(join(root, 'node_modules/.bin/tsc'), ['-p', dir], dir);
-});
-
-check('a CommonJS TypeScript project (type: commonjs, npm init\'s default; .ts and .cts) passes arbitraries.scenario() to fc.assert', () => {
-  const dir = join(app, 'cjs');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'commonjs' }));
-  writeFileSync(join(dir, 'consumer.ts'), propertyConsumer);
-  writeFileSync(join(dir, 'consumer-c.cts'), propertyConsumer);
-  writeFileSync(join(dir, 'tsconfig.json'), consumerTsconfig(['consumer.ts', 'consumer-c.cts']));
-  run(join(root, 'node_modules/.bin/tsc'), ['-p', dir], dir);
-});
+for (const [what, type, ext] of [['an ESM TypeScript project (type: module; .ts and .mts)', 'module', 'mts'], ["a CommonJS TypeScript project (type: commonjs, npm init's default; .ts and .cts)", 'commonjs', 'cts']]) {
+  check(`${what} passes arbitraries.scenario() to fc.assert`, () => {
+    const dir = join(app, type);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type }));
+    writeFileSync(join(dir, 'consumer.ts'), propertyConsumer);
+    writeFileSync(join(dir, `consumer-2.${ext}`), propertyConsumer);
+    writeFileSync(join(dir, 'tsconfig.json'), consumerTsconfig(['consumer.ts', `consumer-2.${ext}`]));
+    run(join(root, 'node_modules/.bin/tsc'), ['-p', dir], dir);
+  });
+}
 
 check('require() from CommonJS', () => {
   writeFileSync(join(app, 'check.cjs'), `const { createSim, arbitraries, dsl } = require('swapsim');
