@@ -134,18 +134,19 @@ export function buildCli(): Command {
         },
       }).catch(fail);
       const org = [...running.runtime.world.orgs.values()][0];
+      if (opts.readyFile !== undefined) {
+        // Written whole, then renamed: a reader never sees half a file; before the banner, so whoever reads the
+        // banner finds the file too.
+        const ready = { base_url: running.base_url, control_url: running.control_url, port: running.port, pid: process.pid };
+        writeFileSync(`${opts.readyFile}.tmp`, JSON.stringify(ready) + '\n');
+        renameSync(`${opts.readyFile}.tmp`, opts.readyFile);
+      }
       console.log(`swapsim serving (seed ${opts.seed}, profile ${profile.name}, ${opts.clock} clock${opts.clock === 'realtime' ? `, speed ${opts.speed}` : ''})`);
       console.log(`  base URL:     ${running.base_url}`);
       console.log(`  control URL:  ${running.control_url}`);
       console.log(`  organization: ${org.organization_id}`);
       console.log(`  API key:      ${api_keys.join(', ')}`);
       console.log(`  try:          curl -H 'Authorization: Bearer ${api_keys[0]}' ${running.base_url}/assets`);
-      if (opts.readyFile !== undefined) {
-        // Written whole, then renamed: a reader never sees half a file.
-        const ready = { base_url: running.base_url, control_url: running.control_url, port: running.port, pid: process.pid };
-        writeFileSync(`${opts.readyFile}.tmp`, JSON.stringify(ready) + '\n');
-        renameSync(`${opts.readyFile}.tmp`, opts.readyFile);
-      }
       let closing = false;
       const shutdown = (signal: string): void => {
         // A second signal: the operator wants out now (the journal keeps every complete line).
