@@ -5,15 +5,17 @@ import {
   LIFECYCLE_ERROR_CODES,
   PROFILE_CHAINS,
   RATE_LIMIT_ALGORITHMS,
+  WEBHOOK_BODY_STYLES,
   WEBHOOK_DELIVERY_ORDERS,
   type LifecycleErrorCode,
   type Profile,
   type RateLimitAlgorithm,
+  type WebhookBodyStyle,
   type WebhookDeliveryOrder,
 } from './profiles/schema.ts';
 
-export { LIFECYCLE_ERROR_CODES, PROFILE_CHAINS, RATE_LIMIT_ALGORITHMS, WEBHOOK_DELIVERY_ORDERS };
-export type { LifecycleErrorCode, Profile, RateLimitAlgorithm, WebhookDeliveryOrder };
+export { LIFECYCLE_ERROR_CODES, PROFILE_CHAINS, RATE_LIMIT_ALGORITHMS, WEBHOOK_BODY_STYLES, WEBHOOK_DELIVERY_ORDERS };
+export type { LifecycleErrorCode, Profile, RateLimitAlgorithm, WebhookBodyStyle, WebhookDeliveryOrder };
 
 /** One chain's block time and finality threshold (`profile.chains[chain]`). */
 export type ChainTiming = Profile['chains'][string];
@@ -120,4 +122,5 @@ export const DEFAULT_PROFILE: Profile = {
   unknown_event_types: false,
   otp_max_attempts: 5,
   webhook_delivery_order: 'in_order',
+  webhook_body_style: 'compact',
 };

@@ -32,6 +32,9 @@ export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
 export const WEBHOOK_DELIVERY_ORDERS = ['in_order', 'shuffle_across_accounts', 'best_effort'] as const;
 export type WebhookDeliveryOrder = (typeof WEBHOOK_DELIVERY_ORDERS)[number];
 
+export const WEBHOOK_BODY_STYLES = ['compact', 'spaced', 'escaped', 'mixed'] as const;
+export type WebhookBodyStyle = (typeof WEBHOOK_BODY_STYLES)[number];
+
 /** The chains a profile times (`chains`): every one, no other. */
 export const PROFILE_CHAINS = ['evm:1', 'evm:42161', 'btc', 'solana', 'zec'] as const;
 
@@ -219,6 +222,12 @@ function build(partial: boolean) {
      * swaps of adjacent deliveries of one account). Drawn from the `webhook-order` stream.
      */
     webhook_delivery_order: enumOf(WEBHOOK_DELIVERY_ORDERS),
+    /**
+     * Bytes of a webhook delivery body, signed as sent (spec: formatting not shown; "use the raw body as received"):
+     * `compact` (JSON.stringify), `spaced` (newlines, indentation, spaces after `:` and `,`), `escaped` (non-ASCII
+     * as `\uXXXX`, `/` as `\/`), `mixed` (both). The feed (GET /events) is always compact.
+     */
+    webhook_body_style: enumOf(WEBHOOK_BODY_STYLES),
   });
 }
 

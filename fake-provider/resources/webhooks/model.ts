@@ -13,6 +13,7 @@ import { serializeEvent } from '../events/index.ts';
 import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEvent, type DeliveryState, type DeliveryStatus } from './machine.ts';
 import { createTransport, post, signedRequest } from './sender.ts';
 import { startInOrder } from './order.ts';
+import { styleBody } from './body-style.ts';
 import { destinationGuard } from './destinations.ts';
 
 export interface Webhook {
@@ -295,7 +296,8 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
     delivery_id: d.delivery_id,
     // Wall time, as the spec's freshness check needs; at_ms (attempted_at_ms) stays sim time.
     timestamp_ms: world.sim.wallStamp_ms('webhook_timestamp', d.delivery_id, at_ms),
-    body: JSON.stringify(serializeEvent(event)),
+    // Profile `webhook_body_style`: the bytes sent, and signed, may carry whitespace and escapes the feed's do not.
+    body: styleBody(JSON.stringify(serializeEvent(event)), world.profile.webhook_body_style),
   });
   const copies = sent.includes('duplicate') ? 2 : 1;
   const { journal, scheduler } = world.sim;
