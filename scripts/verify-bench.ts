@@ -5,6 +5,7 @@
 // MS late (default 5000) over N runs (default 100), bounded to 10 min, with where its wall time went (periods spent
 // waiting for answers, and the part no sender can overlap). `--coverage` prints only the coverage table over the
 // seeds: the reference integrator's first 10 runs at each, and for every spec item the runs that reached it.
+// `--no-shrink`: the twins caught as found (run and first line), without shrinking or replays.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     seeds: { type: 'string' },
     coverage: { type: 'boolean', default: false },
+    'no-shrink': { type: 'boolean', default: false },
     'slow-runs': { type: 'string', default: '100' },
     'slow-ms': { type: 'string', default: '5000' },
     'skip-twins': { type: 'boolean', default: false },
@@ -44,13 +46,19 @@ async function twins(seed: number): Promise<void> {
   console.log(`twins, seed ${seed}, 10 runs each, concurrency ${concurrency}:`);
   for (const bug of BUG_NAMES) {
     const app = await startIntegrator({ bugs: [bug] });
-    const r = await verify({ app_url: app.url, runs: 10, seed, concurrency });
+    const r = await verify({ app_url: app.url, runs: 10, seed, concurrency, ...(values['no-shrink'] ? { shrink_time_limit_ms: 0 } : {}) });
     if (!r.failure) {
       console.log(`  ${bug}: NOT CAUGHT in ${r.runs} runs (${secs(r.wall_ms)})`);
       await app.close();
       continue;
     }
     const f = r.failure;
+    if (values['no-shrink']) {
+      // Caught and why, as found: no shrinking, no replays (the quick look across many seeds).
+      console.log(`  ${bug}: run ${r.runs_to_catch}, ${f.original_steps} steps unshrunk, ${secs(r.wall_ms)}: ${f.headline}`);
+      await app.close();
+      continue;
+    }
     let same = 0;
     for (let i = 0; i < 5; i++) if ((await verify({ app_url: app.url, seed, case: f.case_token })).failure?.headline === f.headline) same++;
     console.log(`  ${bug}: run ${r.runs_to_catch}, ${f.shrunk_steps.length} steps (from ${f.original_steps}), ${r.num_shrinks} shrink attempts, ${secs(r.wall_ms)}, replays ${same}/5: ${f.headline}`);

@@ -116,6 +116,9 @@ const zapDeposit = (funding: ZapFunding, extra: { expires?: boolean } = {}) =>
 const cancel = (fault?: { fail: string }) => fc.record({ kind: fc.constant('cancel' as const), account: idx, credit: idx }).map((c) => (fault ? { ...c, fault } : c));
 const chaosOf = (effect: WebhookEffect) => fc.record({ kind: fc.constant('chaos' as const), account: idx, effect: fc.constant(effect), event_type: fc.constantFrom('*', 'trade.*', 'credit.created'), times: fc.integer({ min: 1, max: 3 }) });
 const forgeOf = (forgery: 'wrong_secret' | 'tampered_body' | 'unsigned') => fc.record({ kind: fc.constant('forge' as const), account: idx, forgery: fc.constant(forgery), event: fc.constantFrom('credit.created' as const, 'trade.executing' as const) });
+/** Two steps on one account (a webhook rule, then the trade whose deliveries it must meet): the second takes the first's account. */
+const onOneAccount = (first: fc.Arbitrary<VStep & { account: number }>, second: fc.Arbitrary<VStep & { account: number }>): fc.Arbitrary<VStep[]> =>
+  fc.tuple(first, second).map(([a, b]) => [a, { ...b, account: a.account }]);
 const apiFault = (fault: ApiFaultKind) => fc.tuple(fc.constant<VStep>({ kind: 'api_fault', fault, times: 1 }), trade(fc.record({ fault: fc.option(swapFault(FAIL_CODES.trade!), { nil: undefined }) }, { requiredKeys: [] })));
 
 /** Per coverage item: the steps that reach it (an empty list where a scenario flag does). */
@@ -149,14 +152,15 @@ export const ITEM_STEPS: Record<string, fc.Arbitrary<VStep[]>> = {
   'deposit.flagged_probe': fc.constantFrom(...FLAGS).chain((flag) => deposit({ flag })).map((d) => [d, { kind: 'probe' } as VStep]),
   'destination.suspended': fc.tuple(fc.record({ kind: fc.constant('suspend' as const), account: idx, reactivate: fc.constant(true) }), trade()),
   'destination.reactivated': fc.constant([]),
-  'delivery.duplicate': fc.tuple(chaosOf('duplicate'), trade()),
-  'delivery.reorder': fc.tuple(chaosOf('reorder'), trade()),
-  'delivery.drop': fc.tuple(chaosOf('drop'), trade()),
-  'delivery.bad_signature': fc.tuple(chaosOf('bad_signature'), trade()),
-  'delivery.delay': fc.tuple(chaosOf('delay_60s'), trade()),
+  'delivery.duplicate': onOneAccount(chaosOf('duplicate'), trade()),
+  'delivery.reorder': onOneAccount(chaosOf('reorder'), trade()),
+  'delivery.drop': onOneAccount(chaosOf('drop'), trade()),
+  'delivery.bad_signature': onOneAccount(chaosOf('bad_signature'), trade()),
+  'delivery.delay': onOneAccount(chaosOf('delay_60s'), trade()),
   'delivery.late_progress': one(fc.oneof(trade(fc.record({ late: fc.constantFrom(...LATE) })), trade(fc.constant({ reverse: true })), zap(fc.constant({ reverse: true })))),
-  'delivery.concurrent_copies': fc.tuple(fc.record({ kind: fc.constant('concurrent' as const), account: fc.constant(0), event_type: fc.constantFrom('trade.*', '*', 'credit.created'), times: fc.constantFrom(1, 2, 3) }), trade()),
-  'delivery.outage_past_retry_window': fc.tuple(trade(), fc.record({ kind: fc.constant('outage' as const), account: idx, hours: fc.constantFrom(73, 80) })),
+  'delivery.concurrent_copies': onOneAccount(fc.record({ kind: fc.constant('concurrent' as const), account: idx, event_type: fc.constantFrom('trade.*', '*', 'credit.created'), times: fc.constantFrom(1, 2, 3) }), trade()),
+  // The outage meets the trade's own late deliveries: both on one account.
+  'delivery.outage_past_retry_window': onOneAccount(trade(), fc.record({ kind: fc.constant('outage' as const), account: idx, hours: fc.constantFrom(73, 80) })),
   'forged.wrong_secret': fc.tuple(trade(), forgeOf('wrong_secret')),
   'forged.tampered_body': fc.tuple(trade(), forgeOf('tampered_body')),
   'forged.unsigned': fc.tuple(trade(), forgeOf('unsigned')),

@@ -12,28 +12,28 @@ export const SEED = 1;
 export const REASON: Record<Bug, (f: VerifyFailure) => void> = {
   'no-signature-check': (f) => expect(f.headline).toMatch(/^forged delivery accepted: .* was answered 2\d\d/),
   'no-dedupe': (f) => {
-    expect(f.headline).toMatch(/^state mismatch: balance .* \(the app counts more than the provider holds\)$/);
+    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: balance .* \(the app counts more than the provider holds\)$/);
   },
   'status-follows-last-event': (f) => {
-    expect(f.headline).toMatch(/^state mismatch: (trade|zap) \S+ status: app "(executing|filled|pending_settle)", provider "(settled|failed)"$/);
+    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: (trade|zap) \S+ status: app "(executing|filled|pending_settle)", provider "(settled|failed)"$/);
     // A progress event that comes after the terminal one: held back, delayed, or dropped and retried later.
     expect(f.shrunk_steps.join('\n')).toMatch(/arrives 10 min late|arrive reversed|delay|hold back|drop/);
   },
   'no-feed-catch-up': (f) => {
-    expect(f.headline).toMatch(/^state mismatch: .*(app null|the app counts less)/);
+    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: .*(app null|the app counts less)/);
     expect(f.shrunk_steps.join('\n')).toMatch(/outage|drop/);
   },
   'orphan-as-failed': (f) => {
-    expect(f.headline).toMatch(/^state mismatch: (trade|zap) \S+ status: app "failed", provider "settled"$/);
+    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: (trade|zap) \S+ status: app "failed", provider "settled"$/);
     expect(f.shrunk_steps.join('\n')).toMatch(/leg is reorged/);
   },
   'filled-as-settled': (f) =>
     // Settled at fill: either the status is wrong (the settlement failed) or the spent credit was never subtracted.
-    expect(f.headline).toMatch(/^state mismatch: ((trade|zap) \S+ status: app "settled", provider "failed"|balance .* \(the app counts more than the provider holds\))$/),
+    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: ((trade|zap) \S+ status: app "settled", provider "failed"|balance .* \(the app counts more than the provider holds\))$/),
   'fails-then-applies': (f) => expect(f.headline).toMatch(/^a correctly signed delivery of \S+ \(\S+\) was answered 500/),
   'slow-handler': (f) => expect(f.headline).toMatch(/^handler exceeded 2 s on event \S+ \((trade|zap)\.settled\) without answering/),
   'racy-dedupe': (f) => {
-    expect(f.headline).toMatch(/^state mismatch: balance .* \(the app counts more than the provider holds\)$/);
+    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: balance .* \(the app counts more than the provider holds\)$/);
     expect(f.shrunk_steps.join('\n')).toMatch(/two concurrent copies/);
   },
   'no-secret-grace': (f) => expect(f.headline).toMatch(/^a delivery signed with the previous secret just after a rotation \(step \d+\) was answered 401/),
@@ -72,7 +72,7 @@ export const REASON: Record<Bug, (f: VerifyFailure) => void> = {
   // Both are the one mistake: the events past the first page are never read, and the top is read again while has_more said more.
   'first-page-only': (f) => expect(f.headline).toMatch(/^(client conduct: ignored_has_more: |state mismatch)/),
   'restart-loses-state': (f) => {
-    expect(f.headline).toMatch(/^state mismatch: .*(app null|the app counts less)/);
+    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: .*(app null|the app counts less)/);
     // A rotation reaches the app as a configure with the same provider: a restart, as far as the app can tell.
     expect(f.shrunk_steps.join('\n')).toMatch(/the app restarts|the app configured with the new one/);
   },

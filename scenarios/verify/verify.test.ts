@@ -124,13 +124,13 @@ describe('swapsim verify', () => {
     expect(r.failure?.headline).toMatch(/^a correctly signed delivery of \S+ \(\S+\) was answered 500, and the delivery ended failed/);
     expect(r.failure?.kind).toBe('delivery_refused');
     expect(r.failure?.delivery_log.join('\n')).toMatch(/HTTP 500.* → exhausted/);
-  }, 60_000);
+  }, 180_000);
 
   it('passes a feed-only app that answers 200 and reads GET /events on /probe/sync', async () => {
     const url = await fronted('answer-200-only');
     const r = await verify({ app_url: url, runs: 10, seed: 1 });
     expect(r.failure, r.failure?.headline).toBeUndefined();
-  }, 60_000);
+  }, 180_000);
 
   it('ends a run whose handler never answers, naming the event, inside the run', async () => {
     // Without the cut the first delivery alone would keep the provider retrying for ~100 s of wall time: the
@@ -144,7 +144,7 @@ describe('swapsim verify', () => {
     expect(r.runs_to_catch).toBe(1);
     expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([1, 2, 3].map((n) => [n, false, 1]));
     expect(r.failure?.alone).toBeNull();
-  }, 60_000);
+  }, 180_000);
 
   it('ends a run at its wall-time limit with the delivery in flight named', async () => {
     const url = await fronted({ hang: true });
@@ -152,7 +152,7 @@ describe('swapsim verify', () => {
     const r = await verify({ app_url: url, runs: 2, seed: 1, run_time_limit_ms: 1_500, latency_limit_ms: 9_000, shrink_time_limit_ms: 1 });
     expect(r.failure?.headline).toMatch(/^handler exceeded 1 s on event evt_\S+ \(account\.created\) when the run's wall-time limit \(1.5 s\) was reached/);
     expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([[1, false, 1], [2, false, 1]]);
-  }, 60_000);
+  }, 180_000);
 
   it('stops inside a run when the time limit passes: interrupted, not failed', async () => {
     const url = await fronted({ delay_ms: 3_000 });
@@ -161,5 +161,5 @@ describe('swapsim verify', () => {
     expect(r.failure).toBeUndefined();
     // A run takes at least one 3 s burst, so none fits in 1.5 s: the first was ended inside, not after it.
     expect(r.runs).toBe(0);
-  }, 60_000);
+  }, 180_000);
 });
