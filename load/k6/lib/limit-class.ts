@@ -4,14 +4,15 @@
 // (reads, writes, indicative-rfqs, firm-rfqs) are this module plus the request of their class.
 // Split runs (--execution-segment) share keys and fixtures through RUN_ID (lib/segment.ts).
 import http from 'k6/http';
-import { check, sleep } from 'k6';
+import { check } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Rate } from 'k6/metrics';
 import type { Options, Scenario } from 'k6/options';
 import { hasErrorEnvelope, is2xx, retryAfterMs, type Res } from './api.ts';
-import { commonConfig, durationMs, envBool, envList, envNumber, envString, msDuration, SPEC_LIMITS, type Env, type LimitClass } from './config.ts';
+import { commonConfig, durationMs, openDirProbe, envBool, envList, envNumber, envString, msDuration, SPEC_LIMITS, type Env, type LimitClass } from './config.ts';
 import { createOrg, mustControl, probeControl, type ControlInfo } from './control.ts';
 import type { Api } from './fixtures.ts';
+import { joinRun, startTogether } from './run.ts';
 import { segmentInfo, sharedRunId, type SegmentInfo } from './segment.ts';
 import { summaryOutputs } from './summary.ts';
 
@@ -204,6 +205,10 @@ export interface LimitSetupData<F> {
   /** Printed on stdout by handleSummary: which keys were used, and why. */
   notes: string[];
   segment: string | null;
+  /** When the phases started (epoch ms): the leader's announced time on a split run with a control plane, else setup's end. */
+  start_ms: number;
+  /** Whether start_ms was agreed between a split run's instances (else each started as its setup ended). */
+  start_agreed: boolean;
   phases: { [p: string]: PhaseKey<F> };
 }
 
@@ -272,40 +277,13 @@ function phaseKeys(env: Env, plan: LimitPlan, ctl: ControlInfo | null, run_id: s
   return { from: 'API_KEY', keys: Array.from({ length: n }, () => common.api_key), notes: [`keys: API_KEY (…${common.api_key.slice(-4)}) for every phase${ctl === null ? '' : ' (CREATE_ORGS=false)'}`] };
 }
 
-/** How long after its own setup the leader of a split run starts the phases: the followers' setup must end by then. */
-export const SPLIT_START_MARGIN_MS = 4000;
-
-/**
- * A split run's instances start their phases when their own setup ends, and the followers' setup ends later
- * (they wait for what the leader makes): a phase on a shared key would span their offset, and get that much
- * more refill. With a control plane the leader announces a start time, as the key of one more organization
- * (`sk_k6_<RUN_ID>_start_<epoch ms>`), and every instance sleeps until then. Returns the start time, or null.
- */
-function alignStart(ctl: ControlInfo | null, run_id: string, seg: SegmentInfo): number | null {
-  if (ctl === null || seg.segment === null) return null;
-  const prefix = `sk_k6_${run_id}_start_`;
-  let start_ms: number | null = null;
-  if (seg.leader) {
-    start_ms = Date.now() + SPLIT_START_MARGIN_MS;
-    createOrg(ctl, undefined, `${prefix}${start_ms}`);
-  } else {
-    for (let i = 0; i < 120 && start_ms === null; i++) {
-      const org = (mustControl(ctl, 'GET', '/organizations').organizations as any[]).find((o) => String(o.api_key).indexOf(prefix) === 0);
-      if (org) start_ms = Number(String(org.api_key).slice(prefix.length));
-      else sleep(0.5);
-    }
-    if (start_ms === null) throw new Error(`split run: no start time from the leader after 60 s (${prefix}…)`);
-  }
-  const wait_ms = start_ms - Date.now();
-  if (wait_ms > 0) sleep(wait_ms / 1000);
-  return start_ms;
-}
-
 export function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>): LimitSetupData<F> {
   const common = commonConfig(env);
   const seg = segmentInfo();
   const run_id = sharedRunId(common.run_id, seg);
-  const ctl = probeControl(common.control_url);
+  const ctl = probeControl(common.control_url, common.control_token);
+  // RUN_ID claimed on the server first (a reused one is refused); a follower waits for its leader's run.
+  const join = joinRun(ctl, run_id, seg);
   const expectEnv = envBool(env, 'EXPECT_RETRY_AFTER');
   const expect_retry_after = expectEnv !== undefined ? expectEnv : ctl !== null && ctl.retry_after !== null ? ctl.retry_after : true;
   const { from, keys, notes } = phaseKeys(env, plan, ctl, run_id, seg);
@@ -319,10 +297,10 @@ export function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>
   }
   const phases: { [p: string]: PhaseKey<F> } = {};
   plan.phases.forEach((p, i) => (phases[p.name] = { key: keys[i]!, fixture: fixtures[keys[i]!]! }));
-  const start_ms = alignStart(ctl, run_id, seg);
+  const start_ms = startTogether(ctl, run_id, seg, join);
   if (seg.segment !== null) notes.push(`split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader)' : ''}; RUN_ID ${run_id}; ${start_ms === null ? 'phases start when this instance\'s setup ends (no control plane to agree a start time)' : `phases start at ${new Date(start_ms).toISOString()}, as the leader announced`}`);
   for (const note of notes) console.log(note);
-  return { run_id, expect_retry_after, keys_from: from, notes, segment: seg.segment, phases };
+  return { run_id, expect_retry_after, keys_from: from, notes, segment: seg.segment, start_ms: start_ms ?? Date.now(), start_agreed: start_ms !== null, phases };
 }
 
 export interface LimitScript<F> {
@@ -339,10 +317,11 @@ export const UNUSABLE_OPTIONS: Options = { scenarios: { unusable: { executor: 's
 
 /** Everything an entry script exports, built in the init context (metrics must be declared there). */
 export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScript<F> {
-  const common = commonConfig(env);
+  const common = commonConfig(env, { control: true }, openDirProbe());
   let plan: LimitPlan | null = null;
   let config_error: string | null = null;
   try {
+    if (common.summary_error !== null) throw new Error(common.summary_error);
     plan = limitPlan(env, spec.limit_class);
   } catch (e) {
     // Not thrown here: k6 would exit before handleSummary, leaving an earlier run's green files in place.
@@ -372,6 +351,6 @@ export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScr
     under: phase('under'),
     at: phase('at'),
     over: phase('over'),
-    handleSummary: (data) => summaryOutputs(spec.script, common.summary_dir, data, { plan: plan ?? undefined, config_error }),
+    handleSummary: (data) => summaryOutputs(spec.script, common.summary_dir, data, { plan: plan ?? undefined, config_error, ...(plan === null ? {} : { whole_run_thresholds: limitThresholds({ ...plan, instances: 1 }) }) }),
   };
 }
