@@ -7,7 +7,7 @@ import { type K6Metric, type K6Summary, parseK6Summary } from './k6-summary.ts';
 import { type Block, type Cell, duration, fmt, mono, okCell, pct, pill, type ReportModel, type Section } from './model.ts';
 
 /** Tags that say what happened to a request, not which phase sent it. */
-const OUTCOME_TAGS = new Set(['status', 'expected_response', 'name', 'method', 'url', 'error', 'error_code', 'check', 'group', 'proto', 'tls_version', 'rate_limited', 'throttled']);
+const OUTCOME_TAGS = new Set(['status', 'expected_response', 'name', 'method', 'url', 'error', 'error_code', 'check', 'group', 'proto', 'tls_version', 'rate_limited', 'throttled', 'whole_run']);
 const CLASS_TAGS = ['limit_class', 'class', 'limit'];
 const THROTTLE_METRIC = /429|rate_?limited|throttl/i;
 

@@ -41,13 +41,13 @@ export function announceStart(ctl: ControlInfo, run_id: string): number {
 
 /**
  * A follower: the start its leader announced after `began_ms` (this follower's setup began), waiting up to
- * 60 s for it. An announcement from before is an earlier run's with the same RUN_ID (its leader was refused
+ * `wait_ms` (SPLIT_WAIT, 60 s) for it. An announcement from before is an earlier run's with the same RUN_ID (its leader was refused
  * this time): ignored, and the error says so.
  */
-export function awaitStart(ctl: ControlInfo, run_id: string, began_ms: number): number {
+export function awaitStart(ctl: ControlInfo, run_id: string, began_ms: number, wait_ms = 60_000): number {
   const prefix = startPrefix(run_id);
   let stale = 0;
-  for (let i = 0; i < 120; i++) {
+  for (let i = 0; i === 0 || Date.now() - began_ms < wait_ms; i++) {
     const starts = (mustControl(ctl, 'GET', '/organizations').organizations as any[])
       .map((o) => String(o.api_key))
       .filter((k) => k.indexOf(prefix) === 0)
@@ -57,7 +57,7 @@ export function awaitStart(ctl: ControlInfo, run_id: string, began_ms: number): 
     if (fresh.length > 0) return Math.max(...fresh);
     sleep(0.5);
   }
-  throw new Error(`split run: no start time from the leader after 60 s (${prefix}…)${stale > 0 ? `; ${stale} from an earlier run with RUN_ID ${run_id} ignored: give every instance a new RUN_ID` : ''}`);
+  throw new Error(`split run: no start time from the leader after ${Math.round(wait_ms / 1000)} s (${prefix}…)${stale > 0 ? `; ${stale} from an earlier run with RUN_ID ${run_id} ignored: give every instance a new RUN_ID` : ''}`);
 }
 
 /** Sleeps until `start_ms` (wall time). */
@@ -78,14 +78,14 @@ export interface RunJoin {
  * First thing in setup: a single run or a leader claims RUN_ID; a follower waits for its leader's fresh
  * announcement (so everything the leader makes exists, and nothing of an earlier run is taken for it).
  */
-export function joinRun(ctl: ControlInfo | null, run_id: string, seg: SegmentInfo): RunJoin {
+export function joinRun(ctl: ControlInfo | null, run_id: string, seg: SegmentInfo, wait_ms = 60_000): RunJoin {
   const began_ms = Date.now();
   if (ctl === null) return { began_ms, start_ms: null };
   if (seg.leader) {
     claimRun(ctl, run_id);
     return { began_ms, start_ms: null };
   }
-  return { began_ms, start_ms: awaitStart(ctl, run_id, began_ms) };
+  return { began_ms, start_ms: awaitStart(ctl, run_id, began_ms, wait_ms) };
 }
 
 /** Last thing in setup: the leader announces the start, everyone sleeps until it. Null when not split or no control plane. */

@@ -122,7 +122,7 @@ export function trafficSetup(env: Env, create_orgs_default: boolean): TrafficDat
   const run_id = sharedRunId(common.run_id, seg);
   const control = probeControl(common.control_url, common.control_token);
   // RUN_ID claimed on the server first (a reused one is refused); a follower waits for its leader's run.
-  const join = joinRun(control, run_id, seg);
+  const join = joinRun(control, run_id, seg, durationMs(envString(env, 'SPLIT_WAIT', '60s')));
   const create = envBool(env, 'CREATE_ORGS');
   const given = common.api_keys;
   const notes: string[] = [];
