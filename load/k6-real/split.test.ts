@@ -60,15 +60,18 @@ describe.skipIf(!K6)('a limit script split across two k6 processes', () => {
     expect(halves[1]!.stdout).toMatch(/phases start at .*, as the leader announced/);
     files.reads = [join(halves[0]!.cwd, 'out/reads-seg-0-1_2-summary.json'), join(halves[1]!.cwd, 'out/reads-seg-1_2-1-summary.json')];
     files.one = [join(one.cwd, 'out/reads-summary.json')];
+  }, 240_000);
 
-    // The same RUN_ID again: the leader is refused, and the follower takes no start time from the earlier run.
+  test('the same RUN_ID again: the leader is refused, and the follower takes no start time from the earlier run', async () => {
+    expect(files.reads, 'needs the split run above').toBeTruthy();
+    const env = { BASE_URL: sim.base_url, CONTROL_URL: sim.control_url, LIMIT: '50', PHASE_DURATION: '6s', PHASE_GAP: '1s', SUMMARY_DIR: 'out' };
     const again = await halvesOf('reads', { ...env, RUN_ID: 'split-two', SPLIT_WAIT: '8s' });
     expect(again.map((h) => h.code)).toEqual([107, 107]);
     expect(again[0]!.stderr).toMatch(/RUN_ID split-two was already used on this server/);
     expect(again[1]!.stderr).toMatch(/no start time from the leader after 8 s .*1 from an earlier run with RUN_ID split-two ignored/);
   });
 
-  test('proxy-conduct split in two: k6:combine re-checks every threshold of the whole run, the burst\'s 429s included', async () => {
+  test('proxy-conduct split in two: k6:combine re-checks every threshold of the whole run, the burst\'s 429s included', { timeout: 180_000 }, async () => {
     const keys = [(await fast.newOrg({})).api_key, (await fast.newOrg({})).api_key];
     const env = { BASE_URL: fast.base_url, CONTROL_URL: fast.control_url, API_KEYS: keys.join(','), DURATION: '3s', BURST_DURATION: '3s', RUN_ID: 'proxy-split', SUMMARY_DIR: 'out' };
     const halves = await halvesOf('proxy-conduct', env);

@@ -16,7 +16,7 @@ if (!K6) console.log(SKIP_LINE);
 
 const journeys = (sim: TestSim, extra: Record<string, string> = {}) => ({ BASE_URL: sim.base_url, CONTROL_URL: sim.control_url, DURATION: '2s', JOURNEYS_PER_S: '1', SUMMARY_DIR: 'out', ...extra });
 
-describe.skipIf(!K6)('journey verdicts on a real k6', () => {
+describe.skipIf(!K6)('journey verdicts on a real k6', { timeout: 180_000 }, () => {
   let sim: TestSim;
   let slow: TestSim;
   beforeAll(async () => {
@@ -100,7 +100,7 @@ describe.skipIf(!K6)('journey verdicts on a real k6', () => {
   });
 });
 
-describe.skipIf(!K6)('run ids, control tokens and summary folders on a real k6', () => {
+describe.skipIf(!K6)('run ids, control tokens and summary folders on a real k6', { timeout: 180_000 }, () => {
   let sim: TestSim;
   let guarded: TestSim;
   beforeAll(async () => {
