@@ -1,5 +1,6 @@
-// Determinism: the same seed and the same inputs give the same bytes out — every response body, every
-// event, every transition — hashed and compared across two fresh servers; a different seed differs.
+// Determinism: the same seed and the same inputs give the same bytes out — every response body, every event,
+// every transition, every delivery body (not `Svc-Timestamp`: wall time) — hashed and compared across two fresh
+// servers; a different seed differs.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startTestSim } from './testing/harness.ts';
@@ -43,7 +44,7 @@ async function run(seed: string, secret_seed: string): Promise<{ hash: string; e
       .update(mask(JSON.stringify(bodies)))
       .update(JSON.stringify(world.events.all.map((e) => e.envelope)))
       .update(JSON.stringify(world.transitions.records))
-      .update(JSON.stringify(receiver.received.map((r) => [r.delivery_id, r.timestamp_ms, r.body])))
+      .update(JSON.stringify(receiver.received.map((r) => [r.delivery_id, r.signature_valid, r.raw])))
       .digest('hex');
     return { hash, events: world.events.all.length, transitions: world.transitions.records.length };
   } finally {

@@ -57,6 +57,25 @@ class Kernel {
   now_ms(): number {
     return this.clock.now_ms();
   }
+
+  /**
+   * Wall time of an outside exchange that happens at sim instant `at_ms` for `id` (a webhook attempt's
+   * `Svc-Timestamp`: receivers check it against their own clock, so it cannot be sim time). Recording keeps
+   * it as a `fact` line keyed `<id>@<at_ms>`, and a replay reads that back, never the wall clock. A journal
+   * written before these facts were kept holds none: the sim instant is then what it signed with.
+   */
+  wallStamp_ms(what: string, id: string, at_ms: number): number {
+    const { journal } = this;
+    if (journal.mode === 'off') return wallNow_ms();
+    const key = `${id}@${at_ms}`;
+    if (journal.mode === 'replay') {
+      const recorded = journal.fact(what, key);
+      return typeof recorded === 'number' ? recorded : at_ms;
+    }
+    const ms = wallNow_ms();
+    journal.write({ kind: 'fact', what, key, value: ms });
+    return ms;
+  }
 }
 
 export type SimKernel = Kernel;

@@ -4,6 +4,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { wallNow_ms } from '../../sim/clock.ts';
 
 export interface Received {
   headers: Record<string, string>;
@@ -13,7 +14,10 @@ export interface Received {
   webhook_id: string;
   event_id: string;
   delivery_id: string;
+  /** `Svc-Timestamp`: the wall time of the attempt. */
   timestamp_ms: number;
+  /** When it arrived, on the receiver's `now_ms` (wall time unless given; tests pass the sim clock). */
+  received_at_ms: number;
   signature_valid: boolean;
   answered: number | 'hang';
 }
@@ -42,7 +46,7 @@ export function verify(secret: string, timestamp: string, raw: string, header: s
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-export async function startReceiver(secret = '', prefix = 'Svc'): Promise<Receiver> {
+export async function startReceiver(secret = '', prefix = 'Svc', now_ms: () => number = wallNow_ms): Promise<Receiver> {
   const p = prefix.toLowerCase();
   const receiver: Receiver = {
     url: '',
@@ -67,6 +71,7 @@ export async function startReceiver(secret = '', prefix = 'Svc'): Promise<Receiv
         event_id: h(`${p}-event-id`),
         delivery_id: h(`${p}-delivery-id`),
         timestamp_ms: Number(h(`${p}-timestamp`)),
+        received_at_ms: now_ms(),
         signature_valid: verify(receiver.secret, h(`${p}-timestamp`), raw, h(`${p}-signature`)),
         answered: 200,
       };

@@ -17,7 +17,7 @@ afterAll(async () => {
 
 async function setup() {
   const org = await sim.newOrg();
-  const rx = await startReceiver();
+  const rx = await startReceiver('', 'Svc', () => sim.running.runtime.world.sim.now_ms());
   receivers.push(rx);
   const webhook = (await sim.api('POST', '/webhooks', { key: org.api_key, body: { url: rx.url } })).body.webhook;
   rx.secret = webhook.secret;
@@ -44,7 +44,7 @@ describe('webhook faults', () => {
     expect(t.rx.received).toHaveLength(0);
     expect(await t.deliveries()).toEqual([expect.objectContaining({ status: 'pending', http_status: 0, attempted_at_ms: e.created_at_ms, next_retry_at_ms: e.created_at_ms + 30_000 })]);
     await sim.advance(30_000);
-    expect(t.rx.received.map((r) => [r.event_id, r.timestamp_ms - e.created_at_ms])).toEqual([[e.event_id, 30_000]]);
+    expect(t.rx.received.map((r) => [r.event_id, r.received_at_ms - e.created_at_ms])).toEqual([[e.event_id, 30_000]]);
     expect((await t.deliveries())[0]).toMatchObject({ status: 'success', http_status: 200 });
     const fired = (await sim.control('GET', '/faults')).body.fired;
     expect(fired.filter((f: any) => f.fault_id === fault_id)).toHaveLength(1);
@@ -73,7 +73,7 @@ describe('webhook faults', () => {
     expect(t.rx.received.map((r) => r.event_id)).toEqual([second.event_id]);
     await sim.advance(5_000);
     expect(t.rx.received.map((r) => r.event_id)).toEqual([second.event_id, first.event_id]);
-    expect(t.rx.received[1].timestamp_ms).toBe(first.created_at_ms + 5_000);
+    expect(t.rx.received[1].received_at_ms).toBe(first.created_at_ms + 5_000);
     expect(t.rx.received.every((r) => r.signature_valid)).toBe(true);
   });
 
@@ -98,7 +98,7 @@ describe('webhook faults', () => {
     // A postponed first attempt is not a retry: nothing attempted yet.
     expect((await t.deliveries())[0]).toMatchObject({ status: 'pending', attempted_at_ms: null, next_retry_at_ms: null, http_status: 0 });
     await sim.advance(1);
-    expect(t.rx.received.map((r) => r.timestamp_ms - e.created_at_ms)).toEqual([60_000]);
+    expect(t.rx.received.map((r) => r.received_at_ms - e.created_at_ms)).toEqual([60_000]);
   });
 
   it('matches event_type wildcards and account_id, and leaves other events alone', async () => {

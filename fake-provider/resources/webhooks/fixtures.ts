@@ -7,8 +7,9 @@ import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-rec
 
 export function webhookFixtures(sim: () => TestSim) {
   const receivers: Receiver[] = [];
+  /** Stamps arrivals with the sim clock (`received_at_ms`): a delivery's `Svc-Timestamp` is wall time. */
   async function receiver(): Promise<Receiver> {
-    const r = await startReceiver();
+    const r = await startReceiver('', 'Svc', () => sim().running.runtime.world.sim.now_ms());
     receivers.push(r);
     return r;
   }

@@ -293,7 +293,8 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
     webhook_id: webhook.webhook_id,
     event_id: d.event_id,
     delivery_id: d.delivery_id,
-    timestamp_ms: at_ms,
+    // Wall time, as the spec's freshness check needs; at_ms (attempted_at_ms) stays sim time.
+    timestamp_ms: world.sim.wallStamp_ms('webhook_timestamp', d.delivery_id, at_ms),
     body: JSON.stringify(serializeEvent(event)),
   });
   const copies = sent.includes('duplicate') ? 2 : 1;

@@ -114,9 +114,9 @@ describe('deliveries', () => {
     // The body is the envelope byte for byte as the feed serves it.
     expect(first.raw).toBe(JSON.stringify(feed[0]));
     expect(first.body).toMatchObject({ type: 'account.created', account_id: acct.account_id, event_id: first.event_id });
-    expect(first.timestamp_ms).toBe(feed[0].created_at_ms);
+    expect(first.received_at_ms).toBe(feed[0].created_at_ms);
     const d = (await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries`)).body.deliveries;
-    expect(d).toEqual([{ delivery_id: first.delivery_id, event_id: first.event_id, status: 'success', http_status: 200, attempted_at_ms: first.timestamp_ms, next_retry_at_ms: null }]);
+    expect(d).toEqual([{ delivery_id: first.delivery_id, event_id: first.event_id, status: 'success', http_status: 200, attempted_at_ms: first.received_at_ms, next_retry_at_ms: null }]);
     await sim.advance(DEFAULT_PROFILE.wallet_derivation_ms + 1_000);
     const wallets = t.rx.received.filter((r) => r.body.type === 'account.wallet_created');
     expect(wallets).toHaveLength(5);
@@ -136,7 +136,7 @@ describe('deliveries', () => {
     ]);
     await sim.advance(2 * HOUR);
     // Schedule 30 s, 2 min, 10 min, 1 h: attempts at 0, 30 s, 2.5 min, 12.5 min, 72.5 min.
-    expect(t.rx.received.map((r) => r.timestamp_ms - t0)).toEqual([0, 30_000, 150_000, 750_000, 4_350_000]);
+    expect(t.rx.received.map((r) => r.received_at_ms - t0)).toEqual([0, 30_000, 150_000, 750_000, 4_350_000]);
     expect(t.rx.received.map((r) => r.answered)).toEqual([500, 500, 500, 500, 200]);
     expect(new Set(t.rx.received.map((r) => r.delivery_id)).size).toBe(1);
     expect(t.rx.received.every((r) => r.signature_valid && r.event_id === e.event_id)).toBe(true);
@@ -153,7 +153,7 @@ describe('deliveries', () => {
     await sim.settle();
     const expected = [0];
     for (const delay of DEFAULT_PROFILE.webhook_retry_schedule_ms) expected.push(expected[expected.length - 1] + delay);
-    expect(t.rx.received.map((r) => r.timestamp_ms - t0)).toEqual(expected);
+    expect(t.rx.received.map((r) => r.received_at_ms - t0)).toEqual(expected);
     expect(expected[expected.length - 1]).toBeLessThanOrEqual(72 * HOUR);
     const d = (await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries?status=failed`)).body.deliveries;
     expect(d).toEqual([{ delivery_id: t.rx.received[0].delivery_id, event_id: e.event_id, status: 'failed', http_status: 503, attempted_at_ms: t0 + expected[expected.length - 1], next_retry_at_ms: null }]);
