@@ -5,15 +5,17 @@ import {
   LIFECYCLE_ERROR_CODES,
   PROFILE_CHAINS,
   RATE_LIMIT_ALGORITHMS,
+  WEBHOOK_BODY_STYLES,
   WEBHOOK_DELIVERY_ORDERS,
   type LifecycleErrorCode,
   type Profile,
   type RateLimitAlgorithm,
+  type WebhookBodyStyle,
   type WebhookDeliveryOrder,
 } from './profiles/schema.ts';
 
-export { LIFECYCLE_ERROR_CODES, PROFILE_CHAINS, RATE_LIMIT_ALGORITHMS, WEBHOOK_DELIVERY_ORDERS };
-export type { LifecycleErrorCode, Profile, RateLimitAlgorithm, WebhookDeliveryOrder };
+export { LIFECYCLE_ERROR_CODES, PROFILE_CHAINS, RATE_LIMIT_ALGORITHMS, WEBHOOK_BODY_STYLES, WEBHOOK_DELIVERY_ORDERS };
+export type { LifecycleErrorCode, Profile, RateLimitAlgorithm, WebhookBodyStyle, WebhookDeliveryOrder };
 
 /** One chain's block time and finality threshold (`profile.chains[chain]`). */
 export type ChainTiming = Profile['chains'][string];
@@ -76,6 +78,7 @@ export const DEFAULT_PROFILE: Profile = {
   webhook_header_prefix: 'Svc',
   webhook_reorder_delay_ms: 5_000,
   webhook_answer_slot_ms: 0,
+  webhook_answer_slot_stagger_ms: 0,
   webhook_inactive_abandons: true,
   webhook_allowed_destinations: ['0.0.0.0/0', '::/0'],
   webhook_denied_destinations: ['169.254.0.0/16', 'fe80::/10'],
@@ -120,4 +123,5 @@ export const DEFAULT_PROFILE: Profile = {
   unknown_event_types: false,
   otp_max_attempts: 5,
   webhook_delivery_order: 'in_order',
+  webhook_body_style: 'compact',
 };

@@ -15,7 +15,7 @@ import { fingerprint, requireKey, withIdempotency, type StoredReply } from './id
 import { noteIdempotentWrite, witnessIdempotentAnswer } from '../oracle/idempotency-ledger.ts';
 import type { Page } from './pagination.ts';
 import { classesFor, limitRequest, type RateLimiter } from './rate-limits.ts';
-import { parseWith } from './validate.ts';
+import { droppedField, parseWith } from './validate.ts';
 import { holdOnSimClock, httpFault, lostReplyError, NO_HTTP_FAULT, type HttpFault } from './faults.ts';
 import { recordRequest } from '../conduct/recorder.ts';
 import { checkDepth, MAX_BODY_BYTES, MAX_BODY_DEPTH, typedBodyError } from './limits.ts';
@@ -270,6 +270,11 @@ async function answer(view: RequestView, res: ApiResponse, ctx: ApiContext | Pub
     query: route.query ? parseWith(route.query, view.query, 'query') : undefined,
     body: route.body ? parseWith(route.body, req.body ?? {}, 'body') : undefined,
   };
+  if (matched.control && route.body) {
+    // /v1 ignores fields it does not know (forward compatibility); the control plane's shapes are exact.
+    const unknown = droppedField(req.body ?? {}, input.body);
+    if (unknown !== null) throw new ApiError('invalid_parameter', `${unknown}: unknown field`, { param: unknown });
+  }
   let reply: StoredReply;
   if (route.idempotent && 'org' in ctx) {
     const key = requireKey(headerOf(req, 'idempotency-key'));

@@ -31,6 +31,31 @@ export function parseWith<T extends z.ZodType>(schema: T, input: unknown, where:
   return result.data;
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The first field of `raw` that parsing dropped (zod objects strip what they do not declare), as a dotted path;
+ * null when none. Control-plane bodies are exact (issue 26: a misspelt `where` for `match` was dropped, and the
+ * rule fired on every tenant), and one check here covers every /_sim schema, nested objects and arrays included.
+ */
+export function droppedField(raw: unknown, parsed: unknown, path = ''): string | null {
+  if (Array.isArray(raw) && Array.isArray(parsed)) {
+    for (let i = 0; i < raw.length && i < parsed.length; i++) {
+      const found = droppedField(raw[i], parsed[i], `${path}${i}.`);
+      if (found) return found;
+    }
+    return null;
+  }
+  // A transform may turn an object into something else: only objects on both sides are compared.
+  if (!isPlainObject(raw) || !isPlainObject(parsed)) return null;
+  for (const key of Object.keys(raw)) {
+    if (!Object.hasOwn(parsed, key)) return `${path}${key}`;
+    const found = droppedField(raw[key], parsed[key], `${path}${key}.`);
+    if (found) return found;
+  }
+  return null;
+}
+
 // Reusable field schemas, declared once.
 
 /** Integer atoms as decimal text, no sign, no leading zeros beyond "0". */

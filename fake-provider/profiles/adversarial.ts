@@ -1,7 +1,7 @@
 // The seeded `adversarial` profile: every "not shown" setting whose alternatives are safe is drawn per
 // seed among plausible alternatives, so a client tested against many seeds depends on none of them.
 import { createRng, type Rng } from '../../sim/rng.ts';
-import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, RATE_LIMIT_ALGORITHMS, WEBHOOK_DELIVERY_ORDERS, type Profile } from '../profile.ts';
+import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, RATE_LIMIT_ALGORITHMS, WEBHOOK_BODY_STYLES, WEBHOOK_DELIVERY_ORDERS, type Profile } from '../profile.ts';
 
 const HOUR = 3_600_000;
 
@@ -68,5 +68,7 @@ export function adversarialProfile(seed: string | number): Profile {
   p.webhook_delivery_order = rng.pick(WEBHOOK_DELIVERY_ORDERS);
   p.deposit_confirmation_steps = rng.pick(['at_finality', 'per_block'] as const);
   p.rate_limit_algorithm = rng.pick(RATE_LIMIT_ALGORITHMS);
+  // A stream of its own: forking never draws from `rng`, so no setting above or appended later moves.
+  p.webhook_body_style = rng.fork('webhook_body_style').pick(WEBHOOK_BODY_STYLES);
   return p;
 }

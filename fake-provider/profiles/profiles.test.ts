@@ -66,6 +66,8 @@ describe('profile files', () => {
     expect(issuesOf({ lifecycle_error_status: { rfq_expired: 200 } })).toEqual(['lifecycle_error_status.rfq_expired: must be an integer from 400 to 599']);
     expect(issuesOf({ delete_destination_status: 201 })).toEqual(['delete_destination_status: must be 200 or 204']);
     expect(issuesOf({ activity_order: 'random' })).toEqual(['activity_order: must be one of "asc", "desc"']);
+    expect(issuesOf({ webhook_body_style: 'pretty' })).toEqual(['webhook_body_style: must be one of "compact", "spaced", "escaped", "mixed"']);
+    expect(profileFromJson({ webhook_body_style: 'mixed' }).webhook_body_style).toBe('mixed');
     expect(issuesOf({ rate_limit_retry_after: 'yes' })).toEqual(['rate_limit_retry_after: must be true or false']);
     expect(issuesOf({ webhook_retry_schedule_ms: [] })).toEqual(['webhook_retry_schedule_ms: must list at least one delay']);
     expect(issuesOf({ webhook_retry_schedule_ms: [1, 2.5] })).toEqual(['webhook_retry_schedule_ms.1: must be a positive integer']);
@@ -116,6 +118,7 @@ describe('adversarialProfile', () => {
     expect(distinct((p) => p.chains.btc.finality_confirmations)).toBeGreaterThan(1);
     expect(distinct((p) => p.extra_response_fields)).toBe(2);
     expect(distinct((p) => p.unknown_event_types)).toBe(2);
+    expect(distinct((p) => p.webhook_body_style)).toBe(4);
   });
 });
 

@@ -32,6 +32,9 @@ export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
 export const WEBHOOK_DELIVERY_ORDERS = ['in_order', 'shuffle_across_accounts', 'best_effort'] as const;
 export type WebhookDeliveryOrder = (typeof WEBHOOK_DELIVERY_ORDERS)[number];
 
+export const WEBHOOK_BODY_STYLES = ['compact', 'spaced', 'escaped', 'mixed'] as const;
+export type WebhookBodyStyle = (typeof WEBHOOK_BODY_STYLES)[number];
+
 /** The chains a profile times (`chains`): every one, no other. */
 export const PROFILE_CHAINS = ['evm:1', 'evm:42161', 'btc', 'solana', 'zec'] as const;
 
@@ -121,6 +124,13 @@ function build(partial: boolean) {
      * costs its wall time once per burst, not once per event).
      */
     webhook_answer_slot_ms: nonNegInt(),
+    /**
+     * With an answer slot: 0, one account's POSTs leave at once (racy arrival order). N > 0: each leaves N ms of wall
+     * time after the account's previous POST (same webhook) was handed to the socket, without waiting for its answer,
+     * so they arrive in dispatch order (spec: within an account best-effort ordered) unless the receiver stalls longer
+     * than N (a POST on a fresh connection waits for its accept).
+     */
+    webhook_answer_slot_stagger_ms: nonNegInt(),
     /** Whether an attempt falling due while its webhook is inactive ends the delivery `failed`, unsent (spec: not shown). */
     webhook_inactive_abandons: bool(),
     /**
@@ -219,6 +229,12 @@ function build(partial: boolean) {
      * swaps of adjacent deliveries of one account). Drawn from the `webhook-order` stream.
      */
     webhook_delivery_order: enumOf(WEBHOOK_DELIVERY_ORDERS),
+    /**
+     * Bytes of a webhook delivery body, signed as sent (spec: formatting not shown; "use the raw body as received"):
+     * `compact` (JSON.stringify), `spaced` (newlines, indentation, spaces after `:` and `,`), `escaped` (non-ASCII
+     * as `\uXXXX`, `/` as `\/`), `mixed` (both). The feed (GET /events) is always compact.
+     */
+    webhook_body_style: enumOf(WEBHOOK_BODY_STYLES),
   });
 }
 

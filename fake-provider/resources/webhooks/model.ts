@@ -11,8 +11,9 @@ import { send, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { serializeEvent } from '../events/index.ts';
 import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEvent, type DeliveryState, type DeliveryStatus } from './machine.ts';
-import { createTransport, post, signedRequest } from './sender.ts';
+import { createTransport, post, postTogether, signedRequest } from './sender.ts';
 import { startInOrder } from './order.ts';
+import { styleBody } from './body-style.ts';
 import { destinationGuard } from './destinations.ts';
 
 export interface Webhook {
@@ -295,24 +296,31 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
     delivery_id: d.delivery_id,
     // Wall time, as the spec's freshness check needs; at_ms (attempted_at_ms) stays sim time.
     timestamp_ms: world.sim.wallStamp_ms('webhook_timestamp', d.delivery_id, at_ms),
-    body: JSON.stringify(serializeEvent(event)),
+    // Profile `webhook_body_style`: the bytes sent, and signed, may carry whitespace and escapes the feed's do not.
+    body: styleBody(JSON.stringify(serializeEvent(event)), world.profile.webhook_body_style),
   });
   const copies = sent.includes('duplicate') ? 2 : 1;
   const { journal, scheduler } = world.sim;
   const slot_ms = world.profile.webhook_answer_slot_ms;
+  // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise): its lane
+  // sends them in submission order; other accounts' go out alongside.
+  const lane = { webhook_id: webhook.webhook_id, account_id: event.envelope.account_id, sim_ms: at_ms };
   if (slot_ms > 0 && journal.mode === 'off') {
-    // Answer slot (issue 15, verify): sent now, not queued behind the account's earlier POSTs in its lane; the
-    // outcome lands at a fixed sim time (so runs stay deterministic), and only there does the clock wait for it.
-    // A duplicate's copies leave together, as an at-least-once sender's do: the second copy neither waits for
-    // the first's answer nor for its timeout (one after another, a 5 s receiver cost a second wave of 5 s).
-    // The statuses keep copy order whichever answers first, so the outcome is the same bytes either way.
-    const answered: Promise<number[]> = Promise.all(Array.from({ length: copies }, () => post(req, world.profile.webhook_timeout_ms, journal, store.transport)));
+    // Answer slot (issue 15, verify): the outcome lands at a fixed sim time (so runs stay deterministic), and only
+    // there does the clock wait for it. A duplicate's copies leave together, as an at-least-once sender's do (one
+    // after another, a 5 s receiver cost a second wave of 5 s); their statuses keep copy order whichever answers
+    // first. With `webhook_answer_slot_stagger_ms` the POST waits until the account's previous one was handed to the
+    // socket plus that wall gap (never for its answer): sent at once, several reach the receiver in a racy order,
+    // and an app applying events in arrival order fails by chance.
+    const stagger_ms = world.profile.webhook_answer_slot_stagger_ms;
+    const answered =
+      stagger_ms > 0
+        ? postTogether(req, copies, world.profile.webhook_timeout_ms, store.transport, lane, stagger_ms, () => store.byId.has(webhook.webhook_id))
+        : Promise.all(Array.from({ length: copies }, () => post(req, world.profile.webhook_timeout_ms, journal, store.transport)));
     scheduler.schedule(at_ms + slot_ms, 'webhook.answer', () => answered.then((statuses) => finish(copies, statuses)));
     return;
   }
-  // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise): its
-  // lane sends one POST per account at a time, in submission order; other accounts' go out alongside.
-  const lane = { webhook_id: webhook.webhook_id, account_id: event.envelope.account_id, sim_ms: at_ms };
+  // Here the lane sends one POST per account at a time.
   const sending = (async () => {
     const statuses: number[] = [];
     // Here a duplicate's second copy follows the first: the lane runs one POST per account at a time, and a journal

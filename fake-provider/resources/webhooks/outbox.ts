@@ -19,6 +19,8 @@ export interface OutboxLimits {
 export interface Outbox {
   /** Queues one POST on the webhook's lane; resolves with its status (0 when refused, tripped or closed). */
   submit(lane_id: string, account: string, sim_ms: number, run: () => Promise<Sent>): Promise<number>;
+  /** Its webhook is gone (organization deleted): whatever waits on the lane resolves 0 now, unsent. */
+  drop(lane_id: string): void;
   /** POSTs running and waiting, for the soak bench and tests. */
   stats(): { in_flight: number; queued: number; lanes: number };
   /** Shutdown: whatever waits resolves 0 now, and every later submit at once. */
@@ -133,6 +135,12 @@ export function createOutbox(limits: () => OutboxLimits): Outbox {
         lane.queued++;
         pump(lane);
       });
+    },
+    drop(lane_id) {
+      const lane = lanes.get(lane_id);
+      if (lane === undefined) return;
+      failWaiting(lane);
+      forget(lane);
     },
     stats: () => {
       let queued = 0;

@@ -4,13 +4,17 @@ import type { Organization, World } from '../../world.ts';
 import type { ForgetScope } from '../../resource-records.ts';
 import { webhookStore, type Delivery } from './model.ts';
 
-/** A deleted organization: its webhooks and deliveries go, and no attempt of theirs runs again. */
+/**
+ * A deleted organization: its webhooks and deliveries go, no attempt of theirs runs again, and POSTs queued on
+ * their lanes are dropped unsent (the answer-slot stagger checks the webhook is still there before sending).
+ */
 export function forgetOrganizationWebhooks(world: World, org: Organization, scope?: ForgetScope): void {
   const store = webhookStore(world);
   const gone = store.list.filter((w) => w.org_id === org.organization_id);
   if (gone.length === 0) return;
   for (const w of gone) {
     store.byId.delete(w.webhook_id);
+    store.transport.outbox.drop(w.webhook_id);
     for (const d of store.byWebhook.get(w.webhook_id) ?? []) {
       if (d.task_id !== null) world.sim.scheduler.cancel(d.task_id);
       d.task_id = null;

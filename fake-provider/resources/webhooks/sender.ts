@@ -3,7 +3,7 @@
 // receiver's answer is an outside input: a journal records it, and a replay substitutes the recording.
 import { createHmac } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { Agent, buildConnector } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { DestinationGuard } from './destinations.ts';
 import { createOutbox, type Outbox, type OutboxLimits, type Sent } from './outbox.ts';
 import { wallTimeout } from '../../../sim/clock.ts';
@@ -20,6 +20,8 @@ export interface Transport {
   guard: DestinationGuard;
   /** The bounded lanes POSTs queue on (outbox.ts). */
   outbox: Outbox;
+  /** Answer slot: per `<webhook> <account>`, the gate its next POST waits for (postTogether). */
+  staggered: Map<string, Promise<void>>;
   /** Shutdown: waiting POSTs resolve 0, running ones are aborted (their connections destroyed). */
   close(): void;
 }
@@ -57,6 +59,7 @@ export function createTransport(guard: DestinationGuard = OPEN_GUARD, limits: ()
     targets: new Map(),
     guard,
     outbox,
+    staggered: new Map(),
     close() {
       outbox.close();
       dispatcher.destroy().catch(() => undefined);
@@ -129,6 +132,64 @@ export function post(req: SignedRequest, timeout_ms: number, journal?: Journal, 
   return journal.outside('webhook', `${header('-Delivery-Id')}@${header('-Timestamp')}`, go);
 }
 
+/**
+ * Answer slot (no journal): a delivery's copies leave together, outside the lanes (their answers land at a fixed
+ * sim time, so a lane's wait and trip would only add wall time), but one account's POSTs leave in dispatch order:
+ * each `stagger_ms` of wall time after the previous one of the same webhook and account was handed to the socket
+ * (or ended unsent), never waiting for its answer. Resolves with each copy's status, in copy order; with 0s, unsent,
+ * when `alive()` says by then that its webhook is gone (organization deleted).
+ */
+export function postTogether(req: SignedRequest, copies: number, timeout_ms: number, transport: Transport, lane: LaneKey, stagger_ms: number, alive: () => boolean): Promise<number[]> {
+  const key = `${lane.webhook_id} ${lane.account_id}`;
+  const previous = transport.staggered.get(key);
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  transport.staggered.set(key, gate);
+  let unsent = copies;
+  const release = (): void => {
+    if (unsent < 0) return;
+    unsent = -1;
+    wallTimeout(stagger_ms, () => {
+      open();
+      if (transport.staggered.get(key) === gate) transport.staggered.delete(key);
+    });
+  };
+  const handed = (): void => {
+    if (--unsent === 0) release();
+  };
+  const go = (): Promise<number[]> => {
+    if (!alive()) {
+      release();
+      return Promise.resolve(Array.from({ length: copies }, () => 0));
+    }
+    return Promise.all(
+      Array.from({ length: copies }, () =>
+        send(req, timeout_ms, transport, handed).then((s) => {
+          release();
+          return s.status;
+        }),
+      ),
+    );
+  };
+  return previous === undefined ? go() : previous.then(go);
+}
+
+/**
+ * Dispatches through the world's pool and reports when the request has been written to the socket (undici's
+ * `onRequestSent`), which its `request` API does not expose: one per staggered POST.
+ */
+class SentSignal {
+  constructor(
+    private readonly dispatcher: Agent,
+    private readonly onSent: () => void,
+  ) {}
+
+  dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    (handler as { onRequestSent?: () => void }).onRequestSent = this.onSent;
+    return this.dispatcher.dispatch(opts, handler);
+  }
+}
+
 /** A receiver's answer body is read up to this much to keep the connection; past it the connection is dropped. */
 const DRAIN_LIMIT_BYTES = 2 ** 20;
 
@@ -137,7 +198,7 @@ const DRAIN_LIMIT_BYTES = 2 ** 20;
  * attempt). The answer is the status line's code once the body is drained, ended or cut off; 0 when no
  * response came (timeout, refused connection, DNS, TLS…). The whole exchange is bounded by timeout_ms.
  */
-async function send(req: SignedRequest, timeout_ms: number, transport: Transport): Promise<Sent> {
+async function send(req: SignedRequest, timeout_ms: number, transport: Transport, onSent?: () => void): Promise<Sent> {
   // undici takes an emitter as its abort signal: with a plain timer it costs a fraction of AbortSignal.timeout,
   // whose per-request setup was a third of a POST. It aborts the body as well as the wait for the answer.
   const signal = new EventEmitter();
@@ -150,7 +211,8 @@ async function send(req: SignedRequest, timeout_ms: number, transport: Transport
   try {
     const { origin, path } = targetOf(transport, req.url);
     // Content-Length comes from the string body; undici adds Host.
-    const res = await transport.dispatcher.request({ origin, path, method: 'POST', headers: req.headers, body: req.body, signal });
+    const opts = { origin, path, method: 'POST' as const, headers: req.headers, body: req.body, signal };
+    const res = await (onSent ? transport.dispatcher.request.call(new SentSignal(transport.dispatcher, onSent), opts) : transport.dispatcher.request(opts));
     status = res.statusCode;
     try {
       // Drained so the connection can be reused (a large answer is cut off instead); a receiver that stalls mid-body still times out.
