@@ -6,7 +6,7 @@ import { serve, type RunningServer } from '../fake-provider/server.ts';
 import { acceptedEventIds, startReceiver, type Receiver } from '../scenarios/dsl/webhook-receiver.ts';
 import { request, runTrigger } from '../scenarios/dsl/index.ts';
 import { TRIGGERS } from '../scenarios/library/index.ts';
-import { startListen } from './listen.ts';
+import { answerOf, startListen } from './listen.ts';
 import type { ControlBody, V1Body } from '../lib/api-types.ts';
 
 let server: RunningServer;
@@ -33,6 +33,11 @@ async function org(): Promise<{ api_key: string; get: (path: string) => Promise<
 const trigger = (name: string, api_key: string) => runTrigger(TRIGGERS.find((s) => s.name === name)!, { base_url: server.base_url, api_key });
 
 describe('swapsim listen', () => {
+  it('prints an attempt nothing answered as such, never as HTTP 0', () => {
+    expect(answerOf(0)).toBe('no answer (timeout or refused)');
+    expect(answerOf(503)).toBe('HTTP 503');
+  });
+
   it('tails the feed from now, one line an event with its ids and codes; --events filters', async () => {
     const app = await org();
     await trigger('trade-exact-in', app.api_key); // before the session: not shown
@@ -79,7 +84,7 @@ describe('swapsim listen', () => {
     expect(forward.received.every((r) => r.signature_valid)).toBe(true);
     expect(own.received.filter((r) => run.events.some((e) => e.event_id === r.event_id))).toEqual([]);
     const deliveries = (await app.get(`/webhooks/${session.webhook!.webhook_id}/deliveries?limit=100`)).deliveries;
-    for (const d of deliveries) expect(lines.some((l) => l.includes(d.delivery_id) && l.includes(`HTTP ${d.http_status} ${d.status}`)), d.delivery_id).toBe(true);
+    for (const d of deliveries) expect(lines.some((l) => l.includes(d.delivery_id) && l.includes(`${answerOf(d.http_status)} ${d.status}`)), d.delivery_id).toBe(true);
     expect(lines.some((l) => l.includes('trade.filled') && l.includes('HTTP 500 pending, retry at'))).toBe(true);
     expect(lines.some((l) => l.includes('trade.filled') && l.includes('HTTP 200 success'))).toBe(true);
 

@@ -5,6 +5,13 @@ import { Command, CommanderError } from 'commander';
 import { errorOf, type ApiClient, type Reply } from '../scenarios/dsl/http.ts';
 import { organizationOptions } from './trigger.ts';
 
+
+/** A delivery attempt's answer as printed: its HTTP status, or that none came (status 0: a timeout, a refused
+ * connection, DNS). */
+export function answerOf(http_status: number): string {
+  return http_status === 0 ? 'no answer (timeout or refused)' : `HTTP ${http_status}`;
+}
+
 export interface ListenOptions {
   base_url: string;
   api_key: string;
@@ -114,7 +121,7 @@ export async function startListen(o: ListenOptions): Promise<Listening> {
       if (answers.get(d.delivery_id) === key) continue;
       answers.set(d.delivery_id, key);
       const retry = d.next_retry_at_ms ? `, retry at ${iso(d.next_retry_at_ms)}` : '';
-      o.print(`  ↳ ${d.delivery_id} ${typeOf.get(d.event_id) ?? 'event'} ${d.event_id} → HTTP ${d.http_status} ${d.status}${retry}`);
+      o.print(`  ↳ ${d.delivery_id} ${typeOf.get(d.event_id) ?? 'event'} ${d.event_id} → ${answerOf(d.http_status)} ${d.status}${retry}`);
     }
   };
 

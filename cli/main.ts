@@ -1,6 +1,9 @@
 // The swapsim command line: serve, replay, scenario, report, verify, trigger, listen. Each command loads what
 // it runs when it runs (dynamic imports), so `swapsim --help` loads commander alone (docs/performance.md).
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { accessSync, constants, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { Command, InvalidArgumentError, Option, type CommanderError } from 'commander';
 import type { Profile } from '../fake-provider/profile.ts';
 import { registerReplay } from './replay.ts';
 import { registerScenario } from './scenario.ts';
@@ -8,10 +11,23 @@ import { registerReport } from './report.ts';
 import { registerVerify } from './verify.ts';
 import { registerTrigger } from './trigger.ts';
 import { registerListen } from './listen.ts';
+import { registerWait } from './wait.ts';
+import { StartError, startErrorMessage } from './start-errors.ts';
+
+/** The package's version (`swapsim --version`, `GET /_sim/health`). */
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 const int = (name: string) => (v: string): number => {
   if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
   return Number(v);
+};
+const port = (v: string): number => {
+  if (!/^[0-9]+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535 (0: any free port)');
+  return Number(v);
+};
+const nonEmpty = (name: string) => (v: string): string => {
+  if (v.trim() === '') throw new InvalidArgumentError(`${name} must not be empty`);
+  return v;
 };
 const positive = (v: string): number => {
   const n = Number(v);
@@ -33,28 +49,52 @@ async function withOverrides(profile: Profile, o: { webhookHeaderPrefix?: string
   return checked.data;
 }
 
+/** The folder a file goes into must exist and be writable: checked before anything starts. */
+function writableFolder(flag: string, file: string): void {
+  const folder = dirname(resolve(file));
+  let isDir = false;
+  try {
+    isDir = statSync(folder).isDirectory();
+  } catch {
+    throw new StartError(`${flag} ${file}: the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or pick another path`);
+  }
+  if (!isDir) throw new StartError(`${flag} ${file}: ${folder} is not a folder; pick another path`);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    throw new StartError(`${flag} ${file}: the folder ${folder} is not writable; pick another path`);
+  }
+}
+
 export function buildCli(): Command {
-  const program = new Command('swapsim').description('A deterministic fake of the Crypto Swap Routing Service API v1').showHelpAfterError();
+  // One exit-code convention for every command (docs/cli.md#exit-status): 0 done, 1 a finding or a failed
+  // check, 2 a usage or start-up error. A usage error is one line and a pointer to --help, never the whole usage.
+  const program = new Command('swapsim')
+    .description('A deterministic fake of the Crypto Swap Routing Service API v1')
+    .version(VERSION, '-V, --version', 'print the version')
+    .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
+    .showHelpAfterError('(add --help for usage)');
   program
     .command('serve')
     .description('serve the fake API (/v1) and its control plane (/_sim)')
-    .option('--port <port>', 'port to listen on', int('port'), 4010)
+    .addOption(new Option('--port <port>', 'port to listen on (0: any free port; see --ready-file)').argParser(port).default(4010).env('SWAPSIM_PORT'))
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--seed <seed>', 'seed for every random draw but secrets', '1')
-    .option('--secret-seed <secret>', 'seed of the secret stream (API keys swapsim makes, webhook secrets, OTPs); random per run when absent')
+    .option('--seed <seed>', 'seed for every random draw but secrets', nonEmpty('--seed'), '1')
+    .option('--secret-seed <secret>', 'seed of the secret stream (API keys swapsim makes, webhook secrets, OTPs); random per run when absent', nonEmpty('--secret-seed'))
     .addOption(new Option('--clock <mode>', 'virtual: moves only via /_sim/clock; realtime: follows wall time').choices(['virtual', 'realtime']).default('realtime'))
     .option('--speed <factor>', 'realtime clock speed factor', positive, 1)
-    .option('--api-key <key>', 'API key of the demo organization (repeatable)', collect, [])
+    .addOption(new Option('--api-key <key>', 'API key of the demo organization (repeatable)').argParser(collect).default([], 'sk_sim_demo'))
     .option('--partner-screening', 'the demo organization has partner screening on (deposit.partner_screening, POST /deposits/{id}/flag)')
     .option('--control-token <token>', 'require this bearer token on /_sim (and allow non-loopback clients)')
-    .option('--journal <file>', 'append every input as JSON lines to this file')
+    .option('--journal <file>', 'write every input as JSON lines to this file (started afresh; replay with `swapsim replay`)')
+    .option('--ready-file <file>', 'once listening, write {"base_url","control_url","port","pid"} to this file (wait for it instead of polling)')
     .option('--profile <name|file.json>', 'behaviour profile: default, adversarial (drawn from --seed), or a JSON file overriding any subset of default', 'default')
     .option('--webhook-header-prefix <prefix>', "brand part of the webhook header names (<prefix>-Signature, …); overrides the profile's (default Svc)")
     .option('--max-connections <n>', 'connections open at once; past it new ones are closed (default 4096)', int('max-connections'))
     .option('--request-timeout-ms <ms>', 'time a client has to send a whole request (default 30000)', int('request-timeout-ms'))
-    .option('--webhook-allow <cidr>', 'CIDR block webhooks may connect to (repeatable; replaces the profile\'s webhook_allowed_destinations)', collect, [])
-    .option('--webhook-deny <cidr>', 'CIDR block webhooks never connect to (repeatable; replaces the profile\'s webhook_denied_destinations)', collect, [])
-    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number; partnerScreening?: boolean }, cmd: Command) => {
+    .addOption(new Option('--webhook-allow <cidr>', "CIDR block webhooks may connect to (repeatable; replaces the profile's webhook_allowed_destinations)").argParser(collect).default([], "the profile's"))
+    .addOption(new Option('--webhook-deny <cidr>', "CIDR block webhooks never connect to (repeatable; replaces the profile's webhook_denied_destinations)").argParser(collect).default([], "the profile's"))
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; readyFile?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number; partnerScreening?: boolean }, cmd: Command) => {
       const { ProfileError, resolveProfile } = await import('../fake-provider/profiles/index.ts');
       const { serve } = await import('../fake-provider/server.ts');
       let profile: Profile;
@@ -65,6 +105,18 @@ export function buildCli(): Command {
         throw err;
       }
       const api_keys = opts.apiKey.length > 0 ? opts.apiKey : ['sk_sim_demo'];
+      const fail = (err: unknown): never => {
+        const message = startErrorMessage(err, opts);
+        if (message === null) throw err;
+        // One line, no usage text: the flags were fine, the world was not.
+        console.error(`swapsim serve: ${message}`);
+        return process.exit(2);
+      };
+      try {
+        for (const [flag, file] of [['--journal', opts.journal], ['--ready-file', opts.readyFile]] as const) if (file !== undefined) writableFolder(flag, file);
+      } catch (err) {
+        fail(err);
+      }
       const running = await serve({
         port: opts.port,
         host: opts.host,
@@ -80,8 +132,15 @@ export function buildCli(): Command {
           ...(opts.maxConnections !== undefined ? { max_connections: opts.maxConnections } : {}),
           ...(opts.requestTimeoutMs !== undefined ? { request_timeout_ms: opts.requestTimeoutMs } : {}),
         },
-      });
+      }).catch(fail);
       const org = [...running.runtime.world.orgs.values()][0];
+      if (opts.readyFile !== undefined) {
+        // Written whole, then renamed: a reader never sees half a file; before the banner, so whoever reads the
+        // banner finds the file too.
+        const ready = { base_url: running.base_url, control_url: running.control_url, port: running.port, pid: process.pid };
+        writeFileSync(`${opts.readyFile}.tmp`, JSON.stringify(ready) + '\n');
+        renameSync(`${opts.readyFile}.tmp`, opts.readyFile);
+      }
       console.log(`swapsim serving (seed ${opts.seed}, profile ${profile.name}, ${opts.clock} clock${opts.clock === 'realtime' ? `, speed ${opts.speed}` : ''})`);
       console.log(`  base URL:     ${running.base_url}`);
       console.log(`  control URL:  ${running.control_url}`);
@@ -113,6 +172,7 @@ export function buildCli(): Command {
   registerVerify(program);
   registerTrigger(program);
   registerListen(program);
+  registerWait(program);
   return program;
 }
 

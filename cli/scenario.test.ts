@@ -50,6 +50,14 @@ describe('swapsim scenario', () => {
     expect(reportOf(err)).toMatchObject({ passed: 0, failed: 1 });
   });
 
+  it('--quiet prints one verdict line per scenario, with no blank line between them', async () => {
+    const { code, out } = await swapsim(['scenario', 'run', 'trade-exact-in', 'zap-credit-funded', '--quiet']);
+    expect(code).toBe(0);
+    const lines = out.split('\n');
+    expect(lines.filter((l) => /^(PASS|FAIL) /.test(l))).toHaveLength(2);
+    expect(lines.slice(0, 2).every((l) => l.trim() !== '')).toBe(true);
+  });
+
   it('an unknown name exits 2 and lists the close names', async () => {
     const { code, err } = await swapsim(['scenario', 'run', 'trade-exat-in']);
     expect(code).toBe(2);

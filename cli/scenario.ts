@@ -78,7 +78,7 @@ async function runCommand(names: string[], flags: RunFlags): Promise<number> {
   let failures = 0;
   const onRun = (run: ScenarioRun, done: number): void => {
     if (!run.ok) failures++;
-    if (!flags.json) process.stdout.write(`${flags.quiet ? formatRun({ ...run, timeline: [], conduct: [] }).split('\n').at(-1) : formatRun(run)}\n\n`);
+    if (!flags.json) process.stdout.write(flags.quiet ? `${formatRun({ ...run, timeline: [], conduct: [] }).split('\n').at(-1)}\n` : `${formatRun(run)}\n\n`);
     progress?.tick({ done, failures, note: run.name });
   };
   const batch = await runBatch(list, { seed: flags.seed, remote, onRun });

@@ -20,6 +20,7 @@ interface VerifyFlags {
   runTimeLimit: number;
   latencyLimit: number;
   concurrency?: number;
+  conduct: 'fail' | 'warn';
 }
 
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000 };
@@ -53,6 +54,11 @@ const appUrl = (v: string): string => {
   return v.replace(/\/$/, '');
 };
 
+const conductMode = (v: string): 'fail' | 'warn' => {
+  if (v !== 'fail' && v !== 'warn') throw new InvalidArgumentError('fail or warn');
+  return v;
+};
+
 const webhookPath = (v: string): string => {
   if (!v.startsWith('/')) throw new InvalidArgumentError('a path starting with /');
   return v;
@@ -67,7 +73,7 @@ async function runVerify(flags: VerifyFlags): Promise<number> {
   const report = await verify({
     app_url: flags.app, runs: flags.runs, seed: flags.seed, run: flags.run, case: flags.case, time_limit_ms: flags.timeLimit,
     webhook_path: flags.webhookPath, sim_seed: flags.simSeed, quiescence_ms: flags.quiescence,
-    run_time_limit_ms: flags.runTimeLimit, latency_limit_ms: flags.latencyLimit, concurrency: flags.concurrency,
+    run_time_limit_ms: flags.runTimeLimit, latency_limit_ms: flags.latencyLimit, concurrency: flags.concurrency, conduct: flags.conduct,
     on_run: (u) => progress.tick(u),
   });
   progress.done();
@@ -95,6 +101,7 @@ export function registerVerify(program: Command): void {
     .option('--quiescence <duration>', 'wall time an app without POST /probe/sync gets to converge after each run', parseDurationMs, 3_000)
     .option('--run-time-limit <duration>', 'wall time one run may take; a run past it is ended and reported with the delivery in flight', parseDurationMs, 300_000)
     .option('--concurrency <n>', 'runs at once, each on its own provider behind one hub (default 8; 1: one after another; rotate, restart, API-fault and adversarial-profile runs always go alone)', positiveInt('--concurrency'))
+    .option('--conduct <mode>', "client-conduct findings of the app's key: fail (the run they happen in fails) or warn (reported only)", conductMode, 'fail')
     .option('--latency-limit <duration>', 'an answer to a delivery slower than this is a finding (the provider gives up at 10 s)', parseDurationMs, 8_000)
     // Usage errors (commander's and ours) exit 2; help exits 0.
     .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))

@@ -13,6 +13,7 @@ import { frontDoor } from './http/front.ts';
 import { createRateLimiter } from './http/rate-limits.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { RESOURCES } from './resources/index.ts';
+import { eventEnvelope } from './resources/events/index.ts';
 import { installRetention } from './retention.ts';
 import { controlRoutes } from './control/routes.ts';
 import { controlGate } from './control/gate.ts';
@@ -68,7 +69,7 @@ export function apiRoutes(): AnyRoute[] {
 
 /** The OpenAPI 3.1 document of /v1, generated from the same zod schemas that validate requests. */
 export function openapiDocument(): unknown {
-  return v1Document(apiRoutes());
+  return v1Document(apiRoutes(), { envelope: eventEnvelope });
 }
 
 /**

@@ -2,9 +2,9 @@
 // 'swapsim'`) and dist/cli.js (the `swapsim` command, run by bin/swapsim.js), ESM bundles of index.ts and
 // cli/main.ts sharing their common code in dist/chunk-*.js (dependencies stay external); and, unless `--js`,
 // the declarations: tsc writes one per module to dist/types, API Extractor rolls them into dist/index.d.ts (the
-// one the package ships: 160 files became 1). Run by `npm run build`, `pretest`, `prepare` and the test setup.
+// one the package ships: 160 files became 1) and its CommonJS twin dist/index.d.cts. Run by `npm run build`, `pretest`, `prepare` and the test setup.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -54,4 +54,8 @@ if (!jsOnly) {
   const { Extractor, ExtractorConfig } = await import('@microsoft/api-extractor');
   const rolled = Extractor.invoke(ExtractorConfig.loadFileAndPrepare(resolve(root, 'lib/api-extractor.json')), { localBuild: true, showVerboseMessages: false });
   if (!rolled.succeeded) throw new Error(`API Extractor: ${rolled.errorCount} errors, ${rolled.warningCount} warnings`);
+  // The same declarations for `require` (package.json exports): read as CommonJS, their `import … from
+  // 'fast-check'` resolves to fast-check's CommonJS types, the copy a CommonJS project's own import gets; one
+  // file for both would give it two fast-check copies (TS2345 passing arbitraries.scenario() to fc.assert).
+  copyFileSync(resolve(root, 'dist/index.d.ts'), resolve(root, 'dist/index.d.cts'));
 }

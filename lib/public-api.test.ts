@@ -21,8 +21,12 @@ describe('public API', () => {
 
   it('resolves by name to the built bundle, which plain Node loads (no tsx: what an installed package gets)', () => {
     const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8'));
-    expect(pkg.exports['.'].default).toBe('./dist/index.js');
-    expect(existsSync(resolve(ROOT, pkg.exports['.'].default))).toBe(true);
+    // One bundle for import and require; types per condition (dist/index.d.cts keeps fast-check's types one copy).
+    expect(pkg.exports['.']).toEqual({
+      import: { types: './dist/index.d.ts', default: './dist/index.js' },
+      require: { types: './dist/index.d.cts', default: './dist/index.js' },
+    });
+    expect(existsSync(resolve(ROOT, pkg.exports['.'].import.default))).toBe(true);
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', "const m = await import('swapsim'); console.log(Object.keys(m).sort().join(','))"], { cwd: ROOT, encoding: 'utf8' });
     expect(out.trim()).toBe(PINNED.join(','));
   });

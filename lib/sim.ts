@@ -21,6 +21,8 @@ export interface CreateSimOptions {
   api_keys?: string[];
   /** Requests per second per key. Default: raised far above the spec's limits, so tests never trip them by accident. */
   rate_limits?: { reads?: number; writes?: number; indicative_rfqs?: number; firm_rfqs?: number };
+  /** The organization's settings, as `POST /_sim/organizations` takes them (default: recovery on, partner screening off). */
+  organization?: { recovery_enabled?: boolean; partner_screening?: boolean };
 }
 
 /**
@@ -60,6 +62,12 @@ export interface AccountTruth {
   trades: Array<{ trade_id: string; status: string }>;
   zaps: Array<{ zap_id: string; status: string }>;
   cancels: Array<{ cancel_id: string; status: string }>;
+  /** Optional members (an app that tracks them reports them; `swapsim verify` compares what is present). */
+  /** `status`: pending, verified, flagged, or dropped (before finality: no event ends it, so no app is compared on it). */
+  deposits?: Array<{ deposit_address_id: string; tx_hash?: string; status: string; credited: boolean }>;
+  destinations?: Array<{ destination_id: string; suspended: boolean }>;
+  /** A recovery's status as its events tell it (`created`, `claimed`, `failed`; activation sends no event). */
+  recoveries?: Array<{ recovery_id: string; status: string }>;
 }
 
 export interface Sim {
@@ -103,7 +111,7 @@ export interface Sim {
   conduct(api_key?: string): Promise<ConductReport>;
   /** Registers the organization's active webhook; the secret is shown once, here. */
   webhook(url: string): Promise<{ webhook_id: string; secret: string }>;
-  /** The provider's truth for one account: balances, and every trade, zap and cancel with its status. */
+  /** The provider's truth for one account: balances, every trade, zap and cancel with its status, its deposits, destinations and recoveries. */
   truth(account_id: string): Promise<AccountTruth>;
   close(): Promise<void>;
 }
@@ -151,7 +159,15 @@ async function truthOf(sim: Sim, account_id: string): Promise<AccountTruth> {
   const cancels = [];
   for (const id of cancel_ids) cancels.push({ cancel_id: id, status: must<{ cancel: { status: string } }>(await sim.api('GET', `/cancels/${id}`), 'cancel').cancel.status });
   const zaps = (await listAll<{ zap_id: string; status: string }>(sim, `/zaps?account_id=${account_id}`, 'zaps')).map((z) => ({ zap_id: z.zap_id, status: z.status }));
-  return { balances: balances.map((b) => ({ asset_key: b.asset_key, available_atoms: b.available_atoms })), trades, zaps, cancels };
+  const landed = must<{ deposits: Array<{ deposit_address_id: string; tx_hash: string; status: string }> }>(await sim.control('GET', `/deposits?account_id=${encodeURIComponent(account_id)}`), 'deposits').deposits;
+  const deposits = landed.map((d) => ({ deposit_address_id: d.deposit_address_id, tx_hash: d.tx_hash, status: d.status, credited: d.status === 'verified' }));
+  const destinations = (await listAll<{ destination_id: string; suspended_at_ms: number | null }>(sim, `/accounts/${account_id}/destinations`, 'destinations')).map((d) => ({ destination_id: d.destination_id, suspended: d.suspended_at_ms !== null }));
+  const recovery_status = new Map<string, string>();
+  // Oldest first whatever order the profile lists activity in (`activity_order`): the latest event names the status.
+  const recovery_events = await listAll<{ type: string; created_at_ms: number; data: Record<string, string> }>(sim, `/accounts/${account_id}/activity?types=recovery.*`, 'events');
+  for (const e of [...recovery_events].sort((a, b) => a.created_at_ms - b.created_at_ms)) recovery_status.set(e.data.recovery_id, e.type.split('.')[1]);
+  const recoveries = [...recovery_status].map(([recovery_id, status]) => ({ recovery_id, status }));
+  return { balances: balances.map((b) => ({ asset_key: b.asset_key, available_atoms: b.available_atoms })), trades, zaps, cancels, deposits, destinations, recoveries };
 }
 
 export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
@@ -161,7 +177,7 @@ export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
     seed: options.seed ?? 1,
     profile: options.profile,
     port: 0,
-    seed_orgs: [{ api_keys, rate_limits: { ...UNTHROTTLED, ...options.rate_limits } }],
+    seed_orgs: [{ ...options.organization, api_keys, rate_limits: { ...UNTHROTTLED, ...options.rate_limits } }],
   });
   const control = (method: string, path: string, body?: unknown): Promise<Reply<never>> => call(running.control_url + path, method.toUpperCase(), {}, body) as Promise<Reply<never>>;
   const sim: Sim = {

@@ -2,7 +2,8 @@
 // The package as an integrator gets it: builds, packs, installs the tarball into a fresh project in a temp
 // folder (with vitest, fast-check and @types/node at this repo's versions), then runs the README's CI example
 // (scenarios/examples/testing-in-ci.test.ts) under vitest from ESM, type-checks it and a file using the typed
-// API against the shipped dist/index.d.ts, require()s the package from CommonJS and runs `swapsim --help` and
+// API against the shipped dist/index.d.ts, type-checks a fast-check property over swapsim's arbitraries in an ESM
+// and in a CommonJS TypeScript project (dist/index.d.ts and dist/index.d.cts), require()s the package from CommonJS and runs `swapsim --help` and
 // a scenario from another working directory. Prints the figures (docs/package.md) and ends with `N passed,
 // M failed`. Slow (~1–2 min, one npm install): `npm run test:package`, run by .ci/run, not by `npm test`.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -59,6 +60,7 @@ check('build and pack', () => {
   const tests = packed.files.filter((f) => /\.test\.|fixtures\/|\.map$/.test(f.path)).map((f) => f.path);
   if (tests.length) throw new Error(`the package ships tests, fixtures or maps: ${tests.join(', ')}`);
   if (packed.entryCount > 150) throw new Error(`${packed.entryCount} files, more than 150`);
+  if (!packed.files.some((f) => f.path === 'LICENSE')) throw new Error('no LICENSE in the package (package.json says MIT)');
   return `${packed.entryCount} files, ${mb(packed.unpackedSize)} unpacked, ${mb(packed.size)} packed`;
 });
 
@@ -106,6 +108,32 @@ export async function typed(): Promise<string | undefined> {
   run(join(root, 'node_modules/.bin/tsc'), ['-p', app], app);
   return `dist/index.d.ts ${(statSync(join(root, 'dist/index.d.ts')).size / 1e3).toFixed(0)} KB`;
 });
+
+/** A consumer passing swapsim's arbitraries to fast-check: one fast-check type copy, or TS2345. */
+const propertyConsumer = `import fc from 'fast-check';
+import { arbitraries, createSim, type Sim } from 'swapsim';
+export async function property(): Promise<void> {
+  const sim: Sim = await createSim({ seed: 1 });
+  await fc.assert(fc.asyncProperty(arbitraries.scenario({ max_steps: 2 }), async (scenario) => {
+    const run = await scenario.run(sim, {});
+    if (run.account_ids.length < 0) throw new Error('never');
+  }), { numRuns: 1 });
+  await sim.close();
+}
+`;
+const consumerTsconfig = (files) => JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] }, files });
+
+for (const [what, type, ext] of [['an ESM TypeScript project (type: module; .ts and .mts)', 'module', 'mts'], ["a CommonJS TypeScript project (type: commonjs, npm init's default; .ts and .cts)", 'commonjs', 'cts']]) {
+  check(`${what} passes arbitraries.scenario() to fc.assert`, () => {
+    const dir = join(app, type);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type }));
+    writeFileSync(join(dir, 'consumer.ts'), propertyConsumer);
+    writeFileSync(join(dir, `consumer-2.${ext}`), propertyConsumer);
+    writeFileSync(join(dir, 'tsconfig.json'), consumerTsconfig(['consumer.ts', `consumer-2.${ext}`]));
+    run(join(root, 'node_modules/.bin/tsc'), ['-p', dir], dir);
+  });
+}
 
 check('require() from CommonJS', () => {
   writeFileSync(join(app, 'check.cjs'), `const { createSim, arbitraries, dsl } = require('swapsim');

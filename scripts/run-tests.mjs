@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs a vitest suite and ends with the line CI reads: `N passed, M failed`, then the skipped tests and why.
 // Suites: `main` (`npm test`: everything but the slow files below), `e2e` (`npm run test:e2e`: those slow
-// files; CI runs both), `quick` (`npm run test:quick`: main without its slowest property files, the inner
+// files; CI runs both), `docs` (`npm run test:docs`: the blocks and links of README.md and docs/), `quick` (`npm run test:quick`: main without its slowest property files, the inner
 // loop), `all`. Each suite's counts go to reports/out/test-summary-<suite>.json; `--sum main,e2e,package`
 // prints one line over several (.ci/run). Vitest's own summary is not read by CI, so the counts come from
 // its JSON reporter. Extra arguments go to vitest.
@@ -18,7 +18,9 @@ import { join } from 'node:path';
  */
 export const E2E = [
   'scenarios/model-trading/trading-model.test.ts',
+  'scenarios/model-trading/deletion.test.ts',
   'scenarios/verify/verify.test.ts',
+  'scenarios/verify/twins-shrink.test.ts',
   'load/http-bench/bench.test.ts',
   'load/k6/limit-class.test.ts',
   'load/k6/lifecycle-mix.test.ts',
@@ -37,6 +39,7 @@ export const E2E = [
 /** Also left out of the inner loop: property and generated-input files that take seconds each. */
 export const SLOW_UNIT = [
   'scenarios/model/core-model.test.ts',
+  'scenarios/model/webhook-guard.test.ts',
   'scenarios/library/library.test.ts',
   'fake-provider/fuzz.test.ts',
   'fake-provider/profiles/adversarial-invariants.test.ts',
@@ -90,9 +93,11 @@ function run(suite, extra) {
     main: ['--no-isolate', ...E2E.flatMap((f) => ['--exclude', f])],
     quick: ['--no-isolate', ...[...E2E, ...SLOW_UNIT].flatMap((f) => ['--exclude', f])],
     e2e: E2E,
+    // README.md and docs/*.md: their blocks run and their links resolve (scripts/doc-tests, docs/testing.md#doc-tests).
+    docs: ['--config', 'scripts/doc-tests/vitest.config.ts'],
     all: [],
   }[suite];
-  if (!select) throw new Error(`unknown suite ${suite} (main, quick, e2e, all)`);
+  if (!select) throw new Error(`unknown suite ${suite} (main, quick, e2e, docs, all)`);
   const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${jsonPath}`, ...select, ...extra];
   const ran = spawnSync('npx', args, { stdio: 'inherit' });
   const counts = { passed: 0, failed: 0, skipped: [] };

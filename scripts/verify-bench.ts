@@ -1,9 +1,10 @@
-// `npm run bench:verify [-- --seed S] [--concurrency N] [--slow-runs N] [--slow-ms MS] [--skip-twins] [--skip-reference]
-// [--skip-slow]`: the figures docs/verify.md
-// quotes, measured rather than asserted (the machine is shared): the reference integrator over 100 runs; every
-// example twin within 10 runs (run that caught it, case length, shrink attempts, 5 replays of its case); a
-// correct app that answers each webhook MS late (default 5000) over N runs (default 100), bounded to 10 min, with
-// where its wall time went (periods spent waiting for answers, and the part no sender can overlap).
+// `npm run bench:verify [-- --seed S | --seeds A-B] [--concurrency N] [--slow-runs N] [--slow-ms MS] [--skip-twins]
+// [--skip-reference] [--skip-slow] [--coverage]`: the figures docs/verify.md quotes, measured rather than asserted
+// (the machine is shared): the reference integrator over 100 runs; every example twin within 10 runs at each seed
+// (run that caught it, case length, shrink attempts, 5 replays of its case); a correct app that answers each webhook
+// MS late (default 5000) over N runs (default 100), bounded to 10 min, with where its wall time went (periods spent
+// waiting for answers, and the part no sender can overlap). `--coverage` prints only the coverage table over the
+// seeds: the reference integrator's first 10 runs at each, and for every spec item the runs that reached it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -11,10 +12,13 @@ import { createIntegratorApp, startIntegrator } from '../scenarios/examples/refe
 import { BUG_NAMES } from '../scenarios/examples/reference-integrator/bugs.ts';
 import type { RelayRecord } from '../scenarios/verify/relay.ts';
 import { DEFAULT_CONCURRENCY, verify } from '../scenarios/verify/verify.ts';
+import { compactRuns, type CoverageRow } from '../scenarios/verify/coverage.ts';
 
 const { values } = parseArgs({
   options: {
     seed: { type: 'string', default: '1' },
+    seeds: { type: 'string' },
+    coverage: { type: 'boolean', default: false },
     'slow-runs': { type: 'string', default: '100' },
     'slow-ms': { type: 'string', default: '5000' },
     'skip-twins': { type: 'boolean', default: false },
@@ -25,6 +29,8 @@ const { values } = parseArgs({
 });
 const concurrency = values.concurrency === undefined ? DEFAULT_CONCURRENCY : Number(values.concurrency);
 const seed = Number(values.seed);
+/** `--seeds 1-5` (or `1,3,7`); default the one `--seed`. */
+const seeds: number[] = values.seeds === undefined ? [seed] : values.seeds.includes('-') ? (([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i))(values.seeds.split('-').map(Number)) : values.seeds.split(',').map(Number);
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 async function reference(): Promise<void> {
@@ -34,7 +40,7 @@ async function reference(): Promise<void> {
   await app.close();
 }
 
-async function twins(): Promise<void> {
+async function twins(seed: number): Promise<void> {
   console.log(`twins, seed ${seed}, 10 runs each, concurrency ${concurrency}:`);
   for (const bug of BUG_NAMES) {
     const app = await startIntegrator({ bugs: [bug] });
@@ -120,7 +126,32 @@ async function slowApp(delay_ms: number, runs: number): Promise<void> {
   server.close();
 }
 
+/** The reference integrator's first 10 runs at each seed: the runs that reached each spec item, as a Markdown table. */
+async function coverage(): Promise<void> {
+  const app = await startIntegrator();
+  const per_seed: Array<{ seed: number; rows: CoverageRow[]; ok: boolean }> = [];
+  for (const s of seeds) {
+    const r = await verify({ app_url: app.url, runs: 10, seed: s, concurrency });
+    per_seed.push({ seed: s, rows: r.coverage, ok: !r.failure && r.passed === 10 });
+    process.stderr.write(`  coverage: seed ${s} ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass`}, ${r.coverage.filter((c) => c.runs.length > 0).length} of ${r.coverage.length} items, ${secs(r.wall_ms)}\n`);
+  }
+  await app.close();
+  const missing = per_seed.flatMap((p) => p.rows.filter((r) => r.runs.length === 0).map((r) => `${r.item} at seed ${p.seed}`));
+  console.log(`coverage, reference integrator, runs 1–10 at seeds ${seeds[0]}–${seeds[seeds.length - 1]}: ${missing.length === 0 ? `every item reached at every seed` : `NOT REACHED: ${missing.join(', ')}`}; ${per_seed.filter((p) => p.ok).length} of ${per_seed.length} seeds passed`);
+  // Every seed's column would be too wide to read: how many seeds reached each item, and the runs at the first three.
+  const shown = per_seed.slice(0, 3);
+  console.log('', `| item | seeds that reached it in runs 1–10 | ${shown.map((p) => `runs at seed ${p.seed}`).join(' | ')} |`, `|---|---|${shown.map(() => '---').join('|')}|`);
+  for (const [i, row] of per_seed[0].rows.entries()) {
+    const at = per_seed.filter((p) => p.rows[i].runs.length > 0).length;
+    console.log(`| \`${row.item}\` | ${at} of ${per_seed.length} | ${shown.map((p) => compactRuns(p.rows[i].runs) || '—').join(' | ')} |`);
+  }
+}
+
+if (values.coverage) {
+  await coverage();
+  process.exit(0);
+}
 if (!values['skip-reference']) await reference();
-if (!values['skip-twins']) await twins();
+if (!values['skip-twins']) for (const s of seeds) await twins(s);
 if (!values['skip-slow']) await slowApp(Number(values['slow-ms']), Number(values['slow-runs']));
 process.exit(0);

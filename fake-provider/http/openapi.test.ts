@@ -7,7 +7,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
 import { SPEC_ENDPOINTS } from './openapi.ts';
 
-type Doc = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+type Doc = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown>; securitySchemes?: Record<string, any> }; tags?: Array<{ name: string; description?: string }>; webhooks?: Record<string, Record<string, any>> };
 
 let sim: TestSim;
 let v1: Doc;
@@ -23,7 +23,8 @@ afterAll(() => sim.close());
 const operations = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
 
 async function lint(doc: Doc): Promise<string[]> {
-  const config = await createConfig({ extends: ['recommended'] });
+  // recommended-strict (every warning an error), plus: every tag an operation uses is declared.
+  const config = await createConfig({ extends: ['recommended-strict'], rules: { 'operation-tag-defined': 'error', 'tag-description': 'error' } });
   const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
   return problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
 }
@@ -84,7 +85,34 @@ describe('OpenAPI documents', () => {
     expect(operations(v1).some((o) => o.key.includes('invariants'))).toBe(false);
   });
 
-  it('a real linter (Redocly, recommended rules) finds no problem in either document', async () => {
+  it('declares every tag it uses, with a description', () => {
+    for (const doc of [v1, control]) {
+      const used = new Set([...operations(doc), ...Object.values(doc.webhooks ?? {}).flatMap((ops) => Object.values(ops).map((op) => ({ op })))].flatMap(({ op }) => op.tags as string[]));
+      expect(doc.tags?.map((t) => t.name).sort()).toEqual([...used].sort());
+      for (const tag of doc.tags ?? []) expect(tag.description, tag.name).toBeTruthy();
+    }
+  });
+
+  it('/v1 has a webhook per event type: the Event envelope with its type fixed, and the signed headers', async () => {
+    const { EVENT_TYPES } = await import('../resources/events/schemas.ts');
+    expect(Object.keys(v1.webhooks ?? {}).sort()).toEqual([...EVENT_TYPES].sort());
+    const settled = v1.webhooks!['trade.settled']!.post;
+    const body = settled.requestBody.content['application/json'].schema;
+    expect(body.properties.type).toEqual({ type: 'string', enum: ['trade.settled'] });
+    expect(body.required).toEqual(expect.arrayContaining(['event_id', 'type', 'created_at_ms', 'account_id', 'data']));
+    expect(body.properties.data.required).toEqual(expect.arrayContaining(['trade_id', 'credit_id']));
+    expect(settled.parameters.map((p: { name: string; in: string }) => `${p.in} ${p.name}`)).toEqual(expect.arrayContaining(['header Svc-Signature', 'header Svc-Timestamp']));
+    expect(control.webhooks ?? {}).toEqual({});
+  });
+
+  it('/_sim declares the control token as an optional bearer scheme; /health needs none', () => {
+    expect(control.components.securitySchemes).toEqual({ controlToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+    expect(control.paths['/invariants']!.get.security).toEqual([{}, { controlToken: [] }]);
+    expect(control.paths['/health']?.get.security ?? []).toEqual([]);
+    expect(v1.components.securitySchemes).toEqual({ bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+  });
+
+  it('a real linter (Redocly, recommended-strict rules) finds no problem in either document', async () => {
     expect(await lint(v1)).toEqual([]);
     expect(await lint(control)).toEqual([]);
   });

@@ -1,7 +1,9 @@
 // The OpenAPI 3.1 documents, generated from the same zod schemas that validate requests: one for /v1 and
 // one for the control plane /_sim. Every operation has an operationId, a named response schema, and its
 // error responses with the spec's error envelope; /v1 routes the spec does not list are marked as swapsim
-// extras (`x-swapsim-extra`), so generated SDKs and readers can tell them apart.
+// extras (`x-swapsim-extra`), so generated SDKs and readers can tell them apart. Every tag is declared with
+// a description; /v1's `webhooks` section has one entry per event type (its Event envelope, its headers), and
+// /_sim declares the bearer control token (`--control-token`) as an optional scheme.
 import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { openapiPath, type AnyRoute } from './api.ts';
@@ -58,6 +60,16 @@ function responseName(schema: z.ZodType, opId: string): string {
   return `${pascal(opId)}Response`;
 }
 
+/** What the webhook deliveries carry: the Event union (one object per data shape, `type` an enum). */
+export interface WebhookShapes {
+  envelope: { options: readonly z.ZodObject[] };
+}
+
+const TAG_TEXT: Record<string, string> = {
+  Webhooks: 'Webhook endpoints and deliveries; the deliveries themselves are under `webhooks`',
+  Control: "swapsim's control plane",
+};
+
 interface DocumentOptions {
   title: string;
   server: string;
@@ -68,6 +80,39 @@ interface DocumentOptions {
   /** Behind the control gate: loopback clients only, or a bearer control token. */
   gated: boolean;
   description: string;
+  /** The event deliveries (the /v1 document only). */
+  webhooks?: WebhookShapes;
+}
+
+/** One webhook per event type: the Event envelope with `type` fixed, and the signed delivery's headers. */
+function registerWebhooks(registry: OpenAPIRegistry, shapes: WebhookShapes): void {
+  const headers = z.object({
+    'Svc-Signature': z.string().describe('v1=<hex HMAC-SHA256 of "<Svc-Timestamp>." + raw body, keyed with the webhook secret>'),
+    'Svc-Timestamp': z.string().describe('wall time of the attempt, ms since the epoch'),
+    'Svc-Event-Id': z.string(),
+    'Svc-Delivery-Id': z.string(),
+    'Svc-Webhook-Id': z.string(),
+  });
+  for (const member of shapes.envelope.options) {
+    const types = (member.shape.type as unknown as { options: string[] }).options;
+    for (const type of types) {
+      registry.registerWebhook({
+        method: 'post',
+        path: type,
+        operationId: `webhook${pascal(type)}`,
+        summary: `${type} delivered to the organization's webhook URL`,
+        description: 'A signed POST of the event (the `Svc` header prefix is the profile\'s `webhook_header_prefix`). Answer 2xx within the timeout, else it is retried over 72 h.',
+        tags: ['Webhooks'],
+        // Signed with the webhook secret (Svc-Signature), not sent with a bearer key.
+        security: [],
+        request: { headers, body: { content: { 'application/json': { schema: member.extend({ type: z.literal(type) }) } } } },
+        responses: {
+          '200': { description: 'Accepted (any 2xx)' },
+          '401': { description: 'Refused: a bad signature or a stale timestamp; the delivery is retried' },
+        },
+      });
+    }
+  }
 }
 
 function generate(routes: readonly AnyRoute[], opts: DocumentOptions): unknown {
@@ -106,7 +151,8 @@ function generate(routes: readonly AnyRoute[], opts: DocumentOptions): unknown {
       summary: route.summary,
       ...(extra ? { description: 'swapsim extra: not an endpoint of API v1, kept for convenience in tests.', 'x-swapsim-extra': true } : {}),
       tags: [route.tag],
-      security: bearer ? [{ bearer: [] }] : [],
+      // The control plane: loopback clients need nothing; with --control-token, the bearer token.
+      security: bearer ? [{ bearer: [] }] : opts.gated ? [{}, { controlToken: [] }] : [],
       request: {
         ...(route.params ? { params: route.params as z.ZodObject } : {}),
         ...(route.query ? { query: route.query as z.ZodObject } : {}),
@@ -116,18 +162,28 @@ function generate(routes: readonly AnyRoute[], opts: DocumentOptions): unknown {
       responses: responses as never,
     });
   }
-  if (opts.bearer) registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  if (opts.bearer) registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'An API key of the organization' });
+  if (opts.gated) {
+    registry.registerComponent('securitySchemes', 'controlToken', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'The server\'s `--control-token`; without one, the control plane answers loopback clients only and needs no token',
+    });
+  }
+  if (opts.webhooks) registerWebhooks(registry, opts.webhooks);
+  const tagNames = [...new Set([...routes.map((r) => r.tag), ...(opts.webhooks ? ['Webhooks'] : [])])].sort();
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
+    tags: tagNames.map((name) => ({ name, description: TAG_TEXT[name] ?? `${name}: the ${name.toLowerCase()} endpoints` })),
     info: { title: opts.title, version: '1', description: opts.description, license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: opts.server }],
   });
 }
 
 /** GET /v1/openapi.json. */
-export function v1Document(routes: readonly AnyRoute[]): unknown {
+export function v1Document(routes: readonly AnyRoute[], webhooks?: WebhookShapes): unknown {
   return generate(routes, {
-    title: 'Crypto Swap Routing Service API v1 (swapsim)', server: '/v1', bearer: true, markExtras: true, gated: false,
+    title: 'Crypto Swap Routing Service API v1 (swapsim)', server: '/v1', bearer: true, markExtras: true, gated: false, webhooks,
     description: 'The API swapsim fakes, generated from the schemas that validate its requests. Operations marked x-swapsim-extra are not in API v1.',
   });
 }

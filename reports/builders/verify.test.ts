@@ -33,6 +33,17 @@ describe('verify report', () => {
     expect(failing).toContain('webhook deliveries');
   });
 
+  it('numbers steps once (verify’s own "1. setup" keeps no second number) and labels runs with whole numbers only', async () => {
+    const c = { ...result.cases[22], shrunk_steps: ['1. setup: account #0 is created', '2. deposit 1 ETH'] };
+    const few = { ...result, runs: 2, cases: [result.cases[0], { ...c, run: 2 }] };
+    const { html } = await buildReport(few);
+    const labels = [...sectionById(html, 'overview').matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]).filter((t) => /^[0-9.]+$/.test(t));
+    expect(labels.length).toBeGreaterThan(0);
+    expect(labels.every((t) => /^\d+$/.test(t)), labels.join(' ')).toBe(true);
+    expect(html).toContain('<li>setup: account #0 is created</li>');
+    expect(html).not.toMatch(/<li>\d+\. /);
+  });
+
   it('leads a failing case with its reason, and shows its provider seed and delivery log', async () => {
     const c = {
       ...result.cases[22], headline: 'a correctly signed delivery of evt_1 (credit.created) was answered 500', sim_seed: 'verify-1/run-23',

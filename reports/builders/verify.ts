@@ -11,6 +11,10 @@ import { cleanEntries, timelineChart, timelineTable } from './timeline.ts';
 const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]).filter((x) => x !== null && x !== undefined) : []);
 const str = (v: unknown, d = ''): string => (typeof v === 'string' ? v : v === undefined || v === null ? d : String(v));
 
+
+/** A step verify already numbered (`1. setup: …`), without its number: the ordered list numbers it. */
+const unnumbered = (step: string): string => step.replace(/^\d+\.\s+/, '');
+
 export function buildVerify(input: Partial<VerifyResult>): ReportModel {
   const cases = arr<Partial<VerifyCase>>(input.cases).filter((c) => typeof c === 'object');
   const failing = cases.filter((c) => c.ok !== true);
@@ -63,7 +67,7 @@ function stripChart(cases: Array<Partial<VerifyCase>>): Block {
     data: { values },
     mark: { type: 'tick', thickness: 3, size: 28 },
     encoding: {
-      x: { field: 'run', type: 'quantitative', title: 'run', scale: { zero: false, nice: false } },
+      x: { field: 'run', type: 'quantitative', title: 'run', scale: { zero: false, nice: false }, axis: { tickMinStep: 1, format: 'd' } },
       color: { field: 'result', type: 'nominal', title: 'result', scale: { domain: ['passed', 'failed'], range: [COLORS.pass, COLORS.fail] } },
     },
   } as unknown as TopLevelSpec;
@@ -91,7 +95,7 @@ function failingCase(c: Partial<VerifyCase>, i: number): Section {
   if (c.divergence) blocks.push(divergenceTable(c.divergence));
   else blocks.push({ type: 'note', text: 'No divergence was recorded for this case.', tone: 'muted' });
   if (c.replay_command) blocks.push({ type: 'code', label: 'Replay it', text: str(c.replay_command) });
-  blocks.push({ type: 'list', ordered: true, mono: true, caption: shrunk.length ? 'Shrunk steps (the smallest failing scenario)' : 'Steps (not shrunk)', items: (shrunk.length ? shrunk : arr<unknown>(c.steps)).map((s) => show(s)) });
+  blocks.push({ type: 'list', ordered: true, mono: true, caption: shrunk.length ? 'Shrunk steps (the smallest failing scenario)' : 'Steps (not shrunk)', items: (shrunk.length ? shrunk : arr<unknown>(c.steps)).map((s) => unnumbered(show(s))) });
   const log = arr<unknown>(c.delivery_log);
   if (log.length) blocks.push({ type: 'list', ordered: false, mono: true, caption: 'Delivery log of the events involved (sim time from the run start)', items: log.map((l) => show(l)) });
   const chart = timelineChart(entries, { title: 'Timeline of the shrunk case' });

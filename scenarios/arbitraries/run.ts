@@ -4,6 +4,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FaultRuleInput, Reply, Sim } from '../../lib/sim.ts';
 import { errorCode } from '../dsl/http.ts';
+import { WALL } from '../dsl/wall.ts';
 import { deriveWallet, type WalletChain } from '../../fake-provider/resources/accounts/wallets.ts';
 import { assetByKey } from '../../fake-provider/resources/assets/catalog.ts';
 import { assetAt, describeBackground, describeSetup, describeStep, SCENARIO_ASSETS, type AccountSetup, type BackgroundChaos, type ChaosStep, type FaultStep, type JourneyStep, type Step } from './steps.ts';
@@ -74,7 +75,7 @@ function must<T = any>(r: Reply, what: string): T {
 }
 
 /** One real-format destination address per scenario asset, derived once from a fixed seed (accounts may share them). */
-const DESTINATION_ADDRESS: ReadonlyMap<string, string> = new Map(
+export const DESTINATION_ADDRESS: ReadonlyMap<string, string> = new Map(
   SCENARIO_ASSETS.map(({ asset_key }) => [asset_key, deriveWallet(assetByKey(asset_key)!.chain as WalletChain, new Uint8Array(32).fill(0x5a)).address]),
 );
 
@@ -207,13 +208,15 @@ export const WEBHOOK_EFFECT: Record<string, Extract<FaultRuleInput, { target: 'w
 /** A delivery the provider never sent: a plausible envelope, signed wrongly (or not at all). */
 export async function forge(sim: Sim, target: WebhookTarget, a: Account, s: Extract<ChaosStep, { kind: 'forge' }>, step: number): Promise<ForgedDelivery> {
   const now_ms = await sim.now_ms();
+  // Stamped as the provider stamps a real attempt (wall time), so only the signature gives it away.
+  const stamp_ms = WALL.now_ms();
   const event_id = `evt_forged_${randomBytes(6).toString('hex')}`;
   const data: Record<string, unknown> =
     s.event === 'credit.created'
       ? { credit_id: `crd_forged_${randomBytes(4).toString('hex')}`, asset_key: SCENARIO_ASSETS[0].asset_key, atoms: '777000000000000000', source_type: 'deposit' }
       : { trade_id: `trd_forged_${randomBytes(4).toString('hex')}`, quote_id: `qt_forged_${randomBytes(4).toString('hex')}`, client_order_id: null };
   const body = JSON.stringify({ event_id, type: s.event, created_at_ms: now_ms, account_id: a.account_id, data });
-  const timestamp = String(now_ms);
+  const timestamp = String(stamp_ms);
   const sign = (secret: string, text: string): string => `v1=${createHmac('sha256', secret).update(`${timestamp}.${text}`).digest('hex')}`;
   const p = target.header_prefix ?? 'Svc';
   const headers: Record<string, string> = { 'content-type': 'application/json', [`${p}-Event-Id`]: event_id, [`${p}-Delivery-Id`]: `dlv_forged_${randomBytes(4).toString('hex')}`, [`${p}-Timestamp`]: timestamp };

@@ -20,10 +20,13 @@ import { ZapFromCredit } from './commands/zap-from-credit.ts';
 import { ZapFromDeposit } from './commands/zap-from-deposit.ts';
 import { SetupOrg } from './commands/setup-org.ts';
 import { RecoverFunds, type RecoveryVariant } from './commands/recover-funds.ts';
-import { PartnerFlag } from './commands/partner-flag.ts';
+import { PartnerFlag, type PartnerTiming } from './commands/partner-flag.ts';
 import { ReplayWrite, type ReplayMode } from './commands/replay-write.ts';
 import { HttpFaultRetry, type HttpFaultKind } from './commands/http-fault-retry.ts';
 import { ReorgNextSettlement, type ReorgKind } from './commands/reorg-next-settlement.ts';
+import { OverlapInOneAsset, type OverlapVariant } from './commands/overlap-in-one-asset.ts';
+import { ForbiddenEdge, type ForbiddenVariant } from './commands/forbidden-edge.ts';
+import type { Profile } from '../../fake-provider/profile.ts';
 import { newWalk, type TOrg, type TradingModel, type TradingReal } from './model.ts';
 
 export * from './model.ts';
@@ -73,6 +76,7 @@ export function tradingCommands(): Cmd[] {
     idx.map((d) => new SuspendDestination(d)),
     idx.map((d) => new ReactivateDestination(d)),
     fc.constantFrom(250, 2_000, 30_000, 600_000, 7_200_000).map((ms) => new AdvanceClock(ms)),
+    fc.tuple(idx, fc.constantFrom(...FORBIDDEN)).map(([i, v]) => new ForbiddenEdge(i, v)),
     ...hardPaths().map((a) => a.map((cmds) => cmds[cmds.length - 1])),
   ];
 }
@@ -80,8 +84,10 @@ export function tradingCommands(): Cmd[] {
 type Cmds = fc.AsyncCommand<TradingModel, TradingReal>[];
 
 const HTTP_FAULTS: HttpFaultKind[] = ['429', '500', '503', 'lost_500', 'lost_reset'];
-const REORGS: ReorgKind[] = ['reorg_out', 'reorg_in', 'orphaned'];
+const REORGS: ReorgKind[] = ['reorg_out', 'reorg_in', 'orphaned', 'zap_reorg_out', 'zap_reorg_in'];
 const REPLAYS: ReplayMode[] = ['same_payload', 'other_payload', 'fresh_key'];
+const OVERLAPS: OverlapVariant[] = ['two_trades', 'trade_and_zap', 'cancel_and_zap'];
+const FORBIDDEN: ForbiddenVariant[] = ['activate_after_claim', 'activate_other_credit', 'cancel_consumed', 'zap_consumed', 'rfq_consumed', 'accept_consumed'];
 
 /** Hard paths as short command sequences that set up what they need (the last one is the path itself). */
 function hardPaths(): fc.Arbitrary<Cmds>[] {
@@ -90,13 +96,30 @@ function hardPaths(): fc.Arbitrary<Cmds>[] {
     new ZapFromCredit({ accountIdx: 0, creditIdx, destinationIdx, fraction_bps: 5_000, high_floor: true, expires_in_ms: null });
   return [
     fc.tuple(idx, idx, fc.constantFrom(...REORGS)).map(([c, d, k]): Cmds => [new ReorgNextSettlement(0, c, d, k)]),
-    // A failed zap's recovery: refused with a wrong OTP, then with an expired one, then claimed (once or twice).
-    fc.tuple(idx, idx, fc.constantFrom<RecoveryVariant>('claim', 'claim_twice')).map(([c, d, v]): Cmds => [
-      failingZap(c, d), new AdvanceClock(30_000), new RecoverFunds(0, 'wrong_otp'), new RecoverFunds(0, 'expired_otp'), new RecoverFunds(0, v),
+    // A failed zap's recovery: refused with a wrong OTP, with an expired one and at the instant its OTP ends,
+    // then claimed (once, twice, or one tick before its OTP ends); then activated again, which a claim forbids.
+    fc.tuple(idx, idx, fc.constantFrom<RecoveryVariant>('claim', 'claim_twice', 'claim_before_expiry'), idx).map(([c, d, v, i]): Cmds => [
+      failingZap(c, d), new AdvanceClock(30_000), new RecoverFunds(0, 'wrong_otp'), new RecoverFunds(0, 'expired_otp'), new RecoverFunds(0, 'otp_at_expiry'),
+      new RecoverFunds(0, v), new ForbiddenEdge(i, 'activate_after_claim'), new ForbiddenEdge(i, 'activate_other_credit'),
+    ]),
+    // A firm quote accepted on its last valid tick, or at the instant it expires.
+    fc.tuple(idx, idx, fc.constantFrom<'last' | 'at'>('last', 'at'), fc.constantFrom(1_000, 5_000, 30_000)).map(([c, d, tick, ttl_ms]): Cmds => [
+      new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms, wait_ms: 1_000, accept: true, accept_tick: tick }),
+    ]),
+    // Lifecycles overlapping on one account and asset: two swaps into one asset, a trade and a zap, a cancel beside a zap.
+    fc.tuple(idx, idx, fc.constantFrom(...OVERLAPS)).map(([a, t, v]): Cmds => [new OverlapInOneAsset(0, a, t, v)]),
+    // A cancel that fails on chain (a fault rule), then the same credit cancelled again: the failure let go of it.
+    fc.tuple(idx, idx, idx).map(([code, c, d]): Cmds => [
+      new AddFault(0, 'cancel', { kind: 'fail', codeIdx: code }), new Cancel(0, c, d), new AdvanceClock(600_000), new Cancel(0, c, d),
+    ]),
+    // A trade settles, then its spent credit and its quote are used again.
+    fc.tuple(idx, idx, idx, fc.constantFrom<ForbiddenVariant>('cancel_consumed', 'zap_consumed', 'rfq_consumed', 'accept_consumed')).map(([c, d, i, v]): Cmds => [
+      new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true }),
+      new AdvanceClock(7_200_000), new ForbiddenEdge(i, v),
     ]),
     // Two failed zaps on one credit: still one recovery bound to it.
     fc.tuple(idx, idx).map(([c, d]): Cmds => [failingZap(c, d), new AdvanceClock(30_000), failingZap(c, d), new AdvanceClock(30_000)]),
-    fc.tuple(idx, fc.boolean()).map(([a, late]): Cmds => [new PartnerFlag(0, a, late)]),
+    fc.tuple(idx, fc.constantFrom<PartnerTiming>('inside', 'late', 'last_tick', 'at_deadline')).map(([a, t]): Cmds => [new PartnerFlag(0, a, t)]),
     fc.constantFrom(...HTTP_FAULTS).map((k): Cmds => [new HttpFaultRetry(k)]),
     fc.tuple(idx, idx, fc.constantFrom(...REPLAYS)).map(([c, d, mode]): Cmds => [
       new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true }),
@@ -121,12 +144,13 @@ export function tradingPrelude(): fc.Arbitrary<fc.AsyncCommand<TradingModel, Tra
     .map(([org, [a, usd], dests, paths]) => [new SetupOrg(org), new CreateFundedAccount(a, usd), ...dests.map((d) => new RegisterDestination(0, d)), ...paths.flat()]);
 }
 
-export function initialModel(now_ms: number): TradingModel {
+export function initialModel(now_ms: number, profile: Profile): TradingModel {
   return {
-    now_ms,
+    now_ms, profile,
     org: { platform_fee_bps: '10', integrator_fee_bps: '0', recovery_enabled: false, partner_screening: false },
     accounts: [], destinations: [], ops: [], quotes: [], faults: 0, addresses: 0,
-    fault_codes: new Map(), credits: new Map(), deposits: [], writes: [], walk: newWalk(),
+    fault_codes: new Map(), credits: new Map(), deposits: [], writes: [], walk: newWalk(profile),
     reach: { tried: new Set(), reached: new Set(), watch: [] },
+    pending_seen: [], steps: 0, claimed: [], early_ids: new Map(),
   };
 }

@@ -5,7 +5,7 @@
 // the real side, and assert; the settling phase compares the fake's credits with the model's ledger.
 import { expect } from 'vitest';
 import type { HttpReply, TestSim } from '../../fake-provider/testing/harness.ts';
-import { DEFAULT_PROFILE } from '../../fake-provider/profile.ts';
+import type { Profile } from '../../fake-provider/profile.ts';
 import { edgeSet, StatusWalk } from '../../fake-provider/oracle/index.ts';
 
 export interface TAccount {
@@ -48,6 +48,8 @@ export interface TOp {
   fault_target?: string;
   /** Terminal status once seen, so its credits are booked once. */
   outcome: string | null;
+  /** The status GET showed at the last step (a swap in `filled` or `pending_settle` has its output pending). */
+  last_status?: string;
 }
 
 /** A credit the model expects to exist, keyed by its source (`source_type|source_id`). */
@@ -105,8 +107,37 @@ export interface TQuote {
   kind: 'indicative' | 'expired';
 }
 
+/**
+ * A balance row's pending amount read while a zap's output was pending: the zap's output is the market's, so
+ * the exact check waits until the zap's history record names it (settleAndCompare: `checkPendingSeen`).
+ */
+export interface PendingSeen {
+  account_id: string;
+  asset_key: string;
+  /** The fake's pending_atoms at that step. */
+  observed: bigint;
+  /** What the model knows is pending there: unresolved deposits and filled trades' quoted outputs. */
+  known: bigint;
+  /** Zaps whose output was pending there. */
+  zaps: string[];
+  /** The command after which it was read (for the message). */
+  step: number;
+}
+
+/** A recovery the model claimed (with its payout cancel), for forbidden edges after the claim. */
+export interface TClaimed {
+  recovery_id: string;
+  account_id: string;
+  credit_id: string;
+  cancel_id: string;
+}
+
 export interface TradingModel {
   now_ms: number;
+  /** The run's organization (SetupOrg makes it). */
+  org_id?: string;
+  /** The behaviour profile of the run's sim (GET /_sim/profile): its timings and windows are what the model predicts with. */
+  profile: Profile;
   org: TOrg;
   accounts: TAccount[];
   destinations: TDestination[];
@@ -123,6 +154,16 @@ export interface TradingModel {
   /** Every entity's statuses as GET showed them, walked against the spec's edges. */
   walk: StatusWalk;
   reach: Reach;
+  /** Pending amounts read while zaps' outputs were pending, checked once their outputs are known. */
+  pending_seen: PendingSeen[];
+  /** Steps checked so far (names the step in a pending mismatch). */
+  steps: number;
+  claimed: TClaimed[];
+  /**
+   * Ids of credits listed before the model booked what made them (a swap whose orphaned leg shows it as
+   * pending_settle until it reconfirms, while its settlement credit already exists), by source key.
+   */
+  early_ids: Map<string, string>;
 }
 
 export interface TradingReal {
@@ -176,10 +217,10 @@ export const TRADE_ASSETS: readonly TAsset[] = [
 export const tradeAsset = (asset_key: string): TAsset => TRADE_ASSETS.find((a) => a.asset_key === asset_key)!;
 
 /** Sim time a deposit on `chain` needs to verify: finality (one block more for inclusion), screening or the partner window, whichever is latest. */
-export function depositSettleMs(chain: string, partner_screening: boolean): number {
-  const c = DEFAULT_PROFILE.chains[chain];
-  const partner_ms = partner_screening ? DEFAULT_PROFILE.partner_window_ms : 0;
-  return Math.max(c.block_ms * (c.finality_confirmations + 2), DEFAULT_PROFILE.deposit_screening_ms, partner_ms) + 1_000;
+export function depositSettleMs(profile: Profile, chain: string, partner_screening: boolean): number {
+  const c = profile.chains[chain];
+  const partner_ms = partner_screening ? profile.partner_window_ms : 0;
+  return Math.max(c.block_ms * (c.finality_confirmations + 2), profile.deposit_screening_ms, partner_ms) + 1_000;
 }
 
 /** Advances the sim clock and the model's idea of it together. */
@@ -275,8 +316,10 @@ export async function book(m: TradingModel, r: TradingReal, op: TOp, body: Recor
   expect(source, `${what} settled from a credit the model never predicted`).toBeDefined();
   const source_atoms = source!.atoms;
   source!.status = 'consumed';
-  m.credits.set(sourceKey('trade_settlement', op.id), { account_id: op.account_id, asset_key: record.to_asset_key, atoms: amount_out, status: 'open' });
-  if (source_atoms > amount_in) m.credits.set(sourceKey('change', op.id), { account_id: op.account_id, asset_key: record.from_asset_key, atoms: source_atoms - amount_in, status: 'open' });
+  const settlement = sourceKey('trade_settlement', op.id);
+  const change = sourceKey('change', op.id);
+  m.credits.set(settlement, { account_id: op.account_id, asset_key: record.to_asset_key, atoms: amount_out, status: 'open', credit_id: m.early_ids.get(settlement) });
+  if (source_atoms > amount_in) m.credits.set(change, { account_id: op.account_id, asset_key: record.from_asset_key, atoms: source_atoms - amount_in, status: 'open', credit_id: m.early_ids.get(change) });
 }
 
 /** GETs every operation not yet terminal, walks its status against the spec's edges, and books terminal ones. */
@@ -288,6 +331,7 @@ export async function observeOps(m: TradingModel, r: TradingReal): Promise<void>
     const body = res.body[op.kind];
     const bad = m.walk.see(op.kind, op.id, body.status);
     expect(bad, bad ?? '').toBeNull();
+    op.last_status = body.status;
     if (TERMINAL[op.kind].includes(body.status)) await book(m, r, op, body);
   }
 }
@@ -303,16 +347,125 @@ export function recognise(m: TradingModel, c: WireCredit): void {
     m.credits.set(key, { account_id: d!.account_id, asset_key: d!.asset_key, atoms: d!.atoms, status: 'open' });
   }
   const p = m.credits.get(key);
-  if (!p) return;
+  if (!p) {
+    m.early_ids.set(key, c.credit_id);
+    return;
+  }
   p.credit_id = c.credit_id;
   expect(`${c.asset_key} ${c.atoms}`, `credit ${c.credit_id} (${c.source_type} of ${c.source_id})`).toBe(`${p.asset_key} ${p.atoms}`);
 }
 
-/** After every command: the fake's own invariant check (the spec oracle included), and every operation's status walked. */
+/** After every command: the fake's own invariant check (the spec oracle included), every operation's status walked, and what is in flight. */
 export async function checkAfterStep(m: TradingModel, r: TradingReal): Promise<void> {
   const inv = await r.sim.invariants();
   expect(inv.violations, JSON.stringify(inv.violations)).toEqual([]);
   await observeOps(m, r);
+  await checkInFlight(m, r);
+}
+
+/** A swap whose output the spec says is pending: filled, settlement not yet confirmed (as GET showed it at this step). */
+export const outputPending = (op: TOp): boolean => op.kind !== 'cancel' && op.outcome === null && (op.last_status === 'filled' || op.last_status === 'pending_settle');
+
+/**
+ * The spec's pending_atoms ("unconfirmed deposits plus in-flight trade/zap settlements"), predicted per
+ * account and asset from the entities the model has in flight at this step and compared with the fake's
+ * balance rows: every deposit the model landed that has not resolved yet (its row still `pending`), plus the
+ * quoted output of every trade it saw filled and not settled. A zap's output is the market's: where one is
+ * pending the row must hold at least the rest, and the exact sum is checked once the zap's history record
+ * names its output (`checkPendingSeen`).
+ */
+export async function checkInFlight(m: TradingModel, r: TradingReal): Promise<void> {
+  m.steps++;
+  for (const a of m.accounts) {
+    const known = new Map<string, bigint>();
+    const zaps = new Map<string, string[]>();
+    const why = new Map<string, string[]>();
+    const add = (asset_key: string, atoms: bigint, what: string) => {
+      known.set(asset_key, (known.get(asset_key) ?? 0n) + atoms);
+      why.set(asset_key, [...(why.get(asset_key) ?? []), what]);
+    };
+    const mine = m.deposits.filter((d) => d.account_id === a.account_id);
+    if (mine.length > 0) {
+      const rows = (await r.sim.control('GET', `/deposits?account_id=${a.account_id}`)).body.deposits as Array<{ tx_hash: string; status: string }>;
+      for (const d of mine) {
+        const row = rows.find((x) => x.tx_hash.toLowerCase() === d.tx_hash.toLowerCase());
+        if (row?.status === 'pending') add(d.asset_key, d.atoms, `deposit ${d.tx_hash} ${d.atoms}`);
+      }
+    }
+    for (const op of m.ops) {
+      if (op.account_id !== a.account_id || !outputPending(op)) continue;
+      // Where an orphaned leg shows as pending_settle (the profile's orphan_status), a swap that already settled is not in flight.
+      if (op.last_status === 'pending_settle' && m.profile.orphan_status !== 'settled') {
+        const settled = await api(r, 'GET', `/accounts/${a.account_id}/activity?types=${op.kind}.settled&${op.kind}_id=${op.id}&limit=10`);
+        if (settled.body.events.length > 0) continue;
+      }
+      const to = op.expect.to_asset_key!;
+      if (op.kind === 'trade') add(to, op.expect.amount_out_atoms!, `trade ${op.id} ${op.expect.amount_out_atoms}`);
+      else {
+        zaps.set(to, [...(zaps.get(to) ?? []), op.id]);
+        add(to, op.expect.min_out_atoms, `zap ${op.id} ≥ ${op.expect.min_out_atoms}`);
+      }
+    }
+    const res = await api(r, 'GET', `/accounts/${a.account_id}/balances?limit=100`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const observed = new Map<string, bigint>();
+    for (const row of res.body.balances) observed.set(row.asset_key, BigInt(row.pending_atoms));
+    for (const asset_key of new Set([...known.keys(), ...observed.keys()])) {
+      const seen = observed.get(asset_key) ?? 0n;
+      const predicted = known.get(asset_key) ?? 0n;
+      const what = `step ${m.steps}: pending ${asset_key} of ${a.account_id}: the fake shows ${seen}, the model has in flight ${predicted} (${(why.get(asset_key) ?? ['nothing']).join(', ')})`;
+      const waiting = zaps.get(asset_key) ?? [];
+      if (waiting.length === 0) expect(seen, what).toBe(predicted);
+      else {
+        expect(seen >= predicted, what).toBe(true);
+        m.pending_seen.push({ account_id: a.account_id, asset_key, observed: seen, known: predicted - waiting.reduce((s, id) => s + m.ops.find((o) => o.id === id)!.expect.min_out_atoms, 0n), zaps: waiting, step: m.steps });
+      }
+    }
+  }
+}
+
+/** The pending amounts read while zaps' outputs were pending, now that each zap's history record names its output. */
+export async function checkPendingSeen(m: TradingModel, r: TradingReal): Promise<void> {
+  const outputs = new Map<string, bigint>();
+  for (const account_id of new Set(m.pending_seen.map((p) => p.account_id))) {
+    let cursor: string | null = null;
+    do {
+      const page: HttpReply = await api(r, 'GET', `/accounts/${account_id}/history?types=zap&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      for (const rec of page.body.records) outputs.set(rec.zap_id, BigInt(rec.amount_out_atoms));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+  }
+  for (const p of m.pending_seen) {
+    const zapsOut = p.zaps.reduce((s, id) => s + (outputs.get(id) ?? 0n), 0n);
+    expect(p.observed, `step ${p.step}: pending ${p.asset_key} of ${p.account_id}: the fake showed ${p.observed}; in flight were ${p.known} known plus zaps ${p.zaps.join(', ')} paying ${zapsOut}`).toBe(p.known + zapsOut);
+  }
+}
+
+/**
+ * The in-flight operation that holds a credit, as the model knows it (spec: each RFQ or zap draws from exactly
+ * one credit; a trade, zap or cancel uses it until it ends): a trade, zap or cancel (recovery payouts
+ * included) not yet terminal on that credit, or a deposit-funded zap not yet terminal whose deposit made it.
+ */
+export function holderOf(m: TradingModel, credit_id: string): TOp | undefined {
+  return m.ops.find((o) => {
+    if (o.outcome !== null) return false;
+    if (o.credit_id === credit_id) return true;
+    return o.deposit_tx !== undefined && m.credits.get(sourceKey('deposit', o.deposit_tx))?.credit_id === credit_id;
+  });
+}
+
+/**
+ * A spend of `credit_id` (firm RFQ, credit-funded zap, cancel) answered `code`: a credit an operation holds
+ * is refused (`credit_in_use`, or an answer the endpoint gives before it looks at the credit), and a credit
+ * nothing holds is never refused as in use.
+ */
+export function expectHolder(m: TradingModel, credit_id: string, code: string | null, before: readonly string[], what: string): void {
+  const holder = holderOf(m, credit_id);
+  if (holder) {
+    expect([...before, 'credit_in_use'], `${what}: credit ${credit_id} is held by ${holder.kind} ${holder.id} (in flight), yet the spend answered ${code ?? 'success'}`).toContain(code);
+  } else {
+    expect(code, `${what}: credit ${credit_id} is held by nothing in flight, yet answered credit_in_use`).not.toBe('credit_in_use');
+  }
 }
 
 /** The failure codes fault rules the model added may cause to an operation of `target` on the account. */
@@ -325,8 +478,8 @@ export function newOp(kind: OpKind, id: string, account_id: string, credit_id: s
   return { kind, id, account_id, credit_id, expect: payout, may_fail: new Set(may_fail), outcome: null };
 }
 
-export function newWalk(): StatusWalk {
-  return new StatusWalk(edgeSet(DEFAULT_PROFILE));
+export function newWalk(profile: Profile): StatusWalk {
+  return new StatusWalk(edgeSet(profile));
 }
 
 /** A fresh destination address on the asset's chain (seeded apart from every other test's addresses). */

@@ -13,8 +13,22 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../fake-provider/testing/harness.ts';
+import { DEFAULT_PROFILE, type Profile } from '../../fake-provider/profile.ts';
+import { adversarialProfile } from '../../fake-provider/profiles/index.ts';
 import { soakProgress } from '../../scripts/soak-progress.ts';
-import { api, creditsOf, initialModel, observeOps, OP_SUCCESS, sourceKey, tradingCommands, tradingPrelude, type TradingModel, type TradingReal } from './index.ts';
+import { checkFaultEffects, effectName } from './fault-effects.ts';
+import { FAIL_CODES } from '../../fake-provider/control/faults.ts';
+import { AddFault, type FaultChoice, type FaultTargetName } from './commands/add-fault.ts';
+import { AdvanceClock } from './commands/advance-clock.ts';
+import { Cancel } from './commands/cancel.ts';
+import { CreateFundedAccount } from './commands/create-funded-account.ts';
+import { Deposit } from './commands/deposit.ts';
+import { FirmTrade } from './commands/firm-trade.ts';
+import { RegisterDestination } from './commands/register-destination.ts';
+import { SetupOrg } from './commands/setup-org.ts';
+import { ZapFromCredit } from './commands/zap-from-credit.ts';
+import { ZapFromDeposit } from './commands/zap-from-deposit.ts';
+import { api, checkPendingSeen, creditsOf, initialModel, observeOps, OP_SUCCESS, sourceKey, tradingCommands, tradingPrelude, type TradingModel, type TradingReal } from './index.ts';
 
 const RUNS = Number(process.env.SWAPSIM_TRADING_RUNS ?? 150);
 /** Seeds that run every time beside the random ones (20 runs each). */
@@ -22,22 +36,51 @@ const FIXED_SEEDS = [1, 7, 42, 1_000_003];
 const SEED = process.env.SWAPSIM_TRADING_SEED ? Number(process.env.SWAPSIM_TRADING_SEED) : undefined;
 /** With the seed, replays one failing case directly (the `path` a failure prints). */
 const PATH = process.env.SWAPSIM_TRADING_PATH;
+/** The adversarial profile's seed the runs draw from beside the default and the reordered timings. */
+const ADVERSARIAL_SEED = 7;
 
-let sim: TestSim;
+/**
+ * The profiles a run is drawn over, one sim each: the default; one that reorders timings (deposit screening
+ * slower than every fast chain's finality, a 4 s partner window, a 90 s OTP, reorgs 5 s after settlement,
+ * orphaned legs shown as pending_settle); and a seed of the adversarial profile. The model reads each
+ * run's profile from GET /_sim/profile and predicts with it.
+ */
+const REORDERED: Profile = {
+  ...DEFAULT_PROFILE,
+  name: 'reordered-timings',
+  deposit_screening_ms: 200_000,
+  partner_window_ms: 4_000,
+  otp_validity_ms: 90_000,
+  reorg_after_ms: 5_000,
+  orphan_status: 'pending_settle',
+};
+const PROFILES: Profile[] = [DEFAULT_PROFILE, REORDERED, adversarialProfile(ADVERSARIAL_SEED)];
+const sims: TestSim[] = [];
 beforeAll(async () => {
-  sim = await startTestSim({ seed: 'trading-model' });
+  for (const profile of PROFILES) sims.push(await startTestSim({ seed: 'trading-model', profile }));
 });
-afterAll(() => sim.close());
+afterAll(async () => {
+  for (const s of sims) await s.close();
+});
 
-async function freshWorld(): Promise<TradingModel> {
+async function freshWorld(sim: TestSim): Promise<TradingModel> {
   const reset = await sim.control('POST', '/reset');
   expect(reset.status).toBe(200);
-  return initialModel(reset.body.clock.now_ms);
+  const profile = await sim.control('GET', '/profile');
+  expect(profile.status).toBe(200);
+  return initialModel(reset.body.clock.now_ms, profile.body.profile);
 }
 
 async function settleAndCompare(m: TradingModel, r: TradingReal): Promise<void> {
   await r.sim.settle(80 * 3_600_000);
   await observeOps(m, r);
+  // The pending amounts read while zaps' outputs were in flight, now that every zap names its output.
+  await checkPendingSeen(m, r);
+  // Every fault rule that fired had its effect; a rule aimed at a target counts as reaching it when it fired.
+  for (const cell of await checkFaultEffects(m, r)) {
+    m.reach.reached.add(`fired.${cell}`);
+    if (m.reach.tried.has(`fault.${cell}`)) m.reach.reached.add(`fault.${cell}`);
+  }
   // Every operation the model started is terminal (observeOps booked each outcome against what it expects).
   for (const op of m.ops) {
     expect([OP_SUCCESS[op.kind], 'failed'], `${op.kind} ${op.id} is ${op.outcome} after settling`).toContain(op.outcome);
@@ -110,27 +153,85 @@ async function settleAndCompare(m: TradingModel, r: TradingReal): Promise<void> 
 const reach = new Map<string, { tried: number; reached: number }>();
 
 function runOnce(record: boolean) {
-  return async (prelude: fc.AsyncCommand<TradingModel, TradingReal>[], cmds: Iterable<fc.AsyncCommand<TradingModel, TradingReal>>) => {
-    const model = await freshWorld();
+  return async (profileIdx: number, prelude: fc.AsyncCommand<TradingModel, TradingReal>[], cmds: Iterable<fc.AsyncCommand<TradingModel, TradingReal>>): Promise<TradingModel> => {
+    const sim = sims[profileIdx];
+    const model = await freshWorld(sim);
     const real: TradingReal = { sim, key: sim.api_key };
+    model.reach.tried.add(`profile.${model.profile.name}`);
     // The prelude (organization, a funded account, destinations, hard paths) gives the random commands something to trade.
     for (const c of prelude) if (c.check(model)) await c.run(model, real);
     await fc.asyncModelRun(() => ({ model, real }), cmds);
     await settleAndCompare(model, real);
-    if (!record) return;
+    model.reach.reached.add(`profile.${model.profile.name}`);
+    if (!record) return model;
     for (const what of model.reach.tried) {
       const n = reach.get(what) ?? { tried: 0, reached: 0 };
       n.tried++;
       if (model.reach.reached.has(what)) n.reached++;
       reach.set(what, n);
     }
+    return model;
   };
 }
 
 const property = (record: boolean) =>
-  fc.asyncProperty(tradingPrelude(), fc.commands(tradingCommands(), { maxCommands: 20, size: 'max' }), soakProgress('trading', runOnce(record)));
+  // Half the runs on the default profile, the rest on the reordered timings and the adversarial seed.
+  fc.asyncProperty(fc.constantFrom(0, 0, 1, 2), tradingPrelude(), fc.commands(tradingCommands(), { maxCommands: 20, size: 'max' }), soakProgress('trading', async (profileIdx: number, prelude: fc.AsyncCommand<TradingModel, TradingReal>[], cmds: Iterable<fc.AsyncCommand<TradingModel, TradingReal>>) => {
+    await runOnce(record)(profileIdx, prelude, cmds);
+  }));
+
+/**
+ * The fault matrix: every (fault kind × target × leg or stage) the fake implements for the swaps, cancels and
+ * deposits the model makes, each set against a live target in a run of its own: the rule, then the
+ * operation it is aimed at, then the settling phase (which checks every fired rule's effect). A cell
+ * passes when its rule fired on that target and the run's checks held.
+ */
+function matrixCells(): Array<{ cell: string; cmds: fc.AsyncCommand<TradingModel, TradingReal>[] }> {
+  const trade = new FirmTrade({ accountIdx: 0, creditIdx: 0, destinationIdx: 0, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true });
+  const zap = (expires_in_ms: number | null) => new ZapFromCredit({ accountIdx: 0, creditIdx: 0, destinationIdx: 0, fraction_bps: 5_000, high_floor: false, expires_in_ms });
+  const zapFromDeposit = new ZapFromDeposit({ accountIdx: 0, destinationIdx: 0, fromIdx: 0, usd: 500, drift_bps: 0, deposit: 'same' });
+  const cancel = new Cancel(0, 0, 1);
+  const deposit = new Deposit(0, 0, 500, false);
+  const out: Array<{ cell: string; cmds: fc.AsyncCommand<TradingModel, TradingReal>[] }> = [];
+  const add = (target: FaultTargetName, choice: FaultChoice, op: fc.AsyncCommand<TradingModel, TradingReal>) => {
+    const rule = new AddFault(0, target, choice);
+    out.push({ cell: `${target}.${effectName(rule.effect())}`, cmds: [rule, op, new AdvanceClock(600_000)] });
+  };
+  for (const [target, op] of [['trade', trade], ['zap', zap(null)]] as const) {
+    FAIL_CODES[target].forEach((code, codeIdx) => {
+      if (code === 'deposit_insufficient_confirmations' || code === 'deposit_flagged' || code === 'from_asset_mismatch') return;
+      add(target, { kind: 'fail', codeIdx }, code === 'zap_expired' ? zap(60_000) : op);
+    });
+    for (const leg of ['out', 'in'] as const) add(target, { kind: 'reorg', leg }, op);
+    add(target, { kind: 'delay', delay_ms: 5_000 }, op);
+  }
+  // A deposit-funded zap's deposit stage: its deposit dropped, flagged or of another asset by a rule.
+  for (const code of ['deposit_insufficient_confirmations', 'deposit_flagged', 'from_asset_mismatch']) add('zap', { kind: 'fail', codeIdx: (FAIL_CODES.zap as readonly string[]).indexOf(code) }, zapFromDeposit);
+  FAIL_CODES.cancel.forEach((_, codeIdx) => add('cancel', { kind: 'fail', codeIdx }, cancel));
+  add('cancel', { kind: 'delay', delay_ms: 5_000 }, cancel);
+  add('deposit', { kind: 'fail', codeIdx: 0 }, deposit);
+  add('deposit', { kind: 'delay', delay_ms: 5_000 }, deposit);
+  return out;
+}
 
 describe('trading model', () => {
+  it('fault matrix: every (fault kind × target × leg or stage) fires on a live target and has its effect', { timeout: 600_000 }, async () => {
+    // ETH funds the account; its destinations: USDC (trades and zaps), ETH (cancels).
+    const prelude = [
+      new SetupOrg({ platform_fee_bps: '10', integrator_fee_bps: '0', recovery_enabled: true, partner_screening: false }),
+      new CreateFundedAccount(0, 5_000), new RegisterDestination(0, 1), new RegisterDestination(0, 0),
+    ];
+    const reached: string[] = [];
+    for (const { cell, cmds } of matrixCells()) {
+      const model = await runOnce(false)(0, prelude, cmds).catch((e: Error) => {
+        throw new Error(`fault matrix cell ${cell} failed (commands: ${[...prelude, ...cmds].map(String).join(', ')}): ${e.message}`);
+      });
+      expect(model!.reach.reached.has(`fired.${cell}`), `fault matrix cell ${cell}: the rule never fired on its target (commands: ${[...prelude, ...cmds].map(String).join(', ')})`).toBe(true);
+      reached.push(cell);
+    }
+    console.log(`fault matrix reached: ${reached.length} cells: ${reached.join(', ')}`);
+  });
+
   it(`keeps every invariant and the model's predictions over random trading sequences (${RUNS} runs)`, { timeout: Math.max(600_000, RUNS * 2_000) }, async () => {
     await fc.assert(property(true), { numRuns: RUNS, seed: SEED, path: PATH, verbose: 1, includeErrorInReport: true });
     if (SEED !== undefined) return;

@@ -1,6 +1,8 @@
 // What `swapsim verify` prints for a person: the verdict with the seed; on a failure, first the reason in one
 // line, then the shrunk case as numbered steps, what each step did, the delivery log of the events involved,
-// the divergence and a replay command that carries the case; then the client-conduct findings for the app's key.
+// the divergence and a replay command that carries the case; then the client-conduct findings for the app's key
+// (each with its request ids) and the coverage table: every spec item and the runs that reached it.
+import { formatCoverage } from './coverage.ts';
 import type { VerifyReport } from './verify.ts';
 
 const show = (v: unknown): string => (v === null || v === undefined ? '(absent)' : typeof v === 'string' ? `"${v}"` : JSON.stringify(v));
@@ -30,6 +32,7 @@ export function formatReport(r: VerifyReport): string {
   }
   lines.push('');
   if (r.conduct.length === 0) lines.push("Client conduct of the app's API key: no findings.");
-  else lines.push(`Client conduct of the app's API key (${r.conduct.length} findings):`, ...r.conduct.map((c) => `  ${c.kind}: ${c.detail ?? ''}`));
+  else lines.push(`Client conduct of the app's API key (${r.conduct.length} findings):`, ...r.conduct.map((c) => `  ${c.kind}: ${c.detail ?? ''}${c.request_ids?.length ? ` (requests ${c.request_ids.slice(0, 3).join(', ')}${c.request_ids.length > 3 ? ', …' : ''})` : ''}`));
+  if (r.coverage.length > 0 && r.runs > 0) lines.push('', ...formatCoverage(r.coverage));
   return lines.join('\n');
 }

@@ -11,7 +11,7 @@ const attempt = (over: Partial<Attempt>): Attempt => ({
   delivery_id: 'dlv_1', event_id: 'evt_1', event_type: 'trade.settled', at_ms: 1_000, http_status: 200, copies: 1, effects: [], replay: false, end_state: 'succeeded', ...over,
 });
 const record = (over: Partial<RelayRecord>): RelayRecord => ({
-  event_id: 'evt_1', event_type: 'trade.settled', account_id: 'acct_1', delivery_id: 'dlv_1', signed_at_ms: 1_000, kind: 'provider', sent_wall_ms: 0, latency_ms: 20, status: 200, timed_out: false, ...over,
+  event_id: 'evt_1', event_type: 'trade.settled', account_id: 'acct_1', delivery_id: 'dlv_1', signed_at_ms: 1_000, kind: 'provider', sent_wall_ms: 0, latency_ms: 20, status: 200, timed_out: false, styled: false, ...over,
 });
 
 describe('judgeDeliveries', () => {

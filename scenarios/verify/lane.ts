@@ -13,9 +13,10 @@ import { WALL } from '../dsl/wall.ts';
 import { firstDivergence } from './compare.ts';
 import { deliveryLog, formatDeliveryLog, judgeDeliveries, judgeLatency, type Attempt, type Finding } from './judge.ts';
 import * as probe from './probe.ts';
+import { observeReach } from './reach.ts';
 import type { Hub } from './hub.ts';
 import type { Relay, RelayRecord } from './relay.ts';
-import { runVerifyScenario, type RunHooks, type VerifyRun } from './run.ts';
+import { apiEffect, runVerifyScenario, type RunHooks, type VerifyRun } from './run.ts';
 import type { VerifyScenario } from './scenario.ts';
 
 export interface Outcome {
@@ -32,6 +33,8 @@ export interface Outcome {
   fired_background: Array<{ account: number; event_type: string; effect: WebhookEffect }>;
   delivery_log: string[];
   more: string[];
+  /** Coverage items the run reached (reach.ts), as observed. */
+  reached: string[];
 }
 
 /** One relay and who to tell when its handler limit passes; a batch of n runs uses n of them. */
@@ -56,6 +59,8 @@ export interface Session {
   deadline_ms: number;
   sync_supported: boolean | null;
   conduct: ConductFinding[];
+  /** `fail` (default): the app's client-conduct findings in a run fail it; `warn`: reported only. */
+  conduct_mode: 'fail' | 'warn';
   configured_once: boolean;
   answer_slot_ms: number;
 }
@@ -68,6 +73,23 @@ const BACKGROUND_EFFECT: Record<string, WebhookEffect> = { duplicate: 'duplicate
  * Measured with a 5 s handler: 10 s → 25 s a run, 60 s → 12 s, 300 s → 7.8 s, 600 s → 7.9 s (docs/verify.md).
  */
 export const ANSWER_SLOT_MS = 300_000;
+
+/** What each client-conduct finding means, for the first line of a failure (design.md, Client conduct). */
+const CONDUCT_TEXT: Record<string, string> = {
+  retry_after_ignored: "a request sent before a 429's Retry-After elapsed",
+  poll_too_fast: 'a poll sooner than poll_after_ms',
+  idempotency_key_reuse: 'an Idempotency-Key reused with another payload',
+  retry_without_idempotency_key: 'a write retried without an Idempotency-Key',
+  ignored_has_more: 'a list read from the top again while has_more said there was more',
+};
+
+/**
+ * One account's deliveries leave the provider in dispatch order, each this long after the previous one was handed
+ * to the socket (profile `webhook_answer_slot_stagger_ms`): whatever the app does, it receives them in the order a
+ * replay will, unless its server stalls longer than this. Overlap is then what a step asks for (concurrent copies,
+ * a duplicate's two copies), recorded in the case. 100 ms held the order 5 times out of 5 where 60 ms did not.
+ */
+export const ANSWER_SLOT_STAGGER_MS = 100;
 
 /** Wire statuses after which a trade, zap or cancel changes no more (a quiet point needs all of them there). */
 const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
@@ -128,7 +150,9 @@ function involvedEvents(f: Finding, events: Map<string, { type: string; account:
     const account = run.account_ids.indexOf(account_id);
     for (const [id, e] of events) {
       if (e.account !== account) continue;
-      if ((e.type === 'credit.created' && e.data.asset_key === asset_key) || /\.(settled|confirmed)$/.test(e.type)) out.push(id);
+      // Credits and deposits in that asset (a flagged or pending deposit creates none), and what spends or recovers them.
+      const in_asset = e.data.asset_key === asset_key && (e.type === 'credit.created' || e.type.startsWith('deposit.'));
+      if (in_asset || /\.(settled|confirmed)$/.test(e.type) || e.type.startsWith('recovery.')) out.push(id);
     }
   } else {
     for (const [id, e] of events) if (Object.values(e.data).includes(f.entity_id)) out.push(id);
@@ -142,8 +166,11 @@ export async function openLane(s: Session, scenario: VerifyScenario, run_no: num
   // Answers land one webhook timeout after their attempt (sim time): a slow handler's answers overlap instead
   // of holding the clock once per event, and the outcome still lands at a fixed sim time.
   const base_profile = scenario.adversarial_profile ? adversarialProfile(sim_seed) : DEFAULT_PROFILE;
-  const profile = { ...base_profile, webhook_answer_slot_ms: s.answer_slot_ms };
-  const sim = await createSim({ seed: sim_seed, api_keys: [s.verifier_key, app_key], profile });
+  const profile = {
+    ...base_profile, webhook_answer_slot_ms: s.answer_slot_ms, webhook_answer_slot_stagger_ms: ANSWER_SLOT_STAGGER_MS,
+    ...(scenario.body_style ? { webhook_body_style: scenario.body_style } : {}),
+  };
+  const sim = await createSim({ seed: sim_seed, api_keys: [s.verifier_key, app_key], profile, organization: { partner_screening: scenario.partner_screening === true } });
   return { sim, profile };
 }
 
@@ -198,7 +225,7 @@ export async function closeLane(s: Session, sim: Sim, app_key: string): Promise<
 export async function driveLane(s: Session, lane: LaneRun, connect: () => Promise<Connection>): Promise<Outcome> {
   const { sim, profile, slot, app_key, scenario, run_no, expect } = lane;
   const relay = slot.relay;
-  const out: Outcome = { ok: false, wall_ms: 0, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [] };
+  const out: Outcome = { ok: false, wall_ms: 0, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [], reached: [] };
   let slow: RelayRecord | null = null;
   // A cut ends what verify itself has in flight to the app too: the relay's deliveries and its forged ones.
   const cutting = new AbortController();
@@ -277,6 +304,7 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
     const api_rules = new Set(run.api_rule_ids);
     const api_fault_at = fired.filter((f) => api_rules.has(f.fault_id)).map((f) => f.at_ms);
     for (const r of run.op_rules) if (!fired.some((f) => f.fault_id === r.fault_id)) out.more.push(`note: step ${r.step}'s fault (${r.what}) never fired`);
+    out.reached = observeReach({ scenario, run, events: [...events].map(([event_id, e]) => ({ event_id, ...e })), fired: new Set(fired.map((f) => f.fault_id)), log: out.log, records: out.records });
 
     // The judgement, most telling first.
     let finding: Finding | null = null;
@@ -306,6 +334,12 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
         ? { kind: 'rotation_grace', headline: `a delivery signed with the previous secret just after a rotation (step ${p.step}) was answered ${p.record.status || 'nothing'}: the spec asks receivers to accept old and new secrets for at least 5 minutes after a rotation`, entity_type: 'webhook_delivery', entity_id: p.record.delivery_id, field: 'http_status', app: p.record.status, provider: '2xx', detail: [], event_ids: [p.record.event_id] }
         : null;
     })();
+    finding ??= (() => {
+      const p = run.stale.find((x) => x.record.status >= 200 && x.record.status <= 299);
+      return p
+        ? { kind: 'stale_timestamp', headline: `a correctly signed delivery with a ${p.when === 'stale' ? 'Svc-Timestamp 10 min old (a captured delivery replayed)' : 'Svc-Timestamp 10 min in the future'} (step ${p.step}) was answered ${p.record.status}: the spec recommends rejecting timestamps more than 5 minutes old or in the future`, entity_type: 'webhook_delivery', entity_id: p.record.delivery_id, field: 'Svc-Timestamp', app: p.record.status, provider: '4xx', detail: [], event_ids: [p.record.event_id] }
+        : null;
+    })();
     // Apps that keep the provider waiting answer only when the state converges; sync first so state is final.
     if (finding === null) {
       const deliveries = judgeDeliveries(out.log, api_fault_at, profile.webhook_answer_slot_ms, rel);
@@ -316,8 +350,28 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
     finding ??= judgeLatency(out.records, s.latency_limit_ms);
     finding ??= midrun;
     if (finding === null) {
-      if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
+      // A run with API faults keeps one on while the app catches up: its next feed read (the sync) meets a 429, so
+      // retrying at once or giving up shows here; removed before verify reads the truth.
+      // A 429 with Retry-After: the one answer whose right handling (wait as told, then retry) conduct can judge.
+      const catch_up: string[] = [];
+      if (run.api_rule_ids.length > 0) catch_up.push((await sim.faults.add({ target: 'http', effect: apiEffect('429'), match: { method: 'GET', path: '/v1/events*' }, times: 1 })).fault_id);
+      try {
+        if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
+      } finally {
+        for (const id of catch_up) await sim.faults.remove(id);
+      }
       finding = await judgeState(s, sim, run, expect);
+    }
+    if (finding === null && s.conduct_mode === 'fail') {
+      const conduct = (await sim.conduct(app_key)).findings;
+      if (conduct.length > 0) {
+        const c = conduct[0];
+        finding = {
+          // The message's wall-clock part (how many ms early) varies between replays: it goes in the detail, not the first line.
+          kind: 'conduct', headline: `client conduct: ${c.kind}: ${CONDUCT_TEXT[c.kind] ?? c.kind} (requests ${c.request_ids.slice(0, 3).join(', ')}${c.request_ids.length > 3 ? ', …' : ''})`,
+          entity_type: 'api_key', entity_id: `…${c.api_key_suffix}`, field: c.kind, app: c.message, provider: 'no finding', detail: conduct.map((x) => `${x.kind}: ${x.message}`), event_ids: [],
+        };
+      }
     }
     if (finding) {
       finding.event_ids = involvedEvents(finding, events, run);
@@ -344,7 +398,7 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
 
 export function errorOutcome(run_no: number, message: string): Outcome {
   return {
-    ok: false, wall_ms: 0, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [],
+    ok: false, wall_ms: 0, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [], reached: [],
     finding: { kind: 'error', headline: `the run could not complete: ${message}`, entity_type: 'run', entity_id: `run ${run_no}`, field: 'error', app: message, provider: null, detail: [], event_ids: [] },
   };
 }

@@ -10,14 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { WALL } from '../dsl/wall.ts';
 
-export type CopyKind = 'provider' | 'concurrent_copy' | 'previous_secret';
+export type CopyKind = 'provider' | 'concurrent_copy' | 'previous_secret' | 'stale_timestamp';
 
 export interface RelayRecord {
   event_id: string;
   event_type: string;
   account_id: string;
   delivery_id: string;
-  /** Svc-Timestamp of the request: the sim time it was signed at. */
+  /** Svc-Timestamp of the request (the wall time of the attempt; for a stale or future copy, the stamp verify gave it). */
   signed_at_ms: number;
   kind: CopyKind;
   /** Wall ms since the relay's origin (`t0_ms`, default its start) when the app was called. */
@@ -27,6 +27,8 @@ export interface RelayRecord {
   /** The app's HTTP status; 0 when it did not answer (timeout, connection error, run cut). */
   status: number;
   timed_out: boolean;
+  /** The body's bytes are not what re-serializing its JSON gives (whitespace, escapes): only the raw bytes verify. */
+  styled: boolean;
 }
 
 interface Held {
@@ -37,6 +39,7 @@ interface Held {
   account_id: string;
   delivery_id: string;
   signed_at_ms: number;
+  styled: boolean;
 }
 
 export interface Relay {
@@ -59,6 +62,11 @@ export interface Relay {
   lastSigned(account_id: string): Held | undefined;
   /** Sends a held delivery again, as it was signed: verify's own copy, recorded as `previous_secret`. */
   resend(held: Held): Promise<RelayRecord>;
+  /**
+   * Sends a held delivery again with another Svc-Timestamp, correctly signed over it with the secret the app holds
+   * now (a captured delivery replayed later, or one stamped ahead): recorded as `stale_timestamp`.
+   */
+  resendAt(held: Held, timestamp_ms: number): Promise<RelayRecord>;
   /** Deliveries in flight now: what a wall-time cut names. */
   inFlight(): Array<{ event_id: string; event_type: string; elapsed_ms: number }>;
   /** From now on every delivery is answered 503 at once without reaching the app (the run is being ended). */
@@ -123,7 +131,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     const limit = AbortSignal.timeout(opts.handler_limit_ms);
     const record = (latency_ms: number): RelayRecord => ({
       event_id: h.event_id, event_type: h.event_type, account_id: h.account_id, delivery_id: h.delivery_id, signed_at_ms: h.signed_at_ms,
-      kind, sent_wall_ms: since - t0, latency_ms, status, timed_out,
+      kind, sent_wall_ms: since - t0, latency_ms, status, timed_out, styled: h.styled,
     });
     // Reported the moment the limit passes, not when (or if) the answer comes: a slow run ends early.
     const watch = new AbortController();
@@ -161,14 +169,16 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = v;
     let envelope: { event_id?: string; type?: string; account_id?: string } = {};
+    let styled = false;
     try {
       envelope = JSON.parse(body.toString('utf8'));
+      styled = !Buffer.from(JSON.stringify(envelope), 'utf8').equals(body);
     } catch {
       /* forwarded as is */
     }
     const h: Held = {
       headers, body, event_id: String(envelope.event_id ?? headers[`${prefix}-event-id`] ?? ''), event_type: String(envelope.type ?? ''),
-      account_id: String(envelope.account_id ?? ''), delivery_id: String(headers[`${prefix}-delivery-id`] ?? ''), signed_at_ms: Number(headers[`${prefix}-timestamp`] ?? 0),
+      account_id: String(envelope.account_id ?? ''), delivery_id: String(headers[`${prefix}-delivery-id`] ?? ''), signed_at_ms: Number(headers[`${prefix}-timestamp`] ?? 0), styled,
     };
     // A delivery verify's own bad_signature rule spoiled is not one the app should accept later.
     const sign = (key: string): string => `v1=${createHmac('sha256', key).update(`${headers[`${prefix}-timestamp`] ?? ''}.`).update(body).digest('hex')}`;
@@ -217,6 +227,12 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     },
     lastSigned: (account_id) => held.get(account_id),
     resend: (h) => forward(h, 'previous_secret'),
+    resendAt(h, timestamp_ms) {
+      const key = app_secret ?? secret;
+      const stamp = String(timestamp_ms);
+      const headers = { ...h.headers, [`${prefix}-timestamp`]: stamp, [`${prefix}-signature`]: `v1=${createHmac('sha256', key).update(`${stamp}.`).update(h.body).digest('hex')}` };
+      return forward({ ...h, headers, signed_at_ms: timestamp_ms }, 'stale_timestamp');
+    },
     inFlight: () => [...flying.values()].map((f) => ({ event_id: f.event_id, event_type: f.event_type, elapsed_ms: WALL.now_ms() - f.since })),
     cut() {
       cut = true;

@@ -2,12 +2,14 @@
 // accounts, then steps in which each fault is tied to the operation it targets (a trade that gets reorged on
 // its out leg, a trade whose deliveries are duplicated, an outage right after a trade), plus the run-level
 // extras (forged deliveries, concurrent copies, secret rotation, an app restart, API faults against the app's
-// key, an adversarial provider profile). Run n is built around theme n mod THEMES.length, so every fault
-// kind is reached within the first THEMES.length runs whatever the seed.
+// key, an adversarial provider profile), deposits that are held or flagged, zaps funded by deposits, recoveries,
+// suspended destinations and replayed deliveries with stale or future timestamps. Run n carries the coverage
+// items its seed's plan gives it (coverage.ts), so every item is reached within the first 10 runs whatever the seed.
 import fc from 'fast-check';
 import { FAIL_CODES } from '../../fake-provider/control/faults.ts';
+import { plannedItems } from './coverage.ts';
 import { accountSetup, backgroundChaos } from '../arbitraries/arbitraries.ts';
-import { describeBackground, describeSetup, describeStep, type AccountSetup, type BackgroundChaos, type WebhookEffect } from '../arbitraries/steps.ts';
+import { assetAt, describeBackground, describeSetup, describeStep, type AccountSetup, type BackgroundChaos, type WebhookEffect } from '../arbitraries/steps.ts';
 
 /** A fault on the operation itself, added right after it is created and matched by its id. */
 export type OpFault = { fail: string } | { reorg: 'out' | 'in' } | { delay_ms: number };
@@ -27,8 +29,21 @@ interface OpExtras {
 
 export type ApiFaultKind = '429' | '429_no_retry_after' | '500' | '503' | 'lost_response';
 
+/** How a deposit-funded zap is funded: its own asset, another asset on the same chain, nothing (it expires), or a deposit that is flagged or dropped. */
+export type ZapFunding = 'same' | 'other_asset' | 'none' | 'flagged' | 'dropped';
+
+export type FlagReason = 'sanctions_match' | 'high_risk_score' | 'mixer_association' | 'partner_flagged';
+
 export type VStep =
-  | { kind: 'deposit'; account: number; asset: number; usd: number }
+  /** A deposit lands; `flag`: screening (or the partner, inside its window) flags it; `hold`: it stays pending for an hour. */
+  | { kind: 'deposit'; account: number; asset: number; usd: number; flag?: FlagReason; hold?: boolean }
+  | { kind: 'zap_deposit'; account: number; asset: number; destination: number; usd: number; funding: ZapFunding; expires?: boolean; fault?: OpFault }
+  /** A zap fails (execution_failed) and leaves its credit open; the account's email is set, the recovery activated and claimed with the emailed OTP; `fault`: the payout fails. */
+  | { kind: 'recover'; account: number; fault?: { fail: string } }
+  /** Delta screening suspends one of the account's destinations (then, with `reactivate`, clears it a minute later). */
+  | { kind: 'suspend'; account: number; reactivate: boolean }
+  /** The last delivery the app took for the account, re-signed correctly with a Svc-Timestamp 10 min in the past or the future. */
+  | { kind: 'stale'; account: number; when: 'stale' | 'future' }
   | ({ kind: 'trade'; account: number; credit: number; destination: number; fraction_bps: number } & OpExtras)
   | ({ kind: 'zap'; account: number; credit: number; destination: number; fraction_bps: number; floor: 'none' | 'unreachable' } & OpExtras)
   | { kind: 'cancel'; account: number; credit: number; fault?: { fail: string } }
@@ -49,8 +64,15 @@ export type VStep =
   | { kind: 'probe' };
 
 export interface VerifyScenario {
+  /** The coverage items the run was planned to reach (space-separated). */
   theme: string;
   adversarial_profile: boolean;
+  /** The organization has partner screening on (every deposit waits out the partner's window). */
+  partner_screening?: boolean;
+  /** `unicode`: account labels carry non-ASCII text and characters JSON escapes, so delivery bodies do. */
+  labels?: 'ascii' | 'unicode';
+  /** The provider's `webhook_body_style` (default compact): the bytes each delivery body is written, and signed, as. */
+  body_style?: 'compact' | 'spaced' | 'escaped' | 'mixed';
   accounts: AccountSetup[];
   background: BackgroundChaos;
   steps: VStep[];
@@ -82,58 +104,110 @@ const EFFECTS: WebhookEffect[] = ['duplicate', 'drop', 'reorder', 'bad_signature
 const chaos: fc.Arbitrary<VStep> = fc.record({ kind: fc.constant('chaos' as const), account: idx, effect: fc.constantFrom(...EFFECTS), event_type: fc.constantFrom(...EVENT_TYPES), times: fc.integer({ min: 1, max: 3 }) });
 
 const swapFault = (codes: readonly string[]) => fc.oneof(fc.constantFrom(...codes).map((fail) => ({ fail })), fc.constantFrom('out' as const, 'in' as const).map((reorg) => ({ reorg })));
-const settlementFailure = fc.constantFrom('settlement_failed', 'settlement_timeout').map((fail) => ({ fail }));
 
-/** Each theme: the steps it guarantees, placed among a short random journey. */
-export const THEMES: Record<string, { lead?: fc.Arbitrary<VStep[]>; core: fc.Arbitrary<VStep[]> }> = {
-  forged: { core: fc.tuple(trade(), fc.record({ kind: fc.constant('forge' as const), account: idx, forgery: fc.constantFrom('wrong_secret' as const, 'tampered_body' as const, 'unsigned' as const), event: fc.constantFrom('credit.created' as const, 'trade.executing' as const) })) },
-  duplicates: {
-    lead: fc.constant([{ kind: 'chaos', account: 0, effect: 'duplicate', event_type: 'credit.created', times: 1 }]),
-    core: fc.tuple(trade(fc.constant({ dup: true }))),
-  },
-  reorg: { core: fc.tuple(fc.oneof({ weight: 3, arbitrary: trade(fc.record({ fault: fc.constantFrom('out' as const, 'in' as const).map((reorg) => ({ reorg })) })) }, { weight: 1, arbitrary: zap(fc.record({ fault: fc.constantFrom('out' as const, 'in' as const).map((reorg) => ({ reorg })) })) })) },
-  settlement_failure: { core: fc.tuple(trade(fc.record({ fault: settlementFailure }))) },
-  late_progress: { core: fc.tuple(fc.oneof(trade(fc.record({ late: fc.constantFrom(...LATE) })), trade(fc.constant({ reverse: true })), zap(fc.constant({ reverse: true })))) },
-  outage: { core: fc.tuple(trade(), fc.record({ kind: fc.constant('outage' as const), account: idx, hours: fc.constantFrom(73, 80) })) },
-  concurrent_duplicates: {
-    lead: fc.constant([{ kind: 'concurrent', account: 0, event_type: 'credit.created', times: 1 }]),
-    core: fc.tuple(fc.record({ kind: fc.constant('concurrent' as const), account: fc.constant(0), event_type: fc.constantFrom('trade.*', '*'), times: fc.constantFrom(2, 3) }), trade()),
-  },
-  rotation: { core: fc.tuple(trade(), fc.record({ kind: fc.constant('rotate' as const), account: idx }), trade()) },
-  restart: { core: fc.tuple(trade(), fc.constant({ kind: 'restart' as const }), fc.constant({ kind: 'probe' as const }), trade()) },
-  api_faults: {
-    core: fc.tuple(
-      fc.record({ kind: fc.constant('api_fault' as const), fault: fc.constantFrom<ApiFaultKind>('429', '429_no_retry_after', '500', '503', 'lost_response'), times: fc.constantFrom(1, 2) }),
-      trade(fc.record({ fault: fc.option(swapFault(FAIL_CODES.trade!), { nil: undefined }) }, { requiredKeys: [] })),
-    ),
-  },
+/** Steps that reach each coverage item (coverage.ts), placed among a short random journey. */
+const settlementFault = (code: string) => fc.constant({ fault: { fail: code } });
+const reorg = (leg: 'out' | 'in') => fc.constant({ fault: { reorg: leg } as OpFault });
+const FLAGS = ['sanctions_match', 'high_risk_score', 'mixer_association'] as const;
+const one = (a: fc.Arbitrary<VStep>): fc.Arbitrary<VStep[]> => a.map((s) => [s]);
+const deposit = (extra: Partial<Extract<VStep, { kind: 'deposit' }>> = {}) => fc.record({ kind: fc.constant('deposit' as const), account: idx, asset, usd }).map((d) => ({ ...d, ...extra }));
+const zapDeposit = (funding: ZapFunding, extra: { expires?: boolean } = {}) =>
+  fc.record({ kind: fc.constant('zap_deposit' as const), account: idx, asset, destination: idx, usd }).map((z) => ({ ...z, funding, ...extra }));
+const cancel = (fault?: { fail: string }) => fc.record({ kind: fc.constant('cancel' as const), account: idx, credit: idx }).map((c) => (fault ? { ...c, fault } : c));
+const chaosOf = (effect: WebhookEffect) => fc.record({ kind: fc.constant('chaos' as const), account: idx, effect: fc.constant(effect), event_type: fc.constantFrom('*', 'trade.*', 'credit.created'), times: fc.integer({ min: 1, max: 3 }) });
+const forgeOf = (forgery: 'wrong_secret' | 'tampered_body' | 'unsigned') => fc.record({ kind: fc.constant('forge' as const), account: idx, forgery: fc.constant(forgery), event: fc.constantFrom('credit.created' as const, 'trade.executing' as const) });
+const apiFault = (fault: ApiFaultKind) => fc.tuple(fc.constant<VStep>({ kind: 'api_fault', fault, times: 1 }), trade(fc.record({ fault: fc.option(swapFault(FAIL_CODES.trade!), { nil: undefined }) }, { requiredKeys: [] })));
+
+/** Per coverage item: the steps that reach it (an empty list where a scenario flag does). */
+export const ITEM_STEPS: Record<string, fc.Arbitrary<VStep[]>> = {
+  'trade.settled': one(trade()),
+  ...Object.fromEntries(FAIL_CODES.trade.map((code) => [`trade.failed.${code}`, one(trade(settlementFault(code)))])),
+  'trade.reorg.out': one(trade(reorg('out'))),
+  'trade.reorg.in': one(trade(reorg('in'))),
+  'zap.settled': one(zap()),
+  'zap.deposit_funded': one(zapDeposit('same')),
+  ...Object.fromEntries(['execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned'].map((code) => [`zap.failed.${code}`, one(zap(settlementFault(code)))])),
+  'zap.failed.min_amount_out_not_met': one(zap().map((z) => ({ ...z, floor: 'unreachable' as const }))),
+  'zap.failed.zap_expired': one(zapDeposit('none', { expires: true })),
+  'zap.failed.from_asset_mismatch': one(zapDeposit('other_asset')),
+  'zap.failed.deposit_flagged': one(zapDeposit('flagged')),
+  'zap.failed.deposit_insufficient_confirmations': one(zapDeposit('dropped')),
+  'zap.reorg.out': one(zap(reorg('out'))),
+  'zap.reorg.in': one(zap(reorg('in'))),
+  'cancel.confirmed': one(cancel()),
+  'cancel.failed.broadcast_failed': one(cancel({ fail: 'broadcast_failed' })),
+  'cancel.failed.confirmation_timeout': one(cancel({ fail: 'confirmation_timeout' })),
+  'recovery.claimed': one(fc.record({ kind: fc.constant('recover' as const), account: idx })),
+  // Then a probe: the credit the failed payout leaves open is compared before a later step may spend it.
+  'recovery.failed': fc.record({ kind: fc.constant('recover' as const), account: idx, fault: fc.constantFrom('broadcast_failed', 'confirmation_timeout').map((fail) => ({ fail })) }).map((r) => [r, { kind: 'probe' } as VStep]),
+  'deposit.verified': one(deposit()),
+  'deposit.pending_probe': deposit({ hold: true }).map((d) => [d, { kind: 'probe' } as VStep]),
+  ...Object.fromEntries(FLAGS.map((flag) => [`deposit.flagged.${flag}`, one(deposit({ flag }))])),
+  // The partner's own flag (inside the window) and a deposit whose window passes: partner screening on for the run.
+  'deposit.flagged.partner_flagged': one(deposit({ flag: 'partner_flagged' })),
+  'deposit.partner_window_lapsed': one(deposit()),
+  'deposit.flagged_probe': fc.constantFrom(...FLAGS).chain((flag) => deposit({ flag })).map((d) => [d, { kind: 'probe' } as VStep]),
+  'destination.suspended': fc.tuple(fc.record({ kind: fc.constant('suspend' as const), account: idx, reactivate: fc.constant(true) }), trade()),
+  'destination.reactivated': fc.constant([]),
+  'delivery.duplicate': fc.tuple(chaosOf('duplicate'), trade()),
+  'delivery.reorder': fc.tuple(chaosOf('reorder'), trade()),
+  'delivery.drop': fc.tuple(chaosOf('drop'), trade()),
+  'delivery.bad_signature': fc.tuple(chaosOf('bad_signature'), trade()),
+  'delivery.delay': fc.tuple(chaosOf('delay_60s'), trade()),
+  'delivery.late_progress': one(fc.oneof(trade(fc.record({ late: fc.constantFrom(...LATE) })), trade(fc.constant({ reverse: true })), zap(fc.constant({ reverse: true })))),
+  'delivery.concurrent_copies': fc.tuple(fc.record({ kind: fc.constant('concurrent' as const), account: fc.constant(0), event_type: fc.constantFrom('trade.*', '*', 'credit.created'), times: fc.constantFrom(1, 2, 3) }), trade()),
+  'delivery.outage_past_retry_window': fc.tuple(trade(), fc.record({ kind: fc.constant('outage' as const), account: idx, hours: fc.constantFrom(73, 80) })),
+  'forged.wrong_secret': fc.tuple(trade(), forgeOf('wrong_secret')),
+  'forged.tampered_body': fc.tuple(trade(), forgeOf('tampered_body')),
+  'forged.unsigned': fc.tuple(trade(), forgeOf('unsigned')),
+  'timestamp.stale': fc.tuple(trade(), fc.record({ kind: fc.constant('stale' as const), account: idx, when: fc.constant('stale' as const) })),
+  'timestamp.future': fc.tuple(trade(), fc.record({ kind: fc.constant('stale' as const), account: idx, when: fc.constant('future' as const) })),
+  'payload.non_ascii': fc.constant([]),
+  'payload.styled_body': fc.constant([]),
+  ...Object.fromEntries((['429', '429_no_retry_after', '500', '503', 'lost_response'] as const).map((k) => [`api.${k}`, apiFault(k)])),
+  'profile.adversarial': fc.constant([]),
+  'app.rotation': fc.tuple(trade(), fc.record({ kind: fc.constant('rotate' as const), account: idx }), trade()),
+  'app.restart': fc.tuple(trade(), fc.constant({ kind: 'restart' as const }), fc.constant({ kind: 'probe' as const }), trade()),
 };
 
-export const THEME_NAMES = Object.keys(THEMES);
-
-/** The scenario of run `run` (1-based) for this seed: theme by position, the rest drawn. */
-export function scenarioArbitrary(theme: string): fc.Arbitrary<VerifyScenario> {
-  const t = THEMES[theme];
+/** A run's scenario: the items its plan gives it, in an order the seed draws, among a short random journey. */
+export function scenarioArbitrary(items: readonly string[]): fc.Arbitrary<VerifyScenario> {
+  const parts = items.map((id) => {
+    const steps = ITEM_STEPS[id];
+    if (!steps) throw new Error(`no steps for coverage item ${id}`);
+    return steps as fc.Arbitrary<VStep[]>;
+  });
   return fc
     .record({
       accounts: fc.oneof({ weight: 3, arbitrary: fc.array(accountSetup(), { minLength: 1, maxLength: 1 }) }, { weight: 1, arbitrary: fc.array(accountSetup(), { minLength: 2, maxLength: 2 }) }),
-      lead: t.lead ?? fc.constant([] as VStep[]),
+      order: fc.shuffledSubarray([...parts.keys()], { minLength: parts.length, maxLength: parts.length }),
+      parts: parts.length ? fc.tuple(...parts) : fc.constant([] as VStep[][]),
       before: fc.array(plain, { maxLength: 2 }),
-      core: t.core as fc.Arbitrary<VStep[]>,
       after: fc.array(fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: chaos }, { weight: 1, arbitrary: fc.constant<VStep>({ kind: 'probe' }) }), { maxLength: 2 }),
-      // Swarm background: most runs none; the api_faults theme also draws the provider's profile.
+      // Swarm background: most runs none.
       background: fc.oneof({ weight: 3, arbitrary: fc.constant(NO_BACKGROUND) }, { weight: 1, arbitrary: backgroundChaos() }),
-      adversarial_profile: theme === 'api_faults' ? fc.boolean() : fc.constant(false),
+      body_style: items.includes('payload.styled_body') ? fc.constantFrom('spaced' as const, 'escaped' as const, 'mixed' as const) : fc.constant('compact' as const),
     })
-    .map(({ accounts, lead, before, core, after, background, adversarial_profile }) => ({
-      theme, adversarial_profile, accounts, background, steps: [...lead, ...before, ...core, ...after],
-    }));
+    .map(({ accounts, order, parts, before, after, background: drawn, body_style }) => {
+      // A probe item needs a quiet point while its deposit is held or just flagged: no background chaos keeping deliveries in retry.
+      const background = items.some((i) => i.endsWith('_probe')) ? NO_BACKGROUND : drawn;
+      // Webhook rules an item leads with (concurrent copies of the funding credit) stay ahead of everything.
+      const core = order.flatMap((i) => parts[i]);
+      return {
+        theme: items.join(' '),
+        adversarial_profile: items.includes('profile.adversarial'),
+        partner_screening: items.includes('deposit.flagged.partner_flagged') || items.includes('deposit.partner_window_lapsed'),
+        // A styled body escapes non-ASCII text: with only ASCII in it, `escaped` would send the compact bytes.
+        labels: items.includes('payload.non_ascii') || items.includes('payload.styled_body') ? ('unicode' as const) : ('ascii' as const),
+        body_style,
+        accounts, background, steps: [...before, ...core, ...after],
+      };
+    });
 }
 
 export function generateScenario(seed: number, run: number): VerifyScenario {
-  const theme = THEME_NAMES[(run - 1) % THEME_NAMES.length];
   // One draw per (seed, run): a run's scenario never depends on how many runs came before it.
-  return fc.sample(scenarioArbitrary(theme), { seed: (seed * 7_919 + run * 104_729) | 0, numRuns: 1 })[0];
+  return fc.sample(scenarioArbitrary(plannedItems(seed, run)), { seed: (seed * 7_919 + run * 104_729) | 0, numRuns: 1 })[0];
 }
 
 // ---- reading ----
@@ -141,6 +215,9 @@ export function generateScenario(seed: number, run: number): VerifyScenario {
 const acct = (i: number, n: number): string => `account #${i % n}`;
 const pct = (bps: number): string => `${bps / 100}%`;
 const other = (i: number): string => `other asset #${i % 3}`;
+
+/** The scenario asset on the same chain as asset `i` (ETH and USDC on Arbitrum, SOL and USDC on Solana). */
+export const otherAssetOnChain = (i: number): number => (i % 4) ^ 1;
 
 function opExtras(e: OpExtras): string {
   const parts: string[] = [];
@@ -152,6 +229,8 @@ function opExtras(e: OpExtras): string {
   if (e.reverse) parts.push('its progress deliveries arrive reversed, after the terminal one (executing held back 3 min, filled 2, pending_settle 1)');
   return parts.length ? `, ${parts.join('; ')}` : '';
 }
+
+const BODY_STYLE_TEXT = { spaced: 'with the whitespace JSON allows', escaped: 'with every non-ASCII character and / as a JSON escape', mixed: 'with whitespace and escapes' } as const;
 
 const API_FAULT_TEXT: Record<ApiFaultKind, string> = {
   '429': '429 with Retry-After',
@@ -169,6 +248,29 @@ export function describeVStep(s: VStep, n: number): string {
       return `zap: ${acct(s.account, n)} sells ${pct(s.fraction_bps)} of its open credit #${s.credit} for ${other(s.destination)}${opExtras(s)}`;
     case 'cancel':
       return `cancel: ${acct(s.account, n)} sends its credit #${s.credit} to its own destination${s.fault ? `, and it fails with ${s.fault.fail}` : ''}`;
+    case 'deposit': {
+      const what = `deposit ${s.usd} USD of ${assetAt(s.asset).asset_key} into ${acct(s.account, n)}`;
+      if (s.flag === 'partner_flagged') return `${what}; the partner flags it inside its screening window (no credit)`;
+      if (s.flag) return `${what}; screening flags its source (${s.flag}: no credit)`;
+      return s.hold ? `${what}; it stays pending (detected, not credited) for an hour` : what;
+    }
+    case 'zap_deposit': {
+      const what = `zap funded by a deposit: ${acct(s.account, n)} asks for ${s.usd} USD of ${assetAt(s.asset).asset_key} into ${other(s.destination)}${s.expires ? ', expiring in 10 min' : ''}`;
+      const funding: Record<ZapFunding, string> = {
+        same: 'the deposit arrives',
+        other_asset: `a deposit of ${assetAt(otherAssetOnChain(s.asset)).asset_key} (another asset) arrives instead`,
+        none: 'no deposit arrives',
+        flagged: 'the deposit arrives and screening flags it',
+        dropped: 'the deposit arrives and is dropped before finality',
+      };
+      return `${what}; ${funding[s.funding]}${opExtras(s)}`;
+    }
+    case 'recover':
+      return `recovery: a zap of ${acct(s.account, n)} fails (execution_failed) and leaves its credit open; the account's email is set, the recovery activated and claimed with the emailed OTP${s.fault ? `, and the payout fails with ${s.fault.fail}` : ''}`;
+    case 'suspend':
+      return `destination: delta screening suspends a destination of ${acct(s.account, n)}${s.reactivate ? ', and reactivates it a minute later' : ''}`;
+    case 'stale':
+      return `replayed delivery: the last delivery ${acct(s.account, n)}'s app took, re-sent correctly signed with a Svc-Timestamp 10 min ${s.when === 'stale' ? 'old' : 'in the future'} (must be refused)`;
     case 'concurrent':
       return `webhook: the next ${s.times} deliveries of ${s.event_type} for ${acct(s.account, n)} reach the app as two concurrent copies`;
     case 'rotate':
@@ -196,6 +298,9 @@ export function describeScenario(s: VerifyScenario): string[] {
   const n = s.accounts.length;
   const lines = s.accounts.map(describeSetup);
   if (s.adversarial_profile) lines.push('the provider runs an adversarial behaviour profile drawn from the run\'s seed');
+  if (s.partner_screening) lines.push('the organization has partner screening on: every deposit waits out the partner\'s window');
+  if (s.labels === 'unicode') lines.push('account labels carry non-ASCII text and characters JSON escapes (so do the bodies of their deliveries)');
+  if (s.body_style && s.body_style !== 'compact') lines.push(`delivery bodies are written ${BODY_STYLE_TEXT[s.body_style]} (and signed as sent)`);
   const bg = describeBackground(s.background);
   if (bg) lines.push(bg);
   const lead = leadingRules(s.steps);

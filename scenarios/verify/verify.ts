@@ -9,6 +9,7 @@ import { DEFAULT_PROFILE } from '../../fake-provider/profile.ts';
 import type { WebhookEffect } from '../arbitraries/steps.ts';
 import { WALL } from '../dsl/wall.ts';
 import { confirmAlone, planBatches, runBatch } from './batch.ts';
+import { coverageTable, type CoverageRow } from './coverage.ts';
 import { ANSWER_SLOT_MS, runOnce, sameFailure, simSeedFor, type Outcome, type RelaySlot, type Session } from './lane.ts';
 import { startRelay, type Relay, type RelayRecord } from './relay.ts';
 import { decodeCase, describeScenario, encodeCase, generateScenario, NO_BACKGROUND, type VerifyScenario, type VStep } from './scenario.ts';
@@ -48,6 +49,8 @@ export interface VerifyOptions {
    * profile) runs alone. 1: every run alone, one after another.
    */
   concurrency?: number;
+  /** `fail` (default): client-conduct findings of the app's key fail the run they happen in; `warn`: reported only. */
+  conduct?: 'fail' | 'warn';
   /** Called after each run (not after shrink attempts); in a batch, in run order once the batch has ended. */
   on_run?: (u: { done: number; failures: number; note: string; run: number; wall_ms: number; records: readonly RelayRecord[]; batch: number; batch_size: number }) => void;
 }
@@ -86,6 +89,8 @@ export interface VerifyReport extends VerifyResult {
   num_shrinks?: number;
   shrink_cut?: boolean;
   failure?: VerifyFailure;
+  /** Every spec coverage item (coverage.ts) and the runs whose observed reach included it. */
+  coverage: CoverageRow[];
 }
 
 /**
@@ -105,7 +110,14 @@ function* shrinkCandidates(s: VerifyScenario): Generator<VerifyScenario> {
   if (s.adversarial_profile) yield { ...s, adversarial_profile: false };
   if (Object.values(s.background).some((p) => p > 0)) yield { ...s, background: NO_BACKGROUND };
   if (s.accounts.length > 1) yield { ...s, accounts: s.accounts.slice(0, 1) };
+  // Runs carry a dozen steps or more: whole chunks first (halves, then quarters, last first), then single steps.
+  for (let size = Math.floor(s.steps.length / 2); size >= 2; size = Math.floor(size / 2)) {
+    for (let end = s.steps.length; end - size >= 0; end -= size) yield { ...s, steps: [...s.steps.slice(0, end - size), ...s.steps.slice(end)] };
+  }
   for (let i = s.steps.length - 1; i >= 0; i--) yield { ...s, steps: s.steps.filter((_, j) => j !== i) };
+  if (s.partner_screening) yield { ...s, partner_screening: false };
+  if (s.labels === 'unicode') yield { ...s, labels: 'ascii' };
+  if (s.body_style && s.body_style !== 'compact') yield { ...s, body_style: 'compact' };
   for (let i = 0; i < s.steps.length; i++) {
     const st = s.steps[i];
     const replace = (next: VStep): VerifyScenario => ({ ...s, steps: s.steps.map((x, j) => (j === i ? next : x)) });
@@ -158,9 +170,10 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     app_url, webhook_path, slots: [await newSlot()], newSlot, hub: null, concurrency, sim_base, verifier_key: `sk_verifier_${randomBytes(12).toString('hex')}`,
     quiescence_ms: options.quiescence_ms ?? 3_000, latency_limit_ms: options.latency_limit_ms ?? 8_000,
     run_time_limit_ms: options.run_time_limit_ms ?? 300_000, deadline_ms: options.time_limit_ms === undefined ? Infinity : started + options.time_limit_ms,
-    sync_supported: null, conduct: [], configured_once: false, answer_slot_ms: options.answer_slot_ms ?? ANSWER_SLOT_MS,
+    sync_supported: null, conduct: [], conduct_mode: options.conduct ?? 'fail', configured_once: false, answer_slot_ms: options.answer_slot_ms ?? ANSWER_SLOT_MS,
   };
-  const report: VerifyReport = { kind: 'verify', app_url, seed: String(seed), started_at, runs: 0, passed: 0, failed: 0, wall_ms: 0, cases: [], conduct: [], sim_seed: sim_base, interrupted: false, concurrency };
+  const report: VerifyReport = { kind: 'verify', app_url, seed: String(seed), started_at, runs: 0, passed: 0, failed: 0, wall_ms: 0, cases: [], conduct: [], sim_seed: sim_base, interrupted: false, concurrency, coverage: [] };
+  const reached: Array<{ run: number; items: string[] }> = [];
   try {
     let plan: Array<{ run: number; scenario: VerifyScenario }>;
     if (options.case !== undefined) plan = [{ ...decodeCase(options.case) }].map((c) => ({ run: c.run, scenario: c.scenario }));
@@ -185,6 +198,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         const vcase: VerifyCase = { run, seed: String(seed), ok: outcome.ok, steps: describeScenario(scenario), batch: batch_index + 1 };
         report.cases.push(vcase);
         report.runs++;
+        reached.push({ run, items: outcome.reached });
         const first_failure = !outcome.ok && failing === null;
         options.on_run?.({
           done: report.runs, failures: outcome.ok ? 0 : 1, note: !first_failure ? '' : replaying ? 'mismatch found' : 'mismatch found, shrinking',
@@ -218,7 +232,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         } else {
           const together = `batch ${batch_runs.batch}: runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once behind the hub`;
           alone = found === 'passed'
-            ? `run ${failing.run} failed only alongside other runs (${together}); run alone, runs ${batch_runs.runs[0]}–${failing.run} pass`
+            ? `run ${failing.run} failed only alongside other runs (${together}); run alone, ${failing.run === batch_runs.runs[0] ? `run ${failing.run} passes` : `runs ${batch_runs.runs[0]}–${failing.run} pass`}`
             : `run ${failing.run} failed alongside other runs (${together}) and the time limit passed before it could be run again alone`;
         }
       }
@@ -230,6 +244,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
       break;
     }
     report.conduct = dedupeConduct(session.conduct);
+    report.coverage = coverageTable(reached);
     report.wall_ms = Math.round(WALL.now_ms() - started);
     return report;
   } finally {

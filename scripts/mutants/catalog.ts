@@ -21,6 +21,7 @@ const ZAPS = 'fake-provider/resources/zaps/model.ts';
 const TRADES = 'fake-provider/resources/trades/model.ts';
 const CANCELS = 'fake-provider/resources/cancels/model.ts';
 const RECOVERIES = 'fake-provider/resources/recoveries/model.ts';
+const RECOVERY_MACHINE = 'fake-provider/resources/recoveries/machine.ts';
 const DEPOSITS = 'fake-provider/resources/deposits/model.ts';
 const DEPOSIT_MACHINE = 'fake-provider/resources/deposits/machine.ts';
 const WEBHOOKS = 'fake-provider/resources/webhooks/model.ts';
@@ -37,6 +38,9 @@ const CANCEL_FAILED = `      releaseCredit(world, c.credit_id, c.cancel_id);
       publish(world, c.org_id, c.account_id, 'cancel.failed', eventData(c, { failure_code: ctx.failure_code }));`;
 const TRADE_SETTLED = `      publishDerived(world, org_id, account_id, e.event_type, { source: t, build: settledData });
       continue;`;
+
+const OTP_EXPIRY = 'if (world.sim.now_ms() >= r.otp.expires_at_ms) {';
+const RECOVERY_CLAIMED_STATE = "    claimed: { on: { PAYOUT_FAILED: { target: 'failed', actions: 'claimFailed' } } },";
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -156,5 +160,54 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'suspended-destination-allowed', area: 'destinations', summary: 'a suspended destination is accepted for new trades, zaps and cancels',
     edits: [{ file: 'fake-provider/resources/destinations/model.ts', find: "  if (destinationStatus(d) === 'suspended') {\n    const { suspended_at_ms, suspension_reason } = d.snapshot.context;", replace: "  if (destinationStatus(d) === 'suspended' && false) {\n    const { suspended_at_ms, suspension_reason } = d.snapshot.context;" }],
+  },
+  // Issue 28: one per class of bug the property tests used not to reach.
+  {
+    id: 'pending-keyed-per-balance-row', area: 'credits', summary: 'a swap\'s pending output is kept per account and asset, so two swaps into one asset overwrite each other\'s pending amount',
+    edits: [{ file: DRIVER, find: 'const pendingKey = (swap: Swap): string => swap.id;', replace: 'const pendingKey = (swap: Swap): string => `${swap.account_id}|${swap.to_asset_key}`;' }],
+  },
+  {
+    id: 'zap-draws-first-credit-of-asset', area: 'zaps', summary: 'a credit-funded zap draws from the account\'s first open credit of the asset instead of the credit it names',
+    edits: [
+      { file: ZAPS, find: "import { creditHolder, creditStatus, lockCredit, releaseCredit, requireCredit, type Credit } from '../credits/index.ts';", replace: "import { creditHolder, creditsOf, creditStatus, lockCredit, releaseCredit, requireCredit, type Credit } from '../credits/index.ts';" },
+      {
+        file: ZAPS, find: '  const credit = requireCredit(world, org_id, credit_id, { account_id });\n  if (credit.asset_key !== from.asset_key) {',
+        replace: "  const named = requireCredit(world, org_id, credit_id, { account_id });\n  const credit = creditsOf(world, account_id).find((c) => c.asset_key === named.asset_key && creditStatus(c) === 'open') ?? named;\n  if (credit.asset_key !== from.asset_key) {",
+      },
+    ],
+  },
+  {
+    id: 'claimed-recovery-reactivates', area: 'recoveries', summary: 'a claimed recovery can be activated again (a fresh OTP for a credit already being paid out)',
+    edits: [
+      { file: RECOVERIES, find: "  if (recoveryStatus(r) === 'claimed') throw alreadyClaimed(r);\n  requireOpenCredit(world, r);", replace: '  requireOpenCredit(world, r);' },
+      { file: RECOVERY_MACHINE, find: RECOVERY_CLAIMED_STATE, replace: "    claimed: { on: { PAYOUT_FAILED: { target: 'failed', actions: 'claimFailed' }, ACTIVATE: { target: 'active', actions: 'sendOtp' } } }," },
+    ],
+  },
+  {
+    id: 'otp-valid-at-expiry', area: 'recoveries', summary: 'an OTP is still accepted at the very instant its validity ends (off by one tick)',
+    edits: [{ file: RECOVERIES, find: OTP_EXPIRY, replace: OTP_EXPIRY.replace('>=', '>') }],
+  },
+  {
+    id: 'zap-ignores-input-reorg', area: 'zaps', summary: 'a reorg of a settled zap\'s out leg (its input leaving the account) is used up but ignored: no orphan, no resubmission',
+    edits: [{ file: DRIVER, find: "  if (!ops.send(world, swap, { type: 'ORPHAN', leg: which })) return;", replace: "  if ((swap.kind === 'zap' && which === 'out') || !ops.send(world, swap, { type: 'ORPHAN', leg: which })) return;" }],
+  },
+  {
+    id: 'verified-at-finality-unscreened', area: 'deposits', summary: 'a deposit verifies at finality without waiting for its screening (correct only while screening is faster than finality)',
+    edits: [{ file: DEPOSIT_MACHINE, find: '      context.confirmations + event.blocks >= context.required_confirmations &&\n      context.screened &&\n', replace: '      context.confirmations + event.blocks >= context.required_confirmations &&\n' }],
+  },
+  {
+    id: 'deleted-org-recovery-binding-kept', area: 'recoveries', summary: 'deleting an organization leaves its recoveries\' account + credit index behind, so the public recover-funds route still finds one and fails with a 500',
+    edits: [{ file: RECOVERIES, find: '  dropFromMap(store.byBinding, mine);\n', replace: '' }],
+  },
+  {
+    id: 'webhook-guard-knows-only-127-0-0-1', area: 'webhooks', summary: 'the webhook destination guard recognises swapsim\'s own address only as 127.0.0.1, not localhost, ::1, 127.x or 0.0.0.0 spellings',
+    edits: [{ file: 'fake-provider/resources/webhooks/destinations.ts', find: 'if (self.port !== null && port === self.port && isLocal(a, self.host)) return', replace: "if (self.port !== null && port === self.port && a === '127.0.0.1') return" }],
+  },
+  {
+    id: 'quote-expiry-one-tick-late', area: 'rfqs', summary: 'a firm quote is still accepted at the instant its expires_at_ms is reached (expiry enforced one tick late)',
+    edits: [
+      { file: 'fake-provider/resources/rfqs/model.ts', find: "world.sim.scheduler.schedule(expires_at_ms, 'quote.expire',", replace: "world.sim.scheduler.schedule(expires_at_ms + 1, 'quote.expire'," },
+      { file: 'fake-provider/resources/rfqs/model.ts', find: "quoteStatus(quote) === 'open' && world.sim.now_ms() >= quote.expires_at_ms", replace: "quoteStatus(quote) === 'open' && world.sim.now_ms() > quote.expires_at_ms" },
+    ],
   },
 ];

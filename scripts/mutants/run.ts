@@ -11,7 +11,9 @@ import { MUTANTS, type Mutant } from './catalog.ts';
 /** The property tests: model-based runs and seeded profile sweeps, each checking /_sim/invariants as it goes. */
 export const PROPERTY_TESTS = [
   'scenarios/model-trading/trading-model.test.ts',
+  'scenarios/model-trading/deletion.test.ts',
   'scenarios/model/core-model.test.ts',
+  'scenarios/model/webhook-guard.test.ts',
   'fake-provider/profiles/adversarial-invariants.test.ts',
 ];
 

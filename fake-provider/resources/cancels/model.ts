@@ -106,8 +106,12 @@ function chainOf(c: Cancel) {
   return assetByKey(c.asset_key)!.chain;
 }
 
+/** Whether the cancel still exists: a deleted organization's cancels are forgotten, their scheduled steps are not. */
+const live = (world: World, c: Cancel): boolean => cancelStore(world).byId.get(c.cancel_id) === c;
+
 /** Broadcast (or its failure), then one task at the chain's finality threshold. */
 function broadcast(world: World, c: Cancel, faults: CancelFaults): void {
+  if (!live(world, c)) return;
   const now = world.sim.now_ms();
   if (faults.fail === 'broadcast_failed') {
     sendCancel(world, c, { type: 'FAIL', code: 'broadcast_failed', at_ms: now });
@@ -119,6 +123,7 @@ function broadcast(world: World, c: Cancel, faults: CancelFaults): void {
   const tx_hash = generateTxHash(chain, cancelStore(world).rng);
   if (!sendCancel(world, c, { type: 'BROADCAST', tx_hash, at_ms: now, final_due_ms })) return;
   world.sim.scheduler.schedule(final_due_ms, 'cancel.finality', () => {
+    if (!live(world, c)) return;
     const at_ms = world.sim.now_ms();
     // confirmation_timeout: the transaction never reaches finality; the service gives up when it should have.
     sendCancel(world, c, faults.fail === 'confirmation_timeout' ? { type: 'FAIL', code: 'confirmation_timeout', at_ms } : { type: 'CONFIRM', at_ms });
@@ -127,6 +132,7 @@ function broadcast(world: World, c: Cancel, faults: CancelFaults): void {
 
 function scheduleBroadcast(world: World, c: Cancel): void {
   world.sim.scheduler.schedule(c.snapshot.context.broadcast_due_ms, 'cancel.broadcast', () => {
+    if (!live(world, c)) return;
     const faults = drawFaults(world, c);
     if (faults.delay_ms === 0) return broadcast(world, c, faults);
     const due_ms = world.sim.now_ms() + faults.delay_ms;

@@ -1,7 +1,7 @@
 // The reference integrator's HTTP side (express): the probe contract of `swapsim verify` (POST
 // /probe/configure, GET /probe/state, and the optional POST /probe/sync), and the webhook endpoint, which
 // checks each signature over the raw body before anything is parsed (the previous secret too, for 5 minutes
-// after a rotation). Every event, from a webhook or from the feed, goes through one queue, so two copies of
+// after a rotation) and refuses a Svc-Timestamp more than 5 minutes old or in the future. Every event, from a webhook or from the feed, goes through one queue, so two copies of
 // an event never race past the dedupe check. A configure naming another provider starts a fresh ledger.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -29,6 +29,16 @@ interface Config extends ProviderConfig {
 
 /** How long a rotated-out secret still verifies deliveries (the spec: at least 5 minutes). */
 const SECRET_GRACE_MS = 5 * 60_000;
+/** The spec's recommendation: reject a Svc-Timestamp more than 5 minutes old or in the future (a little clock skew allowed ahead). */
+const TIMESTAMP_TOLERANCE_MS = 5 * 60_000;
+const FUTURE_SKEW_MS = 30_000;
+
+/** A Svc-Timestamp (ms since epoch) this receiver accepts: not older than 5 minutes, not ahead of its clock. */
+export function freshTimestamp(timestamp: string, now_ms: number): boolean {
+  if (!/^[0-9]{1,16}$/.test(timestamp)) return false;
+  const t = Number(timestamp);
+  return t >= now_ms - TIMESTAMP_TOLERANCE_MS && t <= now_ms + FUTURE_SKEW_MS;
+}
 const SLOW_HANDLER_MS = 15_000;
 
 /** The spec's scheme: `v1=` + hex HMAC-SHA256 with the secret over `<timestamp>.<raw body>`, compared in constant time. */
@@ -36,6 +46,15 @@ export function validSignature(secret: string, timestamp: string, raw: Buffer, h
   const expected = Buffer.from(`v1=${createHmac('sha256', secret).update(`${timestamp}.`).update(raw).digest('hex')}`);
   const given = Buffer.from(header);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The reserialized-hmac variant's bytes: the body parsed and written again (the original bytes when it is not JSON). */
+function reserialized(body: Buffer): Buffer {
+  try {
+    return Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8'))), 'utf8');
+  } catch {
+    return body;
+  }
 }
 
 export function createIntegratorApp(options: IntegratorOptions = {}) {
@@ -59,11 +78,14 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
   async function catchUp(): Promise<number> {
     if (config === null || bugs.has('no-feed-catch-up')) return 0;
     let applied = 0;
+    const first_page_only = bugs.has('first-page-only');
+    if (first_page_only) cursor = null;
+    const limit = first_page_only ? 20 : 100;
     for (;;) {
-      const page = await get<{ events: Envelope[]; has_more: boolean; next_cursor: string | null }>(config, `/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const page = await get<{ events: Envelope[]; has_more: boolean; next_cursor: string | null }>(config, `/events?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { ignore_retry_after: bugs.has('retries-429-at-once') });
       for (const event of page.events) if (event.created_at_ms > skip_until_ms) await ledger.apply(event);
       applied += page.events.length;
-      if (!page.has_more || page.next_cursor === null) return applied;
+      if (!page.has_more || page.next_cursor === null || first_page_only) return applied;
       cursor = page.next_cursor;
     }
   }
@@ -108,7 +130,9 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
   });
 
   app.post(options.webhook_path ?? '/webhooks', express.raw({ type: () => true, limit: '2mb' }), async (req: Request, res: Response) => {
-    const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const received: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    // The latin1-body variant signs (and parses) the body's latin1 text re-encoded as UTF-8: other bytes wherever it is not ASCII.
+    const raw = bugs.has('latin1-body') ? Buffer.from(received.toString('latin1'), 'utf8') : bugs.has('reserialized-hmac') ? reserialized(received) : received;
     if (config === null) return void res.status(503).send('not configured');
     const timestamp = String(req.headers[`${prefix}-timestamp`] ?? '');
     const signature = String(req.headers[`${prefix}-signature`] ?? '');
@@ -116,6 +140,10 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
     const signed = validSignature(c.webhook_secret, timestamp, raw, signature) || (c.previous_secret !== null && Date.now() < c.previous_until_ms && validSignature(c.previous_secret, timestamp, raw, signature));
     if (!bugs.has('no-signature-check') && !signed) {
       return void res.status(401).send('invalid signature');
+    }
+    // Correctly signed is not enough: a captured delivery replayed later (or stamped ahead) is refused too.
+    if (!bugs.has('no-timestamp-check') && !freshTimestamp(timestamp, Date.now())) {
+      return void res.status(401).send('stale or future timestamp');
     }
     let event: Envelope;
     try {

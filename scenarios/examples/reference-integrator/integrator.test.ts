@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSim, type Sim } from '../../../lib/sim.ts';
-import { startIntegrator, validSignature, type RunningIntegrator } from './app.ts';
+import { freshTimestamp, startIntegrator, validSignature, type RunningIntegrator } from './app.ts';
 import type { Bug } from './bugs.ts';
 
 const ETH = 'native.evm:42161';
@@ -40,9 +40,11 @@ async function fundedAccount(s: Sim, atoms: string): Promise<string> {
 
 const state = async (a: RunningIntegrator, account_id: string): Promise<{ balances: unknown[] }> => (await fetch(`${a.url}/probe/state?account_id=${account_id}`)).json() as Promise<{ balances: unknown[] }>;
 
-function forged(account_id: string, secret: string) {
-  const body = JSON.stringify({ event_id: 'evt_forged_1', type: 'credit.created', created_at_ms: 1, account_id, data: { credit_id: 'crd_x', asset_key: ETH, atoms: '5', source_type: 'deposit' } });
-  return { body, timestamp: '1', signature: `v1=${createHmac('sha256', secret).update(`1.${body}`).digest('hex')}` };
+/** A credit.created for the account, signed with `secret` and stamped `timestamp_ms` (default now). */
+function forged(account_id: string, secret: string, timestamp_ms = Date.now(), event_id = 'evt_forged_1') {
+  const body = JSON.stringify({ event_id, type: 'credit.created', created_at_ms: 1, account_id, data: { credit_id: 'crd_x', asset_key: ETH, atoms: '5', source_type: 'deposit' } });
+  const timestamp = String(timestamp_ms);
+  return { body, timestamp, signature: `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}` };
 }
 
 describe('reference integrator', () => {
@@ -63,6 +65,26 @@ describe('reference integrator', () => {
       const f = forged(account_id, 'whsec_not_the_secret');
       const res = await fetch(`${t.app.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-timestamp': f.timestamp, 'svc-signature': f.signature }, body: f.body });
       expect(res.status).toBe(status);
+      expect((await state(t.app, account_id)).balances).toEqual([{ asset_key: ETH, available_atoms: atoms }]);
+      await app!.close();
+      await sim!.close();
+      app = sim = null;
+    }
+  });
+
+  it('refuses a correctly signed delivery stamped more than 5 min ago or ahead; the no-timestamp-check variant applies it', async () => {
+    expect(freshTimestamp(String(Date.now() - 4 * 60_000), Date.now())).toBe(true);
+    expect(freshTimestamp('not-a-number', Date.now())).toBe(false);
+    for (const [bugs, statuses, atoms] of [[[], [401, 401], '1000'], [['no-timestamp-check'], [200, 200], '1010']] as const) {
+      const t = await start([...bugs]);
+      const account_id = await fundedAccount(t.sim, '1000');
+      const answered: number[] = [];
+      for (const [i, at] of [Date.now() - 10 * 60_000, Date.now() + 10 * 60_000].entries()) {
+        const f = forged(account_id, t.secret, at, `evt_replayed_${i}`);
+        const res = await fetch(`${t.app.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-timestamp': f.timestamp, 'svc-signature': f.signature }, body: f.body });
+        answered.push(res.status);
+      }
+      expect(answered).toEqual([...statuses]);
       expect((await state(t.app, account_id)).balances).toEqual([{ asset_key: ETH, available_atoms: atoms }]);
       await app!.close();
       await sim!.close();

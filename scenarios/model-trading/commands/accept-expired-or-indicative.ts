@@ -2,7 +2,6 @@
 // accept was skipped until it expired (quote_expired). Nothing changes.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { DEFAULT_PROFILE } from '../../../fake-provider/profile.ts';
 import { api, checkAfterStep, type TradingModel, type TradingReal } from '../model.ts';
 
 export class AcceptExpiredOrIndicative implements fc.AsyncCommand<TradingModel, TradingReal> {
@@ -12,7 +11,7 @@ export class AcceptExpiredOrIndicative implements fc.AsyncCommand<TradingModel, 
     const q = m.quotes[this.quoteIdx % m.quotes.length];
     const res = await api(r, 'POST', `/quotes/${q.quote_id}/accept`, { body: { slippage_bps: this.slippage_bps } });
     const code = q.kind === 'indicative' ? 'quote_not_firm' : 'quote_expired';
-    const status = DEFAULT_PROFILE.lifecycle_error_status[code];
+    const status = m.profile.lifecycle_error_status[code];
     expect(res.status, JSON.stringify(res.body)).toBe(status);
     expect(res.body.error.code).toBe(code);
     await checkAfterStep(m, r);

@@ -2,7 +2,7 @@
 // credit's asset. Skipped when the account has no such destination.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { api, checkAfterStep, creditsOf, expectOutcome, LIMITS, newOp, recognise, type TradingModel, type TradingReal } from '../model.ts';
+import { api, checkAfterStep, creditsOf, expectHolder, expectOutcome, LIMITS, newOp, recognise, type TradingModel, type TradingReal } from '../model.ts';
 
 export class Cancel implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly accountIdx: number, readonly creditIdx: number, readonly destinationIdx: number) {}
@@ -19,6 +19,7 @@ export class Cancel implements fc.AsyncCommand<TradingModel, TradingReal> {
     const res = await api(r, 'POST', '/cancels', { body: { account_id: account.account_id, credit_id: credit.credit_id, destination_id: dest.destination_id } });
     // The credit is checked before the destination: a locked credit answers credit_in_use even to a suspended destination.
     const code = expectOutcome(res, [200], dest.suspended ? ['credit_in_use', 'destination_suspended'] : ['credit_in_use'], 'cancel');
+    expectHolder(m, credit.credit_id, code, [], 'cancel');
     if (code === null) {
       expect(res.body.cancel.status).toBe('pending');
       expect(res.body.cancel.credit_id).toBe(credit.credit_id);

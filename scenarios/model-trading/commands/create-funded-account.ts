@@ -21,7 +21,7 @@ export class CreateFundedAccount implements fc.AsyncCommand<TradingModel, Tradin
     expect(dep.status, JSON.stringify(dep.body)).toBe(200);
     m.deposits.push({ account_id, tx_hash: dep.body.deposit.tx_hash, asset_key: asset.asset_key, atoms, expect: 'verified' });
     m.credits.set(sourceKey('deposit', dep.body.deposit.tx_hash), { account_id, asset_key: asset.asset_key, atoms, status: 'open' });
-    await advance(m, r, depositSettleMs(asset.chain, m.org.partner_screening));
+    await advance(m, r, depositSettleMs(m.profile, asset.chain, m.org.partner_screening));
     // A new account has no fault rule matched to it yet, so its deposit verifies on time.
     const credits = await creditsOf(r, account_id);
     const credit = credits.find((c) => c.source_type === 'deposit' && c.source_id.toLowerCase() === dep.body.deposit.tx_hash.toLowerCase());

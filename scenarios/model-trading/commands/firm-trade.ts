@@ -4,7 +4,7 @@
 // or skips the accept and lets the quote expire (kept for AcceptExpiredOrIndicative).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { advance, api, checkAfterStep, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
+import { advance, api, checkAfterStep, expectHolder, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
 
 export interface FirmTradeArgs {
   accountIdx: number;
@@ -17,6 +17,11 @@ export interface FirmTradeArgs {
   ttl_ms: number;
   wait_ms: number;
   accept: boolean;
+  /**
+   * Accept on an exact tick of the quote's expiry instead of at once: its last valid tick (accepted) or the
+   * instant it expires (quote_expired; the spec's "expires_at_ms passed", the oracle's reading: reached).
+   */
+  accept_tick?: 'last' | 'at';
 }
 
 const RFQ_REFUSALS = ['insufficient_liquidity', 'unsupported_pair', 'insufficient_balance', 'credit_in_use', 'destination_suspended'] as const;
@@ -35,10 +40,13 @@ export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
         from_asset_key: from.asset_key, to_asset_key: to.asset_key, side: this.a.side, ...amount, mode: 'firm', ttl_ms: this.a.ttl_ms, wait_ms: this.a.wait_ms,
       },
     });
-    const code = expectOutcome(res, [200, 202], RFQ_REFUSALS, 'firm rfq');
+    // A size outside the bounds answers the profile's size_out_of_bounds_error (insufficient_liquidity by default).
+    const code = expectOutcome(res, [200, 202], [...RFQ_REFUSALS, m.profile.size_out_of_bounds_error], 'firm rfq');
     // Checks run account → destination → credit → pair: a suspended destination is the answer whatever else holds.
     if (dest.suspended) expect(code, JSON.stringify(res.body)).toBe('destination_suspended');
     else expect(code).not.toBe('destination_suspended');
+    // The credit is checked after the destination: one an operation holds is refused, one nothing holds never as in use.
+    expectHolder(m, credit.credit_id, code, ['destination_suspended'], 'firm rfq');
     if (code !== null) return checkAfterStep(m, r);
 
     let rfq = res.body.rfq;
@@ -58,10 +66,22 @@ export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
     }
     // Nothing else ran between the RFQ and here but the clock's own work, which cannot take a free credit.
     const quote = (await api(r, 'GET', `/quotes/${quote_id}`)).body.quote;
+    if (this.a.accept_tick !== undefined) {
+      const what = `quote.accept_${this.a.accept_tick}_tick`;
+      m.reach.tried.add(what);
+      await advance(m, r, quote.expires_at_ms - (this.a.accept_tick === 'last' ? 1 : 0) - m.now_ms);
+      if (this.a.accept_tick === 'at') {
+        const late = await api(r, 'POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: this.a.slippage_bps } });
+        expect([late.status, late.body.error?.code], `accept at the instant quote ${quote_id} expires (${quote.expires_at_ms}): ${JSON.stringify(late.body)}`).toEqual([m.profile.lifecycle_error_status.quote_expired, 'quote_expired']);
+        m.reach.reached.add(what);
+        return checkAfterStep(m, r);
+      }
+      m.reach.reached.add(what);
+    }
     const key = `accept-${quote_id}`;
     const body = { slippage_bps: this.a.slippage_bps };
     const accepted = await api(r, 'POST', `/quotes/${quote_id}/accept`, { body, idem: key });
-    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(accepted.status, `${this.a.accept_tick === 'last' ? `accept on the last tick before quote ${quote_id} expires: ` : ''}${JSON.stringify(accepted.body)}`).toBe(200);
     if (m.writes.length < LIMITS.writes) m.writes.push({ method: 'POST', path: `/quotes/${quote_id}/accept`, body, key, status: accepted.status, answer: accepted.body });
     expect(accepted.body.trade.status).toBe('executing');
     expect(accepted.body.trade.quote_id).toBe(quote_id);

@@ -2,12 +2,13 @@
 // emailed), then claim with a wrong OTP (401 invalid_otp), an expired one (401 otp_expired), the right
 // one (202 claimed, a payout cancel of the whole credit), or the right one twice (409
 // recovery_already_claimed, never a second payout). Skipped until a failed zap offers a recovery.
+// The OTP's validity (the profile's otp_validity_ms from activation; the spec says only "limited") is hit
+// on its exact ticks: claimed one tick before it ends (202), refused at the instant it ends (otp_expired).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { DEFAULT_PROFILE } from '../../../fake-provider/profile.ts';
 import { advance, api, checkAfterStep, newOp, recognise, sourceAddressFor, tradeAsset, type TradingModel, type TradingReal, type WireCredit } from '../model.ts';
 
-export type RecoveryVariant = 'claim' | 'wrong_otp' | 'expired_otp' | 'claim_twice';
+export type RecoveryVariant = 'claim' | 'wrong_otp' | 'expired_otp' | 'claim_twice' | 'otp_at_expiry' | 'claim_before_expiry';
 
 export class RecoverFunds implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly zapIdx: number, readonly variant: RecoveryVariant) {}
@@ -41,19 +42,30 @@ export class RecoverFunds implements fc.AsyncCommand<TradingModel, TradingReal> 
       m.reach.reached.add('recovery.wrong_otp');
       return checkAfterStep(m, r);
     }
+    // The OTP ends otp_validity_ms after its activation: the last valid tick is one before that instant.
+    const ends_ms: number = activated.body.recovery.activated_at_ms + m.profile.otp_validity_ms;
+    if (this.variant === 'otp_at_expiry') {
+      await advance(m, r, ends_ms - m.now_ms);
+      const late = await claim(otp);
+      expect([late.status, late.body.error?.code], `an OTP claimed at the instant its validity ends (${ends_ms}) must be refused`).toEqual([401, 'otp_expired']);
+      m.reach.reached.add('recovery.otp_at_expiry');
+      return checkAfterStep(m, r);
+    }
+    if (this.variant === 'claim_before_expiry') await advance(m, r, ends_ms - 1 - m.now_ms);
     if (this.variant === 'expired_otp') {
-      await advance(m, r, DEFAULT_PROFILE.otp_validity_ms + 1_000);
+      await advance(m, r, m.profile.otp_validity_ms + 1_000);
       const late = await claim(otp);
       expect([late.status, late.body.error?.code], 'an expired OTP must be refused').toEqual([401, 'otp_expired']);
       m.reach.reached.add('recovery.expired_otp');
       return checkAfterStep(m, r);
     }
     const claimed = await claim(otp);
-    expect(claimed.status, JSON.stringify(claimed.body)).toBe(202);
+    expect(claimed.status, `${this}: ${JSON.stringify(claimed.body)}`).toBe(202);
     expect(claimed.body.recovery).toMatchObject({ recovery_id, credit_id, status: 'claimed', asset_key: credit.asset_key, amount_atoms: credit.atoms });
     const whole = { amount_in_atoms: BigInt(credit.atoms), amount_out_atoms: null, min_out_atoms: 0n, from_asset_key: credit.asset_key, to_asset_key: null };
     m.ops.push({ ...newOp('cancel', claimed.body.recovery.cancel_id, account_id, credit_id, whole, []), fault_target: 'recovery' });
-    m.reach.reached.add('recovery.claim');
+    m.reach.reached.add(this.variant === 'claim_before_expiry' ? 'recovery.claim_before_expiry' : 'recovery.claim');
+    m.claimed.push({ recovery_id, account_id, credit_id, cancel_id: claimed.body.recovery.cancel_id });
     if (this.variant === 'claim_twice') {
       const again = await claim(otp);
       expect([again.status, again.body.error?.code], 'a second claim must be refused, never paid twice').toEqual([409, 'recovery_already_claimed']);

@@ -1,12 +1,15 @@
 // Command (a hard path): a fault rule aimed at the account's next settlement — a reorg of its out or in leg
 // (orphaned, then reconfirmed: the trade stays settled and pays once), or a settlement_orphaned failure
-// (the trade fails, its credit stays open) — then a firm trade that meets it.
+// (the trade fails, its credit stays open) — then a firm trade that meets it. The zap kinds aim a reorg of
+// either leg at the account's next zap settlement, then make a credit-funded zap with no floor to meet it
+// (its effect is checked with every other fired fault's: fault-effects.ts).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
 import { checkAfterStep, type TradingModel, type TradingReal } from '../model.ts';
 import { FirmTrade } from './firm-trade.ts';
+import { ZapFromCredit } from './zap-from-credit.ts';
 
-export type ReorgKind = 'reorg_out' | 'reorg_in' | 'orphaned';
+export type ReorgKind = 'reorg_out' | 'reorg_in' | 'orphaned' | 'zap_reorg_out' | 'zap_reorg_in';
 
 export class ReorgNextSettlement implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly accountIdx: number, readonly creditIdx: number, readonly destinationIdx: number, readonly kind: ReorgKind) {}
@@ -14,6 +17,16 @@ export class ReorgNextSettlement implements fc.AsyncCommand<TradingModel, Tradin
   async run(m: TradingModel, r: TradingReal): Promise<void> {
     const what = `settlement.${this.kind}`;
     const account = m.accounts[this.accountIdx % m.accounts.length];
+    if (this.kind === 'zap_reorg_out' || this.kind === 'zap_reorg_in') {
+      const leg = this.kind === 'zap_reorg_out' ? 'out' : 'in';
+      // Zaps already in flight could meet it first; any zap that settles and meets it must show its effect.
+      const rule = await r.sim.control('POST', '/faults', { target: 'zap', effect: { reorg: leg }, match: { account_id: account.account_id }, times: 1 });
+      expect(rule.status, JSON.stringify(rule.body)).toBe(200);
+      const before = m.ops.length;
+      await new ZapFromCredit({ accountIdx: this.accountIdx, creditIdx: this.creditIdx, destinationIdx: this.destinationIdx, fraction_bps: 5_000, high_floor: false, expires_in_ms: null }).run(m, r);
+      if (m.ops[before]) m.reach.tried.add(`fault.zap.reorg.${leg}`);
+      return;
+    }
     // Only trades already in flight could meet the rule first: the model waits for none, so it names them.
     const inFlight = m.ops.some((o) => o.account_id === account.account_id && o.kind !== 'cancel' && o.outcome === null);
     const effect = this.kind === 'orphaned' ? { fail: 'settlement_orphaned' } : { reorg: this.kind === 'reorg_out' ? 'out' : 'in' };

@@ -13,6 +13,7 @@ export class SetupOrg implements fc.AsyncCommand<TradingModel, TradingReal> {
     const res = await r.sim.control('POST', '/organizations', { ...this.org, rate_limits: UNTHROTTLED });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     r.key = res.body.organization.api_key;
+    m.org_id = res.body.organization.organization_id;
     m.org = this.org;
   }
   toString = (): string => `setupOrg(${JSON.stringify(this.org)})`;

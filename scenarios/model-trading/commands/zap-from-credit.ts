@@ -2,7 +2,7 @@
 // destinations; zaps a fraction of the credit, with no floor or an unreachable one, and maybe a short expiry.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { api, checkAfterStep, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
+import { api, checkAfterStep, expectHolder, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
 
 export interface ZapFromCreditArgs {
   accountIdx: number;
@@ -31,10 +31,11 @@ export class ZapFromCredit implements fc.AsyncCommand<TradingModel, TradingReal>
     };
     if (this.a.expires_in_ms !== null) body.expires_at_ms = m.now_ms + this.a.expires_in_ms;
     const res = await api(r, 'POST', '/zaps', { body });
-    const code = expectOutcome(res, [200], REFUSALS, 'zap from credit');
+    const code = expectOutcome(res, [200], [...REFUSALS, m.profile.size_out_of_bounds_error], 'zap from credit');
     // The destination is checked before the pair and the credit.
     if (dest.suspended) expect(code, JSON.stringify(res.body)).toBe('destination_suspended');
     else expect(code).not.toBe('destination_suspended');
+    expectHolder(m, credit.credit_id, code, ['destination_suspended', 'unsupported_pair', 'insufficient_liquidity', m.profile.size_out_of_bounds_error], 'zap from credit');
     if (code === null) {
       expect(res.body.zap.status).toBe('executing');
       expect(res.body.zap.requested_amount_in_atoms).toBe(amount_in.toString());
