@@ -73,7 +73,7 @@ describe('a run that did not run is red everywhere', () => {
   test('a completed setup passes the setup check, and its notes (which keys) are printed', () => {
     const ok = { ...data, setup_data: { notes: ['keys: API_KEYS (3 given)'] }, metrics: { dropped_iterations: data.metrics.dropped_iterations } };
     const out = summaryOutputs('reads', 'o', ok);
-    expect(out.stdout).toContain('reads: PASSED, 2/2 thresholds passed');
+    expect(out.stdout).toContain('reads: PASSED, 2/2 checks passed');
     expect(out.stdout).toContain('keys: API_KEYS (3 given)');
     expect(JSON.parse(out['o/reads-summary.json']!)).toMatchObject({ passed: true, notes: ['keys: API_KEYS (3 given)'] });
   });

@@ -21,6 +21,9 @@ export interface K6Check { path: string; name: string; passes: number; fails: nu
 
 export interface K6Summary {
   duration_ms?: number;
+  /** The swapsim scripts' own verdict list (`thresholds`: the setup check and every k6 threshold that can
+   *  fail), when the file is theirs: what their stdout counts. Absent for a plain k6 summary. */
+  verdicts?: Array<{ metric: string; expr: string; ok: boolean; message?: string }>;
   metrics: K6Metric[];
   checks: K6Check[];
   extras: K6SummaryExtras;
@@ -59,8 +62,13 @@ export function parseK6Summary(raw: unknown): K6Summary {
   const duration_ms = finite(state.testRunDurationMs) ? state.testRunDurationMs : finite(data.test_run_duration_ms) ? data.test_run_duration_ms : undefined;
   const extras = extrasOf(data.swapsim) ?? extrasFromPlan(data.plan) ?? {};
   if (extras.script === undefined && typeof data.script === 'string') extras.script = data.script;
+  const verdicts = Array.isArray(data.thresholds)
+    ? data.thresholds.filter(isObj).filter((t) => typeof t.metric === 'string' && typeof t.expression === 'string' && typeof t.ok === 'boolean')
+      .map((t) => ({ metric: t.metric as string, expr: t.expression as string, ok: t.ok as boolean, ...(typeof t.message === 'string' ? { message: t.message } : {}) }))
+    : undefined;
   return {
     duration_ms,
+    ...(verdicts === undefined ? {} : { verdicts }),
     metrics: metrics.sort((a, b) => a.key.localeCompare(b.key)),
     checks: data.root_group !== undefined ? checksOf(data.root_group) : checksOf({ checks: data.checks }),
     extras,

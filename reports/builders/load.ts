@@ -7,7 +7,7 @@ import { type K6Metric, type K6Summary, parseK6Summary } from './k6-summary.ts';
 import { type Block, type Cell, duration, fmt, mono, okCell, pct, pill, type ReportModel, type Section } from './model.ts';
 
 /** Tags that say what happened to a request, not which phase sent it. */
-const OUTCOME_TAGS = new Set(['status', 'expected_response', 'name', 'method', 'url', 'error', 'error_code', 'check', 'group', 'proto', 'tls_version', 'rate_limited', 'throttled']);
+const OUTCOME_TAGS = new Set(['status', 'expected_response', 'name', 'method', 'url', 'error', 'error_code', 'check', 'group', 'proto', 'tls_version', 'rate_limited', 'throttled', 'whole_run']);
 const CLASS_TAGS = ['limit_class', 'class', 'limit'];
 const THROTTLE_METRIC = /429|rate_?limited|throttl/i;
 
@@ -104,7 +104,12 @@ export function buildLoad(raw: unknown, opts: { name?: string } = {}): ReportMod
   const s = parseK6Summary(raw);
   const hint = `${s.extras.script ?? ''} ${opts.name ?? ''}`;
   const phases = limitPhases(s, hint);
-  const thresholds = s.metrics.flatMap((m) => m.thresholds.map((t) => ({ metric: m.key, values: m.values, ...t })));
+  // The scripts' own list when there is one (their setup check included, their figure-only `>=0` declarations
+  // left out), so the page counts what their stdout counts; else every k6 threshold.
+  const valuesOf = (key: string): Record<string, number> => s.metrics.find((m) => m.key === key)?.values ?? {};
+  const thresholds = s.verdicts !== undefined
+    ? s.verdicts.map((t) => ({ metric: t.metric, expr: t.expr, ok: t.ok, values: valuesOf(t.metric) }))
+    : s.metrics.flatMap((m) => m.thresholds.map((t) => ({ metric: m.key, values: m.values, ...t })));
   const failedThresholds = thresholds.filter((t) => !t.ok).length;
   const checks = s.checks;
   const checkFails = checks.reduce((n, c) => n + c.fails, 0);

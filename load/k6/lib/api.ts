@@ -12,6 +12,9 @@ export interface CallOptions {
   /** Groups requests in metrics: `/accounts/{id}/credits`, not one series per id. */
   name?: string;
   tags?: { [tag: string]: string };
+  /** Statuses this request expects besides 2xx/3xx and 429 (404 not_available while a wallet is derived,
+   *  409 on a deliberately reused key): kept out of http_req_failed, which then shows real failures only. */
+  expected?: number[];
 }
 
 export function call(base_url: string, method: string, path: string, o: CallOptions): Res {
@@ -21,7 +24,9 @@ export function call(base_url: string, method: string, path: string, o: CallOpti
   const tags: { [tag: string]: string } = { ...(o.tags || {}) };
   if (o.name !== undefined) tags.name = o.name;
   const body = o.body === undefined ? null : JSON.stringify(o.body);
-  return http.request(method, base_url + path, body, { headers, tags });
+  if (o.expected === undefined) return http.request(method, base_url + path, body, { headers, tags });
+  const responseCallback = http.expectedStatuses({ min: 200, max: 399 }, 429, ...o.expected);
+  return http.request(method, base_url + path, body, { headers, tags, responseCallback });
 }
 
 /** The parsed JSON body, or null when the body is absent or not JSON (a proxy's HTML page, say). */

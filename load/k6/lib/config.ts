@@ -57,9 +57,47 @@ export function msDuration(ms: number): string {
   return `${Math.round(ms)}ms`;
 }
 
-/** Where summaries go unless SUMMARY_DIR says otherwise: a folder in the repo whose contents git ignores
- *  (k6 creates no folder: run from the repo root, or set SUMMARY_DIR to one that exists). */
+/** Where summaries go unless SUMMARY_DIR says otherwise, when it exists where k6 runs: a folder in the repo
+ *  whose contents git ignores. Elsewhere the default is the folder k6 runs in (k6 creates no folder). */
 export const DEFAULT_SUMMARY_DIR = 'load/results';
+
+/** Whether `path` (absolute) is an existing folder: k6's init-context `open()` refuses folders by name. */
+export type DirProbe = (path: string) => boolean | null;
+
+/** k6's `open()` (init context only) as a folder probe; null where there is no `open` (the test double). */
+export function openDirProbe(): DirProbe {
+  const o = (globalThis as { open?: (p: string) => unknown }).open;
+  if (typeof o !== 'function') return () => null;
+  return (path) => {
+    try {
+      o(path);
+      return false; // a file
+    } catch (e) {
+      return /directories/.test(String(e)) ? true : /no such file|not found|cannot find/i.test(String(e)) ? false : null;
+    }
+  };
+}
+
+/**
+ * The summary folder, resolved where k6 runs (PWD, which `k6 run` passes in __ENV): SUMMARY_DIR when given
+ * (an error when it does not exist: k6 would only log that it could not write there, and exit 0);
+ * else `load/results` when it exists (the repo root), else the folder k6 runs in. Without PWD (or without
+ * `open`) nothing can be checked: SUMMARY_DIR, else `load/results`, as given.
+ */
+export function resolveSummaryDir(env: Env, isDir: DirProbe): { dir: string; error: string | null } {
+  const given = envString(env, 'SUMMARY_DIR', '').replace(/(.)\/$/, '$1');
+  const pwd = envString(env, 'PWD', '');
+  const abs = (d: string) => (d.charAt(0) === '/' ? d : `${pwd.replace(/\/$/, '')}/${d}`);
+  if (given !== '') {
+    if (pwd === '' && given.charAt(0) !== '/') return { dir: given, error: null };
+    const found = isDir(abs(given));
+    if (found === false) return { dir: given, error: `SUMMARY_DIR ${given} is not a folder${given.charAt(0) === '/' ? '' : ` under ${pwd}`} (k6 creates none): create it, or leave SUMMARY_DIR unset to write where k6 runs` };
+    return { dir: given, error: null };
+  }
+  if (pwd === '') return { dir: DEFAULT_SUMMARY_DIR, error: null };
+  const repo = isDir(abs(DEFAULT_SUMMARY_DIR));
+  return { dir: repo === false ? '.' : DEFAULT_SUMMARY_DIR, error: null };
+}
 
 export interface CommonConfig {
   base_url: string;
@@ -69,8 +107,12 @@ export interface CommonConfig {
   api_keys: string[];
   /** Where handleSummary writes `<script>-summary.json` and `<script>-junit.xml`. */
   summary_dir: string;
+  /** Why summary_dir cannot be written to, or null (then the configuration is unusable: red, exit 107). */
+  summary_error: string | null;
   /** RUN_ID, or '' when unset: setup then draws one, since each VU evaluates the init context apart. */
   run_id: string;
+  /** CONTROL_TOKEN: sent as a bearer token to a control plane started with `--control-token`. */
+  control_token: string;
 }
 
 /** BASE_URL's origin + `/_sim`: where `npm start` serves the control plane beside `/v1`. */
@@ -78,7 +120,7 @@ function defaultControlUrl(base_url: string): string {
   return base_url.replace(/\/v1\/?$/, '') + '/_sim';
 }
 
-export function commonConfig(env: Env, defaults: { control: boolean } = { control: true }): CommonConfig {
+export function commonConfig(env: Env, defaults: { control: boolean } = { control: true }, isDir: DirProbe = () => null): CommonConfig {
   const base_url = envString(env, 'BASE_URL', 'http://127.0.0.1:4010/v1').replace(/\/$/, '');
   const controlRaw = envString(env, 'CONTROL_URL', defaults.control ? defaultControlUrl(base_url) : 'off');
   const control_url = /^(off|none|false|0)$/i.test(controlRaw) ? null : controlRaw.replace(/\/$/, '');
@@ -87,7 +129,13 @@ export function commonConfig(env: Env, defaults: { control: boolean } = { contro
     control_url,
     api_key: envString(env, 'API_KEY', 'sk_sim_demo'),
     api_keys: envList(env, 'API_KEYS'),
-    summary_dir: envString(env, 'SUMMARY_DIR', DEFAULT_SUMMARY_DIR).replace(/\/$/, ''),
+    ...summaryDirOf(env, isDir),
     run_id: envString(env, 'RUN_ID', ''),
+    control_token: envString(env, 'CONTROL_TOKEN', ''),
   };
+}
+
+function summaryDirOf(env: Env, isDir: DirProbe): { summary_dir: string; summary_error: string | null } {
+  const r = resolveSummaryDir(env, isDir);
+  return { summary_dir: r.dir, summary_error: r.error };
 }

@@ -57,7 +57,7 @@ export function registerDestination(api: Api, account_id: string, asset_key: str
 export function depositAddress(api: Api, ctl: ControlInfo | null, account_id: string, asset_key: string, idem: string): any {
   // A 4xx answer is final for its Idempotency-Key (it is stored and replayed), so each try gets its own.
   return waitFor(ctl, 'the wallet of a new account', 1000, 60, (attempt) => {
-    const res = call(api.base_url, 'POST', `/accounts/${account_id}/deposit-addresses`, { key: api.key, idem: `${idem}-${attempt}`, body: { asset_key }, name: '/accounts/{id}/deposit-addresses' });
+    const res = call(api.base_url, 'POST', `/accounts/${account_id}/deposit-addresses`, { key: api.key, idem: `${idem}-${attempt}`, body: { asset_key }, name: '/accounts/{id}/deposit-addresses', expected: [404] });
     if (res.status === 404 && json(res)?.error?.code === 'not_available') return null;
     return must(res, 'deposit address').deposit_address;
   });

@@ -30,6 +30,10 @@ export function lifeConfig(env: Env): LifeConfig {
 
 export interface LifeMetrics {
   journey_ok: Rate;
+  /** +1 when a journey starts, -1 when it ends: what is left counts the journeys the run's end cut off. */
+  unfinished: Counter;
+  /** Journeys that ended (ok or not); a run where none did cannot pass. */
+  finished: Counter;
   step_failed: Counter;
   step_skipped: Counter;
   retries: Counter;
@@ -39,10 +43,36 @@ export interface LifeMetrics {
   journey_duration: Trend;
 }
 
+/** Every step a journey can fail at, as `journey_step_failed{step}` tags it ('other': an error outside any step). */
+export const JOURNEY_STEPS = ['account', 'account-unique', 'destination', 'destination-reconcile', 'indicative-rfq', 'indicative-poll', 'deposit', 'firm-rfq', 'firm-rfq-poll', 'accept', 'trade-poll', 'trade-settled', 'history', 'credits', 'zap', 'zap-read', 'zap-poll', 'cancel', 'cancel-poll', 'events', 'other'] as const;
+
+/** Thresholds every journey script declares: each journey that starts ends, and at least one ends. */
+export function journeyThresholds(env: Env): { [metric: string]: string[] } {
+  const t: { [metric: string]: string[] } = {
+    journey_ok: [`rate>=${envNumber(env, 'JOURNEY_OK_MIN', 0.95)}`],
+    // k6 cuts off the journeys still running at the end of gracefulStop without a sample: counted here.
+    journey_unfinished: [`count<=${envNumber(env, 'MAX_UNFINISHED', 0)}`],
+    // journey_ok passes on no sample at all: a run where no journey ended fails here.
+    journeys_finished: ['count>0'],
+  };
+  // Figures, not checks (k6 keeps a sub-metric only when a threshold names it): failures per step.
+  for (const step of JOURNEY_STEPS) t[`journey_step_failed{step:${step}}`] = ['count>=0'];
+  return t;
+}
+
+/** Gives the journey counters a sample in setup, so that their thresholds are evaluated on a run with no journey. */
+export function journeyCountersZero(m: LifeMetrics): void {
+  m.unfinished.add(0);
+  m.finished.add(0);
+  m.step_failed.add(0, { step: 'other' });
+}
+
 /** Declared in the init context (k6 requires it); every metric gets a sample in every journey. */
 export function lifeMetrics(): LifeMetrics {
   return {
     journey_ok: new Rate('journey_ok'),
+    unfinished: new Counter('journey_unfinished'),
+    finished: new Counter('journeys_finished'),
     step_failed: new Counter('journey_step_failed'),
     step_skipped: new Counter('journey_step_skipped'),
     retries: new Counter('client_retries'),
@@ -71,7 +101,7 @@ function backoffMs(attempt: number): number {
 }
 
 /** Sends until a reply that is not a 429, a 5xx or a lost reply, with the same Idempotency-Key each time. */
-export function resilient(j: Journey, method: string, path: string, o: { body?: unknown; idem?: string; name: string }): Res {
+export function resilient(j: Journey, method: string, path: string, o: { body?: unknown; idem?: string; name: string; expected?: number[] }): Res {
   let res = call(j.api.base_url, method, path, { key: j.api.key, ...o });
   for (let attempt = 0; attempt < j.cfg.max_retries && (res.status === 429 || isRetryable(res)); attempt++) {
     const cause = res.status === 429 ? '429' : res.status === 0 ? 'lost' : '5xx';
@@ -102,14 +132,37 @@ function skip(j: Journey, step: string): void {
  */
 function pollUntil(j: Journey, step: string, path: string, name: string, field: string, first: any, done: (x: any) => boolean): any {
   let x = first;
+  const seen: string[] = [];
+  const note = (e: any) => {
+    const st = String(e && e.status);
+    if (seen[seen.length - 1] !== st) seen.push(st);
+  };
+  note(x);
   for (let i = 0; i < j.cfg.max_polls; i++) {
-    if (done(x)) return x;
+    if (done(x)) return { ...x, status_path: seen };
     simWait(j.ctl, typeof x.poll_after_ms === 'number' ? x.poll_after_ms : 1000);
     x = expect(j, step, resilient(j, 'GET', path, { name }))[field];
+    note(x);
   }
-  if (done(x)) return x;
+  if (done(x)) return { ...x, status_path: seen };
   j.m.step_failed.add(1, { step });
-  throw new StepFailed(`${step}: not done after ${j.cfg.max_polls} polls`);
+  throw new StepFailed(`${step}: ${field} ${entityId(x, field)} not done after ${j.cfg.max_polls} polls (${seen.join(' → ')})`);
+}
+
+const entityId = (x: any, field: string): string => String((x && x[`${field}_id`]) ?? '?');
+
+/** `trade trd_1 ended failed (executing → filled → failed, failure_code settlement_failed)`: what the entity did. */
+export function statusStory(field: string, x: any): string {
+  const code = x && x.failure_code ? `, failure_code ${x.failure_code}` : '';
+  const path: string[] = Array.isArray(x && x.status_path) ? x.status_path : [String(x && x.status)];
+  return `${field} ${entityId(x, field)} ended ${String(x && x.status)} (${path.join(' → ')}${code})`;
+}
+
+/** A step whose entity reached a terminal status other than the one wanted: the message tells its path. */
+function expectStatus(j: Journey, step: string, field: string, x: any, want: string): void {
+  const passed = x.status === want;
+  j.m.step_failed.add(passed ? 0 : 1, { step });
+  if (!passed) throw new StepFailed(`${step}: ${statusStory(field, x)}, not ${want}`);
 }
 
 /** The create reply (200 or 202) of a POST that may answer pending first. */
@@ -170,7 +223,8 @@ function firmTrade(j: Journey, account_id: string, credit_id: string, destinatio
   const accept = resilient(j, 'POST', `/quotes/${rfq.best_quote_id}/accept`, { idem: `${j.id}-accept`, body: { slippage_bps: j.cfg.slippage_bps, client_order_id: `${j.id}-order` }, name: '/quotes/{id}/accept' });
   const trade = expect(j, 'accept', accept).trade;
   const done = pollUntil(j, 'trade-poll', `/trades/${trade.trade_id}`, '/trades/{id}', 'trade', trade, (x) => x.status === 'settled' || x.status === 'failed');
-  expect(j, 'trade-settled', accept, () => done.status === 'settled');
+  // Judged on what the trade did (its polled statuses), not on the accept reply.
+  expectStatus(j, 'trade-settled', 'trade', done, 'settled');
   // However often the accept went out, the account holds one trade.
   const history = expect(j, 'history', resilient(j, 'GET', `/accounts/${account_id}/history?types=trade&limit=100`, { name: '/accounts/{id}/history' }));
   j.m.duplicate_writes.add(Math.max(0, (history.records as unknown[]).length - 1), { resource: 'trade' });
@@ -183,10 +237,10 @@ function zap(j: Journey, account_id: string, credit_id: string | null, destinati
   if (credit_id !== null) body.credit_id = credit_id;
   // A deposit-funded zap needs the chain's wallet (404 not_available until account.wallet_created);
   // that 4xx is final for its Idempotency-Key, so each wait ends in a new key.
-  let res = resilient(j, 'POST', '/zaps', { idem: `${j.id}-zap-0`, body, name: '/zaps' });
+  let res = resilient(j, 'POST', '/zaps', { idem: `${j.id}-zap-0`, body, name: '/zaps', expected: [404] });
   for (let attempt = 1; attempt < j.cfg.max_polls && res.status === 404 && json(res)?.error?.code === 'not_available'; attempt++) {
     simWait(j.ctl, 1000);
-    res = resilient(j, 'POST', '/zaps', { idem: `${j.id}-zap-${attempt}`, body, name: '/zaps' });
+    res = resilient(j, 'POST', '/zaps', { idem: `${j.id}-zap-${attempt}`, body, name: '/zaps', expected: [404] });
   }
   const z = expect(j, 'zap', res).zap;
   if (credit_id === null) {
@@ -219,9 +273,16 @@ function fund(j: Journey, account_id: string): string | null {
     skip(j, 'deposit');
     return null;
   }
-  const da = depositAddress(j.api, j.ctl, account_id, j.assets.from_asset_key, `${j.id}-da`);
-  const tx = landDeposit(j.ctl, da.deposit_address_id, j.assets.deposit_atoms);
-  return creditFor(j.api, j.ctl, account_id, j.assets.from_asset_key, tx);
+  try {
+    const da = depositAddress(j.api, j.ctl, account_id, j.assets.from_asset_key, `${j.id}-da`);
+    const tx = landDeposit(j.ctl, da.deposit_address_id, j.assets.deposit_atoms);
+    const credit = creditFor(j.api, j.ctl, account_id, j.assets.from_asset_key, tx);
+    j.m.step_failed.add(0, { step: 'deposit' });
+    return credit;
+  } catch (e) {
+    j.m.step_failed.add(1, { step: 'deposit' });
+    throw new StepFailed(`deposit: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 function indicative(j: Journey): void {
@@ -233,6 +294,8 @@ function indicative(j: Journey): void {
 
 export function runJourney(j: Journey): void {
   const started = Date.now();
+  // Taken back when the journey ends, whatever way: one the end of the run cuts off stays counted.
+  j.m.unfinished.add(1);
   let ok = true;
   try {
     const account_id = createAccountOnce(j);
@@ -256,8 +319,11 @@ export function runJourney(j: Journey): void {
   } catch (e) {
     // A failed step (or a fixture that gave up waiting) ends this journey, not the run: it is counted.
     ok = false;
+    if (!(e instanceof StepFailed)) j.m.step_failed.add(1, { step: 'other' });
     console.warn(`journey ${j.id}: ${e instanceof Error ? e.message : String(e)}`);
   }
   j.m.journey_ok.add(ok);
+  j.m.unfinished.add(-1);
+  j.m.finished.add(1);
   j.m.journey_duration.add(Date.now() - started);
 }

@@ -4,14 +4,15 @@
 // (reads, writes, indicative-rfqs, firm-rfqs) are this module plus the request of their class.
 // Split runs (--execution-segment) share keys and fixtures through RUN_ID (lib/segment.ts).
 import http from 'k6/http';
-import { check, sleep } from 'k6';
+import { check } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Rate } from 'k6/metrics';
 import type { Options, Scenario } from 'k6/options';
 import { hasErrorEnvelope, is2xx, retryAfterMs, type Res } from './api.ts';
-import { commonConfig, durationMs, envBool, envList, envNumber, envString, msDuration, SPEC_LIMITS, type Env, type LimitClass } from './config.ts';
+import { commonConfig, durationMs, openDirProbe, envBool, envList, envNumber, envString, msDuration, SPEC_LIMITS, type Env, type LimitClass } from './config.ts';
 import { createOrg, mustControl, probeControl, type ControlInfo } from './control.ts';
 import type { Api } from './fixtures.ts';
+import { joinRun, startTogether } from './run.ts';
 import { segmentInfo, sharedRunId, type SegmentInfo } from './segment.ts';
 import { summaryOutputs } from './summary.ts';
 
@@ -52,14 +53,17 @@ export interface LimitPlan {
   latency_budget_ms: number;
   pre_allocated_vus: number | null;
   max_vus: number | null;
-  /**
-   * k6 instances sharing this run (INSTANCES, 1 by default). Split across several, the instances share each
-   * phase's key, and which instance's requests meet the refusals depends on how their schedules interleave:
-   * one may take every 429 of the over phase. So each instance checks no 429 under the limit, and the over
-   * phase is judged on the instances' summaries together (load/k6-split/combine.ts).
-   */
-  instances: number;
 }
+
+/**
+ * The tag a process puts on the over phase's samples when it is the whole run (no execution segment). Split
+ * across k6 instances, the instances share each phase's key, and which instance's requests meet the refusals
+ * depends on how their schedules interleave: one may take every 429 of the over phase. So the over phase's
+ * thresholds select `whole_run:yes`, which only an unsplit process records (its setup knows the segment, its
+ * init context cannot: k6 v0.48 panics there), and a split run's over phase is judged by `npm run k6:combine`
+ * on the instances' summaries together. No INSTANCES to keep equal to the runner count by hand.
+ */
+export const WHOLE_RUN_TAG = { whole_run: 'yes' } as const;
 
 /**
  * 429s allowed at 100% of the limit: 5%, or one request per 1 s window edge (1/(N+1)) plus 2% where that is
@@ -102,7 +106,6 @@ export function limitPlan(env: Env, limit_class: LimitClass): LimitPlan {
     latency_budget_ms: durationMs(envString(env, 'LATENCY_BUDGET', '1s')),
     pre_allocated_vus: vus('PRE_ALLOCATED_VUS'),
     max_vus: vus('MAX_VUS'),
-    instances: Math.max(1, Math.round(envNumber(env, 'INSTANCES', 1))),
   };
 }
 
@@ -147,8 +150,12 @@ function scenarioFor(plan: LimitPlan, p: PhasePlan): Scenario {
   };
 }
 
-/** Thresholds beside the limit they check; every metric named here gets a sample on every response. */
-export function limitThresholds(plan: LimitPlan): { [metric: string]: string[] } {
+/**
+ * Thresholds beside the limit they check; every metric named here gets a sample on every response. `scope`
+ * `process`: what each k6 process declares (the over phase judged on `whole_run:yes` samples only);
+ * `whole-run`: the same checks on the whole run's figures, which `npm run k6:combine` re-checks on a split run.
+ */
+export function limitThresholds(plan: LimitPlan, scope: 'process' | 'whole-run' = 'process'): { [metric: string]: string[] } {
   const t: { [metric: string]: string[] } = {
     // Every 429, in any phase, carries the spec's envelope with code rate_limited ...
     rl_429_bad_envelope: ['count==0'],
@@ -164,13 +171,7 @@ export function limitThresholds(plan: LimitPlan): { [metric: string]: string[] }
     if (p.name === 'under') t[`rl_rejected${sel}`] = ['rate==0'];
     if (p.name === 'at') t[`rl_rejected${sel}`] = [`rate<=${round4(plan.at_max_rejected)}`];
   }
-  if (over && plan.instances > 1) {
-    // Judged on all instances' summaries together (load/k6-split/combine.ts); these declare the sub-metrics
-    // so that every summary carries the over phase's counts.
-    t['rl_rejected{scenario:over}'] = ['rate>=0'];
-    t['rl_accepted{scenario:over}'] = ['rate>=0'];
-  }
-  if (over && plan.instances === 1) {
+  if (over) {
     // Accepted rate = offered rate × accepted fraction; within ±tolerance of the limit means the
     // fraction lies in [(1-tol)·limit/offered, (1+tol)·limit/offered]. Offered is held by dropped_iterations.
     // Above that, one second's worth of the limit once per phase: a token bucket starts full (N at once) and
@@ -178,8 +179,15 @@ export function limitThresholds(plan: LimitPlan): { [metric: string]: string[] }
     const seconds = over.duration_ms / 1000;
     const lo = ((1 - plan.tolerance) * plan.limit) / over.per_s;
     const hi = Math.min(1, ((1 + plan.tolerance) * plan.limit) / over.per_s + plan.limit / (over.per_s * seconds));
-    t['rl_rejected{scenario:over}'] = ['rate>0'];
-    t['rl_accepted{scenario:over}'] = [`rate>=${round4(lo)}`, `rate<=${round4(hi)}`];
+    const judged = scope === 'whole-run' ? '{scenario:over}' : '{scenario:over,whole_run:yes}';
+    t[`rl_rejected${judged}`] = ['rate>0'];
+    t[`rl_accepted${judged}`] = [`rate>=${round4(lo)}`, `rate<=${round4(hi)}`];
+    if (scope === 'process') {
+      // Figures (k6 keeps a sub-metric only when a threshold names it): the over phase's counts on every
+      // instance, for the summary, `swapsim report` and k6:combine.
+      t['rl_rejected{scenario:over}'] = ['rate>=0'];
+      t['rl_accepted{scenario:over}'] = ['rate>=0'];
+    }
   }
   return t;
 }
@@ -204,6 +212,10 @@ export interface LimitSetupData<F> {
   /** Printed on stdout by handleSummary: which keys were used, and why. */
   notes: string[];
   segment: string | null;
+  /** When the phases started (epoch ms): the leader's announced time on a split run with a control plane, else setup's end. */
+  start_ms: number;
+  /** Whether start_ms was agreed between a split run's instances (else each started as its setup ended). */
+  start_agreed: boolean;
   phases: { [p: string]: PhaseKey<F> };
 }
 
@@ -215,12 +227,14 @@ interface Metrics {
   missing_retry_after: Counter;
 }
 
-/** Records one response against every limit metric (each gets a sample, so no threshold goes unevaluated). */
-export function recordLimitResponse(m: Metrics, res: Res, expect_retry_after: boolean): void {
+/** Records one response against every limit metric (each gets a sample, so no threshold goes unevaluated).
+ *  `whole_run`: this process is the whole run (not a segment), so its figures may be judged here. */
+export function recordLimitResponse(m: Metrics, res: Res, expect_retry_after: boolean, whole_run = false): void {
   const rejected = res.status === 429;
   const accepted = is2xx(res);
-  m.rejected.add(rejected);
-  m.accepted.add(accepted);
+  const tags = whole_run ? WHOLE_RUN_TAG : undefined;
+  m.rejected.add(rejected, tags);
+  m.accepted.add(accepted, tags);
   m.errors.add(!rejected && !accepted);
   const envelope = !rejected || hasErrorEnvelope(res, 'rate_limited');
   const retryAfter = !rejected || !expect_retry_after || retryAfterMs(res) !== null;
@@ -272,40 +286,13 @@ function phaseKeys(env: Env, plan: LimitPlan, ctl: ControlInfo | null, run_id: s
   return { from: 'API_KEY', keys: Array.from({ length: n }, () => common.api_key), notes: [`keys: API_KEY (…${common.api_key.slice(-4)}) for every phase${ctl === null ? '' : ' (CREATE_ORGS=false)'}`] };
 }
 
-/** How long after its own setup the leader of a split run starts the phases: the followers' setup must end by then. */
-export const SPLIT_START_MARGIN_MS = 4000;
-
-/**
- * A split run's instances start their phases when their own setup ends, and the followers' setup ends later
- * (they wait for what the leader makes): a phase on a shared key would span their offset, and get that much
- * more refill. With a control plane the leader announces a start time, as the key of one more organization
- * (`sk_k6_<RUN_ID>_start_<epoch ms>`), and every instance sleeps until then. Returns the start time, or null.
- */
-function alignStart(ctl: ControlInfo | null, run_id: string, seg: SegmentInfo): number | null {
-  if (ctl === null || seg.segment === null) return null;
-  const prefix = `sk_k6_${run_id}_start_`;
-  let start_ms: number | null = null;
-  if (seg.leader) {
-    start_ms = Date.now() + SPLIT_START_MARGIN_MS;
-    createOrg(ctl, undefined, `${prefix}${start_ms}`);
-  } else {
-    for (let i = 0; i < 120 && start_ms === null; i++) {
-      const org = (mustControl(ctl, 'GET', '/organizations').organizations as any[]).find((o) => String(o.api_key).indexOf(prefix) === 0);
-      if (org) start_ms = Number(String(org.api_key).slice(prefix.length));
-      else sleep(0.5);
-    }
-    if (start_ms === null) throw new Error(`split run: no start time from the leader after 60 s (${prefix}…)`);
-  }
-  const wait_ms = start_ms - Date.now();
-  if (wait_ms > 0) sleep(wait_ms / 1000);
-  return start_ms;
-}
-
 export function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>): LimitSetupData<F> {
   const common = commonConfig(env);
   const seg = segmentInfo();
   const run_id = sharedRunId(common.run_id, seg);
-  const ctl = probeControl(common.control_url);
+  const ctl = probeControl(common.control_url, common.control_token);
+  // RUN_ID claimed on the server first (a reused one is refused); a follower waits for its leader's run.
+  const join = joinRun(ctl, run_id, seg, durationMs(envString(env, 'SPLIT_WAIT', '60s')));
   const expectEnv = envBool(env, 'EXPECT_RETRY_AFTER');
   const expect_retry_after = expectEnv !== undefined ? expectEnv : ctl !== null && ctl.retry_after !== null ? ctl.retry_after : true;
   const { from, keys, notes } = phaseKeys(env, plan, ctl, run_id, seg);
@@ -319,10 +306,10 @@ export function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>
   }
   const phases: { [p: string]: PhaseKey<F> } = {};
   plan.phases.forEach((p, i) => (phases[p.name] = { key: keys[i]!, fixture: fixtures[keys[i]!]! }));
-  const start_ms = alignStart(ctl, run_id, seg);
+  const start_ms = startTogether(ctl, run_id, seg, join);
   if (seg.segment !== null) notes.push(`split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader)' : ''}; RUN_ID ${run_id}; ${start_ms === null ? 'phases start when this instance\'s setup ends (no control plane to agree a start time)' : `phases start at ${new Date(start_ms).toISOString()}, as the leader announced`}`);
   for (const note of notes) console.log(note);
-  return { run_id, expect_retry_after, keys_from: from, notes, segment: seg.segment, phases };
+  return { run_id, expect_retry_after, keys_from: from, notes, segment: seg.segment, start_ms: start_ms ?? Date.now(), start_agreed: start_ms !== null, phases };
 }
 
 export interface LimitScript<F> {
@@ -339,10 +326,11 @@ export const UNUSABLE_OPTIONS: Options = { scenarios: { unusable: { executor: 's
 
 /** Everything an entry script exports, built in the init context (metrics must be declared there). */
 export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScript<F> {
-  const common = commonConfig(env);
+  const common = commonConfig(env, { control: true }, openDirProbe());
   let plan: LimitPlan | null = null;
   let config_error: string | null = null;
   try {
+    if (common.summary_error !== null) throw new Error(common.summary_error);
     plan = limitPlan(env, spec.limit_class);
   } catch (e) {
     // Not thrown here: k6 would exit before handleSummary, leaving an earlier run's green files in place.
@@ -361,7 +349,7 @@ export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScr
     const p = data.phases[name]!;
     const seq = `${data.run_id}-${name}-${exec.scenario.iterationInTest}`;
     const res = spec.send({ base_url: common.base_url, key: p.key }, p.fixture, seq);
-    recordLimitResponse(m, res, data.expect_retry_after);
+    recordLimitResponse(m, res, data.expect_retry_after, data.segment === null);
   };
   return {
     options: plan === null ? UNUSABLE_OPTIONS : limitOptions(plan),
@@ -372,6 +360,6 @@ export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScr
     under: phase('under'),
     at: phase('at'),
     over: phase('over'),
-    handleSummary: (data) => summaryOutputs(spec.script, common.summary_dir, data, { plan: plan ?? undefined, config_error }),
+    handleSummary: (data) => summaryOutputs(spec.script, common.summary_dir, data, { plan: plan ?? undefined, config_error, ...(plan === null ? {} : { whole_run_thresholds: limitThresholds(plan, 'whole-run') }) }),
   };
 }

@@ -9,6 +9,7 @@ import { createOrg, mustControl, probeControl, type ControlInfo } from './contro
 import { assetsConfig } from './fixtures.ts';
 import { lifeConfig, runJourney, type LifeMetrics } from './lifecycle.ts';
 import { arrival } from './limit-class.ts';
+import { joinRun, startTogether } from './run.ts';
 import { segmentInfo, sharedRunId } from './segment.ts';
 
 export interface TrafficData {
@@ -22,6 +23,50 @@ export interface TrafficData {
   notes: string[];
   segment: string | null;
   leader: boolean;
+  /** When the journeys started (epoch ms): the leader's announced time on a split run with a control plane, else setup's end. */
+  start_ms: number;
+  start_agreed: boolean;
+  /** Per key, the conduct findings already there when the run began (kind and request ids): not this run's. */
+  conduct_before: { [key: string]: string[] };
+}
+
+/** A conduct finding as the scripts report it: kind, the key's last four characters, message. */
+export interface RunFinding {
+  kind: string;
+  api_key: string;
+  message: string;
+}
+
+const findingId = (f: { kind: string; request_ids?: string[] }): string => `${f.kind}:${(f.request_ids || []).join(',')}`;
+
+function findingsOf(ctl: ControlInfo, key: string): any[] {
+  return mustControl(ctl, 'GET', `/conduct?api_key=${encodeURIComponent(key)}`).conduct.findings as any[];
+}
+
+/**
+ * swapsim's conduct findings about this run's keys made since the run began (API_KEYS may carry findings from
+ * before it: not this run's). Null when nobody reads them here (no control plane, or not the leader).
+ */
+export function runFindings(data: TrafficData): RunFinding[] | null {
+  if (data.control === null || !data.leader) return null;
+  const out: RunFinding[] = [];
+  for (const key of data.keys) {
+    const before = data.conduct_before[key] || [];
+    for (const f of findingsOf(data.control, key)) {
+      if (before.indexOf(findingId(f)) >= 0) continue;
+      out.push({ kind: String(f.kind), api_key: `…${key.slice(-4)}`, message: String(f.message) });
+    }
+  }
+  return out;
+}
+
+/** runFindings for handleSummary, which must not throw (the server may be gone by then): an error is a finding. */
+export function safeFindings(data: TrafficData): RunFinding[] | null {
+  try {
+    return runFindings(data);
+  } catch (e) {
+    return [{ kind: 'unread', api_key: '', message: `the conduct findings could not be read at the end: ${e instanceof Error ? e.message : String(e)}` }];
+  }
 }
 
 /**
@@ -75,7 +120,9 @@ export function trafficSetup(env: Env, create_orgs_default: boolean): TrafficDat
   const common = commonConfig(env, { control: create_orgs_default });
   const seg = segmentInfo();
   const run_id = sharedRunId(common.run_id, seg);
-  const control = probeControl(common.control_url);
+  const control = probeControl(common.control_url, common.control_token);
+  // RUN_ID claimed on the server first (a reused one is refused); a follower waits for its leader's run.
+  const join = joinRun(control, run_id, seg, durationMs(envString(env, 'SPLIT_WAIT', '60s')));
   const create = envBool(env, 'CREATE_ORGS');
   const given = common.api_keys;
   const notes: string[] = [];
@@ -100,11 +147,15 @@ export function trafficSetup(env: Env, create_orgs_default: boolean): TrafficDat
     else if (!seg.leader) notes.push('FAULTS: applied by the leader instance (segment from 0)');
     else for (const rule of JSON.parse(faults) as unknown[]) fault_ids.push(mustControl(control, 'POST', '/faults', rule).fault.fault_id);
   }
-  if (seg.segment !== null) notes.push(`split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader: it reads the conduct findings)' : ''}; RUN_ID ${run_id}`);
+  // Findings already recorded for these keys (API_KEYS used before) are not this run's.
+  const conduct_before: { [key: string]: string[] } = {};
+  if (control !== null && seg.leader) for (const key of keys) conduct_before[key] = findingsOf(control, key).map(findingId);
+  const start_ms = startTogether(control, run_id, seg, join);
+  if (seg.segment !== null) notes.push(`split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader: it reads the conduct findings)' : ''}; RUN_ID ${run_id}; ${start_ms === null ? 'journeys start when this instance\'s setup ends (no control plane to agree a start time)' : `journeys start at ${new Date(start_ms).toISOString()}, as the leader announced`}`);
   for (const n of notes) console.log(n);
   const ra = envBool(env, 'EXPECT_RETRY_AFTER');
   const expect_retry_after = ra !== undefined ? ra : control !== null && control.retry_after !== null ? control.retry_after : true;
-  return { run_id, key: keys[0]!, keys, control, fault_ids, expect_retry_after, notes, segment: seg.segment, leader: seg.leader };
+  return { run_id, key: keys[0]!, keys, control, fault_ids, expect_retry_after, notes, segment: seg.segment, leader: seg.leader, start_ms: start_ms ?? Date.now(), start_agreed: start_ms !== null, conduct_before };
 }
 
 export function journeyIteration(env: Env, m: LifeMetrics, data: TrafficData): void {
@@ -125,11 +176,8 @@ export function trafficTeardown(findings: Counter, data: TrafficData): void {
   // One instance reads the findings: each instance reading them would count every finding N times.
   if (data.control === null || !data.leader) return;
   for (const id of data.fault_ids) mustControl(data.control, 'DELETE', `/faults/${id}`);
-  for (const key of data.keys) {
-    const conduct = mustControl(data.control, 'GET', `/conduct?api_key=${encodeURIComponent(key)}`).conduct;
-    for (const f of conduct.findings as { kind: string; message: string }[]) {
-      findings.add(1, { kind: f.kind });
-      console.warn(`conduct finding ${f.kind}: ${f.message}`);
-    }
+  for (const f of runFindings(data) || []) {
+    findings.add(1, { kind: f.kind });
+    console.warn(`conduct finding ${f.kind}: ${f.message}`);
   }
 }
