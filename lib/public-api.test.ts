@@ -47,7 +47,10 @@ describe('public API', () => {
       // Still held back by the delay fault: pending, nothing available yet.
       expect((await sim.truth(account_id)).balances).toEqual([{ asset_key: 'native.evm:42161', available_atoms: '0' }]);
       await sim.settle();
-      expect(await sim.truth(account_id)).toEqual({ balances: [{ asset_key: 'native.evm:42161', available_atoms: '5000' }], trades: [], zaps: [], cancels: [] });
+      expect(await sim.truth(account_id)).toEqual({
+        balances: [{ asset_key: 'native.evm:42161', available_atoms: '5000' }], trades: [], zaps: [], cancels: [],
+        deposits: [{ deposit_address_id: da.deposit_address_id, tx_hash: deposit.tx_hash, status: 'verified', credited: true }], destinations: [], recoveries: [],
+      });
       await sim.faults.clear();
       expect(await sim.faults.list()).toEqual([]);
       expect(await sim.emails(account_id)).toEqual([]);
