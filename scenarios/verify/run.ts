@@ -354,15 +354,19 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
     case 'probe': {
       await Promise.all(hooks.pending ?? []);
       // A quiet point: past the answer slot, then on until retried deliveries have gone (at most PROBE_WAIT_MS, inside a held deposit's hour).
-      // An app that refuses every delivery makes no progress: stop waiting as soon as nothing moved.
+      // Operations always end (their timers are the provider's); deliveries an app keeps refusing never do: stop
+      // waiting for those once three rounds went by without fewer pending (a dropped one's retry comes 10 min on).
       let waited = 0;
-      let busy = Infinity;
+      let pending = Infinity;
+      let stalled = 0;
       for (;;) {
         await sim.advance(Math.max(QUIET_MS, hooks.answer_slot_ms + 60_000));
         waited += Math.max(QUIET_MS, hooks.answer_slot_ms + 60_000);
-        const now_busy = (await pendingDeliveries(sim, hooks.webhook_id)) + (await operationsInFlight(sim, run));
-        if (now_busy === 0 || now_busy >= busy || waited >= PROBE_WAIT_MS || hooks.cut_signal?.aborted) break;
-        busy = now_busy;
+        const now_pending = await pendingDeliveries(sim, hooks.webhook_id);
+        stalled = now_pending > 0 && now_pending >= pending ? stalled + 1 : 0;
+        if (waited >= PROBE_WAIT_MS || hooks.cut_signal?.aborted || stalled >= 3) break;
+        if (now_pending === 0 && (await operationsInFlight(sim, run)) === 0) break;
+        pending = Math.min(pending, now_pending);
       }
       const deposits = await depositStates(sim, run);
       const note = await hooks.probe(step, run);
