@@ -166,7 +166,8 @@ async function onFreeCredit(sim: Sim, account: Account, funding: AccountSetup | 
     const n = Math.max(1, (await openCredits(sim, account.account_id)).length);
     for (let i = 0; i < n; i++) {
       note = await op(k + i);
-      if (!note.includes('credit_in_use')) return round === 0 ? note : `${TOPPED} ${note}`;
+      // Held by an earlier operation, or too small to trade (a share of a small credit under the 1 USD floor).
+      if (!note.includes('credit_in_use') && !note.includes('insufficient_liquidity')) return round === 0 ? note : `${TOPPED} ${note}`;
     }
     // Every open credit is held by an earlier operation: a fresh deposit, then the search again.
     if (round === 0) await topUp(sim, account, funding, true);
@@ -174,7 +175,7 @@ async function onFreeCredit(sim: Sim, account: Account, funding: AccountSetup | 
   return note;
 }
 
-const TOPPED = `topped up with ${TOP_UP_USD} USD (every open credit was held),`;
+const TOPPED = `topped up with ${TOP_UP_USD} USD (every open credit was held or too small),`;
 const REACTIVATE_AFTER_MS = 60_000;
 const STALE_BY_MS = 600_000;
 const ZAP_EXPIRY_MS = 600_000;
@@ -182,7 +183,14 @@ const ZAP_EXPIRY_MS = 600_000;
 async function runStep(sim: Sim, accounts: Account[], s: VStep, step: number, run: VerifyRun, hooks: RunHooks, all_rules: string[], funding: AccountSetup[]): Promise<string> {
   const account = 'account' in s ? accounts[s.account % accounts.length] : accounts[0];
   const fund = funding['account' in s ? s.account % accounts.length : 0];
-  const topped = s.kind === 'trade' || s.kind === 'zap' || s.kind === 'cancel' || s.kind === 'recover' ? await topUp(sim, account, fund) : '';
+  let topped = '';
+  if (s.kind === 'trade' || s.kind === 'zap' || s.kind === 'cancel' || s.kind === 'recover') {
+    // Every operation starts once the account's earlier ones have ended (3 min of sim time): its credit is free,
+    // a webhook rule (matched by account and event type) can only meet its own events, and a credit an earlier
+    // cancel was moving is gone before the top-up looks.
+    await sim.advance(QUIET_MS);
+    topped = await topUp(sim, account, fund);
+  }
   return topped + (await doStep(sim, account, fund, s, step, run, hooks, all_rules));
 }
 
@@ -226,7 +234,6 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
       return [`zap ${z.zap_id}, deposit sent`, ...extras].join(', ');
     }
     case 'recover': {
-      await sim.advance(QUIET_MS);
       const before = run.zaps.length;
       const note = await onFreeCredit(sim, account, fund, 0, (credit) => zap(sim, account, { kind: 'zap', account: s.account, credit, destination: 0, fraction_bps: 10_000, floor: 'none' }, run));
       if (run.zaps.length === before) return note;
@@ -270,11 +277,6 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
     }
     case 'trade':
     case 'zap': {
-      // A targeted operation starts once the account's earlier ones have ended: its credit is free, and
-      // the webhook rules (which match by account and event type) can only meet its own events.
-      // Every operation starts so: a run now carries several, and one that finds its credit still held by the
-      // previous (409 credit_in_use) would leave its coverage item unreached.
-      await sim.advance(QUIET_MS);
       const list = s.kind === 'trade' ? run.trades : run.zaps;
       const before = list.length;
       const note = await onFreeCredit(sim, account, fund, s.credit, (credit) => (s.kind === 'trade' ? trade(sim, account, { ...s, credit }, run) : zap(sim, account, { ...s, credit }, run)));
@@ -299,7 +301,6 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
       return [note, ...extras].join(', ');
     }
     case 'cancel': {
-      await sim.advance(QUIET_MS);
       const before = run.cancels.length;
       const note = await onFreeCredit(sim, account, fund, s.credit, (credit) => cancel(sim, account, { ...s, credit }, run));
       if (s.fault && run.cancels.length > before) {
