@@ -1,15 +1,15 @@
 // `npm run bench:verify [-- --seed S | --seeds A-B] [--concurrency N] [--slow-runs N] [--slow-ms MS] [--skip-twins]
-// [--skip-reference] [--skip-slow] [--coverage]`: the figures docs/verify.md quotes, measured rather than asserted
-// (the machine is shared): the reference integrator over 100 runs; every example twin within 10 runs at each seed
+// [--skip-reference] [--skip-slow] [--skip-styles] [--coverage]`: the figures docs/verify.md quotes, measured rather
+// than asserted (the machine is shared): the reference integrator over 100 runs; the correct-but-unusual consumers
+// (feed-only, nudge: resumes the feed from its last cursor, deferred: answers 202 and applies later) over 100 runs
+// each; every example twin within 10 runs at each seed
 // (run that caught it, case length, shrink attempts, 5 replays of its case); a correct app that answers each webhook
 // MS late (default 5000) over N runs (default 100), bounded to 10 min, with where its wall time went (periods spent
 // waiting for answers, and the part no sender can overlap). `--coverage` prints only the coverage table over the
 // seeds: the reference integrator's first 10 runs at each, and for every spec item the runs that reached it.
 // `--no-shrink`: the twins caught as found (run and first line), without shrinking or replays.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createIntegratorApp, startIntegrator } from '../scenarios/examples/reference-integrator/app.ts';
+import { INTEGRATOR_STYLES, startIntegrator } from '../scenarios/examples/reference-integrator/app.ts';
 import { BUG_NAMES } from '../scenarios/examples/reference-integrator/bugs.ts';
 import type { RelayRecord } from '../scenarios/verify/relay.ts';
 import { DEFAULT_CONCURRENCY, verify } from '../scenarios/verify/verify.ts';
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     'skip-twins': { type: 'boolean', default: false },
     'skip-slow': { type: 'boolean', default: false },
     'skip-reference': { type: 'boolean', default: false },
+    'skip-styles': { type: 'boolean', default: false },
     concurrency: { type: 'string' },
   },
 });
@@ -40,6 +41,16 @@ async function reference(): Promise<void> {
   const r = await verify({ app_url: app.url, runs: 100, seed, concurrency });
   console.log(`reference integrator, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass, ${r.passed} runs`} in ${secs(r.wall_ms)}; conduct findings ${r.conduct.length}`);
   await app.close();
+}
+
+/** Each correct-but-unusual way to consume deliveries (app.ts IntegratorOptions.style), 100 runs. */
+async function styles(): Promise<void> {
+  for (const style of INTEGRATOR_STYLES.filter((s) => s !== 'apply')) {
+    const app = await startIntegrator({ style });
+    const r = await verify({ app_url: app.url, runs: 100, seed, concurrency });
+    console.log(`${style} consumer, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass, ${r.passed} runs`} in ${secs(r.wall_ms)}; conduct findings ${r.conduct.length}`);
+    await app.close();
+  }
 }
 
 async function twins(seed: number): Promise<void> {
@@ -91,13 +102,9 @@ function answerWaits(records: readonly RelayRecord[]): { waiting_ms: number; cha
 }
 
 async function slowApp(delay_ms: number, runs: number): Promise<void> {
-  const { app } = createIntegratorApp({});
-  const server: Server = createServer((req, res) => {
-    if (req.url?.startsWith('/webhooks')) setTimeout(() => app(req as never, res as never), delay_ms);
-    else app(req as never, res as never);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The reference integrator taking `delay_ms` over every webhook before it handles it: slow, and correct.
+  const app = await startIntegrator({ answer_delay_ms: delay_ms });
+  const url = app.url;
   const walls: number[] = [];
   const batch_walls: number[] = [];
   let waiting_ms = 0;
@@ -130,8 +137,7 @@ async function slowApp(delay_ms: number, runs: number): Promise<void> {
   const median = (xs: number[]): number => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
   console.log(`correct app answering each webhook ${delay_ms} ms late, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass`}, ${r.runs} of ${runs} runs in ${secs(r.wall_ms)}${r.interrupted ? ' (10 min limit reached)' : ''}; ${secs(per_run)} per run (median run ${secs(median(walls))}); ${batches} batches (median batch ${secs(median(batch_walls))}); conduct findings ${r.conduct.length}`);
   console.log(`  where it went: answers pending ${secs(waiting_ms)} of it (${more} of ${batches} batches waited longer than one answer); floor ${secs(floor_ms)}: each batch's longest chain of one delivery's attempts (a retry follows its answered failure) × ${delay_ms} ms`);
-  server.closeAllConnections();
-  server.close();
+  await app.close();
 }
 
 /** The reference integrator's first 10 runs at each seed: the runs that reached each spec item, as a Markdown table. */
@@ -160,6 +166,7 @@ if (values.coverage) {
   process.exit(0);
 }
 if (!values['skip-reference']) await reference();
+if (!values['skip-styles']) await styles();
 if (!values['skip-twins']) for (const s of seeds) await twins(s);
 if (!values['skip-slow']) await slowApp(Number(values['slow-ms']), Number(values['slow-runs']));
 process.exit(0);

@@ -18,7 +18,23 @@ export interface IntegratorOptions {
   /** Brand part of the webhook header names (`Svc-Signature`, …). */
   header_prefix?: string;
   webhook_path?: string;
+  /**
+   * How the webhook endpoint uses a delivery it accepted (signature and timestamp checked first, in every style).
+   * The correct-but-unusual consumers `swapsim verify` must pass as it passes the default:
+   * - `apply` (default): applies the event, then answers 200.
+   * - `feed-only`: answers 200 and applies nothing; the feed (GET /events on POST /probe/sync) is its only source.
+   * - `nudge`: answers 200, then reads the feed from its last cursor (a delivery is only a nudge to catch up).
+   * - `deferred`: answers 202 at once and applies the event `defer_ms` later; POST /probe/sync waits for those.
+   */
+  style?: IntegratorStyle;
+  /** `deferred` style: how long after its 202 an event is applied (default 200 ms). */
+  defer_ms?: number;
+  /** Take this many wall ms over every webhook before handling it (0: at once): a slow but correct receiver. */
+  answer_delay_ms?: number;
 }
+
+export const INTEGRATOR_STYLES = ['apply', 'feed-only', 'nudge', 'deferred'] as const;
+export type IntegratorStyle = (typeof INTEGRATOR_STYLES)[number];
 
 interface Config extends ProviderConfig {
   webhook_secret: string;
@@ -66,6 +82,11 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
   let ledger = createLedger(() => config!, bugs);
   /** The restart-loses-state variant's "persisted" feed position: events at or before it are skipped after a restart. */
   let skip_until_ms = 0;
+
+  const style: IntegratorStyle = options.style ?? 'apply';
+  /** Deferred applies not yet done (`deferred` style): a sync waits for them before it reads the feed. */
+  const deferred = new Set<Promise<unknown>>();
+  const answerLate = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, options.answer_delay_ms ?? 0));
 
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -151,6 +172,26 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
     } catch {
       return void res.status(400).send('not JSON');
     }
+    if (options.answer_delay_ms) await answerLate();
+    if (style === 'feed-only') return void res.status(200).send('ok');
+    if (style === 'nudge') {
+      res.status(200).send('ok');
+      // A failed read is not lost: the next nudge, or the probe's sync, resumes from the same cursor.
+      void serial(catchUp).catch(() => undefined);
+      return;
+    }
+    if (style === 'deferred') {
+      res.status(202).send('accepted');
+      // Applied to the ledger of the provider that sent it: a configure in between starts another world.
+      const into = ledger;
+      const later = new Promise((resolve) => setTimeout(resolve, options.defer_ms ?? 200))
+        // The feed is the backstop for an apply that throws: the next sync reads the event again.
+        .then(() => serial(async () => (into === ledger ? into.apply(event) : false)))
+        .catch(() => undefined)
+        .finally(() => deferred.delete(later));
+      deferred.add(later);
+      return;
+    }
     try {
       const applied = bugs.has('racy-dedupe') ? await ledger.apply(event) : await serial(() => ledger.apply(event));
       if (bugs.has('slow-handler') && /\.settled$/.test(event.type)) await new Promise((resolve) => setTimeout(resolve, SLOW_HANDLER_MS));
@@ -170,6 +211,7 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
 
   app.post('/probe/sync', async (_req: Request, res: Response) => {
     try {
+      await Promise.all([...deferred]);
       res.json({ synced: true, events_read: await serial(catchUp) });
     } catch (err) {
       res.status(502).json({ error: `catch-up failed: ${(err as Error).message}` });

@@ -1,11 +1,16 @@
 // The reference integrator against a real sim: it refuses bad signatures with 401 and applies nothing, applies
 // a duplicated delivery once, catches up from the feed on /probe/sync after an outage, and refuses malformed
-// probe calls. The `no-dedupe` and `no-signature-check` flags visibly change those answers.
+// probe calls. The `no-dedupe` and `no-signature-check` flags visibly change those answers. The unusual-but-correct
+// styles (feed-only, nudge, deferred) consume deliveries their own way and end in the same state; the provider
+// client holds a 429's Retry-After for every later call, not only its own retries.
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSim, type Sim } from '../../../lib/sim.ts';
-import { freshTimestamp, startIntegrator, validSignature, type RunningIntegrator } from './app.ts';
+import { freshTimestamp, startIntegrator, validSignature, type IntegratorStyle, type RunningIntegrator } from './app.ts';
 import type { Bug } from './bugs.ts';
+import { get } from './provider.ts';
 
 const ETH = 'native.evm:42161';
 let sim: Sim | null = null;
@@ -17,9 +22,9 @@ afterEach(async () => {
   app = sim = null;
 });
 
-async function start(bugs: Bug[] = []): Promise<{ sim: Sim; app: RunningIntegrator; secret: string }> {
+async function start(bugs: Bug[] = [], style?: IntegratorStyle): Promise<{ sim: Sim; app: RunningIntegrator; secret: string }> {
   sim = await createSim({ seed: 'integrator-test', api_keys: ['sk_driver_0123456789', 'sk_app_0123456789'] });
-  app = await startIntegrator({ bugs });
+  app = await startIntegrator({ bugs, style });
   const hook = await sim.webhook(`${app.url}/webhooks`);
   const configured = await fetch(`${app.url}/probe/configure`, {
     method: 'POST', headers: { 'content-type': 'application/json' },
@@ -115,6 +120,54 @@ describe('reference integrator', () => {
     expect(sync.status).toBe(200);
     expect((await state(t.app, account_id)).balances).toEqual([{ asset_key: ETH, available_atoms: '1000' }]);
     expect((await t.sim.truth(account_id)).balances).toEqual([{ asset_key: ETH, available_atoms: '1000' }]);
+  });
+
+  it('feed-only answers 200 and applies nothing until it reads the feed', async () => {
+    const t = await start([], 'feed-only');
+    const account_id = await fundedAccount(t.sim, '1000');
+    expect((await state(t.app, account_id)).balances).toEqual([]);
+    await fetch(`${t.app.url}/probe/sync`, { method: 'POST' });
+    expect((await state(t.app, account_id)).balances).toEqual([{ asset_key: ETH, available_atoms: '1000' }]);
+  });
+
+  it('nudge reads the feed from its last cursor on each delivery', async () => {
+    const t = await start([], 'nudge');
+    const account_id = await fundedAccount(t.sim, '1000');
+    // Nothing applied the delivery itself: the read it nudged did, and a sync finds nothing new.
+    await fetch(`${t.app.url}/probe/sync`, { method: 'POST' });
+    expect((await state(t.app, account_id)).balances).toEqual([{ asset_key: ETH, available_atoms: '1000' }]);
+  });
+
+  it('deferred answers 202 at once and applies later; a sync waits for what it deferred', async () => {
+    const t = await start([], 'deferred');
+    const account_id = await fundedAccount(t.sim, '1000');
+    await fetch(`${t.app.url}/probe/sync`, { method: 'POST' });
+    const f = forged(account_id, t.secret);
+    const res = await fetch(`${t.app.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-timestamp': f.timestamp, 'svc-signature': f.signature }, body: f.body });
+    expect(res.status).toBe(202);
+    expect((await state(t.app, account_id)).balances).toEqual([{ asset_key: ETH, available_atoms: '1000' }]);
+    await fetch(`${t.app.url}/probe/sync`, { method: 'POST' });
+    expect((await state(t.app, account_id)).balances).toEqual([{ asset_key: ETH, available_atoms: '1005' }]);
+  });
+
+  it("holds a 429's Retry-After for the next call after one that gave up", async () => {
+    // Four 503s, then a 429 with Retry-After: 1 on the last attempt: the call gives up, and the next one must wait.
+    const arrivals_ms: number[] = [];
+    const server = createServer((_req, res) => {
+      arrivals_ms.push(Date.now());
+      if (arrivals_ms.length < 5) return void res.writeHead(503).end('{}');
+      if (arrivals_ms.length === 5) return void res.writeHead(429, { 'retry-after': '1' }).end('{}');
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const cfg = { base_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, api_key: 'sk_app_0123456789' };
+    try {
+      await expect(get(cfg, '/events')).rejects.toThrow(/429/);
+      expect(await get(cfg, '/events')).toEqual({ ok: true });
+      expect(arrivals_ms[5] - arrivals_ms[4]).toBeGreaterThanOrEqual(1_000);
+    } finally {
+      server.close();
+    }
   });
 
   it('refuses malformed probe calls', async () => {

@@ -13,8 +13,17 @@ export class ProviderError extends Error {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Per provider and key: no request before this wall time. A 429's Retry-After binds the client, not the one call
+ * that met it: a call that gave up on its retries must not let the next call go out before the time is up.
+ */
+const notBefore_ms = new Map<string, number>();
+
 export async function get<T = any>(cfg: ProviderConfig, path: string, opts: { ignore_retry_after?: boolean } = {}): Promise<T> {
+  const client = `${cfg.base_url} ${cfg.api_key}`;
   for (let attempt = 0; ; attempt++) {
+    const wait_ms = (notBefore_ms.get(client) ?? 0) - Date.now();
+    if (wait_ms > 0 && !opts.ignore_retry_after) await sleep(wait_ms);
     let res: Response;
     try {
       res = await fetch(cfg.base_url + path, { headers: { authorization: `Bearer ${cfg.api_key}` }, signal: AbortSignal.timeout(10_000) });
@@ -27,9 +36,10 @@ export async function get<T = any>(cfg: ProviderConfig, path: string, opts: { ig
     const text = await res.text();
     const body = text.length > 0 ? JSON.parse(text) : undefined;
     if (res.ok) return body as T;
+    const retry_after_s = Number(res.headers.get('retry-after'));
+    if (res.status === 429 && Number.isFinite(retry_after_s) && retry_after_s > 0) notBefore_ms.set(client, Date.now() + retry_after_s * 1000);
     const retryable = res.status === 429 || res.status >= 500;
     if (!retryable || attempt >= 4) throw new ProviderError(res.status, body, `GET ${path}`);
-    const retry_after_s = Number(res.headers.get('retry-after'));
     // The retries-429-at-once variant goes again at once, whatever Retry-After says.
     await sleep(opts.ignore_retry_after ? 0 : Number.isFinite(retry_after_s) && retry_after_s > 0 ? retry_after_s * 1000 : 100 * 2 ** attempt);
   }
