@@ -1,5 +1,5 @@
-// The example twins, first half: each caught within 10 runs at seed 1 for its own reason, stated in the first
-// line (twins.ts holds the check; twins-b.test.ts the other half; twins-shrink.test.ts shrinks and replays).
+// The example twins, first half: each caught, for its own reason stated in the first line, by the run the seed's plan
+// gives an item that exposes it (twins.ts holds the map and the check; twins-shrink.test.ts shrinks and replays).
 import { describe, it } from 'vitest';
 import { BUG_NAMES } from '../examples/reference-integrator/bugs.ts';
 import { checkTwin } from './twins.ts';
