@@ -134,6 +134,8 @@ describe('start-up errors: one line with the cause and the fix, exit 2, never a 
     [['report']],
     [['wait', '--timeout', 'soon']],
     [['listen', '--interval-ms', '1']],
+    [['example-app', '--bug', 'no-such-bug']],
+    [['example-app', '--style', 'sideways']],
   ])('usage error %j exits 2 with no usage text', async (args) => {
     const { code, err } = await runSwapsim(args);
     expect(code).toBe(2);

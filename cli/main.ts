@@ -1,4 +1,4 @@
-// The swapsim command line: serve, replay, scenario, report, verify, trigger, listen. Each command loads what
+// The swapsim command line: serve, replay, scenario, report, verify, trigger, listen, wait, example-app. Each command loads what
 // it runs when it runs (dynamic imports), so `swapsim --help` loads commander alone (docs/performance.md).
 import { accessSync, constants, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,6 +12,7 @@ import { registerVerify } from './verify.ts';
 import { registerTrigger } from './trigger.ts';
 import { registerListen } from './listen.ts';
 import { registerWait } from './wait.ts';
+import { registerExampleApp } from './example-app.ts';
 import { StartError, startErrorMessage } from './start-errors.ts';
 
 /** The package's version (`swapsim --version`, `GET /_sim/health`). */
@@ -173,6 +174,7 @@ export function buildCli(): Command {
   registerTrigger(program);
   registerListen(program);
   registerWait(program);
+  registerExampleApp(program);
   return program;
 }
 

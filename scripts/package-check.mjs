@@ -3,8 +3,8 @@
 // folder (with vitest, fast-check and @types/node at this repo's versions), then runs the README's CI example
 // (scenarios/examples/testing-in-ci.test.ts) under vitest from ESM, type-checks it and a file using the typed
 // API against the shipped dist/index.d.ts, type-checks a fast-check property over swapsim's arbitraries in an ESM
-// and in a CommonJS TypeScript project (dist/index.d.ts and dist/index.d.cts), require()s the package from CommonJS and runs `swapsim --help` and
-// a scenario from another working directory. Prints the figures (docs/package.md) and ends with `N passed,
+// and in a CommonJS TypeScript project (dist/index.d.ts and dist/index.d.cts), require()s the package from CommonJS, runs `swapsim --help` and
+// a scenario from another working directory, and `swapsim verify` against the package's `swapsim example-app`. Prints the figures (docs/package.md) and ends with `N passed,
 // M failed`. Slow (~1–2 min, one npm install): `npm run test:package`, run by .ci/run, not by `npm test`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -157,6 +157,22 @@ check('swapsim --help and a scenario from another folder write reports there', (
   if (!out.includes('1 passed, 0 failed')) throw new Error(out);
   if (!existsSync(join(elsewhere, 'reports/out'))) throw new Error('no reports/out in the working directory');
   if (existsSync(join(app, 'node_modules/swapsim/reports'))) throw new Error('wrote into node_modules/swapsim');
+});
+
+check('swapsim example-app from the package, and swapsim verify passing it', () => {
+  // An installed user's known-good app: the reference integrator, served by the package's own command.
+  const bin = join(app, 'node_modules/.bin/swapsim');
+  const script = `set -e
+"${bin}" example-app --port 0 > example-app.log 2>&1 &
+pid=$!
+trap 'kill $pid' EXIT
+url=''
+for i in $(seq 1 600); do url=$(grep -o 'http://127.0.0.1:[0-9]*' example-app.log | head -1 || true); [ -n "$url" ] && break; sleep 0.1; done
+"${bin}" verify --app "$url" --runs 2 --seed 1`;
+  const out = run('bash', ['-c', script], work, { SWAPSIM_REPORTS_DIR: join(work, 'verify-reports') });
+  const verdict = /swapsim verify: PASS: 2 runs/.exec(out);
+  if (!verdict) throw new Error(out.slice(-2000));
+  return verdict[0];
 });
 
 if (!keep) rmSync(work, { recursive: true, force: true });
