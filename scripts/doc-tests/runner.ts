@@ -137,6 +137,9 @@ export async function startApp(port: number): Promise<Server> {
   return server;
 }
 
+/** A strict ESM TypeScript project's settings (what `tsc --init` gives, with Node's module resolution). */
+const USER_TSC_FLAGS = ['--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node'];
+
 /** Runs one block; resolves with what it printed and how it ended. */
 export async function runBlock(block: Block, project: string, n: number): Promise<Outcome> {
   const swapsim = await freePort();
@@ -165,12 +168,14 @@ export async function runBlock(block: Block, project: string, n: number): Promis
     if (block.lang === 'sh') return await runGroup('bash', ['-euo', 'pipefail', '-c', code], { cwd, env, timeout_ms });
     if (block.lang === 'yaml') return await runGroup('bash', ['-euo', 'pipefail', '-c', ciSteps(code)], { cwd, env, timeout_ms });
     if (block.lang === 'ts') {
-      if (block.hints.vitest !== undefined) {
-        writeFileSync(join(cwd, 'example.test.ts'), code);
-        return await runGroup(join(project, 'node_modules/.bin/vitest'), ['run', '--root', cwd, '--reporter=dot', 'example.test.ts'], { cwd, env, timeout_ms });
-      }
-      writeFileSync(join(cwd, 'example.ts'), code);
-      return await runGroup(process.execPath, ['--import', 'tsx', 'example.ts'], { cwd, env, timeout_ms });
+      const file = block.hints.vitest !== undefined ? 'example.test.ts' : 'example.ts';
+      writeFileSync(join(cwd, file), code);
+      // Type-checked as a user's strict TypeScript project would (tsx alone strips the types unread), against the
+      // package's shipped declarations (node_modules/swapsim → dist/index.d.ts), before it runs.
+      const checked = await runGroup(join(ROOT, 'node_modules/.bin/tsc'), ['--noEmit', ...USER_TSC_FLAGS, file], { cwd, env, timeout_ms });
+      if (checked.code !== 0) return { ...checked, output: `tsc: the block does not type-check\n${checked.output}` };
+      if (block.hints.vitest !== undefined) return await runGroup(join(project, 'node_modules/.bin/vitest'), ['run', '--root', cwd, '--reporter=dot', file], { cwd, env, timeout_ms });
+      return await runGroup(process.execPath, ['--import', 'tsx', file], { cwd, env, timeout_ms });
     }
     if (block.lang === 'json') {
       JSON.parse(block.code);
