@@ -386,6 +386,8 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
   }
 }
 
+const CUT_NOTE = 'not run: the run was cut before this step (it and the ones after it)';
+
 export async function runVerifyScenario(sim: Sim, s: VerifyScenario, hooks: RunHooks): Promise<VerifyRun> {
   const run: VerifyRun = {
     account_ids: [], lines: describeScenario(s), notes: [], forged: [], trades: [], zaps: [], cancels: [],
@@ -395,17 +397,25 @@ export async function runVerifyScenario(sim: Sim, s: VerifyScenario, hooks: RunH
   const all_rules: string[] = [];
   const lead = leadingRules(s.steps);
   const offset = run.lines.length - s.steps.length;
+  /** Once the run is cut, its remaining steps are not run (and say so once). */
+  const cutShort = (i: number): boolean => {
+    if (!hooks.cut_signal?.aborted) return false;
+    if (!run.notes.some((n) => n.endsWith(CUT_NOTE))) run.notes.push(`${offset + i + 1}. ${CUT_NOTE}`);
+    return true;
+  };
   try {
     const accounts = await setupAccounts(sim, s, run, async (accounts) => {
       for (const [kind, p] of Object.entries(s.background)) {
         if (p <= 0) continue;
         for (const a of accounts) run.rule_effects[await addRule(sim, run.background_rule_ids, { target: 'webhook', effect: WEBHOOK_EFFECT[kind], match: { account_id: a.account_id }, probability: p })] = kind;
       }
-      for (let i = 0; i < lead; i++) run.notes.push(`${offset + i + 1}. ${await runStep(sim, accounts, s.steps[i], offset + i + 1, run, hooks, all_rules, s.accounts)}`);
+      for (let i = 0; i < lead && !cutShort(i); i++) run.notes.push(`${offset + i + 1}. ${await runStep(sim, accounts, s.steps[i], offset + i + 1, run, hooks, all_rules, s.accounts)}`);
     });
-    for (let i = lead; i < s.steps.length; i++) run.notes.push(`${offset + i + 1}. ${await runStep(sim, accounts, s.steps[i], offset + i + 1, run, hooks, all_rules, s.accounts)}`);
+    for (let i = lead; i < s.steps.length && !cutShort(i); i++) run.notes.push(`${offset + i + 1}. ${await runStep(sim, accounts, s.steps[i], offset + i + 1, run, hooks, all_rules, s.accounts)}`);
   } finally {
-    await quiesce(sim, [...all_rules, ...run.webhook_rule_ids, ...run.background_rule_ids, ...run.api_rule_ids]);
+    // A cut run's verdict is already decided (the handler that did not answer, or the wall-time limit): playing
+    // out its hour and 72 h of retries against the relay's 503s would only cost wall time (about 15 s a run).
+    if (!hooks.cut_signal?.aborted) await quiesce(sim, [...all_rules, ...run.webhook_rule_ids, ...run.background_rule_ids, ...run.api_rule_ids]);
     await Promise.all(hooks.pending ?? []);
   }
   return run;

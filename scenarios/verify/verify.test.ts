@@ -1,15 +1,20 @@
-// `verify` against real apps on real ports: the reference integrator passes (the 100-run figure is `npm run
-// bench:verify`); delivery outcomes are judged (an app that answers 500 to every delivery and catches up from
-// the feed fails for that reason, a feed-only app that answers 200 passes); a slow handler ends its run with
-// the event named, inside the run, and `time_limit_ms` interrupts a run in progress; the process-level
-// guarantees (exit status, replay command) are in cli/verify.test.ts, the twins in twins-*.test.ts.
+// `verify` against real apps on real ports: the reference integrator passes its first 10 runs, reaching every
+// coverage item (the 100-run figure is `npm run bench:verify`), and so do the unusual but correct consumers
+// (feed-only, nudge, deferred 202); three twins are caught at the same run at once as one after another; a failure
+// only in company is reported as such, or passed over for a later one that fails alone; delivery outcomes are
+// judged (an app that answers 500 to every delivery fails for that reason, although it catches up from the feed);
+// a slow handler ends its run with the event named, inside the run, and `time_limit_ms` interrupts a run in
+// progress; the process-level guarantees (exit status, replay command) are in cli/verify.test.ts, the twins in
+// twins-*.test.ts.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import express from 'express';
 import { createIntegratorApp, freshTimestamp, startIntegrator, validSignature, type RunningIntegrator } from '../examples/reference-integrator/app.ts';
+import type { Bug } from '../examples/reference-integrator/bugs.ts';
 import { generateScenario } from './scenario.ts';
-import { COVERAGE_ITEMS } from './coverage.ts';
+import { COVERAGE_ITEMS, plannedItems } from './coverage.ts';
+import { plannedRun } from './twins.ts';
 import { planBatches, runsAlone } from './batch.ts';
 import { DEFAULT_CONCURRENCY, verify } from './verify.ts';
 
@@ -24,7 +29,7 @@ afterEach(async () => {
 });
 
 /** The reference integrator behind a front that decides how its webhook endpoint answers (signatures are checked first). */
-async function fronted(webhook: 'answer-500' | 'answer-200-only' | { hang: true } | { delay_ms: number }): Promise<string> {
+async function fronted(webhook: 'answer-500' | { hang: true } | { delay_ms: number }): Promise<string> {
   const { app: inner } = createIntegratorApp({});
   const outer = express();
   const secrets: string[] = []; // every secret configured: this front keeps old ones forever (a grace without end)
@@ -40,7 +45,7 @@ async function fronted(webhook: 'answer-500' | 'answer-200-only' | { hang: true 
       const timestamp = String(req.headers['svc-timestamp'] ?? '');
       const signed = secrets.some((secret) => validSignature(secret, timestamp, raw, String(req.headers['svc-signature'] ?? '')));
       if (!signed || !freshTimestamp(timestamp, Date.now())) return void res.status(401).end();
-      res.status(webhook === 'answer-500' ? 500 : 200).end();
+      res.status(500).end();
     });
   });
   outer.use(inner);
@@ -52,20 +57,17 @@ async function fronted(webhook: 'answer-500' | 'answer-200-only' | { hang: true 
 describe('swapsim verify', () => {
   it('passes the reference integrator, with a clean conduct record', async () => {
     app = await startIntegrator();
-    const r = await verify({ app_url: app.url, runs: 20, seed: 1 });
+    const r = await verify({ app_url: app.url, runs: 10, seed: 1 });
     expect(r.failure, JSON.stringify(r.failure, null, 2)).toBeUndefined();
-    expect(r).toMatchObject({ runs: 20, passed: 20, failed: 0, sim_seed: 'verify-1', interrupted: false });
+    expect(r).toMatchObject({ runs: 10, passed: 10, failed: 0, sim_seed: 'verify-1', interrupted: false });
     expect(r.cases.every((c) => c.ok && c.steps.length > 0)).toBe(true);
     expect(r.conduct).toEqual([]);
-    // Seed 1 plans its app-wide items (rotation and restart, API faults and the adversarial profile) into runs 4 and 8,
-    // then 16 and 20: those go alone, the runs between them at once behind the hub.
+    // Seed 1 plans its app-wide items (API faults and the adversarial profile; rotation and restart) into runs 4
+    // and 8: those go alone, the runs between them at once behind the hub.
     expect(r.concurrency).toBe(DEFAULT_CONCURRENCY);
-    expect(r.cases.map((c) => c.batch)).toEqual([1, 1, 1, 2, 3, 3, 3, 4, 5, 5, 5, 5, 5, 5, 5, 6, 7, 7, 7, 8]);
-    // Every spec item was reached within the first 10 runs, and again within the next 10, as observed.
-    for (const row of r.coverage) {
-      expect(row.runs.filter((n) => n <= 10), row.item).not.toEqual([]);
-      expect(row.runs.filter((n) => n > 10), row.item).not.toEqual([]);
-    }
+    expect(r.cases.map((c) => c.batch)).toEqual([1, 1, 1, 2, 3, 3, 3, 4, 5, 5]);
+    // Every spec item was reached within the first 10 runs, as observed (coverage.test.ts: the plan repeats per 10).
+    for (const row of r.coverage) expect(row.runs, row.item).not.toEqual([]);
     expect(r.coverage.map((row) => row.item)).toEqual(COVERAGE_ITEMS.map((i) => i.id));
   }, 120_000);
 
@@ -80,13 +82,15 @@ describe('swapsim verify', () => {
     expect(plan[7].scenario.theme).toMatch(/\bapp\.rotation app\.restart\b/);
   });
 
-  it.each(['orphan-as-failed', 'no-feed-catch-up', 'status-follows-last-event'] as const)('catches %s at the same run, for the same reason, with runs at once as one after another', async (bug) => {
+  // Twins the plan catches inside seed 1's first batch (runs 1–3 at once): a deposit's timing, a settlement, a forgery.
+  it.each(['pending-counted-available', 'filled-as-settled', 'no-signature-check'] as const)('catches %s at the same run, for the same reason, with runs at once as one after another', async (bug) => {
+    expect(plannedRun(bug, 1)).toBeLessThanOrEqual(3);
     app = await startIntegrator({ bugs: [bug] });
     // No shrinking (a budget of 0): the failure as found is compared. Any wall-time budget makes how far pinning
     // and shrinking get a race, and the headline names the entity of the case they got to (with 1 ms, CI once
     // pinned the background on one side and not on the other).
-    const one = await verify({ app_url: app.url, runs: 10, seed: 1, concurrency: 1, shrink_time_limit_ms: 0 });
-    const many = await verify({ app_url: app.url, runs: 10, seed: 1, concurrency: 8, shrink_time_limit_ms: 0 });
+    const one = await verify({ app_url: app.url, runs: 3, seed: 1, concurrency: 1, shrink_time_limit_ms: 0 });
+    const many = await verify({ app_url: app.url, runs: 3, seed: 1, concurrency: 8, shrink_time_limit_ms: 0 });
     expect(one.failure).toBeDefined();
     expect(many.runs_to_catch).toBe(one.runs_to_catch);
     expect(many.failure?.headline).toBe(one.failure?.headline);
@@ -94,9 +98,9 @@ describe('swapsim verify', () => {
     expect(many.failure?.replay_command).toMatch(/ --case \S+$/);
   }, 90_000);
 
-  it('says so when a run fails only alongside other runs, and prints the command that runs its batch again', async () => {
-    // An app that keeps the state of the 2 accounts it heard of last: right for any one run alone, wrong for a batch.
-    const { app: inner } = createIntegratorApp({});
+  /** An app that keeps the state of the 2 accounts it heard of last: right for any one run alone, wrong for a batch. */
+  async function recentTwo(bugs: Bug[] = []): Promise<string> {
+    const { app: inner } = createIntegratorApp({ bugs });
     const outer = express();
     const recent: string[] = [];
     // express.raw reads the body once: the inner app's own raw parser finds it read and keeps the bytes.
@@ -109,7 +113,11 @@ describe('swapsim verify', () => {
     outer.use(inner);
     server = createServer(outer);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
-    const url = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+  }
+
+  it('says so when a run fails only alongside other runs, and prints the command that runs its batch again', async () => {
+    const url = await recentTwo();
     // Seed 1 batches runs 1–3 (its plan puts run 4 alone).
     const r = await verify({ app_url: url, runs: 3, seed: 1, concurrency: 7 });
     expect(r.failure?.alone).toMatch(/^run \d failed only alongside other runs \(batch 1: runs 1–3 at once behind the hub\); run alone, (run 1 passes|runs 1–\d pass)$/);
@@ -118,18 +126,33 @@ describe('swapsim verify', () => {
     expect(r.num_shrinks).toBe(0);
   }, 90_000);
 
+  it('goes on past a failure only in company, and reports a later one that fails alone (with a note)', async () => {
+    // The same app with a twin's bug that seed 1's run 4 (alone, API faults) catches: that failure replays, so it is the report.
+    const url = await recentTwo(['retries-429-at-once']);
+    const r = await verify({ app_url: url, runs: 4, seed: 1, concurrency: 7, shrink_time_limit_ms: 0 });
+    expect(r.failure?.run).toBe(4);
+    expect(r.failure?.alone).toBeNull();
+    expect(r.failure?.headline).toMatch(/^client conduct: retry_after_ignored: /);
+    expect(r.failure?.replay_command).toMatch(/ --case \S+$/);
+    expect(r.failure?.more.join('\n')).toMatch(/^note: earlier, run \d failed only alongside other runs \(batch 1: runs 1–3 at once behind the hub\)/m);
+  }, 90_000);
+
   it('fails an app that answers 500 to every signed delivery, even though it catches up from the feed', async () => {
     const url = await fronted('answer-500');
-    const r = await verify({ app_url: url, runs: 3, seed: 1, shrink_time_limit_ms: 10_000 });
+    const r = await verify({ app_url: url, runs: 1, seed: 1, shrink_time_limit_ms: 0 });
     expect(r.failure?.headline).toMatch(/^a correctly signed delivery of \S+ \(\S+\) was answered 500, and the delivery ended failed/);
     expect(r.failure?.kind).toBe('delivery_refused');
     expect(r.failure?.delivery_log.join('\n')).toMatch(/HTTP 500.* → exhausted/);
   }, 180_000);
 
-  it('passes a feed-only app that answers 200 and reads GET /events on /probe/sync', async () => {
-    const url = await fronted('answer-200-only');
-    const r = await verify({ app_url: url, runs: 10, seed: 1 });
+  // Runs 1–3 at once behind the hub, then run 4 alone with every API fault on the app's key (seed 1's plan);
+  // `npm run bench:verify` runs each style 100 runs.
+  it.each(['feed-only', 'nudge', 'deferred'] as const)('passes the correct but unusual %s consumer', async (style) => {
+    expect(plannedItems(1, 4)).toContain('api.429');
+    app = await startIntegrator({ style });
+    const r = await verify({ app_url: app.url, runs: 4, seed: 1 });
     expect(r.failure, r.failure?.headline).toBeUndefined();
+    expect(r).toMatchObject({ passed: 4, conduct: [] });
   }, 180_000);
 
   it('ends a run whose handler never answers, naming the event, inside the run', async () => {
@@ -137,7 +160,8 @@ describe('swapsim verify', () => {
     // test's own timeout is the bound, the assertions say why the run ended.
     const url = await fronted({ hang: true });
     const r = await verify({ app_url: url, runs: 5, seed: 1, latency_limit_ms: 1_000, shrink_time_limit_ms: 1 });
-    expect(r.failure?.headline).toMatch(/^handler exceeded 1 s on event evt_\S+ \(account\.created\) without answering/);
+    // The seconds are the handler's busy time when the relay looked: at least the limit, more on a loaded machine.
+    expect(r.failure?.headline).toMatch(/^handler exceeded [1-9]\d* s on event evt_\S+ \(account\.created\) without answering/);
     expect(r.failure?.kind).toBe('slow_handler');
     // Runs 1–3 ran at once (seed 1 plans run 4 alone), each ended at its own first delivery; run 1 is the one
     // reported (and replayed alone), and the runs after the failing batch are not run.
@@ -150,7 +174,7 @@ describe('swapsim verify', () => {
     const url = await fronted({ hang: true });
     // Two runs at once: each is bounded on its own, and run 1 (re-run alone to be explained) is the one reported.
     const r = await verify({ app_url: url, runs: 2, seed: 1, run_time_limit_ms: 1_500, latency_limit_ms: 9_000, shrink_time_limit_ms: 1 });
-    expect(r.failure?.headline).toMatch(/^handler exceeded 1 s on event evt_\S+ \(account\.created\) when the run's wall-time limit \(1.5 s\) was reached/);
+    expect(r.failure?.headline).toMatch(/^handler exceeded \d+ s on event evt_\S+ \(account\.created\) when the run's wall-time limit \(1.5 s\) was reached/);
     expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([[1, false, 1], [2, false, 1]]);
   }, 180_000);
 

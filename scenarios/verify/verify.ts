@@ -181,6 +181,18 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     else plan = Array.from({ length: options.runs ?? 100 }, (_, i) => ({ run: i + 1, scenario: generateScenario(seed, i + 1) }));
     const replaying = options.case !== undefined || options.run !== undefined;
 
+    /**
+     * The first failure that did not happen again when its run went alone: kept, and reported only if no later run
+     * fails on its own (a failure that only a batch's timing produces cannot replay; a later one that can is the
+     * better report, and names this one in a note).
+     */
+    const report_failure = async (failing: { run: number; scenario: VerifyScenario; outcome: Outcome; vcase: VerifyCase }, batch_runs: { batch: number; runs: number[] } | null, alone: string | null): Promise<void> => {
+      report.runs_to_catch = failing.run;
+      const f = await explain(session, options, { seed, run: failing.run, scenario: failing.scenario, outcome: failing.outcome, replaying, app_url, webhook_path, default_base, batch: batch_runs, alone }, report);
+      report.failure = f;
+      Object.assign(failing.vcase, { shrunk_steps: f.shrunk_steps, divergence: f.divergence, replay_command: f.replay_command, headline: f.headline, sim_seed: f.sim_seed, delivery_log: f.delivery_log });
+    };
+    let company: { failing: { run: number; scenario: VerifyScenario; outcome: Outcome; vcase: VerifyCase }; batch_runs: { batch: number; runs: number[] }; alone: string } | null = null;
     for (const [batch_index, batch] of planBatches(plan, concurrency).entries()) {
       if (WALL.now_ms() >= session.deadline_ms) {
         report.interrupted = true;
@@ -234,15 +246,20 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
           alone = found === 'passed'
             ? `run ${failing.run} failed only alongside other runs (${together}); run alone, ${failing.run === batch_runs.runs[0] ? `run ${failing.run} passes` : `runs ${batch_runs.runs[0]}–${failing.run} pass`}`
             : `run ${failing.run} failed alongside other runs (${together}) and the time limit passed before it could be run again alone`;
+          if (found === 'passed' && !replaying) {
+            company ??= { failing, batch_runs, alone };
+            continue;
+          }
         }
       }
-      // The lowest failing run of the first batch with a failure; explained alone, exactly as a run alone is.
-      report.runs_to_catch = failing.run;
-      const f = await explain(session, options, { seed, run: failing.run, scenario: failing.scenario, outcome: failing.outcome, replaying, app_url, webhook_path, default_base, batch: batch_runs, alone }, report);
-      report.failure = f;
-      Object.assign(failing.vcase, { shrunk_steps: f.shrunk_steps, divergence: f.divergence, replay_command: f.replay_command, headline: f.headline, sim_seed: f.sim_seed, delivery_log: f.delivery_log });
+      // The lowest failing run of the first batch with a failure that happens alone too; explained alone, exactly as a run alone is.
+      await report_failure(failing, batch_runs, alone);
+      if (company !== null) report.failure!.more.unshift(`note: earlier, ${company.alone}, with: ${company.failing.outcome.finding?.headline}`);
+      company = null;
       break;
     }
+    // Only company failures: the first is the report, with the command that runs its batch again.
+    if (company !== null) await report_failure(company.failing, company.batch_runs, company.alone);
     report.conduct = dedupeConduct(session.conduct);
     report.coverage = coverageTable(reached);
     report.wall_ms = Math.round(WALL.now_ms() - started);
