@@ -92,7 +92,9 @@ function run(suite, extra) {
   const select = {
     main: ['--no-isolate', ...E2E.flatMap((f) => ['--exclude', f])],
     quick: ['--no-isolate', ...[...E2E, ...SLOW_UNIT].flatMap((f) => ['--exclude', f])],
-    e2e: E2E,
+    // Three at once on two cores: the e2e files mostly wait (child processes, servers, wall-time bounds); one CI
+    // run of test:e2e used 5.4 min of CPU in 34 min of wall time on a loaded machine, 571 s of wall on a quiet one.
+    e2e: ['--maxWorkers=3', ...E2E],
     // README.md and docs/*.md: their blocks run and their links resolve (scripts/doc-tests, docs/testing.md#doc-tests).
     docs: ['--config', 'scripts/doc-tests/vitest.config.ts'],
     all: [],

@@ -11,22 +11,34 @@ function title(block: Block): string {
   return `${block.file}:${block.line} ${block.lang} ${first}${why}`;
 }
 
-export function docTests(files: string[]): void {
+/**
+ * `part`: this file runs every `of`-th runnable block from the `index`-th (and the link checks when `index` is 0),
+ * so the blocks of one page can run in several vitest workers: they mostly wait on the processes they start.
+ */
+export function docTests(files: string[], part: { index: number; of: number } = { index: 0, of: 1 }): void {
   let project = '';
   beforeAll(() => {
     project = scratchProject();
   });
   afterAll(() => cleanup(project));
   let n = 0;
+  let runnable = 0;
   for (const path of files) {
-    const { blocks } = readMarkdown(path, ROOT);
+    // This part's blocks of the page (numbered over every page, for their scratch folders).
+    const mine: Array<{ block: Block; i: number }> = [];
+    for (const block of readMarkdown(path, ROOT).blocks) {
+      const i = n++;
+      if (block.lang === 'text') continue; // output, a synopsis, a layout: shown, never run
+      if (runnable++ % part.of === part.index) mine.push({ block, i });
+    }
+    if (part.index !== 0 && mine.length === 0) continue;
     describe(relative(ROOT, path), () => {
-      it('every relative link and anchor resolves', () => {
-        expect(brokenLinks(path, ROOT)).toEqual([]);
-      });
-      for (const block of blocks) {
-        const i = n++;
-        if (block.lang === 'text') continue; // output, a synopsis, a layout: shown, never run
+      if (part.index === 0) {
+        it('every relative link and anchor resolves', () => {
+          expect(brokenLinks(path, ROOT)).toEqual([]);
+        });
+      }
+      for (const { block, i } of mine) {
         if (block.skip) {
           it.skip(title(block), () => undefined);
           continue;

@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Four files (README.md and docs/, each in two halves) at once: their blocks mostly wait on the servers and
+    // commands they start, so two cores carry four.
+    maxWorkers: 4,
     globalSetup: ['lib/build-before-tests.ts'],
   },
 });
