@@ -5,7 +5,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { JOURNAL_VERSION, wallNow_ms } from '../../sim/index.ts';
 import { serve, type RunningServer } from '../server.ts';
 import { dropHeldRequests } from '../http/faults.ts';
-import type { ClockLine, HeaderLine, JournalLine, OutsideLine, RequestLine, ResponseLine } from './lines.ts';
+import type { ClockLine, FactLine, HeaderLine, JournalLine, OutsideLine, RequestLine, ResponseLine } from './lines.ts';
 import { ReplayTape } from './tape.ts';
 import { redactUrl, responseDifference } from './verify.ts';
 
@@ -177,8 +177,18 @@ async function answer(r: Replay, n: number, line: ResponseLine): Promise<void> {
   r.requests.delete(line.request_id);
 }
 
-/** Replays a parsed journal in a fresh in-process world; stops at the first mismatch when verifying. */
-export async function replayJournal(journal: ParsedJournal, opts: ReplayOptions = {}): Promise<ReplayReport> {
+/** A world rebuilt from a journal's lines, still on its replay tape (see persistence/reopen.ts to go live). */
+export interface ReplayedWorld {
+  running: RunningServer;
+  tape: ReplayTape;
+  report: ReplayReport;
+}
+
+/**
+ * Replays a parsed journal in a fresh in-process world (listening on an ephemeral loopback port) and leaves it
+ * running; stops at the first mismatch when verifying. The caller closes `running`, or takes the world live.
+ */
+export async function replayInto(journal: ParsedJournal, opts: ReplayOptions = {}): Promise<ReplayedWorld> {
   const tape = new ReplayTape(journal.lines.map((l) => l.line));
   const report: ReplayReport = { inputs: 0, verified: 0, mismatch: null, diverged: null, unfinished: [], last_line: 1, partial_line: journal.partial_line };
   const r: Replay = { running: await startWorld(journal.header, tape), tape, agent: new Agent({ keepAlive: true }), requests: new Map(), report, verify: opts.verify ?? false };
@@ -198,14 +208,35 @@ export async function replayJournal(journal: ParsedJournal, opts: ReplayOptions 
         report.diverged = feed(r, n, line) ?? (await quiesce(tape, n));
         // With --verify an earlier answer usually differs first, and is reported as the mismatch.
         if (tape.divergence) report.diverged ??= `line ${n}: ${tape.divergence}`;
-      } else if (line.kind !== 'fact') throw new JournalError(`line ${n}: unexpected line kind ${String((line as { kind?: unknown }).kind)}`);
+      } else if (line.kind === 'fact') relisten(r, line);
+      else throw new JournalError(`line ${n}: unexpected line kind ${String((line as { kind?: unknown }).kind)}`);
       if (report.mismatch || report.diverged) break;
     }
     report.unfinished = tape.unfinished();
-    return report;
+    return { running: r.running, tape, report };
+  } catch (e) {
+    await closeReplay(r.running);
+    throw e;
   } finally {
     r.agent.destroy();
-    r.running.server.closeAllConnections();
-    await r.running.close();
   }
+}
+
+/** A journal continued after a restart (`serve --state`) holds one endpoint fact per start: each applies from its line. */
+function relisten(r: Replay, line: FactLine): void {
+  if (line.what !== 'endpoint') return;
+  const endpoint = r.running.runtime.options.endpoint!;
+  Object.assign(endpoint, line.value as { host: string; port: number });
+}
+
+async function closeReplay(running: RunningServer): Promise<void> {
+  running.server.closeAllConnections();
+  await running.close();
+}
+
+/** Replays a parsed journal in a fresh in-process world; stops at the first mismatch when verifying. */
+export async function replayJournal(journal: ParsedJournal, opts: ReplayOptions = {}): Promise<ReplayReport> {
+  const replayed = await replayInto(journal, opts);
+  await closeReplay(replayed.running);
+  return replayed.report;
 }
