@@ -3,7 +3,7 @@
 // wall time again from its last journaled instant, and what it does next is journaled to a sink, or nowhere.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Journal } from '../../sim/index.ts';
-import type { RunningServer } from '../server.ts';
+import type { ConnectionLimits, RunningServer } from '../server.ts';
 import { JournalError, parseJournal, replayInto, type ParsedJournal, type ReplayReport } from '../replay/replay.ts';
 
 export interface ReopenOptions {
@@ -16,6 +16,8 @@ export interface ReopenOptions {
   host?: string;
   /** Where the live world journals what happens next; null keeps nothing. */
   sink?: Journal | null;
+  /** The live server's connection limits (the replay ran with the defaults). */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export type ReopenedServer = RunningServer & { report: ReplayReport };
@@ -76,6 +78,8 @@ export async function reopenJournal(journal: ParsedJournal, opts: ReopenOptions 
       throw e;
     }
   }
+  if (opts.limits?.max_connections !== undefined) running.server.maxConnections = opts.limits.max_connections;
+  if (opts.limits?.request_timeout_ms !== undefined) running.server.requestTimeout = opts.limits.request_timeout_ms;
   const address = running.server.address() as { port: number };
   // Webhooks never reach where the live server listens; the fact lets a later replay apply it from here on.
   Object.assign(runtime.options.endpoint!, { host, port: address.port });

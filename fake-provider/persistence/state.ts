@@ -73,6 +73,6 @@ export async function serveState(state: StateOptions, options: RuntimeOptions & 
   }
   truncatePartialLine(journal_path);
   const journal = readJournal(journal_path);
-  const running = await reopenJournal(journal, { verify: true, port: options.port, host: options.host, sink: createJournal(journal_path, { sync: state.sync }) });
+  const running = await reopenJournal(journal, { verify: true, port: options.port, host: options.host, sink: createJournal(journal_path, { sync: state.sync }), limits: options.limits });
   return { running, reopened: running.report, journal_path };
 }
