@@ -104,7 +104,7 @@ describe('serve --state survives SIGKILL', () => {
     for (let i = 0; i < 100 && !receiver.received.slice(seen).some((r) => r.body.account_id === id); i++) await new Promise((r) => setTimeout(r, 50));
     const delivered = receiver.received.slice(seen).find((r) => r.body.account_id === id);
     expect(delivered?.signature_valid).toBe(true);
-    const invariants = await (await fetch(`${restarted.control_url}/invariants`)).json();
+    const invariants = (await (await fetch(`${restarted.control_url}/invariants`)).json()) as { violations: unknown[] };
     expect(invariants.violations).toEqual([]);
   }, 30_000);
 

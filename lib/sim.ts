@@ -3,7 +3,8 @@
 // the control plane (/_sim), typed from the route declarations (lib/api-types.ts). Nothing here reaches into
 // the world: every call is HTTP, as from any language.
 import { randomUUID } from 'node:crypto';
-import { serve } from '../fake-provider/server.ts';
+import { serve, type RunningServer } from '../fake-provider/server.ts';
+import { readJournal, reopenJournal } from '../fake-provider/persistence/reopen.ts';
 import { request } from '../scenarios/dsl/http.ts';
 import type { Profile } from '../fake-provider/profile.ts';
 import type { FaultRuleInput } from '../fake-provider/control/faults.ts';
@@ -23,6 +24,27 @@ export interface CreateSimOptions {
   rate_limits?: { reads?: number; writes?: number; indicative_rfqs?: number; firm_rfqs?: number };
   /** The organization's settings, as `POST /_sim/organizations` takes them (default: recovery on, partner screening off). */
   organization?: { recovery_enabled?: boolean; partner_screening?: boolean };
+  /**
+   * Reopen a run journaled by `swapsim serve --journal FILE` (a CI failure) instead of starting afresh: the
+   * journal's header decides seed, clock, profile and keys (the options above are ignored), and the sim serves
+   * the world as it stood at `until_line` (default: the journal's last line). See docs/persistence.md.
+   */
+  from?: string;
+  until_line?: number;
+}
+
+/** The reopened server, or a fresh one with the caller's organization. */
+async function startServer(options: CreateSimOptions, api_keys: string[]): Promise<RunningServer> {
+  if (options.from === undefined) {
+    return serve({
+      clock: 'virtual',
+      seed: options.seed ?? 1,
+      profile: options.profile,
+      port: 0,
+      seed_orgs: [{ ...options.organization, api_keys, rate_limits: { ...UNTHROTTLED, ...options.rate_limits } }],
+    });
+  }
+  return reopenJournal(readJournal(options.from), { until_line: options.until_line });
 }
 
 /**
@@ -171,14 +193,10 @@ async function truthOf(sim: Sim, account_id: string): Promise<AccountTruth> {
 }
 
 export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
-  const api_keys = options.api_keys && options.api_keys.length > 0 ? options.api_keys : [`sk_sim_${randomUUID().replace(/-/g, '')}`];
-  const running = await serve({
-    clock: 'virtual',
-    seed: options.seed ?? 1,
-    profile: options.profile,
-    port: 0,
-    seed_orgs: [{ ...options.organization, api_keys, rate_limits: { ...UNTHROTTLED, ...options.rate_limits } }],
-  });
+  const given = options.api_keys && options.api_keys.length > 0 ? options.api_keys : [`sk_sim_${randomUUID().replace(/-/g, '')}`];
+  const running = await startServer(options, given);
+  // A reopened world's keys are its first organization's (those of its header's `seed_orgs`).
+  const api_keys = options.from === undefined ? given : ([...running.runtime.world.orgs.values()][0]?.api_keys ?? given);
   const control = (method: string, path: string, body?: unknown): Promise<Reply<never>> => call(running.control_url + path, method.toUpperCase(), {}, body) as Promise<Reply<never>>;
   const sim: Sim = {
     base_url: running.base_url,

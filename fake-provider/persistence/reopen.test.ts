@@ -13,6 +13,7 @@ import { TRIGGERS } from '../../scenarios/library/index.ts';
 import type { RequestLine, ResponseLine } from '../replay/lines.ts';
 import { responseDifference } from '../replay/verify.ts';
 import { copyJournalPrefix, readJournal, reopenJournal } from './reopen.ts';
+import { createSim } from '../../lib/sim.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'swapsim-reopen-'));
 const journal_path = join(dir, 'ci-run.jsonl');
@@ -92,4 +93,20 @@ describe('reopen a journaled run', () => {
       await again.close();
     }
   }, 60_000);
+
+  it('createSim({ from, until_line }) serves the same world in process, with the keys of the journal', async () => {
+    const sim = await createSim({ from: journal_path, until_line: cut, api_keys: ['sk_ignored_1234'] });
+    try {
+      expect(sim.api_key).toBe(API_KEY);
+      const [first] = reads;
+      const got = await sim.api('GET', first.request.url.replace(/^\/v1/, ''));
+      expect(got.status).toBe(200);
+      expect(got.body).toEqual(JSON.parse(first.response.body));
+      // Live: the virtual clock moves when told.
+      const now = await sim.now_ms();
+      expect(await sim.advance(1_000)).toBe(now + 1_000);
+    } finally {
+      await sim.close();
+    }
+  }, 30_000);
 });
