@@ -1,0 +1,54 @@
+// `npm run bench:reopen -- --trades N`: a benchmark, not a test. Records N settled trades (the
+// `trade-exact-in` trigger, each in a fresh account: deposit, firm RFQ, accept, settle) in a journaled
+// in-process swapsim, then times what a restart of `serve --state` (or `serve --from`) pays: reading the
+// journal and replaying it into a live world, with and without checking every answer. It is also the
+// measurement behind the snapshot mechanism (docs/persistence.md#snapshots): a restore by replay costs this.
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { serve } from '../../fake-provider/server.ts';
+import { readJournal, reopenJournal } from '../../fake-provider/persistence/reopen.ts';
+import { runTrigger } from '../../scenarios/dsl/index.ts';
+import { TRIGGERS } from '../../scenarios/library/index.ts';
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+
+async function main(): Promise<void> {
+  const trades = arg('trades', 200);
+  const dir = mkdtempSync(join(tmpdir(), 'swapsim-bench-reopen-'));
+  const journal_path = join(dir, 'journal.jsonl');
+  const api_key = 'sk_bench_reopen';
+  const limits = { reads: 1_000_000, writes: 1_000_000, indicative_rfqs: 1_000_000, firm_rfqs: 1_000_000 };
+  const running = await serve({ clock: 'virtual', seed: 'bench-reopen', journal_path, port: 0, seed_orgs: [{ api_keys: [api_key], rate_limits: limits }] });
+  const trade = TRIGGERS.find((s) => s.name === 'trade-exact-in')!;
+  const t0 = performance.now();
+  for (let i = 0; i < trades; i++) {
+    const run = await runTrigger(trade, { base_url: running.base_url, api_key, seed: `bench-${i}` });
+    if (!run.ok) throw new Error(`trade ${i} failed: ${run.error ?? 'a check failed'}`);
+  }
+  const record_ms = performance.now() - t0;
+  await running.close();
+  const size = statSync(journal_path).size;
+  const timed = async (verify: boolean): Promise<{ ms: number; lines: number }> => {
+    const start = performance.now();
+    const journal = readJournal(journal_path);
+    const reopened = await reopenJournal(journal, { verify });
+    const ms = performance.now() - start;
+    if (reopened.report.mismatch || reopened.report.diverged) throw new Error('the replay did not follow the journal');
+    await reopened.close();
+    return { ms, lines: journal.lines.length + 1 };
+  };
+  const plain = await timed(false);
+  const checked = await timed(true);
+  rmSync(dir, { recursive: true, force: true });
+  const per = (ms: number): string => `${(ms / trades).toFixed(2)} ms/trade, ~${((ms / trades) * 10_000 / 1000).toFixed(0)} s for 10,000 trades`;
+  console.log(`recorded ${trades} settled trades in ${(record_ms / 1000).toFixed(1)} s: ${plain.lines} journal lines, ${(size / 1024 / 1024).toFixed(1)} MiB`);
+  console.log(`reopen (replay into a live world):      ${plain.ms.toFixed(0)} ms (${per(plain.ms)})`);
+  console.log(`reopen with every answer checked:       ${checked.ms.toFixed(0)} ms (${per(checked.ms)})`);
+}
+
+await main();
