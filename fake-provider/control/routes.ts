@@ -20,6 +20,7 @@ import { checkInvariants } from './invariants.ts';
 import { advanceReply, clockReply, emailList, faultList, faultReply, invariantsReply, organizationList, organizationReply, settleReply } from './schemas.ts';
 import { emailsFor } from '../emails.ts';
 import { timelineRoutes } from './timeline.ts';
+import { seedRoutes } from '../seed/routes.ts';
 
 const tag = 'Control';
 const HOUR = 3_600_000;
@@ -145,6 +146,7 @@ export function controlRoutes(runtime: Runtime) {
       },
     }),
     ...timelineRoutes(),
+    ...seedRoutes(),
   ];
 }
 
