@@ -14,6 +14,7 @@ import { registerListen } from './listen.ts';
 import { registerWait } from './wait.ts';
 import { StartError, startErrorMessage } from './start-errors.ts';
 import { checkPersistFlags, servePersisted, type PersistFlags } from './persist.ts';
+import { seedAtStart, type SeedFlags } from './seed.ts';
 
 /** The package's version (`swapsim --version`, `GET /_sim/health`). */
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -96,10 +97,12 @@ export function buildCli(): Command {
     .addOption(new Option('--webhook-allow <cidr>', "CIDR block webhooks may connect to (repeatable; replaces the profile's webhook_allowed_destinations)").argParser(collect).default([], "the profile's"))
     .option('--state <dir>', 'keep the world in this folder across restarts and crashes (its journal.jsonl; docs/persistence.md)')
     .addOption(new Option('--fsync <policy>', "with --state: 'answers' also fsyncs each answer's journal line before sending it").choices(['none', 'answers']))
+    .option('--init <file>', 'seed data (YAML or JSON: organizations, webhooks, accounts, balances, open deposits) applied once at start (docs/persistence.md#seed-data)')
+    .option('--demo', 'fill the demo organization with people, emails and balances generated from --seed')
     .option('--from <journal>', 'reopen a journaled run and serve it live (with --state: start that folder from it)')
     .option('--until-line <n>', 'with --from: rebuild the run up to this line of the journal', int('until-line'))
     .addOption(new Option('--webhook-deny <cidr>', "CIDR block webhooks never connect to (repeatable; replaces the profile's webhook_denied_destinations)").argParser(collect).default([], "the profile's"))
-    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; readyFile?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number; partnerScreening?: boolean } & PersistFlags, cmd: Command) => {
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; readyFile?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number; partnerScreening?: boolean } & PersistFlags & SeedFlags, cmd: Command) => {
       const { ProfileError, resolveProfile } = await import('../fake-provider/profiles/index.ts');
       const { serve } = await import('../fake-provider/server.ts');
       let profile: Profile;
@@ -140,6 +143,14 @@ export function buildCli(): Command {
         },
       };
       const running = (await servePersisted(opts, serveOptions, cmd).catch(fail)) ?? (await serve(serveOptions).catch(fail));
+      // A reopened world already holds its seed (the journal has the init call): it is not seeded twice.
+      if (!('reopened' in running)) {
+        const seeded = await seedAtStart(running, opts).catch(async (err) => {
+          await running.close();
+          return fail(err);
+        });
+        if (seeded) console.log(seeded);
+      }
       const org = [...running.runtime.world.orgs.values()][0];
       if (opts.readyFile !== undefined) {
         // Written whole, then renamed: a reader never sees half a file; before the banner, so whoever reads the

@@ -35,7 +35,10 @@ const control = async (served: Served, path: string, body: unknown): Promise<any
 
 describe('serve --state survives SIGKILL', () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'swapsim-state-')), 'world');
-  const args = ['--state', dir, '--port', '0', '--clock', 'realtime', '--speed', '50', '--seed', 'persist'];
+  // --demo seeds the first start only: a restart reopens the same people.
+  const args = ['--state', dir, '--port', '0', '--clock', 'realtime', '--speed', '50', '--seed', 'persist', '--demo'];
+  const people = async (s: Served): Promise<unknown[]> => JSON.parse((await call(s.base_url, 'sk_sim_demo', 'GET', '/accounts?limit=100')).text).accounts;
+  let demo: unknown[] = [];
   let receiver: Receiver;
   let key = '';
   const acknowledged: Answer[] = [];
@@ -46,6 +49,8 @@ describe('serve --state survives SIGKILL', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     const first = await startServe(args);
+    expect(first.out()).toContain('--demo: seeded 1 organization(s), 8 account(s)');
+    demo = await people(first);
     key = (await control(first, '/organizations', { rate_limits: { reads: 100_000, writes: 100_000 } })).organization.api_key;
     const hook = await call(first.base_url, key, 'POST', '/webhooks', { url: receiver.url }, 'hook');
     expect(hook.status).toBe(200);
@@ -77,6 +82,8 @@ describe('serve --state survives SIGKILL', () => {
 
   it('every answer given before the kill is in the state, and every acknowledged write is still there', async () => {
     expect(restarted.out()).toMatch(/reopened .*journal\.jsonl \(replayed \d+ inputs, verified \d+ answers\)/);
+    expect(restarted.out()).not.toContain('seeded');
+    expect(await people(restarted)).toEqual(demo);
     const lines = readFileSync(join(dir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const answers = new Map(lines.filter((l) => l.kind === 'response').map((l) => [JSON.parse(l.body).request_id, l]));
     for (const a of acknowledged) {
@@ -120,3 +127,4 @@ describe('serve --state survives SIGKILL', () => {
     expect(out.join('\n')).toContain(`verified ${responses.length} responses, 0 mismatches`);
   }, 60_000);
 });
+

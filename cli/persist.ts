@@ -15,6 +15,8 @@ export interface PersistFlags {
   state?: string;
   fsync?: JournalSync;
   journal?: string;
+  init?: string;
+  demo?: boolean;
 }
 
 /** Flags a journal's header overrides: given with --from or a kept --state, they are ignored, and said so. */
@@ -23,6 +25,7 @@ const WORLD_FLAGS = ['seed', 'secretSeed', 'clock', 'speed', 'apiKey', 'profile'
 /** Checks the combination before anything starts (exit 2 with one line). */
 export function checkPersistFlags(flags: PersistFlags): void {
   if (flags.untilLine !== undefined && flags.from === undefined) throw new StartError('--until-line needs --from JOURNAL');
+  if (flags.from !== undefined && flags.state === undefined && (flags.init !== undefined || flags.demo)) throw new StartError('--from reopens a world as it was: --init and --demo do not apply');
   if (flags.fsync !== undefined && flags.state === undefined) throw new StartError('--fsync applies to --state DIR');
   if (flags.state !== undefined && flags.journal !== undefined) throw new StartError('--state DIR keeps its own journal (DIR/journal.jsonl); drop --journal');
   if (flags.state !== undefined && existsSync(flags.state) && !statSync(flags.state).isDirectory()) throw new StartError(`--state ${flags.state} is not a folder`);
@@ -50,6 +53,7 @@ export async function servePersisted(flags: PersistFlags, options: RuntimeOption
     if (flags.state !== undefined) {
       const kept = await serveState({ dir: flags.state, sync: flags.fsync, from: flags.from, from_until_line: flags.untilLine }, options);
       if (kept.reopened) {
+        Object.assign(kept.running, { reopened: true });
         console.log(`swapsim: reopened ${kept.journal_path} (replayed ${kept.reopened.inputs} inputs, verified ${kept.reopened.verified} answers); appending to it`);
         ignored(cmd);
       }
@@ -66,7 +70,7 @@ export async function servePersisted(flags: PersistFlags, options: RuntimeOption
     const cut = r.unfinished.length > 0 ? `; ${r.unfinished.length} still running at that line` : '';
     console.log(`swapsim: reopened ${flags.from} at line ${r.last_line} (replayed ${r.inputs} inputs${cut})${sink ? `; continuing in ${flags.journal}` : ''}`);
     ignored(cmd);
-    return running;
+    return Object.assign(running, { reopened: true });
   } catch (e) {
     if (e instanceof JournalError) throw new StartError(`${flags.state !== undefined ? `--state ${flags.state}` : `--from ${flags.from}`}: ${e.message}`);
     throw e;
