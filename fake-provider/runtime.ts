@@ -1,6 +1,7 @@
 // What a running fake is, as a type: the current world (a reset swaps it), the options every world of it is
 // made from, the rate limiter and the bugs seen. app.ts builds one; the control plane, the gate and the journal
 // read it. Types only, so any module may import it without importing the app.
+import type { Server } from 'node:http';
 import type { SimKernelOptions } from '../sim/index.ts';
 import type { Profile } from './profile.ts';
 import type { World } from './world.ts';
@@ -17,7 +18,22 @@ export interface RuntimeOptions extends SimKernelOptions {
   control_open?: boolean;
   /** Where the server listens: server.ts fills it in; every world of the runtime reads it (webhook destinations). */
   endpoint?: SelfEndpoint;
+  /** server.ts's `serve`, passed in by it: a snapshot restore serves a replay world (an import would be a cycle). */
+  serve_world?: ServeWorld;
 }
+
+/** A world served over HTTP, as server.ts's `serve` returns it (its RunningServer, declared here by shape). */
+export interface ServedWorld {
+  runtime: Runtime;
+  server: Server;
+  port: number;
+  host: string;
+  base_url: string;
+  control_url: string;
+  close(): Promise<void>;
+}
+
+export type ServeWorld = (options: RuntimeOptions & { port?: number; host?: string }) => Promise<ServedWorld>;
 
 export interface Runtime {
   world: World;

@@ -21,6 +21,7 @@ import { advanceReply, clockReply, emailList, faultList, faultReply, invariantsR
 import { emailsFor } from '../emails.ts';
 import { timelineRoutes } from './timeline.ts';
 import { seedRoutes } from '../seed/routes.ts';
+import { snapshotRoutes } from '../persistence/routes.ts';
 
 const tag = 'Control';
 const HOUR = 3_600_000;
@@ -147,6 +148,7 @@ export function controlRoutes(runtime: Runtime) {
     }),
     ...timelineRoutes(),
     ...seedRoutes(),
+    ...snapshotRoutes(runtime),
   ];
 }
 

@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Journal } from '../../sim/index.ts';
 import type { ConnectionLimits, RunningServer } from '../server.ts';
+import { driveRealtime } from './realtime.ts';
 import { JournalError, parseJournal, replayInto, type ParsedJournal, type ReplayReport } from '../replay/replay.ts';
 
 export interface ReopenOptions {
@@ -84,9 +85,8 @@ export async function reopenJournal(journal: ParsedJournal, opts: ReopenOptions 
   // Webhooks never reach where the live server listens; the fact lets a later replay apply it from here on.
   Object.assign(runtime.options.endpoint!, { host, port: address.port });
   tape.write({ kind: 'fact', what: 'endpoint', key: 'server', value: { host, port: address.port } });
-  const sim = runtime.world.sim;
   // The realtime driver goes on from the last journaled instant: the time the run was down never happened.
-  if (sim.clock.mode === 'realtime') runtime.stopRealtime = sim.scheduler.startRealtime((ms) => sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms }));
+  driveRealtime(runtime);
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
   return {
     ...running,

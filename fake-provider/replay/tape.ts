@@ -3,7 +3,7 @@
 // It also tracks every replayed request (owner) so the driver knows when the world has nothing left to do.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Journal, JournalEntry } from '../../sim/journal.ts';
-import type { CapturedResponse, JournalLine, RequestLine } from './lines.ts';
+import type { CapturedResponse, HeaderLine, JournalLine, RequestLine } from './lines.ts';
 
 interface Owner {
   committed: boolean;
@@ -41,7 +41,11 @@ export class ReplayTape implements Journal {
   /** The first sign that the replayed run left the journal's path, if any. */
   divergence: string | null = null;
 
-  constructor(lines: readonly JournalLine[]) {
+  /** The journal replayed, header included (a snapshot restored during a replay rebuilds its world from a prefix of it). */
+  readonly source: { header: HeaderLine; lines: Array<{ n: number; line: JournalLine }> } | null;
+
+  constructor(lines: readonly JournalLine[], source: ReplayTape['source'] = null) {
+    this.source = source;
     for (const line of lines) {
       if (line.kind !== 'fact') continue;
       const k = factKey(line.what, line.key);
@@ -71,6 +75,11 @@ export class ReplayTape implements Journal {
       this.pending.push({ what, key, owner: this.context.getStore(), read, resolve: resolve as (v: unknown) => void, reject });
       this.progress++;
     });
+  }
+
+  /** The file a live tape journals to, if any. */
+  get sinkPath(): string | null {
+    return this.sink?.path ?? null;
   }
 
   private live<T>(what: string, key: string, read: () => Promise<T>): Promise<T> {
