@@ -9,12 +9,14 @@ import { deleteSnapshot, listSnapshots, requireSnapshot, restoreSnapshot, takeSn
 const tag = 'Control';
 const snapshot = z.object({ snapshot_id: z.string(), request_id: z.string(), created_at_ms: z.number().int() });
 const params = z.object({ snapshot_id: z.string().min(1).max(256) });
+/** No fields yet: a body, if sent, must be empty (control-plane bodies are exact). */
+const noFields = z.object({}).optional();
 
 export function snapshotRoutes(runtime: Runtime) {
   return [
     defineRoute({
       auth: 'public', method: 'post', path: '/snapshots', tag, summary: 'Take a snapshot of the whole server (a position in its journal)',
-      response: z.object({ request_id: z.string(), snapshot_id: z.string(), snapshot }),
+      body: noFields, response: z.object({ request_id: z.string(), snapshot_id: z.string(), snapshot }),
       handler: (_i, { world, request_id }) => {
         const s = takeSnapshot(world, request_id);
         return { body: { snapshot_id: s.snapshot_id, snapshot: s } };
@@ -27,7 +29,7 @@ export function snapshotRoutes(runtime: Runtime) {
     }),
     defineRoute({
       auth: 'public', method: 'post', path: '/snapshots/:snapshot_id/restore', tag, summary: 'Put the world as it was at the snapshot in the server\'s place',
-      params, response: z.object({ request_id: z.string(), restored: z.literal(true), snapshot_id: z.string(), clock: z.object({ now_ms: z.number().int(), mode: z.enum(['virtual', 'realtime']) }) }),
+      params, body: noFields, response: z.object({ request_id: z.string(), restored: z.literal(true), snapshot_id: z.string(), clock: z.object({ now_ms: z.number().int(), mode: z.enum(['virtual', 'realtime']) }) }),
       handler: async ({ params: p }) => {
         const world = await restoreSnapshot(runtime, p.snapshot_id);
         return { body: { restored: true, snapshot_id: p.snapshot_id, clock: { now_ms: world.sim.now_ms(), mode: world.sim.clock.mode } } };
