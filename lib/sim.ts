@@ -4,7 +4,8 @@
 // the world: every call is HTTP, as from any language.
 import { randomUUID } from 'node:crypto';
 import { serve, type RunningServer } from '../fake-provider/server.ts';
-import { readJournal, reopenJournal } from '../fake-provider/persistence/reopen.ts';
+import { copyJournalPrefix, readJournal, reopenJournal } from '../fake-provider/persistence/reopen.ts';
+import { createJournal } from '../sim/journal.ts';
 import { request } from '../scenarios/dsl/http.ts';
 import type { Profile } from '../fake-provider/profile.ts';
 import type { FaultRuleInput } from '../fake-provider/control/faults.ts';
@@ -31,6 +32,18 @@ export interface CreateSimOptions {
    */
   from?: string;
   until_line?: number;
+  /**
+   * Journal the sim to this file (as `swapsim serve --journal`): it can then be replayed, reopened with `from`,
+   * and snapshotted (`sim.snapshot()` needs a journal). Holds the keys and secrets of the run.
+   */
+  journal_path?: string;
+}
+
+/** A snapshot of the whole sim: a position in its journal (docs/persistence.md#snapshots). */
+export interface SimSnapshot {
+  snapshot_id: string;
+  request_id: string;
+  created_at_ms: number;
 }
 
 /** The reopened server, or a fresh one with the caller's organization. */
@@ -42,9 +55,16 @@ async function startServer(options: CreateSimOptions, api_keys: string[]): Promi
       profile: options.profile,
       port: 0,
       seed_orgs: [{ ...options.organization, api_keys, rate_limits: { ...UNTHROTTLED, ...options.rate_limits } }],
+      journal_path: options.journal_path ?? null,
     });
   }
-  return reopenJournal(readJournal(options.from), { until_line: options.until_line });
+  let sink = null;
+  if (options.journal_path !== undefined) {
+    // The reopened run goes on in a journal of its own: a copy up to the line, then what the sim does.
+    copyJournalPrefix(options.from, options.until_line, options.journal_path);
+    sink = createJournal(options.journal_path);
+  }
+  return reopenJournal(readJournal(options.from), { until_line: options.until_line, sink });
 }
 
 /**
@@ -133,6 +153,13 @@ export interface Sim {
   conduct(api_key?: string): Promise<ConductReport>;
   /** Registers the organization's active webhook; the secret is shown once, here. */
   webhook(url: string): Promise<{ webhook_id: string; secret: string }>;
+  /**
+   * Takes a snapshot of the whole sim (needs `journal_path` or `from` with `journal_path`): build an expensive
+   * world once, then `restore` it before each test.
+   */
+  snapshot(): Promise<SimSnapshot>;
+  /** Puts the world as it was at the snapshot back; later snapshots go with the world that held them. */
+  restore(snapshot: SimSnapshot | string): Promise<void>;
   /** The provider's truth for one account: balances, every trade, zap and cancel with its status, its deposits, destinations and recoveries. */
   truth(account_id: string): Promise<AccountTruth>;
   close(): Promise<void>;
@@ -251,6 +278,13 @@ export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
     async webhook(url) {
       const hook = must<{ webhook: { webhook_id: string; secret: string } }>(await sim.api('POST', '/webhooks', { body: { url, active: true } }), 'webhook').webhook;
       return { webhook_id: hook.webhook_id, secret: hook.secret };
+    },
+    async snapshot() {
+      return must<{ snapshot: SimSnapshot }>(await control('POST', '/snapshots'), 'snapshot').snapshot;
+    },
+    async restore(snapshot) {
+      const id = typeof snapshot === 'string' ? snapshot : snapshot.snapshot_id;
+      must(await control('POST', `/snapshots/${encodeURIComponent(id)}/restore`), 'restore');
     },
     truth: (account_id) => truthOf(sim, account_id),
     close: () => running.close(),

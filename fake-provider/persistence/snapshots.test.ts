@@ -10,6 +10,7 @@ import { ARB_ETH, ARB_USDC, funded, pinPrices } from '../resources/zaps/fixtures
 import { firmQuote } from '../testing/flows.ts';
 import { readJournal } from './reopen.ts';
 import { replayJournal } from '../replay/replay.ts';
+import { createSim } from '../../lib/sim.ts';
 
 const opened = closeAfterEach(afterEach);
 
@@ -77,5 +78,17 @@ describe('snapshots', () => {
     expect((await sim.control('POST', `/snapshots/${id}/restore`)).status).toBe(404);
     expect((await sim.api('GET', `/accounts/${account}`)).status).toBe(200);
     expect((await sim.control('POST', '/snapshots', { when: 'now' })).status).toBe(400);
+  }, 30_000);
+
+  it('in the library: build a world once, restore it before each test', async () => {
+    const sim = opened(await createSim({ seed: 'snap-lib', journal_path: join(mkdtempSync(join(tmpdir(), 'swapsim-snap-')), 'lib.jsonl') }));
+    const built = (await sim.api('POST', '/accounts', { body: { label: 'fixture' } })).body.account.account_id;
+    const snapshot = await sim.snapshot();
+    for (const label of ['test-1', 'test-2']) {
+      await sim.restore(snapshot);
+      const listed = await sim.api('GET', '/accounts');
+      expect(listed.body.accounts.map((a) => a.account_id)).toEqual([built]);
+      expect((await sim.api('POST', '/accounts', { body: { label } })).status).toBe(200);
+    }
   }, 30_000);
 });

@@ -2,7 +2,8 @@
 // `trade-exact-in` trigger, each in a fresh account: deposit, firm RFQ, accept, settle) in a journaled
 // in-process swapsim, then times what a restart of `serve --state` (or `serve --from`) pays: reading the
 // journal and replaying it into a live world, with and without checking every answer. It is also the
-// measurement behind the snapshot mechanism (docs/persistence.md#snapshots): a restore by replay costs this.
+// measurement behind the snapshot mechanism (docs/persistence.md#snapshots): it also takes a snapshot of the
+// world and restores it (a restore replays the journal up to the snapshot).
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,18 @@ async function main(): Promise<void> {
     if (!run.ok) throw new Error(`trade ${i} failed: ${run.error ?? 'a check failed'}`);
   }
   const record_ms = performance.now() - t0;
+  // A snapshot of that world, one more request, and a restore (the snapshot mechanism's two costs).
+  const post = async (path: string): Promise<number> => {
+    const start = performance.now();
+    const res = await fetch(running.control_url + path, { method: 'POST' });
+    if (res.status !== 200) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+    const body = (await res.json()) as { snapshot_id?: string };
+    if (body.snapshot_id) snapshot_id = body.snapshot_id;
+    return performance.now() - start;
+  };
+  let snapshot_id = '';
+  const snapshot_ms = await post('/snapshots');
+  const restore_ms = await post(`/snapshots/${snapshot_id}/restore`);
   await running.close();
   const size = statSync(journal_path).size;
   const timed = async (verify: boolean): Promise<{ ms: number; lines: number }> => {
@@ -49,6 +62,8 @@ async function main(): Promise<void> {
   console.log(`recorded ${trades} settled trades in ${(record_ms / 1000).toFixed(1)} s: ${plain.lines} journal lines, ${(size / 1024 / 1024).toFixed(1)} MiB`);
   console.log(`reopen (replay into a live world):      ${plain.ms.toFixed(0)} ms (${per(plain.ms)})`);
   console.log(`reopen with every answer checked:       ${checked.ms.toFixed(0)} ms (${per(checked.ms)})`);
+  console.log(`snapshot (POST /_sim/snapshots):        ${snapshot_ms.toFixed(1)} ms`);
+  console.log(`restore (POST …/restore, replays it):   ${restore_ms.toFixed(0)} ms (${per(restore_ms)})`);
 }
 
 await main();
