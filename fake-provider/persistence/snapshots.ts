@@ -25,7 +25,7 @@ export interface Snapshot {
 const snapshotStore = defineStore('snapshots', () => ({ byId: new Map<string, Snapshot>() }));
 
 /** The journal a world's inputs go to, as lines a restore can replay; null when there is none to read. */
-function journalText(journal: Journal): ParsedJournal | null {
+function journalOf(journal: Journal): ParsedJournal | null {
   if (journal instanceof ReplayTape) {
     if (journal.mode === 'replay') return journal.source ? { ...journal.source, partial_line: false } : null;
     return journal.sinkPath ? parseJournal(readFileSync(journal.sinkPath, 'utf8')) : null;
@@ -66,7 +66,7 @@ export function requireSnapshot(world: World, snapshot_id: string): Snapshot {
  */
 export async function restoredWorld(current: World, snapshot: Snapshot, serve: ServeWorld): Promise<World> {
   requireJournal(current);
-  const journal = journalText(current.sim.journal);
+  const journal = journalOf(current.sim.journal);
   if (!journal) throw new ApiError('journal_required', 'this server keeps no journal a snapshot can be restored from');
   const at = journal.lines.find(({ line }) => line.kind === 'request' && line.request_id === snapshot.request_id);
   if (!at) throw new ApiError('not_found', `snapshot ${snapshot.snapshot_id}: its request is not in the journal`, { param: 'snapshot_id' });

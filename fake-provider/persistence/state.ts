@@ -1,13 +1,12 @@
 // A world kept in a folder (`serve --state DIR`): its journal is its state. The first start records a fresh
 // journal there; every later start replays it (checking each recorded answer), truncates a line a kill cut
 // short, and goes on appending to the same file. No second source of truth: what the journal holds is the world.
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, statSync, ftruncateSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createJournal, randomSecretSeed, type JournalSync } from '../../sim/index.ts';
 import { journalHeader } from '../replay/record.ts';
-import { serve, type RunningServer } from '../server.ts';
+import { serve, type ConnectionLimits, type RunningServer } from '../server.ts';
 import type { RuntimeOptions } from '../runtime.ts';
-import type { ConnectionLimits } from '../server.ts';
 import { copyJournalPrefix, readJournal, reopenJournal } from './reopen.ts';
 import type { ReplayReport } from '../replay/replay.ts';
 
