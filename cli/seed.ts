@@ -2,7 +2,6 @@
 // so the seeding is one journaled control call like any other (a `--state` folder keeps it; a restart does not
 // seed again). FILE is YAML or JSON (YAML's parser reads both); the server checks it and answers in the envelope.
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import type { RunningServer } from '../fake-provider/server.ts';
 import { StartError } from './start-errors.ts';
 
@@ -12,13 +11,15 @@ export interface SeedFlags {
   controlToken?: string;
 }
 
-function readSeedFile(file: string): unknown {
+async function readSeedFile(file: string): Promise<unknown> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     throw new StartError(`--init ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }
+  // Loaded here, not at the top: `swapsim --help` loads commander alone (docs/performance.md).
+  const { parse } = await import('yaml');
   try {
     return parse(text);
   } catch (e) {
@@ -31,7 +32,7 @@ export async function seedAtStart(running: RunningServer, flags: SeedFlags): Pro
   if (!flags.init && !flags.demo) return null;
   const what = flags.init ? `--init ${flags.init}` : '--demo';
   let body: unknown;
-  if (flags.init) body = readSeedFile(flags.init);
+  if (flags.init) body = await readSeedFile(flags.init);
   else {
     const { demoSeed } = await import('../fake-provider/seed/demo.ts');
     const org = [...running.runtime.world.orgs.values()][0];
