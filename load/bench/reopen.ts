@@ -1,9 +1,10 @@
-// `npm run bench:reopen -- --trades N`: a benchmark, not a test. Records N settled trades (the
+// `npm run bench:reopen -- --trades N [--after 1000]`: a benchmark, not a test. Records N settled trades (the
 // `trade-exact-in` trigger, each in a fresh account: deposit, firm RFQ, accept, settle) in a journaled
 // in-process swapsim, then times what a restart of `serve --state` (or `serve --from`) pays: reading the
 // journal and replaying it into a live world, with and without checking every answer. It is also the
 // measurement behind the snapshot mechanism (docs/persistence.md#snapshots): it also takes a snapshot of the
-// world and restores it (a restore replays the journal up to the snapshot).
+// world, sends the next --after requests, restores it (a restore replays the journal up to the snapshot) and
+// checks that the same requests get the same bytes back.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +44,25 @@ async function main(): Promise<void> {
   };
   let snapshot_id = '';
   const snapshot_ms = await post('/snapshots');
+  // The next --after requests (reads and keyed writes), answered once after the snapshot and again after the restore.
+  const after = arg('after', 1_000);
+  const next = async (): Promise<string[]> => {
+    const answers: string[] = [];
+    for (let i = 0; i < after; i++) {
+      const write = i % 4 === 0;
+      const res = await fetch(`${running.base_url}/accounts${write ? '' : '?limit=5'}`, {
+        method: write ? 'POST' : 'GET',
+        headers: { authorization: `Bearer ${api_key}`, ...(write ? { 'content-type': 'application/json', 'idempotency-key': `after-${i}` } : {}) },
+        body: write ? JSON.stringify({ label: `after-${i}` }) : undefined,
+      });
+      answers.push(`${res.status} ${await res.text()}`);
+    }
+    return answers;
+  };
+  const first = await next();
   const restore_ms = await post(`/snapshots/${snapshot_id}/restore`);
+  const again = await next();
+  const identical = first.filter((a, i) => a === again[i]).length;
   await running.close();
   const size = statSync(journal_path).size;
   const timed = async (verify: boolean): Promise<{ ms: number; lines: number }> => {
@@ -64,6 +83,8 @@ async function main(): Promise<void> {
   console.log(`reopen with every answer checked:       ${checked.ms.toFixed(0)} ms (${per(checked.ms)})`);
   console.log(`snapshot (POST /_sim/snapshots):        ${snapshot_ms.toFixed(1)} ms`);
   console.log(`restore (POST …/restore, replays it):   ${restore_ms.toFixed(0)} ms (${per(restore_ms)})`);
+  console.log(`the ${after} requests after the snapshot, sent again after the restore: ${identical} of ${after} answers byte-identical`);
+  if (identical !== after) process.exitCode = 1;
 }
 
 await main();
