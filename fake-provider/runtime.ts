@@ -10,6 +10,8 @@ import type { RateLimiter } from './http/rate-limits.ts';
 import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
 
 export interface RuntimeOptions extends SimKernelOptions {
+  /** server.ts's `serve`, passed in by it: a snapshot restore serves a replay world (an import would be a cycle). */
+  serve_world?: ServeWorld;
   profile?: Profile;
   /** Organizations created in every fresh world (the demo org of `npm start`, the keys given by --api-key). */
   seed_orgs?: OrganizationInput[];
@@ -18,8 +20,16 @@ export interface RuntimeOptions extends SimKernelOptions {
   control_open?: boolean;
   /** Where the server listens: server.ts fills it in; every world of the runtime reads it (webhook destinations). */
   endpoint?: SelfEndpoint;
-  /** server.ts's `serve`, passed in by it: a snapshot restore serves a replay world (an import would be a cycle). */
-  serve_world?: ServeWorld;
+}
+
+export interface Runtime {
+  world: World;
+  readonly options: RuntimeOptions;
+  readonly limiter: RateLimiter;
+  /** Unexpected errors (each one is a swapsim bug); reported by /_sim/invariants. */
+  readonly bugs: Array<{ request_id: string; message: string }>;
+  reset(): World;
+  stopRealtime: () => void;
 }
 
 /** A world served over HTTP, as server.ts's `serve` returns it (its RunningServer, declared here by shape). */
@@ -34,13 +44,3 @@ export interface ServedWorld {
 }
 
 export type ServeWorld = (options: RuntimeOptions & { port?: number; host?: string }) => Promise<ServedWorld>;
-
-export interface Runtime {
-  world: World;
-  readonly options: RuntimeOptions;
-  readonly limiter: RateLimiter;
-  /** Unexpected errors (each one is a swapsim bug); reported by /_sim/invariants. */
-  readonly bugs: Array<{ request_id: string; message: string }>;
-  reset(): World;
-  stopRealtime: () => void;
-}

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Journal } from '../../sim/index.ts';
 import type { ConnectionLimits, RunningServer } from '../server.ts';
 import { driveRealtime } from './realtime.ts';
-import { JournalError, parseJournal, replayInto, type ParsedJournal, type ReplayReport } from '../replay/replay.ts';
+import { JournalError, parseJournal, replayInto, type ParsedJournal, type ReplayReport } from '../replay/run.ts';
 
 export interface ReopenOptions {
   /** Stop after this line of the journal (default: its last complete line). */

@@ -9,7 +9,7 @@ import { closeAfterEach, startTestSim, type TestSim } from '../testing/harness.t
 import { ARB_ETH, ARB_USDC, funded, pinPrices } from '../resources/zaps/fixtures.ts';
 import { firmQuote } from '../testing/flows.ts';
 import { readJournal } from './reopen.ts';
-import { replayJournal } from '../replay/replay.ts';
+import { replayJournal } from '../replay/run.ts';
 import { createSim } from '../../lib/sim.ts';
 
 const opened = closeAfterEach(afterEach);

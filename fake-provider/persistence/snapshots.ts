@@ -10,7 +10,7 @@ import { defineStore, type World } from '../world.ts';
 import type { Runtime, ServeWorld } from '../runtime.ts';
 import { ApiError } from '../http/errors.ts';
 import { dropHeldRequests } from '../http/faults.ts';
-import { parseJournal, replayInto, type ParsedJournal } from '../replay/drive.ts';
+import { parseJournal, replayInto, type ParsedJournal } from '../replay/replay.ts';
 import { ReplayTape } from '../replay/tape.ts';
 import { driveRealtime } from './realtime.ts';
 
