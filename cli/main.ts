@@ -14,6 +14,8 @@ import { registerListen } from './listen.ts';
 import { registerWait } from './wait.ts';
 import { registerExampleApp } from './example-app.ts';
 import { StartError, startErrorMessage } from './start-errors.ts';
+import { checkPersistFlags, servePersisted, type PersistFlags } from './persist.ts';
+import { seedAtStart, type SeedFlags } from './seed.ts';
 
 /** The package's version (`swapsim --version`, `GET /_sim/health`). */
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -94,8 +96,14 @@ export function buildCli(): Command {
     .option('--max-connections <n>', 'connections open at once; past it new ones are closed (default 4096)', int('max-connections'))
     .option('--request-timeout-ms <ms>', 'time a client has to send a whole request (default 30000)', int('request-timeout-ms'))
     .addOption(new Option('--webhook-allow <cidr>', "CIDR block webhooks may connect to (repeatable; replaces the profile's webhook_allowed_destinations)").argParser(collect).default([], "the profile's"))
+    .option('--state <dir>', 'keep the world in this folder across restarts and crashes (its journal.jsonl; docs/persistence.md)')
+    .addOption(new Option('--fsync <policy>', "with --state: 'answers' also fsyncs each answer's journal line before sending it").choices(['none', 'answers']))
+    .option('--init <file>', 'seed data (YAML or JSON: organizations, webhooks, accounts, balances, open deposits) applied once at start (docs/persistence.md#seed-data)')
+    .option('--demo', 'fill the demo organization with people, emails and balances generated from --seed')
+    .option('--from <journal>', 'reopen a journaled run and serve it live (with --state: start that folder from it)')
+    .option('--until-line <n>', 'with --from: rebuild the run up to this line of the journal', int('until-line'))
     .addOption(new Option('--webhook-deny <cidr>', "CIDR block webhooks never connect to (repeatable; replaces the profile's webhook_denied_destinations)").argParser(collect).default([], "the profile's"))
-    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; readyFile?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number; partnerScreening?: boolean }, cmd: Command) => {
+    .action(async (opts: { port: number; host: string; seed: string; clock: 'virtual' | 'realtime'; speed: number; apiKey: string[]; secretSeed?: string; controlToken?: string; journal?: string; readyFile?: string; profile: string; webhookHeaderPrefix?: string; webhookAllow: string[]; webhookDeny: string[]; maxConnections?: number; requestTimeoutMs?: number; partnerScreening?: boolean } & PersistFlags & SeedFlags, cmd: Command) => {
       const { ProfileError, resolveProfile } = await import('../fake-provider/profiles/index.ts');
       const { serve } = await import('../fake-provider/server.ts');
       let profile: Profile;
@@ -115,10 +123,11 @@ export function buildCli(): Command {
       };
       try {
         for (const [flag, file] of [['--journal', opts.journal], ['--ready-file', opts.readyFile]] as const) if (file !== undefined) writableFolder(flag, file);
+        checkPersistFlags(opts);
       } catch (err) {
         fail(err);
       }
-      const running = await serve({
+      const serveOptions = {
         port: opts.port,
         host: opts.host,
         seed: opts.seed,
@@ -133,7 +142,16 @@ export function buildCli(): Command {
           ...(opts.maxConnections !== undefined ? { max_connections: opts.maxConnections } : {}),
           ...(opts.requestTimeoutMs !== undefined ? { request_timeout_ms: opts.requestTimeoutMs } : {}),
         },
-      }).catch(fail);
+      };
+      const running = (await servePersisted(opts, serveOptions, cmd).catch(fail)) ?? (await serve(serveOptions).catch(fail));
+      // A reopened world already holds its seed (the journal has the init call): it is not seeded twice.
+      if (!('reopened' in running)) {
+        const seeded = await seedAtStart(running, opts).catch(async (err) => {
+          await running.close();
+          return fail(err);
+        });
+        if (seeded) console.log(seeded);
+      }
       const org = [...running.runtime.world.orgs.values()][0];
       if (opts.readyFile !== undefined) {
         // Written whole, then renamed: a reader never sees half a file; before the banner, so whoever reads the
@@ -142,12 +160,15 @@ export function buildCli(): Command {
         writeFileSync(`${opts.readyFile}.tmp`, JSON.stringify(ready) + '\n');
         renameSync(`${opts.readyFile}.tmp`, opts.readyFile);
       }
-      console.log(`swapsim serving (seed ${opts.seed}, profile ${profile.name}, ${opts.clock} clock${opts.clock === 'realtime' ? `, speed ${opts.speed}` : ''})`);
+      // What the world is (a reopened one's header may differ from the flags).
+      const { sim } = running.runtime.world;
+      const keys = org?.api_keys ?? api_keys;
+      console.log(`swapsim serving (seed ${sim.seed}, profile ${running.runtime.world.profile.name}, ${sim.clock.mode} clock${sim.clock.mode === 'realtime' ? `, speed ${sim.clock.speed}` : ''})`);
       console.log(`  base URL:     ${running.base_url}`);
       console.log(`  control URL:  ${running.control_url}`);
-      console.log(`  organization: ${org.organization_id}`);
-      console.log(`  API key:      ${api_keys.join(', ')}`);
-      console.log(`  try:          curl -H 'Authorization: Bearer ${api_keys[0]}' ${running.base_url}/assets`);
+      console.log(`  organization: ${org?.organization_id ?? '(none)'}`);
+      console.log(`  API key:      ${keys.join(', ')}`);
+      console.log(`  try:          curl -H 'Authorization: Bearer ${keys[0]}' ${running.base_url}/assets`);
       let closing = false;
       const shutdown = (signal: string): void => {
         // A second signal: the operator wants out now (the journal keeps every complete line).

@@ -17,7 +17,7 @@ const positiveInt = (v: string): number => {
 /** Runs a replay and prints its outcome; returns the exit status. */
 export async function runReplay(file: string, opts: ReplayOptions, io: ReplayIo = { out: console.log, err: console.error }): Promise<number> {
   // Loaded here, not at the top: `swapsim --help` stays light (cli/main.ts).
-  const { JournalError, parseJournal, replayJournal } = await import('../fake-provider/replay/replay.ts');
+  const { JournalError, parseJournal, replayJournal } = await import('../fake-provider/replay/run.ts');
   const { SWAPSIM_VERSION } = await import('../fake-provider/replay/record.ts');
   let report;
   try {

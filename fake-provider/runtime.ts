@@ -1,6 +1,7 @@
 // What a running fake is, as a type: the current world (a reset swaps it), the options every world of it is
 // made from, the rate limiter and the bugs seen. app.ts builds one; the control plane, the gate and the journal
 // read it. Types only, so any module may import it without importing the app.
+import type { Server } from 'node:http';
 import type { SimKernelOptions } from '../sim/index.ts';
 import type { Profile } from './profile.ts';
 import type { World } from './world.ts';
@@ -9,6 +10,8 @@ import type { RateLimiter } from './http/rate-limits.ts';
 import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
 
 export interface RuntimeOptions extends SimKernelOptions {
+  /** server.ts's `serve`, passed in by it: a snapshot restore serves a replay world (an import would be a cycle). */
+  serve_world?: ServeWorld;
   profile?: Profile;
   /** Organizations created in every fresh world (the demo org of `npm start`, the keys given by --api-key). */
   seed_orgs?: OrganizationInput[];
@@ -28,3 +31,16 @@ export interface Runtime {
   reset(): World;
   stopRealtime: () => void;
 }
+
+/** A world served over HTTP, as server.ts's `serve` returns it (its RunningServer, declared here by shape). */
+export interface ServedWorld {
+  runtime: Runtime;
+  server: Server;
+  port: number;
+  host: string;
+  base_url: string;
+  control_url: string;
+  close(): Promise<void>;
+}
+
+export type ServeWorld = (options: RuntimeOptions & { port?: number; host?: string }) => Promise<ServedWorld>;

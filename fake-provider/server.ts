@@ -59,7 +59,7 @@ function listened(runtime: Runtime, host: string, port: number): void {
 export async function serve(options: RuntimeOptions & { port?: number; host?: string; limits?: Partial<ConnectionLimits> }): Promise<RunningServer> {
   // The fast keccak compiles asynchronously; a world that never yields to the event loop would not get it.
   await keccakReady;
-  const runtime = createRuntime(options);
+  const runtime = createRuntime({ ...options, serve_world: serve });
   const app = createApp(runtime);
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
   const server = createServer(

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts';
 import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
 import { publish } from './engine/publish.ts';
-import { parseJournal, replayJournal } from './replay/replay.ts';
+import { parseJournal, replayJournal } from './replay/run.ts';
 import { readFileSync } from 'node:fs';
 
 const opened = closeAfterEach(afterEach);

@@ -3,7 +3,9 @@
 // the control plane (/_sim), typed from the route declarations (lib/api-types.ts). Nothing here reaches into
 // the world: every call is HTTP, as from any language.
 import { randomUUID } from 'node:crypto';
-import { serve } from '../fake-provider/server.ts';
+import { serve, type RunningServer } from '../fake-provider/server.ts';
+import { copyJournalPrefix, readJournal, reopenJournal } from '../fake-provider/persistence/reopen.ts';
+import { createJournal } from '../sim/journal.ts';
 import { request } from '../scenarios/dsl/http.ts';
 import type { Profile } from '../fake-provider/profile.ts';
 import type { FaultRuleInput } from '../fake-provider/control/faults.ts';
@@ -23,6 +25,46 @@ export interface CreateSimOptions {
   rate_limits?: { reads?: number; writes?: number; indicative_rfqs?: number; firm_rfqs?: number };
   /** The organization's settings, as `POST /_sim/organizations` takes them (default: recovery on, partner screening off). */
   organization?: { recovery_enabled?: boolean; partner_screening?: boolean };
+  /**
+   * Reopen a run journaled by `swapsim serve --journal FILE` (a CI failure) instead of starting afresh: the
+   * journal's header decides seed, clock, profile and keys (the options above are ignored), and the sim serves
+   * the world as it stood at `until_line` (default: the journal's last line). See docs/persistence.md.
+   */
+  from?: string;
+  until_line?: number;
+  /**
+   * Journal the sim to this file (as `swapsim serve --journal`): it can then be replayed, reopened with `from`,
+   * and snapshotted (`sim.snapshot()` needs a journal). Holds the keys and secrets of the run.
+   */
+  journal_path?: string;
+}
+
+/** A snapshot of the whole sim: a position in its journal (docs/persistence.md#snapshots). */
+export interface SimSnapshot {
+  snapshot_id: string;
+  request_id: string;
+  created_at_ms: number;
+}
+
+/** The reopened server, or a fresh one with the caller's organization. */
+async function startServer(options: CreateSimOptions, api_keys: string[]): Promise<RunningServer> {
+  if (options.from === undefined) {
+    return serve({
+      clock: 'virtual',
+      seed: options.seed ?? 1,
+      profile: options.profile,
+      port: 0,
+      seed_orgs: [{ ...options.organization, api_keys, rate_limits: { ...UNTHROTTLED, ...options.rate_limits } }],
+      journal_path: options.journal_path ?? null,
+    });
+  }
+  let sink = null;
+  if (options.journal_path !== undefined) {
+    // The reopened run goes on in a journal of its own: a copy up to the line, then what the sim does.
+    copyJournalPrefix(options.from, options.until_line, options.journal_path);
+    sink = createJournal(options.journal_path);
+  }
+  return reopenJournal(readJournal(options.from), { until_line: options.until_line, sink });
 }
 
 /**
@@ -111,6 +153,13 @@ export interface Sim {
   conduct(api_key?: string): Promise<ConductReport>;
   /** Registers the organization's active webhook; the secret is shown once, here. */
   webhook(url: string): Promise<{ webhook_id: string; secret: string }>;
+  /**
+   * Takes a snapshot of the whole sim (needs `journal_path` or `from` with `journal_path`): build an expensive
+   * world once, then `restore` it before each test.
+   */
+  snapshot(): Promise<SimSnapshot>;
+  /** Puts the world as it was at the snapshot back; later snapshots go with the world that held them. */
+  restore(snapshot: SimSnapshot | string): Promise<void>;
   /** The provider's truth for one account: balances, every trade, zap and cancel with its status, its deposits, destinations and recoveries. */
   truth(account_id: string): Promise<AccountTruth>;
   close(): Promise<void>;
@@ -171,14 +220,10 @@ async function truthOf(sim: Sim, account_id: string): Promise<AccountTruth> {
 }
 
 export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
-  const api_keys = options.api_keys && options.api_keys.length > 0 ? options.api_keys : [`sk_sim_${randomUUID().replace(/-/g, '')}`];
-  const running = await serve({
-    clock: 'virtual',
-    seed: options.seed ?? 1,
-    profile: options.profile,
-    port: 0,
-    seed_orgs: [{ ...options.organization, api_keys, rate_limits: { ...UNTHROTTLED, ...options.rate_limits } }],
-  });
+  const given = options.api_keys && options.api_keys.length > 0 ? options.api_keys : [`sk_sim_${randomUUID().replace(/-/g, '')}`];
+  const running = await startServer(options, given);
+  // A reopened world's keys are its first organization's (those of its header's `seed_orgs`).
+  const api_keys = options.from === undefined ? given : ([...running.runtime.world.orgs.values()][0]?.api_keys ?? given);
   const control = (method: string, path: string, body?: unknown): Promise<Reply<never>> => call(running.control_url + path, method.toUpperCase(), {}, body) as Promise<Reply<never>>;
   const sim: Sim = {
     base_url: running.base_url,
@@ -233,6 +278,13 @@ export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
     async webhook(url) {
       const hook = must<{ webhook: { webhook_id: string; secret: string } }>(await sim.api('POST', '/webhooks', { body: { url, active: true } }), 'webhook').webhook;
       return { webhook_id: hook.webhook_id, secret: hook.secret };
+    },
+    async snapshot() {
+      return must<{ snapshot: SimSnapshot }>(await control('POST', '/snapshots'), 'snapshot').snapshot;
+    },
+    async restore(snapshot) {
+      const id = typeof snapshot === 'string' ? snapshot : snapshot.snapshot_id;
+      must(await control('POST', `/snapshots/${encodeURIComponent(id)}/restore`), 'restore');
     },
     truth: (account_id) => truthOf(sim, account_id),
     close: () => running.close(),

@@ -28,6 +28,7 @@ export const E2E = [
   'cli/verify.test.ts',
   'cli/scenario.test.ts',
   'cli/replay.test.ts',
+  'cli/persist.test.ts',
   'cli/report.test.ts',
   'cli/cli.test.ts',
   'reports/browser.test.ts',

@@ -38,7 +38,8 @@ class Kernel {
   readonly secret_seed: string;
   readonly scheduler: Scheduler;
   readonly faults: FaultPlan;
-  readonly journal: Journal;
+  /** Set once, at construction; `adoptJournal` re-points a world restored from a snapshot at its server's journal. */
+  journal: Journal;
 
   constructor(opts: SimKernelOptions) {
     this.seed = String(opts.seed ?? 1);
@@ -56,6 +57,14 @@ class Kernel {
 
   now_ms(): number {
     return this.clock.now_ms();
+  }
+
+  /**
+   * A world rebuilt from a journal's prefix (a snapshot restored) goes on in the server that restored it: what it
+   * does next is that server's input, journaled (or replayed) there.
+   */
+  adoptJournal(journal: Journal): void {
+    this.journal = journal;
   }
 
   /**

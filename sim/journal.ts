@@ -1,7 +1,7 @@
 // The journal: a run as JSON lines (a header, then every input in the order it took effect: requests,
 // clock movements, outside answers such as a webhook receiver's status), written synchronously so a run
 // killed with SIGKILL keeps every complete line. A replay implements the same interface (mode `replay`).
-import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, writeSync } from 'node:fs';
 
 /** Bumped whenever a line's meaning changes: a replay refuses a journal of another version. */
 export const JOURNAL_VERSION = 2;
@@ -30,15 +30,25 @@ export interface Journal {
 }
 
 /**
+ * When lines reach the disk. `none`: each line is written (handed to the kernel) before anything it caused
+ * leaves the process, so a killed process loses nothing, but an OS crash may lose the last lines; `answers`:
+ * each response line is also fsynced before the answer is sent (nothing acknowledged is lost to a power cut).
+ */
+export type JournalSync = 'none' | 'answers';
+
+/**
  * A journal on a file, or the no-op journal when `path` is null. With a `header` the file starts afresh
  * with that line (a journal is one run); without, lines are appended.
  */
-export function createJournal(path: string | null, opts: { header?: JournalEntry } = {}): Journal {
+export function createJournal(path: string | null, opts: { header?: JournalEntry; sync?: JournalSync } = {}): Journal {
   // Owner-only (0600): a journal holds API keys, webhook secrets, OTPs and the secret seed.
   let fd = path ? openSync(path, opts.header ? 'w' : 'a', 0o600) : null;
   if (fd !== null) fchmodSync(fd, 0o600);
+  const syncAnswers = opts.sync === 'answers';
   const write = (entry: JournalEntry): void => {
-    if (fd !== null) writeSync(fd, JSON.stringify(entry) + '\n');
+    if (fd === null) return;
+    writeSync(fd, JSON.stringify(entry) + '\n');
+    if (syncAnswers && entry.kind === 'response') fsyncSync(fd);
   };
   if (opts.header) write(opts.header);
   return {

@@ -20,6 +20,8 @@ import { checkInvariants } from './invariants.ts';
 import { advanceReply, clockReply, emailList, faultList, faultReply, invariantsReply, organizationList, organizationReply, settleReply } from './schemas.ts';
 import { emailsFor } from '../emails.ts';
 import { timelineRoutes } from './timeline.ts';
+import { seedRoutes } from '../seed/routes.ts';
+import { snapshotRoutes } from '../persistence/routes.ts';
 
 const tag = 'Control';
 const HOUR = 3_600_000;
@@ -145,6 +147,8 @@ export function controlRoutes(runtime: Runtime) {
       },
     }),
     ...timelineRoutes(),
+    ...seedRoutes(),
+    ...snapshotRoutes(runtime),
   ];
 }
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
-import { parseJournal, replayJournal } from '../replay/replay.ts';
+import { parseJournal, replayJournal } from '../replay/run.ts';
 import { isJsonMediaType } from './api.ts';
 
 let sim: TestSim;

@@ -34,6 +34,8 @@ const FIXED_STATUS = {
   forbidden: 403,
   not_found: 404,
   route_not_found: 404,
+  // Control plane: snapshots are positions in the server's journal, so they need one (`--journal`, `--state`).
+  journal_required: 409,
   payload_too_large: 413,
   // Node's own refusals, answered in the envelope (http/limits.ts): headers past the limit, a request too slow.
   headers_too_large: 431,

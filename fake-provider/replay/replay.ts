@@ -1,11 +1,12 @@
-// Replaying a journal: a fresh world from the header on an ephemeral loopback port, fed every input in journal
+// Replaying a journal (the driver; run.ts binds it to server.ts's `serve`, which snapshots reach through the
+// runtime instead, as importing it from the control plane would be a cycle): a fresh world from the header on an ephemeral loopback port, fed every input in journal
 // order (send a request, advance the clock, hand an outside answer to the call awaiting it), each only once the
 // world has done all the previous ones caused; with verify, each recorded answer is compared at its line.
 import { Agent, request as httpRequest } from 'node:http';
 import { JOURNAL_VERSION, wallNow_ms } from '../../sim/index.ts';
-import { serve, type RunningServer } from '../server.ts';
+import type { ServeWorld, ServedWorld } from '../runtime.ts';
 import { dropHeldRequests } from '../http/faults.ts';
-import type { ClockLine, HeaderLine, JournalLine, OutsideLine, RequestLine, ResponseLine } from './lines.ts';
+import type { ClockLine, FactLine, HeaderLine, JournalLine, OutsideLine, RequestLine, ResponseLine } from './lines.ts';
 import { ReplayTape } from './tape.ts';
 import { redactUrl, responseDifference } from './verify.ts';
 
@@ -119,7 +120,7 @@ function send(agent: Agent, port: number, line: RequestLine): string | null {
   return null;
 }
 
-function startWorld(header: HeaderLine, tape: ReplayTape): Promise<RunningServer> {
+function startWorld(header: HeaderLine, tape: ReplayTape, serve: ServeWorld): Promise<ServedWorld> {
   return serve({
     seed: header.seed,
     secret_seed: header.secret_seed ?? undefined,
@@ -137,7 +138,7 @@ function startWorld(header: HeaderLine, tape: ReplayTape): Promise<RunningServer
 }
 
 interface Replay {
-  running: RunningServer;
+  running: ServedWorld;
   tape: ReplayTape;
   agent: Agent;
   /** Requests sent and not yet answered in the journal, for naming them in a mismatch. */
@@ -177,11 +178,21 @@ async function answer(r: Replay, n: number, line: ResponseLine): Promise<void> {
   r.requests.delete(line.request_id);
 }
 
-/** Replays a parsed journal in a fresh in-process world; stops at the first mismatch when verifying. */
-export async function replayJournal(journal: ParsedJournal, opts: ReplayOptions = {}): Promise<ReplayReport> {
-  const tape = new ReplayTape(journal.lines.map((l) => l.line));
+/** A world rebuilt from a journal's lines, still on its replay tape (see persistence/reopen.ts to go live). */
+export interface ReplayedWorld {
+  running: ServedWorld;
+  tape: ReplayTape;
+  report: ReplayReport;
+}
+
+/**
+ * Replays a parsed journal in a fresh in-process world (listening on an ephemeral loopback port) and leaves it
+ * running; stops at the first mismatch when verifying. The caller closes `running`, or takes the world live.
+ */
+export async function replayInto(journal: ParsedJournal, opts: ReplayOptions, serve: ServeWorld): Promise<ReplayedWorld> {
+  const tape = new ReplayTape(journal.lines.map((l) => l.line), journal);
   const report: ReplayReport = { inputs: 0, verified: 0, mismatch: null, diverged: null, unfinished: [], last_line: 1, partial_line: journal.partial_line };
-  const r: Replay = { running: await startWorld(journal.header, tape), tape, agent: new Agent({ keepAlive: true }), requests: new Map(), report, verify: opts.verify ?? false };
+  const r: Replay = { running: await startWorld(journal.header, tape, serve), tape, agent: new Agent({ keepAlive: true }), requests: new Map(), report, verify: opts.verify ?? false };
   try {
     for (const { n, line } of journal.lines) {
       if (opts.until_line !== undefined && n > opts.until_line) break;
@@ -198,14 +209,35 @@ export async function replayJournal(journal: ParsedJournal, opts: ReplayOptions 
         report.diverged = feed(r, n, line) ?? (await quiesce(tape, n));
         // With --verify an earlier answer usually differs first, and is reported as the mismatch.
         if (tape.divergence) report.diverged ??= `line ${n}: ${tape.divergence}`;
-      } else if (line.kind !== 'fact') throw new JournalError(`line ${n}: unexpected line kind ${String((line as { kind?: unknown }).kind)}`);
+      } else if (line.kind === 'fact') relisten(r, line);
+      else throw new JournalError(`line ${n}: unexpected line kind ${String((line as { kind?: unknown }).kind)}`);
       if (report.mismatch || report.diverged) break;
     }
     report.unfinished = tape.unfinished();
-    return report;
+    return { running: r.running, tape, report };
+  } catch (e) {
+    await closeReplay(r.running);
+    throw e;
   } finally {
     r.agent.destroy();
-    r.running.server.closeAllConnections();
-    await r.running.close();
   }
+}
+
+/** A journal continued after a restart (`serve --state`) holds one endpoint fact per start: each applies from its line. */
+function relisten(r: Replay, line: FactLine): void {
+  if (line.what !== 'endpoint') return;
+  const endpoint = r.running.runtime.options.endpoint!;
+  Object.assign(endpoint, line.value as { host: string; port: number });
+}
+
+async function closeReplay(running: ServedWorld): Promise<void> {
+  running.server.closeAllConnections();
+  await running.close();
+}
+
+/** Replays a parsed journal in a fresh in-process world; stops at the first mismatch when verifying. */
+export async function replayJournal(journal: ParsedJournal, opts: ReplayOptions, serve: ServeWorld): Promise<ReplayReport> {
+  const replayed = await replayInto(journal, opts, serve);
+  await closeReplay(replayed.running);
+  return replayed.report;
 }

@@ -2,8 +2,8 @@
 // the network or the wall clock, and each one is handed over only when the replay driver reaches its line.
 // It also tracks every replayed request (owner) so the driver knows when the world has nothing left to do.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Journal } from '../../sim/journal.ts';
-import type { CapturedResponse, JournalLine, RequestLine } from './lines.ts';
+import type { Journal, JournalEntry } from '../../sim/journal.ts';
+import type { CapturedResponse, HeaderLine, JournalLine, RequestLine } from './lines.ts';
 
 interface Owner {
   committed: boolean;
@@ -15,14 +15,19 @@ interface PendingOutside {
   what: string;
   key: string;
   owner: string | undefined;
+  /** The live call, kept so that a reopened world (goLive) can make it when the journal ends before its answer. */
+  read: (() => Promise<unknown>) | undefined;
   resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
 }
 
 const factKey = (what: string, key: string): string => `${what}\u0000${key}`;
 
 export class ReplayTape implements Journal {
   readonly path = null;
-  readonly mode = 'replay' as const;
+  /** `replay` until a reopened world goes live (goLive): from then on it records, to its sink or nowhere. */
+  mode: 'replay' | 'record' = 'replay';
+  private sink: Journal | null = null;
   /** The replayed request (or clock movement) each piece of async work belongs to. */
   readonly context = new AsyncLocalStorage<string>();
   readonly owners = new Map<string, Owner>();
@@ -36,7 +41,11 @@ export class ReplayTape implements Journal {
   /** The first sign that the replayed run left the journal's path, if any. */
   divergence: string | null = null;
 
-  constructor(lines: readonly JournalLine[]) {
+  /** The journal replayed, header included (a snapshot restored during a replay rebuilds its world from a prefix of it). */
+  readonly source: { header: HeaderLine; lines: Array<{ n: number; line: JournalLine }> } | null;
+
+  constructor(lines: readonly JournalLine[], source: ReplayTape['source'] = null) {
+    this.source = source;
     for (const line of lines) {
       if (line.kind !== 'fact') continue;
       const k = factKey(line.what, line.key);
@@ -46,21 +55,48 @@ export class ReplayTape implements Journal {
     }
   }
 
-  write(): void {
-    // A replay writes nothing: its answers are compared, not kept.
+  write(entry: JournalEntry): void {
+    // A replay writes nothing (its answers are compared, not kept); a reopened world writes to its sink.
+    if (this.mode === 'record') this.sink?.write(entry);
   }
 
-  close(): void {}
+  close(): void {
+    this.sink?.close();
+  }
 
   fact(what: string, key: string): unknown {
+    if (this.mode === 'record') return undefined;
     return this.facts.get(factKey(what, key))?.shift();
   }
 
-  outside<T>(what: string, key: string): Promise<T> {
-    return new Promise<T>((resolve) => {
-      this.pending.push({ what, key, owner: this.context.getStore(), resolve: resolve as (v: unknown) => void });
+  outside<T>(what: string, key: string, read?: () => Promise<T>): Promise<T> {
+    if (this.mode === 'record') return this.live(what, key, read!);
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ what, key, owner: this.context.getStore(), read, resolve: resolve as (v: unknown) => void, reject });
       this.progress++;
     });
+  }
+
+  /** The file a live tape journals to, if any. */
+  get sinkPath(): string | null {
+    return this.sink?.path ?? null;
+  }
+
+  private live<T>(what: string, key: string, read: () => Promise<T>): Promise<T> {
+    return this.sink ? this.sink.outside(what, key, read) : read();
+  }
+
+  /**
+   * The journal's lines are all in: from here the world runs live, as a recording world does (its lines go to
+   * `sink`, or nowhere). Outside calls still waiting (a webhook attempt the recording never saw answered) are
+   * made now, for real.
+   */
+  goLive(sink: Journal | null): void {
+    this.mode = 'record';
+    this.sink = sink;
+    this.arriving = null;
+    this.facts.clear();
+    for (const p of this.pending.splice(0)) void this.live(p.what, p.key, p.read!).then(p.resolve, p.reject);
   }
 
   // ---- the driver's side ----

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim, type TestSim } from '../../testing/harness.ts';
 import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
-import { parseJournal, replayJournal } from '../../replay/replay.ts';
+import { parseJournal, replayJournal } from '../../replay/run.ts';
 import type { FactLine, OutsideLine } from '../../replay/lines.ts';
 
 const opened = closeAfterEach(afterEach);
