@@ -234,7 +234,7 @@ export function serveRoute(route: AnyRoute, { limiter, resources }: Serving): Ma
       if (route.auth === 'public') {
         ctx = { world, request_id, ip: (res.locals as unknown as Locals).ip ?? req.socket.remoteAddress ?? 'unknown' };
       } else {
-        const who = authenticate(world, req.headers.authorization, (res.locals as unknown as Locals).ip ?? req.socket.remoteAddress ?? 'unknown');
+        const who = authenticate(world, req.headers.authorization, (res.locals as unknown as Locals).ip ?? req.socket.remoteAddress ?? 'unknown', request_id);
         api_key = who.api_key;
         if (WRITE_METHODS.has(req.method)) view.print = fingerprint(req.method, matched.path, req.body);
         await limitRequest(limiter, world, request_id, who.org, who.api_key, classesFor(req.method, route.path, req.body));
