@@ -109,6 +109,7 @@ export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerR
     // the body is in so that the journal's order is the order in which requests took effect.
     begin: requestJournal(runtime),
     fail: errorMiddleware(onBug),
+    body_timeout_ms: () => runtime.world.profile.request_body_timeout_ms,
   });
 }
 

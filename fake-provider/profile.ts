@@ -93,6 +93,7 @@ export const DEFAULT_PROFILE: Profile = {
   poll_after_ms: { min: 250, max: 60_000 },
   idempotency_retention_ms: 24 * HOUR,
   auth_failures_per_ip: { max: 100, window_ms: MINUTE },
+  request_body_timeout_ms: 20_000,
   idempotency_max_records: 20_000,
   event_retention_ms: 30 * DAY,
   webhook_delivery_retention_ms: 30 * DAY,

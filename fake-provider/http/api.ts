@@ -357,10 +357,13 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
     else {
       const type = (err as { type?: string }).type;
       if (type === 'entity.parse.failed') api = new ApiError('invalid_parameter', 'the request body is not valid JSON');
-      else if (type === 'entity.too.large') api = new ApiError('payload_too_large', 'the request body is larger than 1 MiB');
+      // The connection closes with the answer: the rest of a refused body is never read (http/limits.ts).
+      else if (type === 'entity.too.large') api = new ApiError('payload_too_large', 'the request body is larger than 1 MiB', { headers: { Connection: 'close' } });
+      else if (type === 'request.timeout') api = new ApiError('request_timeout', 'the request body was not received in time', { headers: { Connection: 'close' } });
       else if (type === 'entity.too.deep') api = new ApiError('invalid_parameter', `the request body nests deeper than ${MAX_BODY_DEPTH} levels`);
       else if (type === 'encoding.invalid') api = new ApiError('invalid_parameter', 'the request body does not decode with its Content-Encoding', { param: 'Content-Encoding' });
-      else if (type === 'encoding.unsupported' || type === 'charset.unsupported') api = new ApiError('unsupported_media_type', 'unsupported body encoding or charset');
+      else if (type === 'encoding.unsupported') api = new ApiError('unsupported_media_type', 'unsupported body encoding or charset');
+      else if (type === 'charset.unsupported') api = new ApiError('unsupported_media_type', 'the request body must be UTF-8 (Content-Type charset utf-8, or none)', { param: 'Content-Type' });
       // The message names no header value: a replay raises the error again from its recorded type alone.
       else if (type === 'content_type.unsupported') api = new ApiError('unsupported_media_type', 'the request body must be JSON sent with Content-Type: application/json', { param: 'Content-Type' });
       else if (err instanceof URIError) api = new ApiError('invalid_parameter', 'the request path has malformed percent-encoding');

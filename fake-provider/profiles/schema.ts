@@ -160,8 +160,10 @@ function build(partial: boolean) {
     poll_after_ms: range(nonNegInt),
     /** Idempotency-Key retention. */
     idempotency_retention_ms: posInt(),
-    /** Failed authentications (a bearer key no organization holds) per client address per window, on sim time. */
+    /** Failed authentications (a bearer key no organization holds) per client address per window, on wall time. */
     auth_failures_per_ip: obj({ max: posInt(), window_ms: posInt() }),
+    /** Wall time a request body may take to arrive after its headers; past it 408 request_timeout (http/limits.ts). */
+    request_body_timeout_ms: posInt(),
     /** Idempotency records one organization keeps at most (its oldest go first): the memory bound under fresh keys. */
     idempotency_max_records: intBetween(1, 10_000_000),
     /** Events are kept this long (sim time) for GET /events, activity and replay, then swept (spec: at least 30 days). */
