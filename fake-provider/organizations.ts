@@ -5,6 +5,7 @@ import type { Organization, RateLimits, World } from './world.ts';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.ts';
 import { indexKeys, unindexKeys } from './http/auth.ts';
 import type { ForgetScope } from './resource-records.ts';
+import { ApiError } from './http/errors.ts';
 
 export interface OrganizationInput {
   api_keys?: string[];
@@ -17,6 +18,10 @@ export interface OrganizationInput {
 }
 
 export function createOrganization(world: World, input: OrganizationInput = {}): Organization {
+  // A server shared by many CI jobs: organizations are a budget too (each holds keys, lanes and records).
+  if (world.orgs.size >= world.profile.max_organizations) {
+    throw new ApiError('quota_exceeded', `the server holds its maximum of ${world.profile.max_organizations} organizations (profile max_organizations); delete one first`);
+  }
   const organization_id = world.newId('org');
   const org: Organization = {
     organization_id,
@@ -29,6 +34,7 @@ export function createOrganization(world: World, input: OrganizationInput = {}):
     forbidden_assets: [...(input.forbidden_assets ?? [])],
     rate_limits: { ...DEFAULT_RATE_LIMITS, ...input.rate_limits },
     created_at_ms: world.sim.now_ms(),
+    accounts_created: 0,
   };
   world.orgs.set(organization_id, org);
   indexKeys(world, org);

@@ -321,16 +321,36 @@ function failedReply(e: unknown, ctx: ApiContext | PublicContext): StoredReply {
   return { status, body, headers: e.headers };
 }
 
+/** The query parameters a route declares: conduct keeps only these names (a client may send any number of others). */
+const knownQueryNames = new WeakMap<AnyRoute, ReadonlySet<string>>();
+function queryNamesOf(route: AnyRoute): ReadonlySet<string> {
+  let names = knownQueryNames.get(route);
+  if (names === undefined) {
+    names = new Set(route.query instanceof z.ZodObject ? Object.keys(route.query.shape as object) : []);
+    knownQueryNames.set(route, names);
+  }
+  return names;
+}
+
 function recordConduct(world: World, api_key: string, request_id: string, view: RequestView, status: number, reply: StoredReply, lost: boolean): void {
   const { req, route, matched } = view;
   const err = (reply.body as { error?: { code?: string } } | undefined)?.error;
+  const names = queryNamesOf(route);
+  let query = view.query;
+  let unknown_query_params = 0;
+  for (const name in view.query) if (!names.has(name)) unknown_query_params++;
+  if (unknown_query_params > 0) {
+    query = {};
+    for (const name in view.query) if (names.has(name)) query[name] = view.query[name];
+  }
   recordRequest(world, api_key, {
     request_id,
     wall_ms: (view.res.locals as unknown as Locals).wall_ms,
     method: req.method,
     path: matched.path,
     route_path: route.path,
-    query: view.query,
+    query,
+    unknown_query_params,
     body: req.body,
     body_fingerprint: view.print,
     idempotency_key: headerOf(req, 'idempotency-key') ?? null,
