@@ -9,6 +9,7 @@ import { keccakReady } from './resources/assets/addresses.ts';
 import { closeDeliveries } from './resources/webhooks/model.ts';
 import { wallTimeout } from '../sim/clock.ts';
 import { answerClientErrors, refusedByHeaders } from './http/limits.ts';
+import { dropOrgWorlds } from './worlds.ts';
 
 /** How long close() lets requests already running finish before their connections are destroyed. */
 export const CLOSE_GRACE_MS = 2_000;
@@ -98,6 +99,8 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
     close: () =>
       new Promise<void>((resolve) => {
         runtime.stopRealtime();
+        // Organizations with clocks of their own: their drivers, held requests and deliveries go the same way.
+        dropOrgWorlds(runtime);
         // Requests held by a `delay_ms` fault would keep close() waiting forever: answer them 503 first. The
         // shutdown is an input (their 503s follow from it): a replay drops them at the same line.
         const journal = runtime.world.sim.journal;
