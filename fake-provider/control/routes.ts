@@ -22,6 +22,11 @@ import { emailsFor } from '../emails.ts';
 import { timelineRoutes } from './timeline.ts';
 
 const tag = 'Control';
+/**
+ * A control call's organization scope (worlds.ts routes the call by it before the body is parsed, and takes it off
+ * the body): declared here so the OpenAPI document and the typed clients show it.
+ */
+const scope = z.string().min(1).max(256).optional().describe('run the call in this organization\'s own world (one created with a clock); absent: the server\'s');
 const HOUR = 3_600_000;
 
 const orgBody = z.object({
@@ -101,10 +106,10 @@ export function controlRoutes(runtime: Runtime) {
       auth: 'public', method: 'get', path: '/profile', tag, summary: 'The active behaviour-profile settings',
       handler: (_i, { world }) => ({ body: { profile: world.profile } }),
     }),
-    defineRoute({ auth: 'public', method: 'get', path: '/clock', tag, summary: 'Read the sim clock', response: clockReply, query: z.object({ organization_id: z.string().optional() }), handler: (_i, { world }) => ({ body: { clock: clock(world) } }) }),
+    defineRoute({ auth: 'public', method: 'get', path: '/clock', tag, summary: 'Read the sim clock', response: clockReply, query: z.object({ organization_id: scope }), handler: (_i, { world }) => ({ body: { clock: clock(world) } }) }),
     defineRoute({
       auth: 'public', method: 'post', path: '/clock/advance', tag, summary: 'Advance the sim clock, running what falls due',
-      body: z.object({ ms: z.number().int().min(0).max(365 * 24 * HOUR) }), response: advanceReply,
+      body: z.object({ ms: z.number().int().min(0).max(365 * 24 * HOUR), organization_id: scope }), response: advanceReply,
       handler: async ({ body }, { world }) => {
         const ran = await world.sim.scheduler.advance(body.ms);
         return { body: { clock: clock(world), ran } };
@@ -112,7 +117,7 @@ export function controlRoutes(runtime: Runtime) {
     }),
     defineRoute({
       auth: 'public', method: 'post', path: '/clock/settle', tag, summary: 'Advance until no scheduled work remains (default bound 80 h)',
-      body: z.object({ max_ms: z.number().int().min(0).max(365 * 24 * HOUR).optional() }), response: settleReply,
+      body: z.object({ max_ms: z.number().int().min(0).max(365 * 24 * HOUR).optional(), organization_id: scope }), response: settleReply,
       handler: async ({ body }, { world }) => {
         const max_ms = body.max_ms ?? 80 * HOUR;
         const ran = await world.sim.scheduler.settle(max_ms);

@@ -4,8 +4,9 @@
 // bodies, clock jumps (own clocks and the server's), churn with deletes. Prints the bystander's delivery
 // latency, advance and settle times (alone vs crowd), 429s it did not earn, deliveries after a delete, 5xx,
 // and the server's RSS over time.
-import { createServer, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
+import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { startReceiver, type ReceiverAnswer } from './receiver.ts';
 import { startSampledServer } from './sampled-server.ts';
 
@@ -43,11 +44,15 @@ interface Sample {
   t_s: number;
   rss_mb: number;
   heap_mb: number;
+  eld_p99_ms: number;
+  eld_max_ms: number;
   org_worlds?: number;
 }
 
 /** Statuses seen, by who: the bystander's are judged, the hostile tenants' only counted. */
 const statuses = { bystander: new Map<number, number>(), hostile: new Map<number, number>() };
+/** The bystander's 429s, each with its call and message: none is earned (it stays far under its limits). */
+const unearned: string[] = [];
 const count = (who: 'bystander' | 'hostile', status: number): void => void statuses[who].set(status, (statuses[who].get(status) ?? 0) + 1);
 
 async function call(base: string, who: 'bystander' | 'hostile', method: string, path: string, o: { key?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
@@ -58,6 +63,7 @@ async function call(base: string, who: 'bystander' | 'hostile', method: string, 
     const res = await fetch(base + path, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
     const body = (await res.json().catch(() => null)) as any;
     count(who, res.status);
+    if (who === 'bystander' && res.status === 429) unearned.push(`${method} ${path}: ${body?.error?.message ?? ''}`);
     return { status: res.status, body };
   } catch {
     count(who, 0);
@@ -65,27 +71,41 @@ async function call(base: string, who: 'bystander' | 'hostile', method: string, 
   }
 }
 
+interface Arrival {
+  /** Wall ms when the POST's headers were in (the receiver's Date.now(): same machine, same clock). */
+  at_ms: number;
+  /** Its Svc-Timestamp: the server's wall time of the attempt. */
+  stamp_ms: number;
+  webhook_id: string;
+  path: string;
+}
+
 /**
- * The bench's own receiver, recording when each POST arrived and for which webhook: the bystander's delivery
- * latency, and churned tenants' deliveries after their delete.
+ * A recording receiver in a process of its own (recording-receiver.mjs): the bystander's delivery latency, and
+ * churned tenants' deliveries after their delete, read at the end.
  */
-async function recordingReceiver(): Promise<{ url: string; arrivals: Array<{ at: number; webhook_id: string; path: string }>; close(): Promise<void> }> {
-  const arrivals: Array<{ at: number; webhook_id: string; path: string }> = [];
-  const server = createServer((req: IncomingMessage, res) => {
-    const at = now();
-    req.resume();
-    req.on('end', () => {
-      arrivals.push({ at, webhook_id: String(req.headers['svc-webhook-id'] ?? ''), path: req.url ?? '' });
-      res.writeHead(200).end('ok');
+async function recordingReceiver(): Promise<{ url: string; arrivals(): Promise<Arrival[]>; close(): Promise<void> }> {
+  const child = fork(fileURLToPath(new URL('./recording-receiver.mjs', import.meta.url)), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const next = <T>(key: string): Promise<T> =>
+    new Promise((ok) => {
+      const on = (m: Record<string, unknown>) => {
+        if (!(key in m)) return;
+        child.off('message', on);
+        ok(m[key] as T);
+      };
+      child.on('message', on);
     });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = await next<number>('port');
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrivals,
+    url: `http://127.0.0.1:${port}`,
+    arrivals: () => {
+      const got = next<Arrival[]>('arrivals');
+      child.send('dump');
+      return got;
+    },
     close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
+      child.once('exit', () => r());
+      child.disconnect();
     }),
   };
 }
@@ -108,16 +128,30 @@ async function tenant(base: string, who: 'bystander' | 'hostile', clock: 'virtua
 }
 
 interface Round {
+  /** Wall ms (Date.now()) the round's advance was sent: its deliveries' latency is counted from there. */
+  t0_ms: number;
   advance_ms: number;
   settle_ms: number;
-  /** Wall ms from the advance's start to each of the round's deliveries reaching the receiver. */
-  latencies_ms: number[];
 }
 
+/**
+ * A round takes at least this long: the bystander sends 1 write and 1 read a round, 4 a second at most, far
+ * under its limits (20 writes/s, 100 reads/s), so any 429 it gets is one it did not earn.
+ */
+const ROUND_MIN_MS = 250;
+
+/**
+ * A hostile tenant's pause between its rounds of work (an account, a clock jump; a churn). The hostility is in
+ * what they do, not in CPU: one process serves every tenant, so a flood of account creations (five wallet keys
+ * each) would measure the machine, not the isolation (docs/shared-server.md, worlds over several processes).
+ */
+const PACE_MS = 2_000;
+
 /** One bystander round: an account (6 events), its clock advanced 3 s, then settled; each call timed. */
-async function bystanderRound(base: string, b: Tenant, rx: { arrivals: Array<{ at: number; path: string }> }): Promise<Round> {
+async function bystanderRound(base: string, b: Tenant): Promise<Round> {
+  const start = now();
   await call(base, 'bystander', 'POST', '/v1/accounts', { key: b.api_key, body: {} });
-  const seen = rx.arrivals.length;
+  const t0_ms = Date.now();
   const t0 = now();
   await call(base, 'bystander', 'POST', '/_sim/clock/advance', { body: { ms: 3_000, organization_id: b.organization_id } });
   const advance_ms = now() - t0;
@@ -125,8 +159,8 @@ async function bystanderRound(base: string, b: Tenant, rx: { arrivals: Array<{ a
   await call(base, 'bystander', 'POST', '/_sim/clock/settle', { body: { max_ms: 60_000, organization_id: b.organization_id } });
   const settle_ms = now() - t1;
   await call(base, 'bystander', 'GET', '/v1/accounts?limit=5', { key: b.api_key });
-  const latencies_ms = rx.arrivals.slice(seen).filter((a) => a.path === '/bystander').map((a) => a.at - t0);
-  return { advance_ms, settle_ms, latencies_ms };
+  await sleep(Math.max(0, start + ROUND_MIN_MS - now()));
+  return { t0_ms, advance_ms, settle_ms };
 }
 
 /** A raw request: `head` then `body`; resolves with the status line's code, or 0 when the server closed first. */
@@ -152,12 +186,13 @@ async function main(): Promise<void> {
   const receivers = {} as Record<'hang' | 'fail' | 'slow', { url: string; close(): Promise<void>; received(): Promise<number> }>;
   for (const [k, answer] of [['hang', 'hang'], ['fail', 500], ['slow', 'slow']] as Array<['hang' | 'fail' | 'slow', ReceiverAnswer]>) receivers[k] = await startReceiver('process', answer);
   const rx = await recordingReceiver();
+  const churn_rx = await recordingReceiver();
   const bystander = await tenant(base, 'bystander', 'virtual', `${rx.url}/bystander`);
 
   // Alone (after two rounds unmeasured: the first ones pay for compiling the paths they take).
-  for (let i = 0; i < 2; i++) await bystanderRound(base, bystander, rx);
+  for (let i = 0; i < 2; i++) await bystanderRound(base, bystander);
   const alone: Round[] = [];
-  for (let i = 0; i < o.rounds_alone; i++) alone.push(await bystanderRound(base, bystander, rx));
+  for (let i = 0; i < o.rounds_alone; i++) alone.push(await bystanderRound(base, bystander));
 
   // The crowd.
   let running = true;
@@ -175,12 +210,12 @@ async function main(): Promise<void> {
         await call(base, 'hostile', 'POST', '/v1/accounts', { key: t.api_key, body: {} });
         // Clock jumps of an hour on its own clock (the realtime one jumps too).
         await call(base, 'hostile', 'POST', '/_sim/clock/advance', { body: { ms: 3_600_000, organization_id: t.organization_id } });
-        await sleep(500);
+        await sleep(PACE_MS);
       });
     } else if (kind === 'wrong-keys') {
       loop(async () => {
         await call(base, 'hostile', 'GET', '/v1/accounts', { key: `sk_wrong_${Math.random().toString(36).slice(2)}` });
-        await sleep(20);
+        await sleep(50);
       });
     } else if (kind === 'oversized') {
       loop(async () => {
@@ -196,16 +231,17 @@ async function main(): Promise<void> {
       });
     } else if (kind === 'churn') {
       loop(async () => {
-        const t = await tenant(base, 'hostile', 'virtual', `${rx.url}/churn`);
+        const t = await tenant(base, 'hostile', 'virtual', `${churn_rx.url}/churn`);
         await call(base, 'hostile', 'POST', '/v1/accounts', { key: t.api_key, body: {} });
         // Deliveries queued, then the tenant goes while its clock is being moved.
         const moving = call(base, 'hostile', 'POST', '/_sim/clock/advance', { body: { ms: 3_000, organization_id: t.organization_id } });
         await sleep(50);
         const d = await call(base, 'hostile', 'DELETE', `/_sim/organizations/${t.organization_id}`);
-        if (d.status === 200 && t.webhook_id) deletes.set(t.webhook_id, now());
+        // The wall time the 200 was read: an attempt the server stamped later was made after it answered.
+        if (d.status === 200 && t.webhook_id) deletes.set(t.webhook_id, Date.now());
         deletes_done++;
         await moving;
-        await sleep(500);
+        await sleep(PACE_MS);
       });
     } else {
       const t = await tenant(base, 'hostile', null, receivers.hang.url);
@@ -213,21 +249,37 @@ async function main(): Promise<void> {
         await call(base, 'hostile', 'POST', '/v1/accounts', { key: t.api_key, body: {} });
         // Jumps the server's clock (shared by tenants without a clock of their own; not the bystander's).
         await call(base, 'hostile', 'POST', '/_sim/clock/advance', { body: { ms: 3_600_000 } });
-        await sleep(1_000);
+        await sleep(PACE_MS);
       });
     }
   }
   await sleep(3_000);
   const crowd: Round[] = [];
   const until = now() + o.duration_s * 1000;
-  while (now() < until) crowd.push(await bystanderRound(base, bystander, rx));
+  while (now() < until) crowd.push(await bystanderRound(base, bystander));
   running = false;
   await Promise.race([Promise.all(hostile), sleep(30_000)]);
   await sleep(2_000);
 
-  const after_delete = rx.arrivals.filter((a) => a.path === '/churn' && deletes.has(a.webhook_id) && a.at > deletes.get(a.webhook_id)!).length;
+  // Judged by the attempt's own stamp (Svc-Timestamp, the server's wall time), not by arrival: a POST the server
+  // sent before its 200 may be read here after the 200 (they cross), and that is no delivery after a delete.
+  const churned = (await churn_rx.arrivals()).filter((a) => deletes.has(a.webhook_id));
+  const after_delete = churned.filter((a) => a.stamp_ms > deletes.get(a.webhook_id)!).length;
+  const crossed = churned.length - after_delete;
+  // Each bystander delivery belongs to the last round whose advance was sent before it arrived.
+  const arrived = (await rx.arrivals()).map((a) => a.at_ms);
+  const all = [...alone, ...crowd];
+  const latencies = (rounds: Round[]): number[] => {
+    const out: number[] = [];
+    for (const r of rounds) {
+      const i = all.indexOf(r);
+      const end = i + 1 < all.length ? all[i + 1]!.t0_ms : Number.POSITIVE_INFINITY;
+      for (const at of arrived) if (at >= r.t0_ms && at < end) out.push(at - r.t0_ms);
+    }
+    return out;
+  };
   const summary = (rounds: Round[]) => {
-    const lat = rounds.flatMap((r) => r.latencies_ms);
+    const lat = latencies(rounds);
     return {
       rounds: rounds.length,
       deliveries: lat.length,
@@ -257,6 +309,10 @@ async function main(): Promise<void> {
     server_5xx: fivexx(statuses.bystander) + fivexx(statuses.hostile),
     churned_deleted: deletes_done,
     deliveries_after_delete: after_delete,
+    deleted_tenants_deliveries_stamped_before_their_delete: crossed,
+    bystander_unearned_429s: unearned.slice(0, 5),
+    server_event_loop_p99_ms: { median: r1(pct(samples.map((s) => s.eld_p99_ms), 50)), max: r1(Math.max(...samples.map((s) => s.eld_p99_ms))) },
+    server_event_loop_max_ms: r1(Math.max(...samples.map((s) => s.eld_max_ms))),
     rss_mb: { start: r1(rss[0] ?? 0), max: r1(Math.max(...rss)), end: r1(rss.at(-1) ?? 0), second_half_min: r1(Math.min(...half.map((s) => s.rss_mb))), second_half_max: r1(Math.max(...half.map((s) => s.rss_mb))) },
     rss_every_10s_mb: samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.rss_mb)),
     org_worlds_at_end: samples.at(-1)?.org_worlds ?? null,
@@ -268,6 +324,7 @@ async function main(): Promise<void> {
       `deliveries after a delete ${after_delete} (of ${deletes_done} deletes); 5xx ${report.server_5xx}; RSS ${report.rss_mb.start} → ${report.rss_mb.end} MB (max ${report.rss_mb.max})`,
   );
   await rx.close();
+  await churn_rx.close();
   for (const r of Object.values(receivers)) await r.close();
   await server.stop();
 }
