@@ -71,6 +71,9 @@ describe('per-organization clocks', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.param).toBe('organization_id');
     expect(await clockOf(s)).toBe(t0);
+    // The server's own calls take no scope.
+    expect((await s.control('POST', `/organizations?organization_id=${shared.organization_id}`, {})).status).toBe(400);
+    expect((await s.control('POST', '/reset', { organization_id: shared.organization_id })).status).toBe(400);
     // A misspelt clock option is refused, not ignored.
     expect((await s.control('POST', '/organizations', { clock: { mode: 'virtual', tick: 1 } })).status).toBe(400);
   });

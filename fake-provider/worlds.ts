@@ -105,6 +105,8 @@ function scopeOf(req: ApiRequest): string | undefined {
 }
 
 const CLOCK_PATH = /^\/_sim\/clock(\/|$|\?)/;
+/** The server's own calls (organizations, reset): they have no organization's world to run in. */
+const SERVER_PATH = /^\/_sim\/(organizations|reset)(\/|$|\?)/;
 
 /**
  * The world a request runs in. `/v1`: the world of the organization holding its bearer key (else the default
@@ -128,6 +130,7 @@ function scoped(runtime: Pick<Runtime, 'world' | 'worlds'>, req: ApiRequest, url
   if (id === undefined) return { world: runtime.world, refusal: null };
   const body = req.body as Record<string, unknown> | undefined;
   if (body !== null && typeof body === 'object' && 'organization_id' in body) delete body.organization_id;
+  if (SERVER_PATH.test(url)) return { world: runtime.world, refusal: new ApiError('invalid_parameter', 'organization_id scopes a call to one organization\'s world; organizations and reset are the server\'s calls', { param: 'organization_id' }) };
   const hosted = runtime.worlds.get(id);
   if (hosted !== undefined) return { world: hosted.world, refusal: null };
   if (!runtime.world.orgs.has(id)) return { world: runtime.world, refusal: new ApiError('not_found', `no organization ${id}`, { param: 'organization_id' }) };
