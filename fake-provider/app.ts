@@ -20,6 +20,7 @@ import { controlGate } from './control/gate.ts';
 import { createOrganization } from './organizations.ts';
 import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from './replay/record.ts';
 import type { Runtime, RuntimeOptions } from './runtime.ts';
+import { dropOrgWorlds } from './worlds.ts';
 
 export function newWorld(options: RuntimeOptions): World {
   const sim = createSimKernel({ ...options, start_ms: worldStart_ms(options) });
@@ -40,12 +41,15 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
   if (journal) options.journal = journal;
   const runtime: Runtime = {
     world: newWorld(options),
+    worlds: new Map(),
+    keyWorlds: new Map(),
     options,
     limiter: createRateLimiter({ retry_after: () => runtime.world.profile.rate_limit_retry_after, algorithm: () => runtime.world.profile.rate_limit_algorithm }),
     bugs: [],
     stopRealtime: () => undefined,
     reset() {
       runtime.stopRealtime();
+      dropOrgWorlds(runtime);
       dropHeldRequests(runtime.world);
       runtime.world = newWorld(options);
       startDriver();
@@ -109,6 +113,7 @@ export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerR
     // the body is in so that the journal's order is the order in which requests took effect.
     begin: requestJournal(runtime),
     fail: errorMiddleware(onBug),
+    body_timeout_ms: () => runtime.world.profile.request_body_timeout_ms,
   });
 }
 

@@ -5,6 +5,7 @@ import type { Organization, RateLimits, World } from './world.ts';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.ts';
 import { indexKeys, unindexKeys } from './http/auth.ts';
 import type { ForgetScope } from './resource-records.ts';
+import { ApiError } from './http/errors.ts';
 
 export interface OrganizationInput {
   api_keys?: string[];
@@ -16,8 +17,20 @@ export interface OrganizationInput {
   rate_limits?: Partial<RateLimits>;
 }
 
-export function createOrganization(world: World, input: OrganizationInput = {}): Organization {
-  const organization_id = world.newId('org');
+/**
+ * A server shared by many CI jobs: organizations are a budget too (each holds keys, lanes and records). `hosted`:
+ * organizations in worlds of their own (worlds.ts), which count against the same server-wide cap.
+ */
+export function refusePastMaxOrganizations(world: World, hosted = 0): void {
+  if (world.orgs.size + hosted >= world.profile.max_organizations) {
+    throw new ApiError('quota_exceeded', `the server holds its maximum of ${world.profile.max_organizations} organizations (profile max_organizations); delete one first`);
+  }
+}
+
+/** `organization_id`: given when the id was drawn elsewhere (an organization in a world of its own, worlds.ts). */
+export function createOrganization(world: World, input: OrganizationInput = {}, given_id?: string): Organization {
+  refusePastMaxOrganizations(world);
+  const organization_id = given_id ?? world.newId('org');
   const org: Organization = {
     organization_id,
     // A key swapsim makes: 192 bits from the secret stream (a known --seed says nothing about it).
@@ -29,6 +42,7 @@ export function createOrganization(world: World, input: OrganizationInput = {}):
     forbidden_assets: [...(input.forbidden_assets ?? [])],
     rate_limits: { ...DEFAULT_RATE_LIMITS, ...input.rate_limits },
     created_at_ms: world.sim.now_ms(),
+    accounts_created: 0,
   };
   world.orgs.set(organization_id, org);
   indexKeys(world, org);
@@ -59,8 +73,10 @@ export function deleteOrganization(
   return true;
 }
 
-export function serializeOrganization(org: Organization): Record<string, unknown> {
+/** `own`: the organization's own world (worlds.ts), whose clock the answer shows; absent for the server's clock. */
+export function serializeOrganization(org: Organization, own?: World): Record<string, unknown> {
   return {
+    ...(own ? { clock: { now_ms: own.sim.now_ms(), mode: own.sim.clock.mode } } : {}),
     organization_id: org.organization_id,
     api_key: org.api_keys[0],
     api_keys: org.api_keys,

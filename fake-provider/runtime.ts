@@ -22,8 +22,19 @@ export interface RuntimeOptions extends SimKernelOptions {
   endpoint?: SelfEndpoint;
 }
 
+/** A world a runtime hosts beside its default one (worlds.ts): an organization with a clock of its own. */
+export interface HostedWorld {
+  world: World;
+  /** Stops its realtime driver (a no-op for a virtual clock). */
+  stop: () => void;
+}
+
 export interface Runtime {
   world: World;
+  /** Organizations with a clock of their own, each in its own world, by organization id (worlds.ts). */
+  readonly worlds: Map<string, HostedWorld>;
+  /** The API keys of those organizations → their world: `/v1` is routed by key. */
+  readonly keyWorlds: Map<string, World>;
   readonly options: RuntimeOptions;
   readonly limiter: RateLimiter;
   /** Unexpected errors (each one is a swapsim bug); reported by /_sim/invariants. */

@@ -8,7 +8,8 @@ import { dropHeldRequests } from './http/faults.ts';
 import { keccakReady } from './resources/assets/addresses.ts';
 import { closeDeliveries } from './resources/webhooks/model.ts';
 import { wallTimeout } from '../sim/clock.ts';
-import { answerClientErrors } from './http/limits.ts';
+import { answerClientErrors, refusedByHeaders } from './http/limits.ts';
+import { dropOrgWorlds } from './worlds.ts';
 
 /** How long close() lets requests already running finish before their connections are destroyed. */
 export const CLOSE_GRACE_MS = 2_000;
@@ -73,6 +74,12 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
     app,
   );
   server.maxConnections = limits.max_connections;
+  // `Expect: 100-continue`: node would say `100 Continue` before any listener ran; a body its headers already
+  // refuse (too large, not UTF-8) gets its refusal instead, so the client never sends it.
+  server.on('checkContinue', (req, res) => {
+    if (refusedByHeaders(req) === null) res.writeContinue();
+    app(req, res);
+  });
   answerClientErrors(server, () => runtime.world.profile);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -92,6 +99,8 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
     close: () =>
       new Promise<void>((resolve) => {
         runtime.stopRealtime();
+        // Organizations with clocks of their own: their drivers, held requests and deliveries go the same way.
+        dropOrgWorlds(runtime);
         // Requests held by a `delay_ms` fault would keep close() waiting forever: answer them 503 first. The
         // shutdown is an input (their 503s follow from it): a replay drops them at the same line.
         const journal = runtime.world.sim.journal;

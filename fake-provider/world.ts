@@ -26,6 +26,8 @@ export interface Organization {
   forbidden_assets: string[];
   rate_limits: RateLimits;
   created_at_ms: number;
+  /** Accounts it created (never fewer: accounts are not deleted); capped by profile `org_max_accounts`. */
+  accounts_created: number;
 }
 
 export interface World {

@@ -1,8 +1,11 @@
 // Client conduct per API key: one record per authenticated /v1 request and the findings derived from
 // them as they arrive (Retry-After ignored, polls too fast, key reuse, retries without a key, has_more ignored).
+// Memory is a tenant's budget: a string the server refused (an over-long Idempotency-Key, a query parameter no
+// route knows) is counted, never kept, and an organization's keys hold at most `conduct_max_bytes_per_org`.
 import { wallNow_ms } from '../../sim/clock.ts';
 import { defineStore, type World } from '../world.ts';
-import { fingerprint } from '../http/idempotency.ts';
+import { fingerprint, IDEMPOTENCY_KEY_MAX_CHARS } from '../http/idempotency.ts';
+import { orgOfKey } from '../http/auth.ts';
 
 export type FindingKind = 'retry_after_ignored' | 'poll_too_fast' | 'idempotency_key_reuse' | 'retry_without_idempotency_key' | 'ignored_has_more';
 
@@ -39,7 +42,10 @@ export interface RequestFacts {
   path: string;
   /** Express route path, e.g. `/trades/:trade_id`. */
   route_path: string;
+  /** The query parameters the route knows (the others are only counted: `unknown_query_params`). */
   query: Record<string, unknown>;
+  /** How many query parameters the route does not know were sent. */
+  unknown_query_params?: number;
   body: unknown;
   /** The write's fingerprint when the caller already computed it (the route wrapper hashes a body once). */
   body_fingerprint?: string | null;
@@ -80,6 +86,12 @@ const POLLED_ROUTE = /^\/(rfqs|trades|zaps|cancels)\/:[a-z_]+$/;
 const CREATED_ROUTE = /^\/(rfqs|trades|zaps|cancels)$/;
 
 interface KeyConduct {
+  /** The organization whose byte budget this record counts against. */
+  org_id: string;
+  /** Estimated bytes held (an upper bound between trims; measured exactly when its organization is over budget). */
+  bytes: number;
+  /** Refused strings, counted instead of kept: Idempotency-Keys past the limit, unknown query parameter names. */
+  refused: { long_idempotency_keys: number; unknown_query_params: number };
   requests: ConductRequest[];
   findings: Finding[];
   /** The last 429 that carried Retry-After: its request and the wall time it allows again. */
@@ -95,6 +107,12 @@ interface KeyConduct {
 }
 
 const conduct = defineStore('conduct', () => new Map<string, KeyConduct>());
+/** Estimated bytes per organization over its keys' records. */
+const orgBytes = defineStore('conduct-bytes', () => new Map<string, number>());
+
+/** Per stored entry besides its strings (objects, map slots; a rough V8 figure: a bound, not accounting). */
+const ENTRY_OVERHEAD_BYTES = 120;
+const strBytes = (s: string | null | undefined): number => (s == null ? 0 : 2 * s.length);
 
 export const keySuffix = (api_key: string): string => api_key.slice(-4);
 export const maskKey = (api_key: string): string => `…${keySuffix(api_key)}`;
@@ -103,10 +121,59 @@ function forKey(world: World, api_key: string): KeyConduct {
   const store = conduct(world);
   let c = store.get(api_key);
   if (!c) {
-    c = { requests: [], findings: [], throttle: null, polls: new Map(), keys: new Map(), failed_writes: new Map(), lists: new Map() };
+    const org_id = orgOfKey(world, api_key)?.organization_id ?? '';
+    c = { org_id, bytes: 0, refused: { long_idempotency_keys: 0, unknown_query_params: 0 }, requests: [], findings: [], throttle: null, polls: new Map(), keys: new Map(), failed_writes: new Map(), lists: new Map() };
     store.set(api_key, c);
   }
   return c;
+}
+
+/** What a record holds, estimated: its strings (UTF-16) and a fixed cost per entry. */
+function measure(c: KeyConduct): number {
+  let n = 0;
+  for (const r of c.requests) n += strBytes(r.request_id) + strBytes(r.path) + strBytes(r.idempotency_key) + strBytes(r.body_fingerprint) + strBytes(r.next_cursor) + ENTRY_OVERHEAD_BYTES;
+  for (const f of c.findings) n += strBytes(f.message) + f.request_ids.reduce((a, id) => a + strBytes(id), 0) + ENTRY_OVERHEAD_BYTES;
+  for (const [k, v] of c.polls) n += strBytes(k) + strBytes(v.request_id) + ENTRY_OVERHEAD_BYTES;
+  for (const [k, v] of c.keys) n += strBytes(k) + strBytes(v) + ENTRY_OVERHEAD_BYTES;
+  for (const [k, v] of c.failed_writes) n += strBytes(k) + strBytes(v.request_id) + strBytes(v.idempotency_key) + ENTRY_OVERHEAD_BYTES;
+  for (const [k, v] of c.lists) n += strBytes(k) + strBytes(v.request_id) + strBytes(v.next_cursor) + ENTRY_OVERHEAD_BYTES;
+  return n;
+}
+
+/** Drops the older half of every list and map of a record (insertion order is age order). */
+function halve(c: KeyConduct): void {
+  c.requests.splice(0, Math.ceil(c.requests.length / 2));
+  c.findings.splice(0, Math.ceil(c.findings.length / 2));
+  for (const map of [c.polls, c.keys, c.failed_writes, c.lists] as Array<Map<string, unknown>>) {
+    let drop = Math.ceil(map.size / 2);
+    for (const k of map.keys()) {
+      if (drop-- <= 0) break;
+      map.delete(k);
+    }
+  }
+}
+
+/**
+ * Keeps an organization under `conduct_max_bytes_per_org`: measures its records exactly, then halves the one
+ * that just grew (the tenant's busiest key), then its others, until the organization fits. Runs only when the
+ * running estimate says it is over, so the cost is amortized over the growth it undoes.
+ */
+function keepUnderBudget(world: World, c: KeyConduct): void {
+  const budget = world.profile.conduct_max_bytes_per_org;
+  const totals = orgBytes(world);
+  if ((totals.get(c.org_id) ?? 0) <= budget) return;
+  const mine = [...conduct(world).values()].filter((k) => k.org_id === c.org_id);
+  let total = 0;
+  for (const k of mine) total += k.bytes = measure(k);
+  for (const k of [c, ...mine.filter((k) => k !== c)]) {
+    while (total > budget && (k.requests.length > 0 || k.findings.length > 0 || k.polls.size + k.keys.size + k.failed_writes.size + k.lists.size > 0)) {
+      halve(k);
+      const after = measure(k);
+      total -= k.bytes - after;
+      k.bytes = after;
+    }
+  }
+  totals.set(c.org_id, total);
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -143,6 +210,15 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
   const has_more = reply && typeof reply.has_more === 'boolean' ? reply.has_more : null;
   const next_cursor = reply && typeof reply.next_cursor === 'string' ? reply.next_cursor : null;
   const polled = f.method === 'GET' && POLLED_ROUTE.test(f.route_path);
+  // A key the server refused for its length is counted, not kept (nor quoted in a finding).
+  const long_key = f.idempotency_key !== null && f.idempotency_key.length > IDEMPOTENCY_KEY_MAX_CHARS;
+  if (long_key) {
+    c.refused.long_idempotency_keys++;
+    f = { ...f, idempotency_key: null };
+  }
+  c.refused.unknown_query_params += f.unknown_query_params ?? 0;
+  const before_bytes = c.bytes;
+  c.bytes += strBytes(f.request_id) + strBytes(f.path) + strBytes(f.idempotency_key) + strBytes(print) + strBytes(next_cursor) + ENTRY_OVERHEAD_BYTES;
   const poll_after_ms = polled && !f.lost && f.status === 200 ? pollAfterOf(f.reply_body) : null;
 
   // Retry-After is on wall time, like the rate limits themselves.
@@ -177,6 +253,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     addFinding(c, suffix, 'idempotency_key_reuse', first ? [first, f.request_id] : [f.request_id], `Idempotency-Key ${f.idempotency_key} reused with a different request (${f.method} ${f.path})`);
   } else if (f.idempotency_key !== null && !c.keys.has(f.idempotency_key)) {
     c.keys.set(f.idempotency_key, f.request_id);
+    c.bytes += strBytes(f.idempotency_key) + strBytes(f.request_id) + ENTRY_OVERHEAD_BYTES;
   }
 
   if (print !== null) {
@@ -198,7 +275,10 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
       addFinding(c, suffix, 'ignored_has_more', [pending.request_id, f.request_id], `GET ${f.path} read from the top again although ${pending.request_id} said has_more with next_cursor ${pending.next_cursor}`);
     }
     if (!fromTop) c.lists.delete(key);
-    else if (has_more === true && !f.lost) c.lists.set(key, { request_id: f.request_id, next_cursor });
+    else if (has_more === true && !f.lost) {
+      c.lists.set(key, { request_id: f.request_id, next_cursor });
+      c.bytes += strBytes(key) + strBytes(f.request_id) + strBytes(next_cursor) + ENTRY_OVERHEAD_BYTES;
+    }
     else if (has_more === false) c.lists.delete(key);
   }
 
@@ -214,6 +294,23 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
   bound(c.polls);
   bound(c.failed_writes);
   bound(c.lists);
+  // Polls, failed writes and findings are counted here at a flat rate (their strings are the request's own).
+  c.bytes += 2 * ENTRY_OVERHEAD_BYTES + strBytes(c.findings.at(-1)?.message);
+  const totals = orgBytes(world);
+  totals.set(c.org_id, (totals.get(c.org_id) ?? 0) + c.bytes - before_bytes);
+  keepUnderBudget(world, c);
+}
+
+/** Estimated bytes an organization's conduct records hold, and the strings refused (counted, not kept). */
+export function conductBudget(world: World, org_id: string): { bytes: number; long_idempotency_keys: number; unknown_query_params: number } {
+  let long_idempotency_keys = 0;
+  let unknown_query_params = 0;
+  for (const c of conduct(world).values()) {
+    if (c.org_id !== org_id) continue;
+    long_idempotency_keys += c.refused.long_idempotency_keys;
+    unknown_query_params += c.refused.unknown_query_params;
+  }
+  return { bytes: orgBytes(world).get(org_id) ?? 0, long_idempotency_keys, unknown_query_params };
 }
 
 export interface ConductReport {
@@ -241,5 +338,9 @@ export function allConduct(world: World): ConductReport[] {
 /** A deleted organization: the conduct records of its keys go. */
 export function forgetConduct(world: World, api_keys: readonly string[]): void {
   const store = conduct(world);
-  for (const k of api_keys) store.delete(k);
+  for (const k of api_keys) {
+    const c = store.get(k);
+    if (c) orgBytes(world).delete(c.org_id);
+    store.delete(k);
+  }
 }

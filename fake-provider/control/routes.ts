@@ -6,8 +6,8 @@ import { defineRoute, replyContract } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { bpsString } from '../http/validate.ts';
 import { assetByKey, isCanonicalAssetKey } from '../resources/assets/catalog.ts';
-import { createOrganization, deleteOrganization, serializeOrganization } from '../organizations.ts';
-import { orgOfKey } from '../http/auth.ts';
+import { createOrganization, deleteOrganization, refusePastMaxOrganizations, serializeOrganization } from '../organizations.ts';
+import { allOrganizations, createOrgWorld, dropOrgWorld, orgOfKeyAnywhere } from '../worlds.ts';
 import { forgetIdempotency } from '../http/idempotency.ts';
 import { forgetIdempotencyLedger } from '../oracle/idempotency-ledger.ts';
 import { accountIdsOf } from '../resources/accounts/index.ts';
@@ -24,6 +24,11 @@ import { seedRoutes } from '../seed/routes.ts';
 import { snapshotRoutes } from '../persistence/routes.ts';
 
 const tag = 'Control';
+/**
+ * A control call's organization scope (worlds.ts routes the call by it before the body is parsed, and takes it off
+ * the body): declared here so the OpenAPI document and the typed clients show it.
+ */
+const scope = z.string().min(1).max(256).optional().describe('run the call in this organization\'s own world (one created with a clock); absent: the server\'s');
 const HOUR = 3_600_000;
 
 const orgBody = z.object({
@@ -45,29 +50,48 @@ const orgBody = z.object({
       firm_rfqs: z.number().int().min(1).max(1_000_000).optional(),
     })
     .optional(),
+  // A clock of its own (worlds.ts), like a Stripe test clock: the organization then lives in a world of its own.
+  clock: z
+    .object({
+      mode: z.enum(['virtual', 'realtime']),
+      start_ms: z.number().int().min(0).max(8_640_000_000_000).optional(),
+      speed: z.number().min(0.001).max(1_000_000).optional(),
+    })
+    .strict()
+    .optional(),
 });
 
 export function controlRoutes(runtime: Runtime) {
-  const clock = () => ({ now_ms: runtime.world.sim.now_ms(), mode: runtime.world.sim.clock.mode });
+  // The clock of the world the call runs in: the server's, or the scoped organization's own (worlds.ts).
+  const clock = (world: World) => ({ now_ms: world.sim.now_ms(), mode: world.sim.clock.mode });
   return [
     defineRoute({
       auth: 'public', method: 'post', path: '/organizations', tag, summary: 'Create an organization', body: orgBody, response: organizationReply,
       handler: ({ body }, { world }) => {
-        if (body.api_key !== undefined && orgOfKey(world, body.api_key) !== undefined) {
+        if (body.api_key !== undefined && orgOfKeyAnywhere(runtime, body.api_key) !== undefined) {
           throw new ApiError('invalid_parameter', 'that api_key already belongs to an organization', { param: 'api_key' });
         }
-        const org = createOrganization(world, { ...body, api_keys: body.api_key ? [body.api_key] : undefined });
+        const { clock: own, api_key, ...input } = body;
+        const settings = { ...input, api_keys: api_key ? [api_key] : undefined };
+        if (own !== undefined) {
+          const org = createOrgWorld(runtime, settings, own);
+          return { body: { organization: serializeOrganization(org, runtime.worlds.get(org.organization_id)!.world) } };
+        }
+        refusePastMaxOrganizations(world, runtime.worlds.size);
+        const org = createOrganization(world, settings);
         return { body: { organization: serializeOrganization(org) } };
       },
     }),
     defineRoute({
       auth: 'public', method: 'get', path: '/organizations', tag, summary: 'List organizations', response: organizationList,
-      handler: (_i, { world }) => ({ body: { organizations: [...world.orgs.values()].map(serializeOrganization) } }),
+      handler: () => ({ body: { organizations: allOrganizations(runtime).map((o) => serializeOrganization(o.org, o.own_clock ? o.world : undefined)) } }),
     }),
     defineRoute({
       auth: 'public', method: 'delete', path: '/organizations/:organization_id', tag, summary: 'Remove an organization and its keys',
       params: z.object({ organization_id: z.string().min(1).max(256) }),
       handler: ({ params }, { world }) => {
+        // An organization with a clock of its own: its whole world goes (clock, scheduler, outbox, stores).
+        if (dropOrgWorld(runtime, params.organization_id)) return { body: { deleted: true, organization_id: params.organization_id } };
         const forget = [
           ...RESOURCES.flatMap((r) => (r.forgetOrganization ? [r.forgetOrganization] : [])),
           (w: World, org: Organization) => forgetIdempotency(w, org.organization_id),
@@ -84,22 +108,22 @@ export function controlRoutes(runtime: Runtime) {
       auth: 'public', method: 'get', path: '/profile', tag, summary: 'The active behaviour-profile settings',
       handler: (_i, { world }) => ({ body: { profile: world.profile } }),
     }),
-    defineRoute({ auth: 'public', method: 'get', path: '/clock', tag, summary: 'Read the sim clock', response: clockReply, handler: () => ({ body: { clock: clock() } }) }),
+    defineRoute({ auth: 'public', method: 'get', path: '/clock', tag, summary: 'Read the sim clock', response: clockReply, query: z.object({ organization_id: scope }), handler: (_i, { world }) => ({ body: { clock: clock(world) } }) }),
     defineRoute({
       auth: 'public', method: 'post', path: '/clock/advance', tag, summary: 'Advance the sim clock, running what falls due',
-      body: z.object({ ms: z.number().int().min(0).max(365 * 24 * HOUR) }), response: advanceReply,
+      body: z.object({ ms: z.number().int().min(0).max(365 * 24 * HOUR), organization_id: scope }), response: advanceReply,
       handler: async ({ body }, { world }) => {
         const ran = await world.sim.scheduler.advance(body.ms);
-        return { body: { clock: clock(), ran } };
+        return { body: { clock: clock(world), ran } };
       },
     }),
     defineRoute({
       auth: 'public', method: 'post', path: '/clock/settle', tag, summary: 'Advance until no scheduled work remains (default bound 80 h)',
-      body: z.object({ max_ms: z.number().int().min(0).max(365 * 24 * HOUR).optional() }), response: settleReply,
+      body: z.object({ max_ms: z.number().int().min(0).max(365 * 24 * HOUR).optional(), organization_id: scope }), response: settleReply,
       handler: async ({ body }, { world }) => {
         const max_ms = body.max_ms ?? 80 * HOUR;
         const ran = await world.sim.scheduler.settle(max_ms);
-        return { body: { clock: clock(), ran, pending: world.sim.scheduler.pending() } };
+        return { body: { clock: clock(world), ran, pending: world.sim.scheduler.pending() } };
       },
     }),
     defineRoute({
@@ -130,6 +154,12 @@ export function controlRoutes(runtime: Runtime) {
       auth: 'public', method: 'get', path: '/invariants', tag, summary: 'Check every invariant over the whole state', response: invariantsReply,
       handler: (_i, { world }) => {
         const result = checkInvariants(world);
+        // Unscoped: the organizations with worlds of their own are checked too, each named in its violations.
+        if (world === runtime.world) {
+          for (const [id, hosted] of runtime.worlds) {
+            for (const v of checkInvariants(hosted.world).violations) result.violations.push({ ...v, message: `organization ${id} (own clock): ${v.message}` });
+          }
+        }
         for (const bug of runtime.bugs) result.violations.push({ invariant: 'no_internal_errors', message: `${bug.request_id}: ${bug.message}` });
         return { body: { ok: result.violations.length === 0, checked: result.checked, violations: result.violations, ...(result.skipped.length > 0 ? { skipped: result.skipped } : {}) } };
       },

@@ -23,6 +23,8 @@ export const organization = z.object({
   forbidden_assets: z.array(z.string()),
   rate_limits: rateLimits,
   created_at_ms: z.number().int(),
+  /** Present for an organization with a clock of its own (POST /_sim/organizations `clock`). */
+  clock: clock.optional(),
 });
 export const organizationReply = z.object({ request_id: z.string(), organization });
 export const organizationList = z.object({ request_id: z.string(), organizations: z.array(organization) });

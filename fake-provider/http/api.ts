@@ -234,7 +234,7 @@ export function serveRoute(route: AnyRoute, { limiter, resources }: Serving): Ma
       if (route.auth === 'public') {
         ctx = { world, request_id, ip: (res.locals as unknown as Locals).ip ?? req.socket.remoteAddress ?? 'unknown' };
       } else {
-        const who = authenticate(world, req.headers.authorization, (res.locals as unknown as Locals).ip ?? req.socket.remoteAddress ?? 'unknown');
+        const who = authenticate(world, req.headers.authorization, (res.locals as unknown as Locals).ip ?? req.socket.remoteAddress ?? 'unknown', request_id);
         api_key = who.api_key;
         if (WRITE_METHODS.has(req.method)) view.print = fingerprint(req.method, matched.path, req.body);
         await limitRequest(limiter, world, request_id, who.org, who.api_key, classesFor(req.method, route.path, req.body));
@@ -321,16 +321,36 @@ function failedReply(e: unknown, ctx: ApiContext | PublicContext): StoredReply {
   return { status, body, headers: e.headers };
 }
 
+/** The query parameters a route declares: conduct keeps only these names (a client may send any number of others). */
+const knownQueryNames = new WeakMap<AnyRoute, ReadonlySet<string>>();
+function queryNamesOf(route: AnyRoute): ReadonlySet<string> {
+  let names = knownQueryNames.get(route);
+  if (names === undefined) {
+    names = new Set(route.query instanceof z.ZodObject ? Object.keys(route.query.shape as object) : []);
+    knownQueryNames.set(route, names);
+  }
+  return names;
+}
+
 function recordConduct(world: World, api_key: string, request_id: string, view: RequestView, status: number, reply: StoredReply, lost: boolean): void {
   const { req, route, matched } = view;
   const err = (reply.body as { error?: { code?: string } } | undefined)?.error;
+  const names = queryNamesOf(route);
+  let query = view.query;
+  let unknown_query_params = 0;
+  for (const name in view.query) if (!names.has(name)) unknown_query_params++;
+  if (unknown_query_params > 0) {
+    query = {};
+    for (const name in view.query) if (names.has(name)) query[name] = view.query[name];
+  }
   recordRequest(world, api_key, {
     request_id,
     wall_ms: (view.res.locals as unknown as Locals).wall_ms,
     method: req.method,
     path: matched.path,
     route_path: route.path,
-    query: view.query,
+    query,
+    unknown_query_params,
     body: req.body,
     body_fingerprint: view.print,
     idempotency_key: headerOf(req, 'idempotency-key') ?? null,
@@ -357,10 +377,13 @@ export function errorMiddleware(onBug: (err: unknown, request_id: string) => voi
     else {
       const type = (err as { type?: string }).type;
       if (type === 'entity.parse.failed') api = new ApiError('invalid_parameter', 'the request body is not valid JSON');
-      else if (type === 'entity.too.large') api = new ApiError('payload_too_large', 'the request body is larger than 1 MiB');
+      // The connection closes with the answer: the rest of a refused body is never read (http/limits.ts).
+      else if (type === 'entity.too.large') api = new ApiError('payload_too_large', 'the request body is larger than 1 MiB', { headers: { Connection: 'close' } });
+      else if (type === 'request.timeout') api = new ApiError('request_timeout', 'the request body was not received in time', { headers: { Connection: 'close' } });
       else if (type === 'entity.too.deep') api = new ApiError('invalid_parameter', `the request body nests deeper than ${MAX_BODY_DEPTH} levels`);
       else if (type === 'encoding.invalid') api = new ApiError('invalid_parameter', 'the request body does not decode with its Content-Encoding', { param: 'Content-Encoding' });
-      else if (type === 'encoding.unsupported' || type === 'charset.unsupported') api = new ApiError('unsupported_media_type', 'unsupported body encoding or charset');
+      else if (type === 'encoding.unsupported') api = new ApiError('unsupported_media_type', 'unsupported body encoding or charset');
+      else if (type === 'charset.unsupported') api = new ApiError('unsupported_media_type', 'the request body must be UTF-8 (Content-Type charset utf-8, or none)', { param: 'Content-Type' });
       // The message names no header value: a replay raises the error again from its recorded type alone.
       else if (type === 'content_type.unsupported') api = new ApiError('unsupported_media_type', 'the request body must be JSON sent with Content-Type: application/json', { param: 'Content-Type' });
       else if (err instanceof URIError) api = new ApiError('invalid_parameter', 'the request path has malformed percent-encoding');

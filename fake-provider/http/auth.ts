@@ -1,7 +1,9 @@
 // Bearer auth: resolves an API key to its organization by one hash lookup (SHA-256 of the key → org), so the
 // cost does not grow with the number of organizations and the time taken says nothing about near misses.
-// Failed authentications are throttled per client address (profile `auth_failures_per_ip`, sim time).
+// Failed authentications are throttled per client address (profile `auth_failures_per_ip`, wall time): past
+// the limit a wrong key is answered 429 instead of 401, and a valid key is never refused for others' failures.
 import { createHash } from 'node:crypto';
+import { wallNow_ms } from '../../sim/clock.ts';
 import { defineStore, type Organization, type World } from '../world.ts';
 import { ApiError } from './errors.ts';
 import { checkWindow, recordHit, type Windows } from './throttle.ts';
@@ -10,7 +12,7 @@ const digest = (key: string): string => createHash('sha256').update(key, 'utf8')
 
 /** The digest of every organization key → its organization, kept by organizations.ts. */
 const keyIndex = defineStore('auth-key-index', () => new Map<string, Organization>());
-/** Failed authentications per client address (sliding windows on sim time). */
+/** Failed authentications per client address (sliding windows on wall time). */
 const failures = defineStore('auth-failures', (): Windows => new Map());
 
 export function indexKeys(world: World, org: Organization): void {
@@ -34,20 +36,40 @@ export function bearerToken(header: string | undefined): string | undefined {
   return m ? m[1] : undefined;
 }
 
-export function authenticate(world: World, header: string | undefined, ip = 'unknown'): { org: Organization; api_key: string } {
-  const limit = world.profile.auth_failures_per_ip;
-  const windows = failures(world);
-  // An address past its failures is refused before its key is looked at: a guess that would be right waits too.
-  if (windows.has(ip)) checkWindow(world, windows, ip, limit, 'failed authentications from this address');
+/**
+ * The organization of a bearer key, else 401; a wrong key from an address past `auth_failures_per_ip` is 429.
+ * The key is looked up first: one tenant's (or a deleted tenant's) failing client behind the address every CI
+ * job shares must not lock out the others, and a 192-bit key is not guessed in any number of tries. The window
+ * runs on wall time so that its Retry-After holds on a virtual clock; a journal records each 429 verdict
+ * (`auth_throttled`, by request id) and a replay reuses it, never its own wall clock.
+ */
+export function authenticate(world: World, header: string | undefined, ip = 'unknown', request_id = ''): { org: Organization; api_key: string } {
   const key = bearerToken(header);
   if (key === undefined) {
     // A missing header is a misconfigured client, not a guess: not counted.
     throw new ApiError('unauthorized', 'missing bearer API key', { param: 'Authorization' });
   }
   const org = orgOfKey(world, key);
-  if (!org) {
-    recordHit(world, windows, ip);
-    throw new ApiError('unauthorized', 'invalid API key', { param: 'Authorization' });
+  if (org) return { org, api_key: key };
+  throttleFailure(world, ip, request_id);
+  throw new ApiError('unauthorized', 'invalid API key', { param: 'Authorization' });
+}
+
+/** Counts a wrong key against its address; throws the 429 once the address is past its limit. */
+function throttleFailure(world: World, ip: string, request_id: string): void {
+  const journal = world.sim.journal;
+  if (journal.mode === 'replay') {
+    const verdict = journal.fact('auth_throttled', request_id) as { message: string; headers: Record<string, string> } | undefined;
+    if (verdict) throw new ApiError('rate_limited', verdict.message, { headers: verdict.headers });
+    return;
   }
-  return { org, api_key: key };
+  const windows = failures(world);
+  const now_ms = wallNow_ms();
+  try {
+    checkWindow(world, windows, ip, world.profile.auth_failures_per_ip, 'failed authentications from this address', now_ms);
+  } catch (e) {
+    if (journal.mode === 'record' && e instanceof ApiError) journal.write({ kind: 'fact', what: 'auth_throttled', key: request_id, value: { message: e.message, headers: e.headers ?? {} } });
+    throw e;
+  }
+  recordHit(world, windows, ip, now_ms);
 }

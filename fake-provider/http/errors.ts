@@ -42,6 +42,9 @@ const FIXED_STATUS = {
   request_timeout: 408,
   unsupported_media_type: 415,
   deposit_window_closed: 409,
+  // A tenant's or the server's budget of organizations or accounts is spent (profile `max_organizations`,
+  // `org_max_accounts`; docs/shared-server.md): refused by policy, like 403's other uses in the spec.
+  quota_exceeded: 403,
   // POST /deposits/{id}/flag: the spec answers 422 (not 400) for missing or invalid body fields.
   invalid_flag_request: 422,
   // DELETE and the trading endpoints name a destination_id the spec gives no not-found code for.

@@ -11,6 +11,7 @@ import parseurl from 'parseurl';
 import { jsonBody, type ApiRequest, type ApiResponse, type MatchedHandler, type Next } from './api.ts';
 import type { ApiError } from './errors.ts';
 import type { Found, RouteTable } from './dispatch.ts';
+import { BODY_TIMEOUT_MS, guardedBody } from './limits.ts';
 
 /** A prefix served from one route table: /v1 (the API) or /_sim (the control plane). */
 export interface Plane {
@@ -33,6 +34,8 @@ export interface FrontDoor {
   begin: (req: ApiRequest, res: ApiResponse, next: Next, err?: unknown) => void;
   /** The error envelope, and bugs reported (api.ts errorMiddleware). */
   fail: (err: unknown, req: IncomingMessage, res: ApiResponse, next: Next) => void;
+  /** Wall time a request body may take to arrive (default BODY_TIMEOUT_MS); past it 408 `request_timeout`. */
+  body_timeout_ms?: () => number;
 }
 
 const IGNORE: Next = () => undefined;
@@ -76,12 +79,12 @@ export function frontDoor(o: FrontDoor): (req: IncomingMessage, res: ServerRespo
       if (found === undefined) return fail(plane.notFound(method, pathname.slice(plane.table.prefix.length) || '/'));
       found.serve(r, s, fail, { path: found.path, params: found.params, control: plane.control }).catch(fail);
     };
-    jsonBody(r, s, (bodyError?: unknown) => {
+    guardedBody(r, s, (bodyError?: unknown) => {
       try {
         o.begin(r, s, serve, bodyError ?? undefined);
       } catch (e) {
         fail(e);
       }
-    });
+    }, jsonBody as Parameters<typeof guardedBody>[3], o.body_timeout_ms?.() ?? BODY_TIMEOUT_MS);
   };
 }

@@ -2,7 +2,8 @@
 // payload replays the stored response (or awaits the one in flight); a different payload is a 409.
 // Responses kept: every final answer except 429 and 5xx, so a throttled or failed write can be retried.
 // Records expire after `idempotency_retention_ms` of sim time and are swept; an organization keeps at most
-// `idempotency_max_records` (its oldest go first), so memory stays bounded whatever keys a client sends.
+// `idempotency_max_records` and `idempotency_max_bytes_per_org` (estimated bytes of keys and stored answers; its
+// oldest go first), so memory stays bounded whatever keys and bodies a client sends.
 import { createHash } from 'node:crypto';
 import { defineStore, type World } from '../world.ts';
 import { ApiError } from './errors.ts';
@@ -17,24 +18,45 @@ interface Entry {
   fingerprint: string;
   created_at_ms: number;
   reply: Promise<StoredReply>;
+  /** Estimated bytes held (key, fingerprint, stored answer), counted in its queue's `bytes` once the answer is in. */
+  bytes: number;
 }
 
-/** One organization's records in creation order (sim time never goes back): expiry and the cap take from the front. */
+/** One organization's records in creation order (sim time never goes back): expiry and the caps take from the front. */
 interface OrgQueue {
   items: Array<{ id: string; at_ms: number }>;
   head: number;
+  /** Estimated bytes of its live records. */
+  bytes: number;
 }
+
+/** The longest Idempotency-Key accepted (spec: not shown); a longer one is a 400 and is never stored anywhere. */
+export const IDEMPOTENCY_KEY_MAX_CHARS = 255;
+
+/** Per record besides its strings: the entry, the queue item, map slots (a rough V8 figure; bounds, not accounting). */
+const ENTRY_OVERHEAD_BYTES = 200;
 
 const idempotency = defineStore('idempotency', () => ({ entries: new Map<string, Entry>(), queues: new Map<string, OrgQueue>(), writes: 0 }));
 
-/** Drops the queue's front while it is expired (or past the cap); a front item whose record was replaced or removed is skipped. */
-function sweepQueue(store: ReturnType<typeof idempotency>, q: OrgQueue, expired_before_ms: number, cap: number): void {
+/** Removes a record and takes its bytes off its organization's count. */
+function remove(store: ReturnType<typeof idempotency>, q: OrgQueue, id: string): void {
+  const entry = store.entries.get(id);
+  if (entry === undefined) return;
+  q.bytes -= entry.bytes;
+  store.entries.delete(id);
+}
+
+/**
+ * Drops the queue's front while it is expired (or past the count or byte cap); a front item whose record was
+ * replaced or removed is skipped.
+ */
+function sweepQueue(store: ReturnType<typeof idempotency>, q: OrgQueue, expired_before_ms: number, cap: number, max_bytes: number): void {
   while (q.head < q.items.length) {
     const front = q.items[q.head];
     const live = store.entries.get(front.id);
     const current = live !== undefined && live.created_at_ms === front.at_ms;
-    if (current && front.at_ms > expired_before_ms && q.items.length - q.head <= cap) break;
-    if (current) store.entries.delete(front.id);
+    if (current && front.at_ms > expired_before_ms && q.items.length - q.head <= cap && q.bytes <= max_bytes) break;
+    if (current) remove(store, q, front.id);
     q.head++;
   }
   // Compacted once half the array is spent: amortized O(1) per write.
@@ -49,7 +71,7 @@ function sweepAll(world: World): void {
   const store = idempotency(world);
   const before_ms = world.sim.now_ms() - world.profile.idempotency_retention_ms;
   for (const [org, q] of store.queues) {
-    sweepQueue(store, q, before_ms, world.profile.idempotency_max_records);
+    sweepQueue(store, q, before_ms, world.profile.idempotency_max_records, world.profile.idempotency_max_bytes_per_org);
     if (q.head >= q.items.length) store.queues.delete(org);
   }
 }
@@ -57,6 +79,11 @@ function sweepAll(world: World): void {
 /** Records held, for tests and the soak bench. */
 export function idempotencyRecords(world: World): number {
   return idempotency(world).entries.size;
+}
+
+/** Estimated bytes one organization's records hold, for tests and the tenants bench. */
+export function idempotencyBytes(world: World, org_id: string): number {
+  return idempotency(world).queues.get(org_id)?.bytes ?? 0;
 }
 
 /** A deleted organization's records go with it. */
@@ -89,7 +116,7 @@ export function requireKey(header: string | undefined): string {
   if (header === undefined || header.length === 0) {
     throw new ApiError('parameter_missing', 'Idempotency-Key header is required on this endpoint', { param: 'Idempotency-Key' });
   }
-  if (header.length > 255) throw new ApiError('invalid_parameter', 'Idempotency-Key is longer than 255 characters', { param: 'Idempotency-Key' });
+  if (header.length > IDEMPOTENCY_KEY_MAX_CHARS) throw new ApiError('invalid_parameter', `Idempotency-Key is longer than ${IDEMPOTENCY_KEY_MAX_CHARS} characters`, { param: 'Idempotency-Key' });
   return header;
 }
 
@@ -113,18 +140,26 @@ export async function withIdempotency(
     return { reply: await existing.reply, replayed: true };
   }
   const reply = execute();
-  const entry: Entry = { fingerprint: print, created_at_ms: now, reply };
-  store.entries.set(id, entry);
+  const entry: Entry = { fingerprint: print, created_at_ms: now, reply, bytes: 0 };
   let q = store.queues.get(org_id);
-  if (q === undefined) store.queues.set(org_id, (q = { items: [], head: 0 }));
+  if (q === undefined) store.queues.set(org_id, (q = { items: [], head: 0, bytes: 0 }));
+  // An expired record under the same key is replaced: its bytes leave the count with it.
+  remove(store, q, id);
+  store.entries.set(id, entry);
   q.items.push({ id, at_ms: now });
-  sweepQueue(store, q, now - world.profile.idempotency_retention_ms, world.profile.idempotency_max_records);
+  const queue = q;
   const drop = (): void => {
-    if (store.entries.get(id) === entry) store.entries.delete(id);
+    if (store.entries.get(id) === entry) remove(store, queue, id);
   };
   try {
     const r = await reply;
     if (r.status === 429 || r.status >= 500) drop();
+    else if (store.entries.get(id) === entry) {
+      // Counted once the answer is in (its size is known then), and swept to the caps at once.
+      entry.bytes = 2 * (id.length + print.length + (JSON.stringify(r.body) ?? '').length) + ENTRY_OVERHEAD_BYTES;
+      queue.bytes += entry.bytes;
+      sweepQueue(store, queue, world.sim.now_ms() - world.profile.idempotency_retention_ms, world.profile.idempotency_max_records, world.profile.idempotency_max_bytes_per_org);
+    }
     return { reply: r, replayed: false };
   } catch (e) {
     drop();

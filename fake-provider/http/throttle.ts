@@ -12,8 +12,8 @@ export interface WindowLimit {
 }
 
 /** Hits of `key` still inside the window (older ones are dropped). */
-function recent(world: World, windows: Windows, key: string, limit: WindowLimit): number[] {
-  const since_ms = world.sim.now_ms() - limit.window_ms;
+function recent(windows: Windows, key: string, limit: WindowLimit, now_ms: number): number[] {
+  const since_ms = now_ms - limit.window_ms;
   const hits = (windows.get(key) ?? []).filter((t) => t > since_ms);
   // An empty window is dropped, so the map holds only keys with hits inside their window.
   if (hits.length > 0) windows.set(key, hits);
@@ -21,19 +21,22 @@ function recent(world: World, windows: Windows, key: string, limit: WindowLimit)
   return hits;
 }
 
-/** Throws 429 `rate_limited` (with Retry-After when the profile says so) when `key` is at its limit. */
-export function checkWindow(world: World, windows: Windows, key: string, limit: WindowLimit, what: string): void {
-  const hits = recent(world, windows, key, limit);
+/**
+ * Throws 429 `rate_limited` (with Retry-After when the profile says so) when `key` is at its limit. `now_ms`
+ * is sim time unless given (the auth throttle passes wall time: its Retry-After must hold on a virtual clock).
+ */
+export function checkWindow(world: World, windows: Windows, key: string, limit: WindowLimit, what: string, now_ms = world.sim.now_ms()): void {
+  const hits = recent(windows, key, limit, now_ms);
   if (hits.length < limit.max) return;
-  const wait_ms = hits[0]! + limit.window_ms - world.sim.now_ms();
+  const wait_ms = hits[0]! + limit.window_ms - now_ms;
   const headers: Record<string, string> = {};
   if (world.profile.rate_limit_retry_after) headers['Retry-After'] = String(Math.max(1, Math.ceil(wait_ms / 1000)));
   throw new ApiError('rate_limited', `too many ${what} (at most ${limit.max} per ${limit.window_ms / 1000} s)`, { headers });
 }
 
-export function recordHit(world: World, windows: Windows, key: string): void {
+export function recordHit(world: World, windows: Windows, key: string, now_ms = world.sim.now_ms()): void {
   const hits = windows.get(key) ?? [];
-  hits.push(world.sim.now_ms());
+  hits.push(now_ms);
   windows.set(key, hits);
 }
 

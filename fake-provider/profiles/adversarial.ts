@@ -39,7 +39,10 @@ export function adversarialProfile(seed: string | number): Profile {
     '429': rng.pick(['rate_limit_error', 'rate_limited', 'invalid_request']),
     '5xx': rng.pick(['api_error', 'server_error', 'internal_error']),
   };
-  p.rate_limit_retry_after = rng.chance(0.5);
+  // The spec's limits table: a 429 carries Retry-After. A profile varies only what the spec leaves open, so this
+  // is not drawn; the draw stays, so every setting drawn after it is what it was for every seed.
+  rng.chance(0.5);
+  p.rate_limit_retry_after = true;
   for (const [chain, timing] of Object.entries(DEFAULT_PROFILE.chains)) {
     // Finality threshold within ±50% of the documented one; block times stay (they are chain facts).
     const factor = 0.5 + rng.next();

@@ -102,12 +102,25 @@ describe('adversarialProfile', () => {
     }
   });
 
+  it("never drops Retry-After from a 429: the spec's limits table says a 429 carries one", async () => {
+    for (let seed = 0; seed < 50; seed++) expect(adversarialProfile(seed).rate_limit_retry_after, `seed ${seed}`).toBe(true);
+    // Over a real server at seed 2 (one of the seeds that dropped it): a read past the limit.
+    const s = await startTestSim({ profile: adversarialProfile(2), seed_orgs: [{ api_keys: ['k_adv'], rate_limits: { reads: 1 } }], api_key: 'k_adv' });
+    try {
+      await s.api('GET', '/assets?limit=1');
+      const r = await s.api('GET', '/assets?limit=1');
+      expect(r.status).toBe(429);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('varies every drawn setting across seeds', () => {
     const ps = Array.from({ length: 50 }, (_, i) => adversarialProfile(i));
     const distinct = (f: (p: (typeof ps)[number]) => unknown) => new Set(ps.map((p) => JSON.stringify(f(p)))).size;
     expect(distinct((p) => p.lifecycle_error_status.rfq_expired)).toBe(4);
     expect(distinct((p) => p.orphan_status)).toBe(2);
-    expect(distinct((p) => p.rate_limit_retry_after)).toBe(2);
     expect(distinct((p) => p.rate_limit_algorithm)).toBe(2);
     expect(distinct((p) => p.delete_destination_status)).toBe(2);
     expect(distinct((p) => p.activity_order)).toBe(2);

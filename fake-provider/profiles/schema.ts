@@ -160,8 +160,18 @@ function build(partial: boolean) {
     poll_after_ms: range(nonNegInt),
     /** Idempotency-Key retention. */
     idempotency_retention_ms: posInt(),
-    /** Failed authentications (a bearer key no organization holds) per client address per window, on sim time. */
+    /** Failed authentications (a bearer key no organization holds) per client address per window, on wall time. */
     auth_failures_per_ip: obj({ max: posInt(), window_ms: posInt() }),
+    /** Wall time a request body may take to arrive after its headers; past it 408 request_timeout (http/limits.ts). */
+    request_body_timeout_ms: posInt(),
+    /** Organizations the server holds at once; past it POST /_sim/organizations is 403 quota_exceeded. */
+    max_organizations: posInt(),
+    /** Accounts one organization may create; past it POST /accounts is 403 quota_exceeded. */
+    org_max_accounts: posInt(),
+    /** Memory the conduct recorder keeps for one organization's keys (estimated bytes); past it their oldest records go. */
+    conduct_max_bytes_per_org: posInt(),
+    /** Memory one organization's idempotency records may take (estimated bytes of key and stored answer); past it its oldest go. */
+    idempotency_max_bytes_per_org: posInt(),
     /** Idempotency records one organization keeps at most (its oldest go first): the memory bound under fresh keys. */
     idempotency_max_records: intBetween(1, 10_000_000),
     /** Events are kept this long (sim time) for GET /events, activity and replay, then swept (spec: at least 30 days). */

@@ -54,6 +54,8 @@ export type ClockLine = {
   sim_ms: number;
   op: 'advance';
   ms: number;
+  /** The realtime driver of an organization with a clock of its own (worlds.ts); absent: the server's clock. */
+  organization_id?: string;
 };
 
 /** An outside answer that arrived later (webhook receiver status, HPKE bundle): a turn of its own. */

@@ -8,6 +8,7 @@ import type { Runtime, RuntimeOptions } from '../runtime.ts';
 import { headerOf, type ApiRequest, type ApiResponse, type Locals, type Next } from '../http/api.ts';
 import type { CapturedResponse, HeaderLine, RequestLine } from './lines.ts';
 import type { ReplayTape } from './tape.ts';
+import { pickWorld } from '../worlds.ts';
 
 export const SWAPSIM_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
@@ -97,27 +98,28 @@ function captureResponse(res: ApiResponse, report: (r: CapturedResponse) => void
  * What front.ts runs once a request's body is read (`err`: why it could not be): gives the request its world
  * and id; with a journal, records it and its answer. Without one the cost is one `if`.
  */
-export function requestJournal(runtime: Pick<Runtime, 'world'>): (req: ApiRequest, res: ApiResponse, next: Next, err?: unknown) => void {
+export function requestJournal(runtime: Pick<Runtime, 'world' | 'worlds' | 'keyWorlds'>): (req: ApiRequest, res: ApiResponse, next: Next, err?: unknown) => void {
   return (req, res, next, err) => {
-    const world = runtime.world;
+    // The world it runs in: its key's organization's, or a control call's scope (worlds.ts); the default else.
+    const { world, refusal } = pickWorld(runtime, req);
     const locals = res.locals as unknown as Locals;
     locals.world = world;
     const journal = world.sim.journal;
     if (journal.mode === 'off') {
       locals.request_id = world.newRequestId();
-      next(err);
+      next(err ?? refusal ?? undefined);
       return;
     }
     const request_id = world.newRequestId();
     locals.request_id = request_id;
-    if (journal.mode === 'replay') return replayed(journal as ReplayTape, request_id, req, res, next);
+    if (journal.mode === 'replay') return replayed(journal as ReplayTape, request_id, req, res, (e?: unknown) => next(e ?? refusal ?? undefined));
     const body_error = err === undefined ? null : String((err as { type?: unknown }).type ?? 'unknown');
     const line = requestLine(req, request_id, world.sim.now_ms(), body_error);
     locals.wall_ms = line.wall_ms;
     locals.ip = line.ip;
     journal.write(line);
     captureResponse(res, (r) => journal.write({ kind: 'response', request_id, ...r }));
-    next(err);
+    next(err ?? refusal ?? undefined);
   };
 }
 

@@ -156,7 +156,10 @@ function feed(r: Replay, n: number, line: RequestLine | ClockLine | OutsideLine)
     return refused ? `line ${n}: node's HTTP client refuses to resend this request (${refused})` : null;
   }
   if (line.kind === 'clock') {
-    r.tape.run(`clock@line${n}`, () => r.running.runtime.world.sim.scheduler.advance(line.ms));
+    const runtime = r.running.runtime;
+    const world = line.organization_id === undefined ? runtime.world : runtime.worlds.get(line.organization_id)?.world;
+    if (world === undefined) return `line ${n}: a clock line for organization ${line.organization_id}, which has no world of its own in the replayed run`;
+    r.tape.run(`clock@line${n}`, () => world.sim.scheduler.advance(line.ms));
     return null;
   }
   if (r.tape.deliver(line.what, line.key, line.value)) return null;

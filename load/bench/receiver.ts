@@ -15,8 +15,8 @@ export interface Receiver {
 
 export type ReceiverMode = 'inline' | 'process';
 
-/** How a receiver process answers: 200, 500, or never (hang). */
-export type ReceiverAnswer = 200 | 500 | 'hang';
+/** How a receiver process answers: 200, 500, 200 after 2 s (slow), or never (hang). */
+export type ReceiverAnswer = 200 | 500 | 'slow' | 'hang';
 
 export async function startReceiver(mode: ReceiverMode = 'inline', answer: ReceiverAnswer = 200): Promise<Receiver> {
   if (mode === 'inline' && answer !== 200) throw new Error('an inline receiver answers 200; use a process for 500 or hang');

@@ -17,7 +17,9 @@ import type { World } from '../../fake-provider/world.ts';
 
 const at = process.argv.indexOf('--profile');
 const profile = at >= 0 ? profileFromJson(JSON.parse(process.argv[at + 1]), 'soak') : undefined;
-const running = await serve({ clock: 'realtime', seed: 'soak', port: 0, profile });
+// `--clock virtual`: the tenants bench (tenants.ts), whose tenants have clocks of their own.
+const clock = process.argv.includes('--clock') ? (process.argv[process.argv.indexOf('--clock') + 1] as 'virtual' | 'realtime') : 'realtime';
+const running = await serve({ clock, seed: 'soak', port: 0, profile });
 announce(running.server);
 closeOnSignal(() => running.close());
 
@@ -39,6 +41,8 @@ setInterval(() => {
     webhook_in_flight: lanes.in_flight,
     webhook_queued: lanes.queued,
     idempotency_records: idempotencyRecords(world),
+    // Organizations with clocks of their own (worlds.ts), each a world of its own.
+    org_worlds: running.runtime.worlds.size,
     events: world.events.all.length,
     transitions: world.transitions.length,
     held: held(world),

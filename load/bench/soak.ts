@@ -4,12 +4,10 @@
 // creations that each publish an event, indicative RFQs; plus on-chain deposits through the control plane),
 // tenants churning (each slot's organization is replaced and deleted every --org-lifetime), sampling the
 // server's RSS, event-loop delay and clock lag every second; prints the figures.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { startReceiver as startReceiverProcess, type ReceiverAnswer } from './receiver.ts';
+import { startSampledServer } from './sampled-server.ts';
 
 interface Options {
   duration_s: number;
@@ -76,28 +74,9 @@ interface Sample {
   held: Record<string, number>;
 }
 
-async function startServer(samples: Sample[], cpu_prof_dir: string | null, profile_json: string | null): Promise<{ url: string; stop(): Promise<void> }> {
-  const here = dirname(fileURLToPath(import.meta.url));
+function startServer(samples: Sample[], cpu_prof_dir: string | null, profile_json: string | null): Promise<{ url: string; stop(): Promise<void> }> {
   const prof = cpu_prof_dir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(cpu_prof_dir)];
-  const args = profile_json === null ? [] : ['--profile', profile_json];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', resolve(here, 'soak-server.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const port = await new Promise<number>((ok, fail) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      const msg = JSON.parse(line) as { port?: number; sample?: Sample };
-      if (msg.port !== undefined) ok(msg.port);
-      if (msg.sample) samples.push(msg.sample);
-    });
-    child.once('exit', (code) => fail(new Error(`soak server exited with ${code}`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return startSampledServer(samples, profile_json === null ? [] : ['--profile', profile_json], prof);
 }
 
 async function call(url: string, method: string, path: string, key: string | null, body?: unknown, idem?: string): Promise<any> {

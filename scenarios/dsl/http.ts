@@ -87,12 +87,16 @@ export function apiClient(base_url: string, api_key: string, idem_prefix: string
   };
 }
 
-/** A /_sim client; `token` when the server was started with --control-token. */
-export function controlClient(control_url: string, token?: string) {
+/**
+ * A /_sim client; `token` when the server was started with --control-token. `organization_id`: every call is
+ * scoped to that organization's own world (one created with a clock of its own; docs/control-plane.md).
+ */
+export function controlClient(control_url: string, token?: string, organization_id?: string) {
+  const scoped = (path: string): string => (organization_id === undefined ? path : `${path}${path.includes('?') ? '&' : '?'}organization_id=${encodeURIComponent(organization_id)}`);
   return {
     control_url,
     call<M extends HttpMethod, P extends string>(method: M, path: P, body?: unknown): Promise<Reply<ControlBody<M, P>>> {
-      return request<ControlBody<M, P>>(control_url + path, method.toUpperCase(), body, token ? { authorization: `Bearer ${token}` } : {});
+      return request<ControlBody<M, P>>(control_url + scoped(path), method.toUpperCase(), body, token ? { authorization: `Bearer ${token}` } : {});
     },
   };
 }

@@ -117,13 +117,16 @@ async function callerTarget(s: Scenario, o: TriggerOptions, run_tag: string): Pr
       throw new TriggerRefused(`'${s.name}' drives your organization's webhook, and none is active: register one (POST /v1/webhooks), or run \`swapsim listen --forward-to URL\` beside it`);
     }
   }
+  // An organization with a clock of its own: every control call is scoped to its world, so the trigger's clock
+  // steps (and jumps on a realtime clock) move only its time, and its faults and deposits land in its world.
+  const own = (org as { clock?: { mode: string } }).clock;
   const target: Target = {
     mode: 'caller',
     base_url: o.base_url.replace(/\/$/, ''),
-    control,
+    control: own ? controlClient(control_url, o.control_token, org.organization_id) : control,
     organization_id: org.organization_id,
     api_key: o.api_key,
-    clock_mode: clock.body.clock.mode === 'realtime' ? 'realtime' : 'virtual',
+    clock_mode: (own ?? clock.body.clock).mode === 'realtime' ? 'realtime' : 'virtual',
     caller: { run_tag, ...(o.account_id ? { account_id: o.account_id } : {}) },
     close: async () => undefined,
   };

@@ -74,6 +74,10 @@ export function sendAccount(world: World, account: Account, event: AccountEvent)
 }
 
 export function createAccount(world: World, org: Organization, input: { label?: string; external_id?: string }): Account {
+  if (org.accounts_created >= world.profile.org_max_accounts) {
+    throw new ApiError('quota_exceeded', `this organization created its maximum of ${world.profile.org_max_accounts} accounts (profile org_max_accounts)`);
+  }
+  org.accounts_created++;
   const store = accountStore(world);
   const account_id = world.newId('acct');
   const initial = start<typeof accountMachine, AccountEffect>(world, accountMachine, account_id, {

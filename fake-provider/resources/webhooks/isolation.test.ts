@@ -102,6 +102,36 @@ describe('a hanging receiver', () => {
     expect(await s.invariants()).toMatchObject({ ok: true, violations: [] });
   });
 
+  it('other tenants holding the world bound with hanging receivers do not hold a bystander back', async () => {
+    // Realtime: nothing waits for the hanging POSTs, so the bystander's wall time to its receiver is the measure.
+    const s = await sim({ webhook_timeout_ms: 3_000, webhook_max_in_flight_total: 2 }, 'realtime');
+    const hanging = await receiver();
+    hanging.answer = () => 'hang';
+    const fine = await receiver();
+    for (let i = 0; i < 3; i++) (await orgWithWebhook(s, hanging)).emit(`acct_h${i}`, 4);
+    const b = await orgWithWebhook(s, fine);
+    expect(await until(() => hanging.received.length >= 2)).toBe(true);
+    const t0 = Date.now();
+    b.emit('acct_b');
+    expect(await until(() => fine.received.length === 1, 5_000)).toBe(true);
+    // Far sooner than the 3 s a hanging POST holds its slot.
+    expect(Date.now() - t0).toBeLessThan(1_500);
+  });
+
+  it('a tripped lane holds one POST at a time (a probe), not one per account', async () => {
+    const s = await sim({ webhook_timeout_ms: 300 }, 'realtime');
+    const hanging = await receiver();
+    hanging.answer = () => 'hang';
+    const a = await orgWithWebhook(s, hanging);
+    a.emit('acct_1');
+    expect(await until(() => hanging.received.length === 1)).toBe(true);
+    await sleep(500);
+    // Tripped: four accounts' deliveries now go one at a time, not four at once.
+    for (let i = 2; i <= 5; i++) a.emit(`acct_${i}`);
+    await sleep(150);
+    expect(hanging.received).toHaveLength(2);
+  });
+
   it('a full lane fails the attempts past webhook_max_queued at once; they are retried later', async () => {
     const s = await sim({ webhook_max_queued: 3 });
     const slow = await receiver();

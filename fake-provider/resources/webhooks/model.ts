@@ -302,9 +302,9 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
   const copies = sent.includes('duplicate') ? 2 : 1;
   const { journal, scheduler } = world.sim;
   const slot_ms = world.profile.webhook_answer_slot_ms;
-  // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise): its lane
-  // sends them in submission order; other accounts' go out alongside.
-  const lane = { webhook_id: webhook.webhook_id, account_id: event.envelope.account_id, sim_ms: at_ms };
+  // One account's deliveries keep their dispatch order on the wire (the spec's only ordering promise): its
+  // organization's lane sends them in submission order; other accounts' go out alongside.
+  const lane = { lane_id: webhook.org_id, account_id: event.envelope.account_id, sim_ms: at_ms };
   if (slot_ms > 0 && journal.mode === 'off') {
     // Answer slot (issue 15, verify): the outcome lands at a fixed sim time (so runs stay deterministic), and only
     // there does the clock wait for it. A duplicate's copies leave together, as an at-least-once sender's do (one

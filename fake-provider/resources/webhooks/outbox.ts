@@ -1,9 +1,11 @@
-// Bounded sending: per webhook a lane with at most `webhook_max_in_flight` POSTs at once (one per account at a
-// time, so an account's deliveries keep their wire order) and `webhook_max_queued` waiting; at most
-// `webhook_max_in_flight_total` POSTs over the world. A POST that times out trips its lane: what waits behind it,
-// and what arrives at the same sim instant, fails at once instead of waiting out the timeout again, so a
-// hanging receiver costs its own organization one timeout per instant and retries, nothing else.
-
+// Bounded sending per tenant: per organization a lane with at most `webhook_max_in_flight` POSTs at once (one
+// per account at a time, so an account's deliveries keep their wire order) and `webhook_max_queued` waiting; at
+// most `webhook_max_in_flight_total` POSTs over the world, except that a lane's first POST never waits for that
+// bound (other tenants' hanging receivers cannot hold a bystander's delivery back; the bound is exceeded by at
+// most one POST per organization, and organizations are capped by `max_organizations`). A freed slot of the world
+// bound goes to the waiting lane with the fewest POSTs out. A POST that times out trips its lane: what waits
+// behind it, and what arrives at the same sim instant, fails at once instead of waiting out the timeout again,
+// and the lane runs one POST at a time until one is answered, so a hanging receiver holds one slot, not eight.
 /** What one POST came to: the status (0 when nothing answered) and whether the timeout cut it off. */
 export interface Sent {
   status: number;
@@ -17,9 +19,9 @@ export interface OutboxLimits {
 }
 
 export interface Outbox {
-  /** Queues one POST on the webhook's lane; resolves with its status (0 when refused, tripped or closed). */
+  /** Queues one POST on the organization's lane; resolves with its status (0 when refused, tripped or closed). */
   submit(lane_id: string, account: string, sim_ms: number, run: () => Promise<Sent>): Promise<number>;
-  /** Its webhook is gone (organization deleted): whatever waits on the lane resolves 0 now, unsent. */
+  /** Its organization is gone: whatever waits on the lane resolves 0 now, unsent. */
   drop(lane_id: string): void;
   /** POSTs running and waiting, for the soak bench and tests. */
   stats(): { in_flight: number; queued: number; lanes: number };
@@ -47,6 +49,8 @@ interface Lane {
   queued: number;
   /** The sim instant of the last timeout: attempts at that same instant fail at once. */
   tripped_sim_ms: number;
+  /** A POST timed out and none has been answered since: one at a time (a probe), not `max_in_flight`. */
+  probing: boolean;
 }
 
 export function createOutbox(limits: () => OutboxLimits): Outbox {
@@ -59,7 +63,7 @@ export function createOutbox(limits: () => OutboxLimits): Outbox {
   const laneOf = (id: string): Lane => {
     let lane = lanes.get(id);
     if (lane === undefined) {
-      lane = { id, active: 0, waiting: new Map(), busy: new Set(), ready: [], queued: 0, tripped_sim_ms: Number.NaN };
+      lane = { id, active: 0, waiting: new Map(), busy: new Set(), ready: [], queued: 0, tripped_sim_ms: Number.NaN, probing: false };
       lanes.set(id, lane);
     }
     return lane;
@@ -88,22 +92,32 @@ export function createOutbox(limits: () => OutboxLimits): Outbox {
       lane.busy.delete(job.account);
       if (sent.timed_out) {
         lane.tripped_sim_ms = job.sim_ms;
+        lane.probing = true;
         failWaiting(lane);
-      } else if (lane.waiting.has(job.account)) lane.ready.push(job.account);
+      } else if (sent.status !== 0) lane.probing = false;
+      if (!sent.timed_out && lane.waiting.has(job.account)) lane.ready.push(job.account);
       job.resolve(sent.status);
       pump(lane);
-      // A slot of the world-wide bound freed: lanes that waited for one go next.
-      while (total < limits().max_in_flight_total && starved.length > 0) pump(starved.shift()!);
+      // A slot of the world-wide bound freed: the waiting lane with the fewest POSTs out goes next.
+      while (total < limits().max_in_flight_total && starved.length > 0) pump(takeNeediest());
       forget(lane);
     };
     job.run().then(done, () => done({ status: 0, timed_out: false }));
   };
 
+  const takeNeediest = (): Lane => {
+    let best = 0;
+    for (let i = 1; i < starved.length; i++) if (starved[i]!.active < starved[best]!.active) best = i;
+    return starved.splice(best, 1)[0]!;
+  };
+
   /** Starts what the bounds allow on a lane. */
   const pump = (lane: Lane): void => {
     const { max_in_flight, max_in_flight_total } = limits();
-    while (lane.ready.length > 0 && lane.active < max_in_flight) {
-      if (total >= max_in_flight_total) {
+    const own_max = lane.probing ? 1 : max_in_flight;
+    while (lane.ready.length > 0 && lane.active < own_max) {
+      // A lane's first POST is its own: the world bound holds back only its second and later ones.
+      if (total >= max_in_flight_total && lane.active > 0) {
         if (!starved.includes(lane)) starved.push(lane);
         return;
       }

@@ -12,9 +12,9 @@ export function forgetOrganizationWebhooks(world: World, org: Organization, scop
   const store = webhookStore(world);
   const gone = store.list.filter((w) => w.org_id === org.organization_id);
   if (gone.length === 0) return;
+  store.transport.outbox.drop(org.organization_id);
   for (const w of gone) {
     store.byId.delete(w.webhook_id);
-    store.transport.outbox.drop(w.webhook_id);
     for (const d of store.byWebhook.get(w.webhook_id) ?? []) {
       if (d.task_id !== null) world.sim.scheduler.cancel(d.task_id);
       d.task_id = null;

@@ -26,9 +26,10 @@ export interface Transport {
   close(): void;
 }
 
-/** Where a POST queues: its webhook's lane, its account (one at a time) and the sim instant it is due at. */
+/** Where a POST queues: its organization's lane, its account (one at a time) and the sim instant it is due at. */
 export interface LaneKey {
-  webhook_id: string;
+  /** The organization's id: its budget of POSTs in flight and waiting (outbox.ts). */
+  lane_id: string;
   account_id: string;
   sim_ms: number;
 }
@@ -126,7 +127,7 @@ export function post(req: SignedRequest, timeout_ms: number, journal?: Journal, 
   // The lane sits inside the journal's outside call: a POST that a tripped or full lane fails at once is
   // recorded like any answer, and a replay never consults the lanes.
   const go = (): Promise<number> =>
-    lane ? transport.outbox.submit(lane.webhook_id, lane.account_id, lane.sim_ms, () => send(req, timeout_ms, transport)) : send(req, timeout_ms, transport).then((s) => s.status);
+    lane ? transport.outbox.submit(lane.lane_id, lane.account_id, lane.sim_ms, () => send(req, timeout_ms, transport)) : send(req, timeout_ms, transport).then((s) => s.status);
   if (!journal || journal.mode === 'off') return go();
   const header = (suffix: string): string => Object.entries(req.headers).find(([name]) => name.endsWith(suffix))?.[1] ?? '';
   return journal.outside('webhook', `${header('-Delivery-Id')}@${header('-Timestamp')}`, go);
@@ -135,12 +136,12 @@ export function post(req: SignedRequest, timeout_ms: number, journal?: Journal, 
 /**
  * Answer slot (no journal): a delivery's copies leave together, outside the lanes (their answers land at a fixed
  * sim time, so a lane's wait and trip would only add wall time), but one account's POSTs leave in dispatch order:
- * each `stagger_ms` of wall time after the previous one of the same webhook and account was handed to the socket
+ * each `stagger_ms` of wall time after the previous one of the same organization and account was handed to the socket
  * (or ended unsent), never waiting for its answer. Resolves with each copy's status, in copy order; with 0s, unsent,
  * when `alive()` says by then that its webhook is gone (organization deleted).
  */
 export function postTogether(req: SignedRequest, copies: number, timeout_ms: number, transport: Transport, lane: LaneKey, stagger_ms: number, alive: () => boolean): Promise<number[]> {
-  const key = `${lane.webhook_id} ${lane.account_id}`;
+  const key = `${lane.lane_id} ${lane.account_id}`;
   const previous = transport.staggered.get(key);
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
