@@ -44,6 +44,8 @@ export function uiAssetRoutes(runtime: Runtime): Array<{ route: { method: string
         }
         cache.set(file, bytes);
       }
+      // The page learns whether to ask for the token before its first call (a refused call would be a console error).
+      if (file === 'index.html') bytes = Buffer.from(bytes.toString('utf8').replace('content="swapsim-auth"', `content="${runtime.options.control_token ? 'token' : 'open'}"`));
       res.statusCode = 200;
       res.setHeader('Content-Type', type);
       res.setHeader('Content-Length', bytes.length);

@@ -102,7 +102,7 @@ function orgPicker(): HTMLElement {
 }
 
 function clockLevers(): HTMLElement {
-  const ms = h('input', { type: 'number', min: 0, value: 60000, 'data-testid': 'advance-ms', style: 'width:9em' }) as HTMLInputElement;
+  const ms = h('input', { type: 'number', min: 0, value: 60000, 'data-testid': 'advance-ms', class: 'ms' }) as HTMLInputElement;
   const out = h('span', { class: 'muted', 'data-testid': 'clock-result' });
   const run = async (path: string, body: unknown): Promise<void> => {
     const r = await client.sim('POST', path, body);
@@ -124,14 +124,14 @@ function drawLevers(): void {
 }
 
 function signOut(): HTMLElement {
-  return h('button', { class: 'act', style: 'margin-left:auto', onclick: () => { saveCredentials({ control_token: null, api_key: null }); location.reload(); } }, 'Sign out');
+  return h('button', { class: 'act right', onclick: () => { saveCredentials({ control_token: null, api_key: null }); location.reload(); } }, 'Sign out');
 }
 
 // ---- sign in (a control token, or one organization's key) ----
 
 function signIn(message: string): HTMLElement {
-  const token = h('input', { type: 'password', 'data-testid': 'token', style: 'width:24em' }) as HTMLInputElement;
-  const key = h('input', { type: 'password', 'data-testid': 'api-key', style: 'width:24em' }) as HTMLInputElement;
+  const token = h('input', { type: 'password', 'data-testid': 'token', class: 'secret' }) as HTMLInputElement;
+  const key = h('input', { type: 'password', 'data-testid': 'api-key', class: 'secret' }) as HTMLInputElement;
   const go = (c: Credentials): void => { saveCredentials(c); location.reload(); };
   return h('div', { 'data-testid': 'sign-in' },
     h('div', { class: 'error' }, message),
@@ -404,12 +404,20 @@ async function poll(): Promise<void> {
   await draw();
 }
 
+/** Whether this server wants its control token (the page's meta tag, set by the server that served it). */
+const tokenRequired = (): boolean => document.querySelector('meta[name="swapsim-control"]')?.getAttribute('content') === 'token';
+
 async function start(): Promise<void> {
   if (orgMode()) state.tab = 'accounts';
   drawTabs();
   drawLevers();
+  if (!orgMode() && tokenRequired() && !credentials.control_token) {
+    document.getElementById('view')!.replaceChildren(signIn('This server requires its control token.'));
+    return;
+  }
   try {
-    await poll();
+    if (orgMode()) await draw();
+    else await poll();
   } catch {
     return; // the sign-in form is showing
   }
