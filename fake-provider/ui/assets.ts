@@ -27,7 +27,7 @@ function refuse(res: ServerResponse, runtime: Runtime, err: ApiError): void {
 }
 
 /** The dashboard's file routes, answered before the journal (a page load is not an input to the world). */
-export function uiAssetRoutes(runtime: Runtime): Array<{ route: { method: string; path: string }; serve: Serve }> {
+export function uiAssetRoutes(runtime: Runtime, dir: URL = UI_DIST): Array<{ route: { method: string; path: string }; serve: Serve }> {
   const cache = new Map<string, Buffer>();
   return Object.entries(FILES).map(([path, { file, type }]) => ({
     route: { method: 'get', path },
@@ -38,7 +38,7 @@ export function uiAssetRoutes(runtime: Runtime): Array<{ route: { method: string
       let bytes = cache.get(file);
       if (bytes === undefined) {
         try {
-          bytes = readFileSync(new URL(file, UI_DIST));
+          bytes = readFileSync(new URL(file, dir));
         } catch {
           return refuse(res, runtime, new ApiError('not_implemented', `the dashboard's ${file} is not built: run npm run build (lib/build.mjs writes dist/ui)`));
         }
