@@ -73,6 +73,13 @@ describe('GET /_sim/ui/* data routes', () => {
     const trades = await get(`/ui/entities?organization_id=${orgA.organization_id}&kind=trade`);
     expect(trades.body.entities).toEqual([expect.objectContaining({ id: trade, account_id: account, status: 'settled' })]);
     expect((await get(`/ui/entities?organization_id=${orgB.organization_id}&kind=trade`)).body.entities).toEqual([]);
+    // The dashboard's timeline reads only the account's events: the same rows as reading every event.
+    const whole = (await get(`/timeline?entity_id=${trade}`)).body.timeline;
+    expect(whole.some((t: { event_type?: string }) => t.event_type === 'trade.settled')).toBe(true);
+    expect((await get(`/timeline?entity_id=${trade}&account_id=${account}`)).body.timeline).toEqual(whole);
+    // Two entities: both their transitions (the one-entity shortcut must not take a list).
+    const both = (await get(`/timeline?entity_id=${trade},${credit}`)).body.timeline as Array<{ kind: string; entity_type: string }>;
+    expect(new Set(both.filter((t) => t.kind === 'transition').map((t) => t.entity_type))).toEqual(new Set(['trade', 'credit']));
     const rfqs = (await get(`/ui/entities?organization_id=${orgA.organization_id}&kind=rfq`)).body.entities;
     expect(rfqs).toHaveLength(1);
     const events = (await get(`/ui/events?organization_id=${orgA.organization_id}&limit=100`)).body.events as Array<{ event_id: string }>;

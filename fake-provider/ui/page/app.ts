@@ -41,8 +41,12 @@ const state = {
   tab: 'world',
   org_id: '',
   orgs: [] as Org[],
+  /** The organizations were read by this poll: the Organizations view need not read them again. */
+  orgsFresh: false,
   kind: 'trade',
   entity: '' as string,
+  /** The open entity's account: its timeline then reads that account's events only (fast on a large world). */
+  entityAccount: '' as string,
   account: '' as string,
   /** Per paged table: the cursors of the pages before the current one, and the current one. */
   pages: new Map<string, Array<string | undefined>>(),
@@ -143,7 +147,9 @@ function signIn(message: string): HTMLElement {
 // ---- views ----
 
 async function viewWorld(): Promise<HTMLElement> {
-  const r = await client.sim('GET', '/organizations');
+  // poll() has just read them when the world changed; read again only on a redraw the user asked for.
+  const r = state.orgsFresh ? { status: 200, body: { organizations: state.orgs } } : await client.sim('GET', '/organizations');
+  state.orgsFresh = false;
   if (r.status !== 200) return fail(r);
   const rows = (r.body.organizations as Org[]).map((o) => h('tr', { class: 'pick', 'data-org': o.organization_id, onclick: () => { state.org_id = o.organization_id; state.tab = 'accounts'; state.pages.clear(); drawTabs(); drawLevers(); void draw(); } },
     h('td', { class: 'mono' }, o.organization_id), h('td', { class: 'mono' }, o.api_keys.map(suffix).join(' ')),
@@ -178,7 +184,7 @@ async function credits(account_id: string): Promise<HTMLElement> {
 
 /** An id that opens its timeline in the Lifecycles view. */
 function entityLink(id: string): HTMLElement {
-  return h('a', { href: '#', class: 'mono', onclick: (e) => { e.preventDefault(); state.entity = id; state.tab = 'lifecycles'; drawTabs(); void draw(); } }, id);
+  return h('a', { href: '#', class: 'mono', onclick: (e) => { e.preventDefault(); state.entity = id; state.entityAccount = state.account; state.tab = 'lifecycles'; drawTabs(); void draw(); } }, id);
 }
 
 async function viewLifecycles(): Promise<HTMLElement> {
@@ -186,14 +192,14 @@ async function viewLifecycles(): Promise<HTMLElement> {
   const kind = h('select', { 'data-testid': 'kind', onchange: (e) => { state.kind = (e.target as HTMLSelectElement).value; resetPages('entities'); void draw(); } }, ...ENTITY_KINDS.map((k) => h('option', { value: k, selected: k === state.kind }, k)));
   const r = await client.sim('GET', `/ui/entities?organization_id=${encodeURIComponent(state.org_id)}&kind=${state.kind}&limit=${PAGE}${q('cursor', cursorOf('entities'))}`);
   if (r.status !== 200) return fail(r);
-  const rows = (r.body.entities as any[]).map((x) => h('tr', { class: `pick${x.id === state.entity ? ' sel' : ''}`, 'data-entity': x.id, onclick: () => { state.entity = x.id; void draw(); } },
+  const rows = (r.body.entities as any[]).map((x) => h('tr', { class: `pick${x.id === state.entity ? ' sel' : ''}`, 'data-entity': x.id, onclick: () => { state.entity = x.id; state.entityAccount = x.account_id ?? ''; void draw(); } },
     h('td', { class: 'mono' }, x.id), h('td', { class: 'mono' }, x.account_id ?? ''), h('td', {}, x.status), h('td', {}, iso(x.created_at_ms))));
   const left = h('section', {}, h('h2', {}, 'Lifecycles ', kind), table([state.kind, 'account', 'status', 'created'], rows, 'entities'), pager('entities', r.body, rows.length));
   return h('div', { class: 'cols' }, left, state.entity ? await timeline(state.entity) : h('p', { class: 'muted' }, 'Pick one to see its timeline: transitions, events, fault firings and webhook attempts.'));
 }
 
 async function timeline(entity_id: string): Promise<HTMLElement> {
-  const r = await client.sim('GET', `/timeline?entity_id=${encodeURIComponent(entity_id)}`);
+  const r = await client.sim('GET', `/timeline?entity_id=${encodeURIComponent(entity_id)}${q('account_id', state.entityAccount || undefined)}`);
   if (r.status !== 200) return fail(r);
   const rows = (r.body.timeline as any[]).map((t) => h('tr', { class: t.kind },
     h('td', {}, iso(t.sim_ms)), h('td', {}, t.kind), h('td', { class: 'mono' }, `${t.entity_type} ${t.entity_id}`),
@@ -398,6 +404,7 @@ async function poll(): Promise<void> {
   const orgs = await client.sim('GET', '/organizations');
   if (orgs.status === 200) {
     state.orgs = orgs.body.organizations;
+    state.orgsFresh = true;
     if (!state.orgs.some((o) => o.organization_id === state.org_id)) state.org_id = state.orgs[0]?.organization_id ?? '';
     drawLevers();
   }
