@@ -113,7 +113,7 @@ describe('the dashboard files', () => {
     const far = await files(undefined, '10.1.2.3');
     const refused = await fetch(`${far.url}/ui/app.js`);
     expect(refused.status).toBe(403);
-    expect((await refused.json()).error.code).toBe('forbidden');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('forbidden');
     sim.running.runtime.options.control_token = 'tok';
     try {
       // With a token the files hold no secret: the page asks for the token before any data call.
@@ -130,7 +130,7 @@ describe('the dashboard files', () => {
     const none = await files(new URL('file:///nonexistent-swapsim-ui/'), '127.0.0.1');
     const r = await fetch(`${none.url}/ui/app.css`);
     expect(r.status).toBe(501);
-    expect((await r.json()).error.message).toContain('npm run build');
+    expect(((await r.json()) as { error: { message: string } }).error.message).toContain('npm run build');
     await new Promise((r2) => none.server.close(r2));
   });
 });

@@ -35,24 +35,34 @@ export interface EntityRow {
   created_at_ms: number;
 }
 
+/** One kind's entities of an organization, oldest first, and how to make one into a row (only a page's are made). */
+interface Listed<T> {
+  items: T[];
+  row(t: T): EntityRow;
+}
+
+function listed<T>(items: T[], row: (t: T) => EntityRow): Listed<unknown> {
+  return { items, row } as Listed<unknown>;
+}
+
 /** Every entity of one kind owned by `org_id`, oldest first (each store keeps creation order). */
-function entitiesOf(world: World, kind: EntityKind, org_id: string): EntityRow[] {
+function entitiesOf(world: World, kind: EntityKind, org_id: string): Listed<unknown> {
   const row = (id: string, account_id: string | null, status: string, created_at_ms: number): EntityRow => ({ kind, id, account_id, status, created_at_ms });
   switch (kind) {
     case 'trade':
-      return tradeStore(world).list.filter((t) => t.org.organization_id === org_id).map((t) => row(t.trade_id, t.quote.rfq.account_id, tradeStatus(world, t), t.created_at_ms));
+      return listed(tradeStore(world).list.filter((t) => t.org.organization_id === org_id), (t) => row(t.trade_id, t.quote.rfq.account_id, tradeStatus(world, t), t.created_at_ms));
     case 'zap':
-      return zapStore(world).list.filter((z) => z.org_id === org_id).map((z) => row(z.zap_id, z.account_id, zapStatus(world, z), z.created_at_ms));
+      return listed(zapStore(world).list.filter((z) => z.org_id === org_id), (z) => row(z.zap_id, z.account_id, zapStatus(world, z), z.created_at_ms));
     case 'rfq':
-      return [...rfqStore(world).rfqs.values()].filter((r) => r.org_id === org_id).sort((a, b) => a.seq - b.seq).map((r) => row(r.rfq_id, r.account_id, rfqStatus(r), r.created_at_ms));
+      return listed([...rfqStore(world).rfqs.values()].filter((r) => r.org_id === org_id).sort((a, b) => a.seq - b.seq), (r) => row(r.rfq_id, r.account_id, rfqStatus(r), r.created_at_ms));
     case 'cancel':
-      return cancelStore(world).list.filter((c) => c.org_id === org_id).map((c) => row(c.cancel_id, c.account_id, cancelStatus(c), c.created_at_ms));
+      return listed(cancelStore(world).list.filter((c) => c.org_id === org_id), (c) => row(c.cancel_id, c.account_id, cancelStatus(c), c.created_at_ms));
     case 'recovery':
-      return recoveryStore(world).list.filter((r) => r.org_id === org_id).map((r) => row(r.recovery_id, r.account_id, recoveryStatus(r), r.created_at_ms));
+      return listed(recoveryStore(world).list.filter((r) => r.org_id === org_id), (r) => row(r.recovery_id, r.account_id, recoveryStatus(r), r.created_at_ms));
     case 'deposit':
-      return depositStore(world).list.filter((d) => d.address.org_id === org_id).map((d) => row(d.deposit_id, d.address.account_id, depositStatus(d), d.landed_at_ms));
+      return listed(depositStore(world).list.filter((d) => d.address.org_id === org_id), (d) => row(d.deposit_id, d.address.account_id, depositStatus(d), d.landed_at_ms));
     case 'destination':
-      return destinationStore(world).list.filter((d) => d.org_id === org_id).map((d) => row(d.destination_id, d.account_id, destinationStatus(d), d.created_at_ms));
+      return listed(destinationStore(world).list.filter((d) => d.org_id === org_id), (d) => row(d.destination_id, d.account_id, destinationStatus(d), d.created_at_ms));
   }
 }
 
@@ -201,10 +211,11 @@ export function uiDataRoutes(runtime: Runtime) {
       query: z.object({ ...orgQuery, kind: z.enum(ENTITY_KINDS), account_id: idString.optional() }).strict(), response: uiReplies.entities,
       handler: ({ query }, { world }) => {
         requireOrg(world, query.organization_id);
-        let all = entitiesOf(world, query.kind, query.organization_id);
-        if (query.account_id !== undefined) all = all.filter((e) => e.account_id === query.account_id);
+        const of = entitiesOf(world, query.kind, query.organization_id);
+        // A status is read only for the rows shown (a trade's status walks its snapshot).
+        const all = query.account_id === undefined ? of.items : of.items.filter((e) => of.row(e).account_id === query.account_id);
         const p = pageBackwards(all, query.limit ?? DEFAULT_LIMIT, query.cursor);
-        return { body: { entities: p.items, has_more: p.has_more, next_cursor: p.next_cursor, total: all.length } };
+        return { body: { entities: p.items.map(of.row), has_more: p.has_more, next_cursor: p.next_cursor, total: all.length } };
       },
     }),
     defineRoute({

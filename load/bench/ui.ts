@@ -52,27 +52,30 @@ async function main(): Promise<void> {
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
     page.on('pageerror', (e) => errors.push(e.message));
   };
+  const painted = (page: Page): Promise<{ at: number; click: number }> =>
+    page.$eval('main', (m) => ({ at: Number(m.getAttribute('data-painted-at-ms')), click: Number(m.getAttribute('data-since-click-ms')) }));
+  /** After the selector shows, the frame that showed it has stamped the view (main's attributes, app.ts draw). */
+  const shown = async (page: Page, selector: string) => {
+    await page.waitForSelector(selector);
+    await page.waitForFunction("document.querySelector('main').hasAttribute('data-painted-at-ms')");
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => r(null)))');
+    return painted(page);
+  };
   // One warm-up navigation (Chromium's first page pays for its own start), then the measured runs.
   for (let run = 0; run <= RUNS; run++) {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     watch(page);
-    const start = performance.now();
     await page.goto(`${origin}/_sim/ui`);
-    await page.waitForSelector('[data-testid="orgs"] tr[data-org]');
-    const firstView = performance.now() - start;
+    const firstView = (await shown(page, '[data-testid="orgs"] tr[data-org]')).at;
 
-    const listStart = performance.now();
     await page.click('nav button[data-tab="lifecycles"]');
-    await page.waitForSelector(`tr[data-entity="${lastTrade}"]`);
-    const list = performance.now() - listStart;
+    const list = (await shown(page, `tr[data-entity="${lastTrade}"]`)).click;
 
-    // An older trade each run (page 1 only): its timeline is read from a log of every trade's transitions.
-    const pick = await page.$$eval('[data-testid="entities"] tr[data-entity]', (rows, i) => rows[i % rows.length].getAttribute('data-entity')!, run);
-    const tlStart = performance.now();
+    // Another trade of the first page each run: its timeline reads its own transitions and its account's events.
+    const pick = await page.$$eval('[data-testid="entities"] tr[data-entity]', (rows, i) => rows[(i * 7) % rows.length].getAttribute('data-entity')!, run);
     await page.click(`tr[data-entity="${pick}"]`);
     await page.waitForSelector(`[data-testid="timeline-panel"] h2:text-is("Timeline of ${pick}")`);
-    await page.waitForSelector('[data-testid="timeline"] tbody tr');
-    const timeline = performance.now() - tlStart;
+    const timeline = (await shown(page, '[data-testid="timeline"] tbody tr')).click;
     if (run > 0) {
       first.push(firstView);
       lists.push(list);
@@ -97,9 +100,9 @@ async function main(): Promise<void> {
   mkdirSync(dirname(OUT), { recursive: true });
   writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
   const verdict = (ms: number, target: number): string => (ms <= target ? 'PASS' : 'FAIL');
-  console.log(`first view (Organizations, navigation → table): median ${result.first_view_ms.median} ms, max ${result.first_view_ms.max} ms (target ≤ 1000: ${verdict(result.first_view_ms.max, 1000)})`);
-  console.log(`trade list (Lifecycles tab → first page of ${TRADES}): median ${result.trade_list_ms.median} ms, max ${result.trade_list_ms.max} ms`);
-  console.log(`entity timeline (click → rows): median ${result.entity_timeline_ms.median} ms, max ${result.entity_timeline_ms.max} ms (target ≤ 300: ${verdict(result.entity_timeline_ms.max, 300)})`);
+  console.log(`first view (Organizations: navigation start → the frame that shows the table): median ${result.first_view_ms.median} ms, max ${result.first_view_ms.max} ms (target ≤ 1000: ${verdict(result.first_view_ms.max, 1000)})`);
+  console.log(`trade list (click on the Lifecycles tab → the frame that shows the first page of ${TRADES}): median ${result.trade_list_ms.median} ms, max ${result.trade_list_ms.max} ms`);
+  console.log(`entity timeline (click on a trade → the frame that shows its timeline): median ${result.entity_timeline_ms.median} ms, max ${result.entity_timeline_ms.max} ms (target ≤ 300: ${verdict(result.entity_timeline_ms.max, 300)})`);
   console.log(`console errors: ${errors.length}; load average ${load} (2 cores shared); ${RUNS} runs; written to ${OUT}`);
   if (errors.length > 0) process.exitCode = 1;
 }
