@@ -95,7 +95,7 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     await page.waitForSelector(`tr[data-account="${accountA}"]`);
     const balances = (await sim.api('GET', `/accounts/${accountA}/balances`, { key: orgA.api_key })).body.balances as Array<{ asset_key: string; available_atoms: string }>;
     const cell = await page.locator(`tr[data-account="${accountA}"] td`).nth(3).innerText();
-    for (const b of balances) expect(cell).toContain(`${b.asset_key}: ${b.available_atoms}`);
+    for (const b of balances) expect(cell).toContain(`${b.available_atoms} ${b.asset_key}`);
 
     await page.click(`tr[data-account="${accountA}"]`);
     await page.waitForSelector('[data-testid="credits"] tr[data-credit]');

@@ -166,7 +166,7 @@ async function viewAccounts(): Promise<HTMLElement> {
   if (r.status !== 200) return fail(r);
   const rows = (r.body.accounts as any[]).map((a) => h('tr', { class: `pick${a.account_id === state.account ? ' sel' : ''}`, 'data-account': a.account_id, onclick: () => { state.account = a.account_id; resetPages('credits'); void draw(); } },
     h('td', { class: 'mono' }, a.account_id), h('td', {}, a.label ?? ''), h('td', {}, a.status),
-    h('td', { class: 'mono' }, ...(a.balances as any[]).flatMap((b) => [`${b.asset_key}: ${b.available_atoms}${b.pending_atoms !== '0' ? ` (+${b.pending_atoms} pending)` : ''}`, h('br')])),
+    h('td', { class: 'mono' }, ...(a.balances as any[]).flatMap((b) => [`${b.available_atoms} ${b.asset_key}${b.pending_atoms !== '0' ? ` (+${b.pending_atoms} pending)` : ''}`, h('br')])),
     h('td', {}, `${a.credits.open} open · ${a.credits.locked} locked · ${a.credits.consumed} consumed`)));
   const left = h('section', {}, h('h2', {}, 'Accounts'), table(['account', 'label', 'status', 'balances (available atoms)', 'credits'], rows, 'accounts'), pager('accounts', r.body, rows.length));
   return h('div', { class: 'cols' }, left, state.account ? await credits(state.account) : h('p', { class: 'muted' }, 'Pick an account to see its credits.'));
