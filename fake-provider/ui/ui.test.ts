@@ -29,13 +29,26 @@ let tradeId: string;
 /** Console errors and failed page scripts; `expected` lists statuses of refusals a test asks for on purpose. */
 interface Opened { page: Page; errors: string[] }
 
+/** The page the control-plane tests share (opened once: a page costs a second on a loaded machine). */
+let shared: Opened;
+
+/** The shared page on a view, its error list emptied for the test. */
+async function sharedOn(view: string): Promise<Opened> {
+  shared.errors.length = 0;
+  if ((await shared.page.$('[data-testid="org"]')) && (await shared.page.inputValue('[data-testid="org"]')) !== orgA.organization_id) {
+    await shared.page.selectOption('[data-testid="org"]', orgA.organization_id);
+  }
+  await tab(shared.page, view);
+  return shared;
+}
+
 async function open(hash = ''): Promise<Opened> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('request', (r) => { if (!r.url().startsWith(new URL(sim.control_url).origin)) errors.push(`outside request ${r.url()}`); });
-  await page.goto(`${new URL(sim.control_url).origin}/_sim/ui${hash}`);
+  await page.goto(`${new URL(sim.control_url).origin}/_sim/ui?poll_ms=200${hash}`);
   return { page, errors };
 }
 
@@ -66,7 +79,9 @@ async function control(method: string, path: string, body?: unknown) {
 describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () => {
   beforeAll(async () => {
     if (!existsSync(new URL('app.js', UI_DIST))) throw new Error('dist/ui is not built (node lib/build.mjs --js)');
-    [browser, sim, rx] = await Promise.all([chromium.launch({ executablePath: CHROMIUM, args: ARGS }), startTestSim({ seed_orgs: [] }), startReceiver()]);
+    // Chromium starts while the world is built.
+    const launching = chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    [sim, rx] = await Promise.all([startTestSim({ seed_orgs: [] }), startReceiver()]);
     const unthrottled = { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 };
     orgA = await sim.newOrg({ rate_limits: unthrottled });
     orgB = await sim.newOrg({ rate_limits: unthrottled });
@@ -80,14 +95,16 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     accountB = await readyAccount(sim, orgB.api_key);
     await fund(sim, accountB, ETH, '2000000000000000000', orgB.api_key);
     await sim.settle();
+    browser = await launching;
+    shared = await open();
+    await shared.page.waitForSelector('[data-testid="orgs"] tr[data-org]');
   }, 60_000);
   afterAll(async () => {
     await Promise.all([browser?.close(), sim?.close(), rx?.close()]);
   });
 
   it('organizations, accounts with balances and credits, as the API has them; a new account shows up without a reload', async () => {
-    const { page, errors } = await open();
-    await page.waitForSelector('[data-testid="orgs"] tbody tr');
+    const { page, errors } = await sharedOn('world');
     const orgs = (await control('GET', '/organizations')).body.organizations.map((o: { organization_id: string }) => o.organization_id);
     expect(await attrs(page, '[data-testid="orgs"] tr[data-org]', 'data-org')).toEqual(orgs);
 
@@ -114,12 +131,10 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     const created = (await sim.api('POST', '/accounts', { key: orgA.api_key, body: { label: 'live' } })).body.account.account_id;
     await page.waitForSelector(`tr[data-account="${created}"]`, { timeout: 5_000 });
     expect(errors).toEqual([]);
-    await page.close();
   }, 30_000);
 
   it("lifecycles: the trade's status and its timeline are the API's", async () => {
-    const { page, errors } = await open();
-    await tab(page, 'lifecycles');
+    const { page, errors } = await sharedOn('lifecycles');
     await page.waitForSelector(`tr[data-entity="${tradeId}"]`);
     const trade = (await sim.api('GET', `/trades/${tradeId}`, { key: orgA.api_key })).body.trade;
     expect(trade.status).toBe('settled');
@@ -137,12 +152,10 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     await page.waitForSelector(`main [data-view="lifecycles"]`);
     await until(async () => expect(await page.locator(`tr[data-entity="${tradeId}"]`).count()).toBe(0), 'org B lists no trade of org A');
     expect(errors).toEqual([]);
-    await page.close();
   }, 30_000);
 
   it('the clock levers move the clock as POST /_sim/clock/advance and /settle do', async () => {
-    const { page, errors } = await open();
-    await page.waitForSelector('[data-testid="orgs"]');
+    const { page, errors } = await sharedOn('world');
     const before = (await control('GET', '/clock')).body.clock.now_ms as number;
     await page.fill('[data-testid="advance-ms"]', '7000');
     await page.click('[data-testid="advance"]');
@@ -156,12 +169,10 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     expect(after.body.ran.ran).toBe(0);
     expect(after.body.pending).toBe(0);
     expect(errors).toEqual([]);
-    await page.close();
   }, 30_000);
 
   it('faults: a refused rule shows the API error and adds nothing; an added rule is the one POST makes; it fires, shows, and is removed', async () => {
-    const { page, errors } = await open();
-    await tab(page, 'faults');
+    const { page, errors } = await sharedOn('faults');
     const bad = '{"target":"trade","effect":{"fail":"nope"}}';
     await page.fill('[data-testid="fault-body"]', bad);
     await page.click('[data-testid="add-fault"]');
@@ -197,12 +208,10 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     // The one refusal the test asked for is the browser's own network line, not a page error.
     expect(errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
     expect(errors).toHaveLength(1);
-    await page.close();
   }, 30_000);
 
   it('webhooks: Replay asks /v1 replay for the event, and its delivery and attempts show as the API has them', async () => {
-    const { page, errors } = await open();
-    await tab(page, 'webhooks');
+    const { page, errors } = await sharedOn('webhooks');
     const events = (await sim.api('GET', `/events?types=trade.settled`, { key: orgA.api_key })).body.events as Array<{ event_id: string }>;
     const settled = events[0].event_id;
     await page.waitForSelector(`tr[data-event="${settled}"]`);
@@ -218,12 +227,10 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     const shown = await page.locator(`tr[data-event="${settled}"] li`).count();
     expect(shown).toBe(api.deliveries.reduce((n: number, d: { attempts: unknown[] }) => n + d.attempts.length, 0));
     expect(errors).toEqual([]);
-    await page.close();
   }, 30_000);
 
   it('invariants, conduct and triggers show what their endpoints say', async () => {
-    const { page, errors } = await open();
-    await tab(page, 'invariants');
+    const { page, errors } = await sharedOn('invariants');
     const inv = (await control('GET', '/invariants')).body;
     expect(await page.locator('[data-testid="invariants-ok"]').innerText()).toBe(inv.ok ? 'ok' : `${inv.violations.length} violations`);
     await tab(page, 'conduct');
@@ -235,7 +242,6 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     expect(await attrs(page, '[data-testid="triggers"] tr[data-trigger]', 'data-trigger')).toEqual(list.map((t) => t.name));
     expect(await page.locator(`tr[data-trigger="${list[0].name}"] code`).innerText()).toContain(`--api-key ${orgA.api_key}`);
     expect(errors).toEqual([]);
-    await page.close();
   }, 30_000);
 
   it("an organization's key sees that organization only, through /v1", async () => {

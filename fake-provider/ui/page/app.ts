@@ -4,7 +4,8 @@
 // shows that organization alone, through /v1 (docs/ui.md).
 import { Client, errorLine, loadCredentials, saveCredentials, type Credentials, type Reply } from './client.ts';
 
-const POLL_MS = 1000;
+/** How often the page polls for changes: 1 s, or `?poll_ms=` (at least 100; the tests poll faster). */
+const POLL_MS = Math.max(100, Number(new URLSearchParams(location.search).get('poll_ms')) || 1000);
 const PAGE = 25;
 const ENTITY_KINDS = ['trade', 'zap', 'rfq', 'cancel', 'recovery', 'deposit', 'destination'];
 const FAULT_EXAMPLE = '{\n  "target": "trade",\n  "effect": { "fail": "execution_failed" },\n  "times": 1\n}';
@@ -84,13 +85,21 @@ function fail(r: Reply): HTMLElement {
   return h('div', { class: 'error', 'data-testid': 'error' }, errorLine(r));
 }
 
+/**
+ * What the last lever answered (its result or error envelope), above the view: a live redraw of the view keeps
+ * it; the next lever or another tab replaces it.
+ */
+function notice(testid: string, el: HTMLElement | null): void {
+  document.getElementById('notice')!.replaceChildren(...(el ? [h('div', { 'data-testid': testid }, el)] : []));
+}
+
 const currentOrg = (): Org | undefined => state.orgs.find((o) => o.organization_id === state.org_id);
 
 // ---- the header: tabs, clock and organization picker ----
 
 function drawTabs(): void {
   const nav = document.getElementById('tabs')!;
-  nav.replaceChildren(...(orgMode() ? ORG_TABS : TABS).map(([id, label]) => h('button', { class: state.tab === id ? 'on' : '', 'data-tab': id, onclick: () => { state.tab = id; drawTabs(); void draw(); } }, label)));
+  nav.replaceChildren(...(orgMode() ? ORG_TABS : TABS).map(([id, label]) => h('button', { class: state.tab === id ? 'on' : '', 'data-tab': id, onclick: () => { state.tab = id; notice('', null); drawTabs(); void draw(); } }, label)));
 }
 
 async function drawBar(pulse: { now_ms: number; mode: string; speed: number } | null): Promise<void> {
@@ -107,15 +116,14 @@ function orgPicker(): HTMLElement {
 
 function clockLevers(): HTMLElement {
   const ms = h('input', { type: 'number', min: 0, value: 60000, 'data-testid': 'advance-ms', class: 'ms' }) as HTMLInputElement;
-  const out = h('span', { class: 'muted', 'data-testid': 'clock-result' });
   const run = async (path: string, body: unknown): Promise<void> => {
     const r = await client.sim('POST', path, body);
-    out.textContent = r.status === 200 ? `ran ${r.body.ran.ran}${r.body.pending !== undefined ? `, ${r.body.pending} pending` : ''}` : errorLine(r);
+    notice('clock-result', r.status === 200 ? h('div', { class: 'note' }, `ran ${r.body.ran.ran}${r.body.pending !== undefined ? `, ${r.body.pending} pending` : ''}`) : fail(r));
     await poll();
   };
   return h('span', {}, 'Clock ', ms, ' ms ',
     h('button', { class: 'act', 'data-testid': 'advance', onclick: () => void run('/clock/advance', { ms: Number(ms.value) }) }, 'Advance'), ' ',
-    h('button', { class: 'act', 'data-testid': 'settle', onclick: () => void run('/clock/settle', {}) }, 'Settle'), ' ', out);
+    h('button', { class: 'act', 'data-testid': 'settle', onclick: () => void run('/clock/settle', {}) }, 'Settle'));
 }
 
 function drawLevers(): void {
@@ -214,17 +222,16 @@ async function viewWebhooks(): Promise<HTMLElement> {
   if (!org) return h('p', {}, 'No organization yet.');
   const r = await client.sim('GET', `/ui/events?organization_id=${encodeURIComponent(org.organization_id)}&limit=${PAGE}${q('cursor', cursorOf('events'))}`);
   if (r.status !== 200) return fail(r);
-  const note = h('div', { 'data-testid': 'replay-result' });
   const replay = async (e: any): Promise<void> => {
     const hooks = await client.v1('GET', '/webhooks', org.api_key);
     const active = hooks.status === 200 ? (hooks.body.webhooks as any[]).find((w) => w.active) : undefined;
     if (!active) {
-      note.replaceChildren(hooks.status === 200 ? h('div', { class: 'error' }, 'this organization has no active webhook') : fail(hooks));
+      notice('replay-result', hooks.status === 200 ? h('div', { class: 'error' }, 'this organization has no active webhook') : fail(hooks));
       return;
     }
     const body = { since_ms: e.created_at_ms, types: [e.type] };
     const out = await client.v1('POST', `/webhooks/${active.webhook_id}/replay`, org.api_key, body);
-    note.replaceChildren(out.status === 200 ? h('div', { class: 'note' }, `replay ${out.body.status}: ${e.type} since ${iso(e.created_at_ms)} to ${active.webhook_id}`) : fail(out));
+    notice('replay-result', out.status === 200 ? h('div', { class: 'note' }, `replay ${out.body.status}: ${e.type} since ${iso(e.created_at_ms)} to ${active.webhook_id}`) : fail(out));
     await poll();
   };
   const rows = (r.body.events as any[]).map((e) => h('tr', { 'data-event': e.event_id },
@@ -234,7 +241,7 @@ async function viewWebhooks(): Promise<HTMLElement> {
       h('span', { class: 'mono' }, d.delivery_id),
       h('ol', {}, ...(d.attempts as any[]).map((a) => h('li', { class: a.http_status >= 200 && a.http_status < 300 ? 'ok' : 'bad' }, `${iso(a.at_ms)} HTTP ${a.http_status} (${a.copies} sent${a.effects.length ? `, ${a.effects.join('+')}` : ''}) → ${a.state}`)))))),
     h('td', {}, h('button', { class: 'act', 'data-testid': 'replay', onclick: () => void replay(e) }, 'Replay'))));
-  return h('section', {}, h('h2', {}, 'Events and webhook deliveries'), note,
+  return h('section', {}, h('h2', {}, 'Events and webhook deliveries'),
     h('p', { class: 'muted' }, 'Replay asks POST /v1/webhooks/{id}/replay for this event\'s type since its time (the spec\'s replay): this event and later ones of its type are sent again.'),
     table(['created', 'type', 'event', 'account', 'deliveries and attempts', ''], rows, 'events'), pager('events', r.body, rows.length));
 }
@@ -244,16 +251,15 @@ async function viewFaults(): Promise<HTMLElement> {
   if (r.status !== 200) return fail(r);
   const text = h('textarea', { rows: 8, 'data-testid': 'fault-body' }) as HTMLTextAreaElement;
   text.value = sessionStorage.getItem('swapsim.ui.fault') ?? FAULT_EXAMPLE;
-  const out = h('div', { 'data-testid': 'fault-result' });
   const add = async (): Promise<void> => {
     sessionStorage.setItem('swapsim.ui.fault', text.value);
     const res = await client.sim('POST', '/faults', text.value);
-    out.replaceChildren(res.status === 200 ? h('div', { class: 'note' }, `added ${res.body.fault.fault_id}`) : fail(res));
+    notice('fault-result', res.status === 200 ? h('div', { class: 'note' }, `added ${res.body.fault.fault_id}`) : fail(res));
     if (res.status === 200) await draw();
   };
   const remove = async (id: string): Promise<void> => {
     const res = await client.sim('DELETE', `/faults/${encodeURIComponent(id)}`);
-    if (res.status !== 200) out.replaceChildren(fail(res));
+    notice('fault-result', res.status === 200 ? h('div', { class: 'note' }, `removed ${id}`) : fail(res));
     await draw();
   };
   const rules = (r.body.faults as any[]).map((f) => h('tr', { 'data-fault': f.fault_id },
@@ -261,7 +267,7 @@ async function viewFaults(): Promise<HTMLElement> {
     h('td', {}, String(f.probability)), h('td', {}, f.times === null ? '∞' : String(f.times)), h('td', {}, h('button', { class: 'act', 'data-testid': 'remove-fault', onclick: () => void remove(f.fault_id) }, 'Remove'))));
   const fired = (r.body.fired as any[]).slice(-200).reverse().map((f) => h('tr', {}, h('td', {}, iso(f.at_ms)), h('td', { class: 'mono' }, f.fault_id), h('td', {}, f.target), h('td', { class: 'mono' }, f.subject)));
   return h('section', {},
-    h('h2', {}, 'Add a rule (the body of POST /_sim/faults, checked by the server)'), text, h('button', { class: 'act', 'data-testid': 'add-fault', onclick: () => void add() }, 'Add rule'), out,
+    h('h2', {}, 'Add a rule (the body of POST /_sim/faults, checked by the server)'), text, h('button', { class: 'act', 'data-testid': 'add-fault', onclick: () => void add() }, 'Add rule'),
     h('h2', {}, `Rules (${rules.length})`), table(['rule', 'target', 'effect', 'match', 'probability', 'times left', ''], rules, 'faults'),
     h('h2', {}, `Fired (${r.body.fired.length}, newest first)`), table(['sim time', 'rule', 'target', 'subject'], fired, 'fired'));
 }
@@ -415,10 +421,12 @@ async function poll(): Promise<void> {
   state.pulse = r.body.cursor;
   const orgs = await client.sim('GET', '/organizations');
   if (orgs.status === 200) {
+    const before = JSON.stringify(state.orgs.map((o) => [o.organization_id, o.api_key]));
     state.orgs = orgs.body.organizations;
     state.orgsFresh = true;
     if (!state.orgs.some((o) => o.organization_id === state.org_id)) state.org_id = state.orgs[0]?.organization_id ?? '';
-    drawLevers();
+    // The bar is redrawn only when the organizations changed: what is typed in it (advance ms) stays.
+    if (JSON.stringify(state.orgs.map((o) => [o.organization_id, o.api_key])) !== before) drawLevers();
   }
   await draw();
 }
