@@ -416,6 +416,8 @@ async function poll(): Promise<void> {
     if (state.tab === 'feed') await draw();
     return;
   }
+  // The first poll reads the organizations at once (the first view needs them): one round trip, not two.
+  const first = state.pulse === '' ? client.sim('GET', '/organizations') : null;
   const r = await client.sim('GET', '/ui/pulse');
   if (r.status !== 200) {
     live.className = 'live err';
@@ -426,7 +428,7 @@ async function poll(): Promise<void> {
   await drawBar(r.body);
   if (r.body.cursor === state.pulse) return;
   state.pulse = r.body.cursor;
-  const orgs = await client.sim('GET', '/organizations');
+  const orgs = await (first ?? client.sim('GET', '/organizations'));
   if (orgs.status === 200) {
     const before = JSON.stringify(state.orgs.map((o) => [o.organization_id, o.api_key]));
     state.orgs = orgs.body.organizations;
