@@ -17,6 +17,7 @@ import { eventEnvelope } from './resources/events/index.ts';
 import { installRetention } from './retention.ts';
 import { controlRoutes } from './control/routes.ts';
 import { controlGate } from './control/gate.ts';
+import { uiAssetRoutes, uiDataRoutes } from './ui/index.ts';
 import { createOrganization } from './organizations.ts';
 import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from './replay/record.ts';
 import type { Runtime, RuntimeOptions } from './runtime.ts';
@@ -88,7 +89,7 @@ export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerR
   const serving = { limiter: runtime.limiter, resources: RESOURCES };
   const served = (routes: AnyRoute[]) => routes.map((route) => ({ route, serve: serveRoute(route, serving) }));
   const v1 = apiRoutes();
-  const controlPlane = [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? [])];
+  const controlPlane = [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? []), ...uiDataRoutes(runtime)];
   return frontDoor({
     planes: [
       {
@@ -107,6 +108,8 @@ export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerR
     // probe is not an input), the control gate (it tells nothing but that the server is up) and any rate limit.
     probes: routeTable('/_sim', [
       { route: { method: 'get', path: '/health' }, serve: (_req: IncomingMessage, res: ServerResponse) => writeJson(res, 200, { status: 'ok', version: SWAPSIM_VERSION }, { 'cache-control': 'no-store' }) },
+      // The dashboard's files (fake-provider/ui): no data in them, and a page load is not an input.
+      ...uiAssetRoutes(runtime),
     ]),
     outside: (method, pathname) => new ApiError('route_not_found', `no route ${method} ${pathname}; the API lives under /v1`),
     // The request's world and id (ids come from the sim, so a replayed run produces the same ids), drawn once

@@ -1,10 +1,11 @@
 // Builds what the package runs, with plain Node and no tsx: dist/index.js (the library, `import ... from
 // 'swapsim'`) and dist/cli.js (the `swapsim` command, run by bin/swapsim.js), ESM bundles of index.ts and
-// cli/main.ts sharing their common code in dist/chunk-*.js (dependencies stay external); and, unless `--js`,
+// cli/main.ts sharing their common code in dist/chunk-*.js (dependencies stay external), the dashboard in dist/ui;
+// and, unless `--js`,
 // the declarations: tsc writes one per module to dist/types, API Extractor rolls them into dist/index.d.ts (the
 // one the package ships: 160 files became 1) and its CommonJS twin dist/index.d.cts. Run by `npm run build`, `pretest`, `prepare` and the test setup.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -46,6 +47,24 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
+
+// The dashboard served at /_sim/ui (fake-provider/ui): its browser code bundled into one file, its page and
+// stylesheet, and the trigger list as `swapsim trigger --list --json` prints it (the library imports the server,
+// so the server reads the list from here). dist/ui ships in the package: the page works offline.
+const ui = resolve(root, 'dist/ui');
+mkdirSync(ui, { recursive: true });
+await build({
+  entryPoints: [resolve(root, 'fake-provider/ui/page/app.ts')],
+  outfile: resolve(ui, 'app.js'),
+  bundle: true,
+  platform: 'browser',
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  logLevel: 'warning',
+});
+for (const f of ['index.html', 'app.css']) copyFileSync(resolve(root, 'fake-provider/ui/page', f), resolve(ui, f));
+writeFileSync(resolve(ui, 'triggers.json'), execFileSync(process.execPath, [resolve(root, 'bin/swapsim.js'), 'trigger', '--list', '--json'], { cwd: root, env: { ...process.env, SWAPSIM_FROM_SOURCE: '' } }));
 
 if (!jsOnly) {
   rmSync(resolve(root, 'dist/types'), { recursive: true, force: true });

@@ -32,6 +32,7 @@ export const E2E = [
   'cli/report.test.ts',
   'cli/cli.test.ts',
   'reports/browser.test.ts',
+  'fake-provider/ui/ui.test.ts',
   'cli/trigger.test.ts',
   'scenarios/library/triggers.test.ts',
   'scenarios/library/triggers-realtime.test.ts',

@@ -36,9 +36,9 @@ export interface BenchWorld {
   failures: string[];
 }
 
-export async function benchWorld(n_accounts: number, seed = 'bench'): Promise<BenchWorld> {
+/** `world`: a served runtime's world (bench:ui fills the one a server answers from); by default a new one. */
+export async function benchWorld(n_accounts: number, seed = 'bench', world: World = newWorld({ seed, clock: 'virtual' })): Promise<BenchWorld> {
   await keccakReady; // as serve() does: the engine alone never yields long enough for WebAssembly to compile
-  const world = newWorld({ seed, clock: 'virtual' });
   const org = createOrganization(world, { api_keys: ['sk_bench'] });
   const made = Array.from({ length: n_accounts }, () => createAccount(world, org, {}));
   await world.sim.scheduler.settle(SETTLE_BOUND_MS); // wallets derived

@@ -7,6 +7,7 @@ import { forgetOrganizationDestinations } from './model.ts';
 
 export {
   destinationStatus,
+  destinationStore,
   getDestinationRecord,
   requireUsableDestination,
   serializeDestination,
