@@ -6,7 +6,8 @@
 // deposit, once verified, stays an ordinary credit of the account (the zap ended before it was funded).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { advance, api, checkAfterStep, expectOutcome, faultCodes, FUND_ASSETS, LIMITS, newOp, tradeAsset, type TradingModel, type TradingReal } from '../model.ts';
+import { advance, api, checkAfterStep, faultCodes, LIMITS, newOp, type TradingModel, type TradingReal } from '../model.ts';
+import { pickDepositZap, postDepositZap } from './zap-from-deposit.ts';
 
 export interface ZapExpiryTickArgs {
   accountIdx: number;
@@ -18,24 +19,16 @@ export interface ZapExpiryTickArgs {
   land_before: boolean;
 }
 
-const REFUSALS = ['insufficient_liquidity', 'unsupported_pair', 'destination_suspended'] as const;
-
 export class ZapExpiryTick implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly a: ZapExpiryTickArgs) {}
   check = (m: Readonly<TradingModel>): boolean => m.accounts.length > 0 && m.destinations.length > 0 && m.ops.length < LIMITS.ops;
   async run(m: TradingModel, r: TradingReal): Promise<void> {
-    const account = m.accounts[this.a.accountIdx % m.accounts.length];
-    const mine = m.destinations.filter((d) => d.account_id === account.account_id);
-    if (mine.length === 0) return checkAfterStep(m, r);
-    const dest = mine[this.a.destinationIdx % mine.length];
-    const from = FUND_ASSETS[this.a.fromIdx % FUND_ASSETS.length];
-    const to = tradeAsset(dest.asset_key);
+    const pick = pickDepositZap(m, this.a);
+    if (!pick) return checkAfterStep(m, r);
+    const { account, from, to } = pick;
     const amount_in = 500n * from.atoms_per_usd;
     const expires_at_ms = m.now_ms + this.a.ttl_ms;
-    const res = await api(r, 'POST', '/zaps', {
-      body: { account_id: account.account_id, destination_id: dest.destination_id, from_asset_key: from.asset_key, to_asset_key: to.asset_key, amount_in_atoms: amount_in.toString(), min_amount_out_atoms: '0', expires_at_ms },
-    });
-    const code = expectOutcome(res, [200], [...REFUSALS, m.profile.size_out_of_bounds_error], 'zap with an expiry');
+    const { code, res } = await postDepositZap(m, r, pick, amount_in, { expires_at_ms });
     if (code !== null) return checkAfterStep(m, r);
     const zap = res.body.zap;
     expect(zap.status).toBe('awaiting_deposit');
