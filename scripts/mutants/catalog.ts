@@ -228,4 +228,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'failed-trade-keeps-credit-locked', area: 'credits', summary: 'a failed trade keeps its source credit locked (amounts and status stay right: open, same atoms; every later spend answers credit_in_use)',
     edits: [{ file: DRIVER, find: '  swap.next_due_ms = null;\n  releaseCredit(world, swap.credit_id, swap.id);', replace: "  swap.next_due_ms = null;\n  if (swap.kind === 'zap') releaseCredit(world, swap.credit_id, swap.id);" }],
   },
+  {
+    id: 'deleted-org-deliveries-left-scheduled', area: 'webhooks', summary: 'deleting an organization drops its webhooks\' index before walking it, so their pending deliveries stay scheduled and the next attempt fails with a 500',
+    edits: [{ file: 'fake-provider/resources/webhooks/retention.ts', find: '    store.transport.outbox.drop(w.webhook_id);\n', replace: '    store.transport.outbox.drop(w.webhook_id);\n    store.byWebhook.delete(w.webhook_id);\n' }],
+  },
 ];
