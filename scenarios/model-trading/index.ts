@@ -26,6 +26,7 @@ import { HttpFaultRetry, type HttpFaultKind } from './commands/http-fault-retry.
 import { ReorgNextSettlement, type ReorgKind } from './commands/reorg-next-settlement.ts';
 import { OverlapInOneAsset, type OverlapVariant } from './commands/overlap-in-one-asset.ts';
 import { ForbiddenEdge, type ForbiddenVariant } from './commands/forbidden-edge.ts';
+import { ZapExpiryTick } from './commands/zap-expiry-tick.ts';
 import type { Profile } from '../../fake-provider/profile.ts';
 import { newWalk, type TOrg, type TradingModel, type TradingReal } from './model.ts';
 
@@ -106,12 +107,19 @@ function hardPaths(): fc.Arbitrary<Cmds>[] {
     fc.tuple(idx, idx, fc.constantFrom<'last' | 'at'>('last', 'at'), fc.constantFrom(1_000, 5_000, 30_000)).map(([c, d, tick, ttl_ms]): Cmds => [
       new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms, wait_ms: 1_000, accept: true, accept_tick: tick }),
     ]),
+    // A deposit-funded zap read one tick before, at and one tick after its expires_at_ms (a transfer maybe landing on the last tick).
+    fc.record({ accountIdx: idx, destinationIdx: idx, fromIdx: idx, ttl_ms: fc.constantFrom(1_000, 60_000, 900_000), land_before: fc.boolean() }).map((a): Cmds => [new ZapExpiryTick(a)]),
     // Lifecycles overlapping on one account and asset: two swaps into one asset, a trade and a zap, a cancel beside a zap.
     fc.tuple(idx, idx, fc.constantFrom(...OVERLAPS)).map(([a, t, v]): Cmds => [new OverlapInOneAsset(0, a, t, v)]),
     // A cancel that fails on chain (a fault rule), then the same credit cancelled again: the failure let go of it.
     fc.tuple(idx, idx, idx).map(([code, c, d]): Cmds => [
       new AddFault(0, 'cancel', { kind: 'fail', codeIdx: code }), new Cancel(0, c, d), new AdvanceClock(600_000), new Cancel(0, c, d),
     ]),
+    // A trade that fails (a fault rule), then its credit quoted again: the failure let go of it (credit holders).
+    fc.tuple(idx, idx, idx).map(([code, c, d]): Cmds => {
+      const trade = () => new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true });
+      return [new AddFault(0, 'trade', { kind: 'fail', codeIdx: code }), trade(), new AdvanceClock(600_000), trade()];
+    }),
     // A trade settles, then its spent credit and its quote are used again.
     fc.tuple(idx, idx, idx, fc.constantFrom<ForbiddenVariant>('cancel_consumed', 'zap_consumed', 'rfq_consumed', 'accept_consumed')).map(([c, d, i, v]): Cmds => [
       new FirmTrade({ accountIdx: 0, creditIdx: c, destinationIdx: d, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true }),

@@ -36,13 +36,13 @@ const FIXED_SEEDS = [1, 7, 42, 1_000_003];
 const SEED = process.env.SWAPSIM_TRADING_SEED ? Number(process.env.SWAPSIM_TRADING_SEED) : undefined;
 /** With the seed, replays one failing case directly (the `path` a failure prints). */
 const PATH = process.env.SWAPSIM_TRADING_PATH;
-/** The adversarial profile's seed the runs draw from beside the default and the reordered timings. */
-const ADVERSARIAL_SEED = 7;
+/** The adversarial profile's seeds the runs draw from beside the default and the reordered timings (one sim each). */
+const ADVERSARIAL_SEEDS = [7, 2, 3, 5, 11];
 
 /**
  * The profiles a run is drawn over, one sim each: the default; one that reorders timings (deposit screening
  * slower than every fast chain's finality, a 4 s partner window, a 90 s OTP, reorgs 5 s after settlement,
- * orphaned legs shown as pending_settle); and a seed of the adversarial profile. The model reads each
+ * orphaned legs shown as pending_settle); and seeds of the adversarial profile. The model reads each
  * run's profile from GET /_sim/profile and predicts with it.
  */
 const REORDERED: Profile = {
@@ -54,7 +54,7 @@ const REORDERED: Profile = {
   reorg_after_ms: 5_000,
   orphan_status: 'pending_settle',
 };
-const PROFILES: Profile[] = [DEFAULT_PROFILE, REORDERED, adversarialProfile(ADVERSARIAL_SEED)];
+const PROFILES: Profile[] = [DEFAULT_PROFILE, REORDERED, ...ADVERSARIAL_SEEDS.map((seed) => adversarialProfile(seed))];
 const sims: TestSim[] = [];
 beforeAll(async () => {
   for (const profile of PROFILES) sims.push(await startTestSim({ seed: 'trading-model', profile }));
@@ -174,9 +174,11 @@ function runOnce(record: boolean) {
   };
 }
 
+/** Half the runs on the default profile, a quarter on the reordered timings, a quarter on one of the adversarial seeds. */
+const profileArb = fc.oneof({ arbitrary: fc.constant(0), weight: 2 }, { arbitrary: fc.constant(1), weight: 1 }, { arbitrary: fc.integer({ min: 2, max: PROFILES.length - 1 }), weight: 1 });
+
 const property = (record: boolean) =>
-  // Half the runs on the default profile, the rest on the reordered timings and the adversarial seed.
-  fc.asyncProperty(fc.constantFrom(0, 0, 1, 2), tradingPrelude(), fc.commands(tradingCommands(), { maxCommands: 20, size: 'max' }), soakProgress('trading', async (profileIdx: number, prelude: fc.AsyncCommand<TradingModel, TradingReal>[], cmds: Iterable<fc.AsyncCommand<TradingModel, TradingReal>>) => {
+  fc.asyncProperty(profileArb, tradingPrelude(), fc.commands(tradingCommands(), { maxCommands: 20, size: 'max' }), soakProgress('trading', async (profileIdx: number, prelude: fc.AsyncCommand<TradingModel, TradingReal>[], cmds: Iterable<fc.AsyncCommand<TradingModel, TradingReal>>) => {
     await runOnce(record)(profileIdx, prelude, cmds);
   }));
 

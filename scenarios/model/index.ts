@@ -9,6 +9,7 @@ import { RegisterDestination } from './commands/register-destination.ts';
 import { ToggleSuspension } from './commands/toggle-suspension.ts';
 import { WebhookOutage } from './commands/webhook-outage.ts';
 import { LongOutage } from './commands/long-outage.ts';
+import { DepositAtWindowEdge } from './commands/deposit-at-window-edge.ts';
 import type { CoreModel, CoreReal } from './model.ts';
 
 export * from './model.ts';
@@ -24,6 +25,8 @@ export function coreCommands(): fc.Arbitrary<fc.AsyncCommand<CoreModel, CoreReal
     idx.map((d) => new ToggleSuspension(d)),
     fc.boolean().map((down) => new WebhookOutage(down)),
     fc.constant(new LongOutage()),
+    // Boundary-seeking: the end of a fresh deposit address's monitoring window, one tick before, on it, one tick after.
+    fc.tuple(idx, idx, fc.bigInt({ min: 1n, max: 10n ** 20n })).map(([a, b, atoms]) => new DepositAtWindowEdge(a, b, atoms)),
   ];
 }
 

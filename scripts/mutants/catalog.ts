@@ -40,6 +40,7 @@ const TRADE_SETTLED = `      publishDerived(world, org_id, account_id, e.event_t
       continue;`;
 
 const OTP_EXPIRY = 'if (world.sim.now_ms() >= r.otp.expires_at_ms) {';
+const RETRY_ALLOWED = 'return ctx.first_attempt_at_ms !== null && nextRetryAt(ctx, at_ms) <= ctx.first_attempt_at_ms + ctx.retry_window_ms;';
 const RECOVERY_CLAIMED_STATE = "    claimed: { on: { PAYOUT_FAILED: { target: 'failed', actions: 'claimFailed' } } },";
 
 export const MUTANTS: readonly Mutant[] = [
@@ -143,7 +144,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     id: 'retries-past-72h', area: 'webhooks', summary: 'webhook retries never stop at the 72 h window',
-    edits: [{ file: DELIVERY_MACHINE, find: 'return ctx.first_attempt_at_ms !== null && nextRetryAt(ctx, at_ms) <= ctx.first_attempt_at_ms + ctx.retry_window_ms;', replace: 'return ctx.first_attempt_at_ms !== null;' }],
+    edits: [{ file: DELIVERY_MACHINE, find: RETRY_ALLOWED, replace: 'return ctx.first_attempt_at_ms !== null;' }],
   },
   {
     id: 'any-answer-is-success', area: 'webhooks', summary: 'a delivery answered with any HTTP status (500 included) counts as delivered',
@@ -209,5 +210,26 @@ export const MUTANTS: readonly Mutant[] = [
       { file: 'fake-provider/resources/rfqs/model.ts', find: "world.sim.scheduler.schedule(expires_at_ms, 'quote.expire',", replace: "world.sim.scheduler.schedule(expires_at_ms + 1, 'quote.expire'," },
       { file: 'fake-provider/resources/rfqs/model.ts', find: "quoteStatus(quote) === 'open' && world.sim.now_ms() >= quote.expires_at_ms", replace: "quoteStatus(quote) === 'open' && world.sim.now_ms() > quote.expires_at_ms" },
     ],
+  },
+  // Issue 28, second round: the remaining deadlines on their exact ticks, and credit holders.
+  {
+    id: 'zap-expiry-one-tick-late', area: 'zaps', summary: 'a zap\'s expiry runs one tick after its expires_at_ms, so at the instant it is reached the zap still awaits its deposit',
+    edits: [{ file: ZAPS, find: "world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire',", replace: "world.sim.scheduler.schedule(z.expires_at_ms + 1, 'zap.expire'," }],
+  },
+  {
+    id: 'deposit-window-one-tick-late', area: 'deposits', summary: 'a deposit address is still monitored at the instant its window ends (a transfer landing then is detected)',
+    edits: [{ file: 'fake-provider/resources/deposits/addresses.ts', find: 'return world.sim.now_ms() < da.expires_at_ms;', replace: 'return world.sim.now_ms() <= da.expires_at_ms;' }],
+  },
+  {
+    id: 'retry-window-one-tick-short', area: 'webhooks', summary: 'webhook retries stop one tick short of the 72 h window: a retry due exactly at 72 h is never made',
+    edits: [{ file: DELIVERY_MACHINE, find: RETRY_ALLOWED, replace: RETRY_ALLOWED.replace('<=', '<') }],
+  },
+  {
+    id: 'failed-trade-keeps-credit-locked', area: 'credits', summary: 'a failed trade keeps its source credit locked (amounts and status stay right: open, same atoms; every later spend answers credit_in_use)',
+    edits: [{ file: DRIVER, find: '  swap.next_due_ms = null;\n  releaseCredit(world, swap.credit_id, swap.id);', replace: "  swap.next_due_ms = null;\n  if (swap.kind === 'zap') releaseCredit(world, swap.credit_id, swap.id);" }],
+  },
+  {
+    id: 'deleted-org-deliveries-left-scheduled', area: 'webhooks', summary: 'deleting an organization drops its webhooks\' index before walking it, so their pending deliveries stay scheduled and the next attempt fails with a 500',
+    edits: [{ file: 'fake-provider/resources/webhooks/retention.ts', find: '    store.transport.outbox.drop(w.webhook_id);\n', replace: '    store.transport.outbox.drop(w.webhook_id);\n    store.byWebhook.delete(w.webhook_id);\n' }],
   },
 ];

@@ -14,6 +14,7 @@ export const PROPERTY_TESTS = [
   'scenarios/model-trading/deletion.test.ts',
   'scenarios/model/core-model.test.ts',
   'scenarios/model/webhook-guard.test.ts',
+  'scenarios/model/retry-window.test.ts',
   'fake-provider/profiles/adversarial-invariants.test.ts',
 ];
 

@@ -17,23 +17,36 @@ export interface ZapFromDepositArgs {
 
 const REFUSALS = ['insufficient_liquidity', 'unsupported_pair', 'destination_suspended'] as const;
 
+/** What a deposit-funded zap picks by index: an account, one of its destinations, a funding asset (null: no destination). */
+export function pickDepositZap(m: TradingModel, a: { accountIdx: number; destinationIdx: number; fromIdx: number }) {
+  const account = m.accounts[a.accountIdx % m.accounts.length];
+  const mine = m.destinations.filter((d) => d.account_id === account.account_id);
+  if (mine.length === 0) return null;
+  const dest = mine[a.destinationIdx % mine.length];
+  return { account, dest, from: FUND_ASSETS[a.fromIdx % FUND_ASSETS.length], to: tradeAsset(dest.asset_key) };
+}
+
+/** POST /zaps without a credit: a 200 or a refusal the model allows (a suspended destination, and only it, answers destination_suspended). */
+export async function postDepositZap(m: TradingModel, r: TradingReal, pick: NonNullable<ReturnType<typeof pickDepositZap>>, amount_in: bigint, extra: Record<string, unknown> = {}) {
+  const { account, dest, from, to } = pick;
+  const res = await api(r, 'POST', '/zaps', {
+    body: { account_id: account.account_id, destination_id: dest.destination_id, from_asset_key: from.asset_key, to_asset_key: to.asset_key, amount_in_atoms: amount_in.toString(), min_amount_out_atoms: '0', ...extra },
+  });
+  const code = expectOutcome(res, [200], [...REFUSALS, m.profile.size_out_of_bounds_error], 'zap from deposit');
+  if (dest.suspended) expect(code, JSON.stringify(res.body)).toBe('destination_suspended');
+  else expect(code).not.toBe('destination_suspended');
+  return { code, res };
+}
+
 export class ZapFromDeposit implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly a: ZapFromDepositArgs) {}
   check = (m: Readonly<TradingModel>): boolean => m.accounts.length > 0 && m.destinations.length > 0 && m.ops.length < LIMITS.ops;
   async run(m: TradingModel, r: TradingReal): Promise<void> {
-    const account = m.accounts[this.a.accountIdx % m.accounts.length];
-    const mine = m.destinations.filter((d) => d.account_id === account.account_id);
-    if (mine.length === 0) return checkAfterStep(m, r);
-    const dest = mine[this.a.destinationIdx % mine.length];
-    const from = FUND_ASSETS[this.a.fromIdx % FUND_ASSETS.length];
-    const to = tradeAsset(dest.asset_key);
+    const pick = pickDepositZap(m, this.a);
+    if (!pick) return checkAfterStep(m, r);
+    const { account, from, to } = pick;
     const amount_in = BigInt(this.a.usd) * from.atoms_per_usd;
-    const res = await api(r, 'POST', '/zaps', {
-      body: { account_id: account.account_id, destination_id: dest.destination_id, from_asset_key: from.asset_key, to_asset_key: to.asset_key, amount_in_atoms: amount_in.toString(), min_amount_out_atoms: '0' },
-    });
-    const code = expectOutcome(res, [200], [...REFUSALS, m.profile.size_out_of_bounds_error], 'zap from deposit');
-    if (dest.suspended) expect(code, JSON.stringify(res.body)).toBe('destination_suspended');
-    else expect(code).not.toBe('destination_suspended');
+    const { code, res } = await postDepositZap(m, r, pick, amount_in);
     if (code !== null) return checkAfterStep(m, r);
     const zap = res.body.zap;
     expect(zap.status).toBe('awaiting_deposit');
