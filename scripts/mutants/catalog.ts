@@ -230,6 +230,6 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     id: 'deleted-org-deliveries-left-scheduled', area: 'webhooks', summary: 'deleting an organization drops its webhooks\' index before walking it, so their pending deliveries stay scheduled and the next attempt fails with a 500',
-    edits: [{ file: 'fake-provider/resources/webhooks/retention.ts', find: '    store.transport.outbox.drop(w.webhook_id);\n', replace: '    store.transport.outbox.drop(w.webhook_id);\n    store.byWebhook.delete(w.webhook_id);\n' }],
+    edits: [{ file: 'fake-provider/resources/webhooks/retention.ts', find: '    store.byId.delete(w.webhook_id);\n', replace: '    store.byId.delete(w.webhook_id);\n    store.byWebhook.delete(w.webhook_id);\n' }],
   },
 ];
