@@ -30,10 +30,11 @@ const keepModuleUrls = {
 };
 
 // A chunk stays in dist/ itself (not a subfolder), so keepModuleUrls' paths relative to dist/ hold in it too.
-for (const f of existsSync(resolve(root, 'dist')) ? readdirSync(resolve(root, 'dist')) : []) {
-  if (/^chunk-.*\.js(\.map)?$/.test(f)) rmSync(resolve(root, 'dist', f));
-}
-await build({
+// Stale chunks go only after the new ones are written: a `swapsim` started while a build runs (a test that
+// spawns vitest, whose setup builds) never finds the chunk its cli.js names missing.
+const built = await build({
+  metafile: true,
+  absWorkingDir: root,
   plugins: [keepModuleUrls],
   entryPoints: { index: resolve(root, 'index.ts'), cli: resolve(root, 'cli/main.ts') },
   outdir: resolve(root, 'dist'),
@@ -47,6 +48,10 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
+const written = new Set(Object.keys(built.metafile.outputs).map((f) => resolve(root, f)));
+for (const f of readdirSync(resolve(root, 'dist'))) {
+  if (/^chunk-.*\.js(\.map)?$/.test(f) && !written.has(resolve(root, 'dist', f))) rmSync(resolve(root, 'dist', f));
+}
 
 // The dashboard served at /_sim/ui (fake-provider/ui): its browser code bundled into one file, its page and
 // stylesheet, and the trigger list as `swapsim trigger --list --json` prints it (the library imports the server,
