@@ -5,7 +5,7 @@
 // the declarations: tsc writes one per module to dist/types, API Extractor rolls them into dist/index.d.ts (the
 // one the package ships: 160 files became 1) and its CommonJS twin dist/index.d.cts. Run by `npm run build`, `pretest`, `prepare` and the test setup.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -30,10 +30,11 @@ const keepModuleUrls = {
 };
 
 // A chunk stays in dist/ itself (not a subfolder), so keepModuleUrls' paths relative to dist/ hold in it too.
-// Stale chunks go only after the new ones are written: a `swapsim` started while a build runs (a test that
-// spawns vitest, whose setup builds) never finds the chunk its cli.js names missing.
+// A build may run while a `swapsim` from the last one starts (a test or doc block that spawns vitest, whose setup
+// builds): each file is replaced whole (written beside, then renamed) and only when it changed, and stale chunks
+// go only after the new ones are in place, so a starting process never meets a missing or half-written chunk.
 const built = await build({
-  metafile: true,
+  write: false,
   absWorkingDir: root,
   plugins: [keepModuleUrls],
   entryPoints: { index: resolve(root, 'index.ts'), cli: resolve(root, 'cli/main.ts') },
@@ -48,7 +49,13 @@ const built = await build({
   sourcemap: true,
   logLevel: 'warning',
 });
-const written = new Set(Object.keys(built.metafile.outputs).map((f) => resolve(root, f)));
+mkdirSync(resolve(root, 'dist'), { recursive: true });
+for (const out of built.outputFiles) {
+  if (existsSync(out.path) && Buffer.from(out.contents).equals(readFileSync(out.path))) continue;
+  writeFileSync(`${out.path}.tmp-${process.pid}`, out.contents);
+  renameSync(`${out.path}.tmp-${process.pid}`, out.path);
+}
+const written = new Set(built.outputFiles.map((out) => out.path));
 for (const f of readdirSync(resolve(root, 'dist'))) {
   if (/^chunk-.*\.js(\.map)?$/.test(f) && !written.has(resolve(root, 'dist', f))) rmSync(resolve(root, 'dist', f));
 }
