@@ -32,6 +32,8 @@ interface Book {
   recoveries: Map<string, string>;
   /** Destinations it heard of through delta screening, and whether each is suspended now. */
   destinations: Map<string, boolean>;
+  /** created_at_ms of the event each destination's state comes from. */
+  destination_at: Map<string, number>;
 }
 
 const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
@@ -64,7 +66,7 @@ export function createLedger(provider: () => ProviderConfig, bugs: ReadonlySet<B
   const books = new Map<string, Book>();
   const book = (account_id: string): Book => {
     let b = books.get(account_id);
-    if (!b) books.set(account_id, (b = { available: new Map(), consumed: new Set(), status: { trade: new Map(), zap: new Map(), cancel: new Map() }, credits: new Map(), counted_pending: new Set(), deposits: new Map(), recoveries: new Map(), destinations: new Map() }));
+    if (!b) books.set(account_id, (b = { available: new Map(), consumed: new Set(), status: { trade: new Map(), zap: new Map(), cancel: new Map() }, credits: new Map(), counted_pending: new Set(), deposits: new Map(), recoveries: new Map(), destinations: new Map(), destination_at: new Map() }));
     return b;
   };
   const add = (b: Book, asset_key: string, atoms: bigint): void => {
@@ -119,8 +121,18 @@ export function createLedger(provider: () => ProviderConfig, bugs: ReadonlySet<B
         const id = String(event.data.recovery_id);
         if (news !== 'created' || !b.recoveries.has(id)) b.recoveries.set(id, news);
       }
-      if (event.type === 'destination.suspended') b.destinations.set(String(event.data.destination_id), true);
-      if (event.type === 'destination.reactivated' && !bugs.has('reactivation-ignored')) b.destinations.set(String(event.data.destination_id), false);
+      // A destination's state is its newest event's (by created_at_ms): a suspension delivered after the
+      // reactivation that followed it (reordered or retried) does not suspend it again.
+      const destination_id = String(event.data.destination_id);
+      const newest = (b.destination_at.get(destination_id) ?? -Infinity) <= event.created_at_ms;
+      if (event.type === 'destination.suspended' && newest) {
+        b.destinations.set(destination_id, true);
+        b.destination_at.set(destination_id, event.created_at_ms);
+      }
+      if (event.type === 'destination.reactivated' && !bugs.has('reactivation-ignored') && newest) {
+        b.destinations.set(destination_id, false);
+        b.destination_at.set(destination_id, event.created_at_ms);
+      }
       if (event.type === 'credit.created') {
         const credit = { asset_key: String(event.data.asset_key), atoms: BigInt(String(event.data.atoms)) };
         b.credits.set(String(event.data.credit_id), credit);
