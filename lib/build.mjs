@@ -66,7 +66,7 @@ for (const f of readdirSync(resolve(root, 'dist'))) {
 const ui = resolve(root, 'dist/ui');
 mkdirSync(ui, { recursive: true });
 await build({
-  entryPoints: [resolve(root, 'fake-provider/ui/page/app.ts')],
+  entryPoints: [resolve(root, 'dashboard/page/app.ts')],
   outfile: resolve(ui, 'app.js'),
   bundle: true,
   platform: 'browser',
@@ -75,7 +75,7 @@ await build({
   minify: true,
   logLevel: 'warning',
 });
-for (const f of ['index.html', 'app.css']) copyFileSync(resolve(root, 'fake-provider/ui/page', f), resolve(ui, f));
+for (const f of ['index.html', 'app.css']) copyFileSync(resolve(root, 'dashboard/page', f), resolve(ui, f));
 writeFileSync(resolve(ui, 'triggers.json'), execFileSync(process.execPath, [resolve(root, 'bin/swapsim.js'), 'trigger', '--list', '--json'], { cwd: root, env: { ...process.env, SWAPSIM_FROM_SOURCE: '' } }));
 
 if (!jsOnly) {

@@ -2,6 +2,7 @@
 // view at a time, paged tables, timelines scoped to an entity; it polls GET /_sim/ui/pulse (a change cursor) and
 // redraws the open view when the cursor moves. With an organization's API key instead of the control token it
 // shows that organization alone, through /v1 (docs/ui.md).
+// It lives outside fake-provider/ because it runs in the viewer's browser, on its clock: nothing of the engine imports it.
 import { Client, errorLine, loadCredentials, saveCredentials, type Credentials, type Reply } from './client.ts';
 
 /** How often the page polls for changes: 1 s, or `?poll_ms=` (at least 100; the tests poll faster). */
