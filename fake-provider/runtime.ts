@@ -43,7 +43,7 @@ export interface Runtime {
   stopRealtime: () => void;
 }
 
-/** A world served over HTTP, as server.ts's `serve` returns it (its RunningServer, declared here by shape). */
+/** A world served over HTTP, as server.ts's `serve` returns it (server.ts's RunningServer is this type). */
 export interface ServedWorld {
   runtime: Runtime;
   server: Server;

@@ -1,9 +1,9 @@
 // Serving the fake over HTTP: listen, report the addresses, and close gracefully (in-flight requests
 // finish, the realtime driver stops, the journal is closed).
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, createRuntime } from './app.ts';
-import type { Runtime, RuntimeOptions } from './runtime.ts';
+import type { Runtime, RuntimeOptions, ServedWorld } from './runtime.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { keccakReady } from './resources/assets/addresses.ts';
 import { closeDeliveries } from './resources/webhooks/model.ts';
@@ -34,15 +34,8 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   max_connections: 4_096,
 };
 
-export interface RunningServer {
-  runtime: Runtime;
-  server: Server;
-  port: number;
-  host: string;
-  base_url: string;
-  control_url: string;
-  close(): Promise<void>;
-}
+/** A world served over HTTP (declared in runtime.ts, which the control plane reaches without importing this file). */
+export type RunningServer = ServedWorld;
 
 /**
  * Tells the runtime's worlds where the server listens (webhooks never connect there). A journal records it as
