@@ -2,7 +2,7 @@
 // --forward-to registers a webhook to that URL for the session, prints its signing secret, shows each
 // delivery's answer from the delivery log (GET /v1/webhooks/{id}/deliveries), and takes it down on exit.
 import { Command, CommanderError } from 'commander';
-import { errorOf, type ApiClient, type Reply } from '../scenarios/dsl/http.ts';
+import { errorOf, type ApiClient, type Reply } from '../lib/http-client.ts';
 import { organizationOptions } from './trigger.ts';
 
 
@@ -55,8 +55,8 @@ const must = <T>(r: Reply<T>, what: string): T => {
 };
 
 export async function startListen(o: ListenOptions): Promise<Listening> {
-  const { apiClient, controlClient } = await import('../scenarios/dsl/http.ts');
-  const { WALL } = await import('../scenarios/dsl/wall.ts');
+  const { apiClient, controlClient } = await import('../lib/http-client.ts');
+  const { WALL } = await import('../sim/wall.ts');
   const base_url = o.base_url.replace(/\/$/, '');
   const api: ApiClient = apiClient(base_url, o.api_key, `listen-${WALL.now_ms().toString(36)}`);
   must(await api.call('GET', '/assets?limit=1'), `GET ${base_url}/assets with that API key`);

@@ -7,7 +7,7 @@ import type { Profile } from './profile.ts';
 import type { World } from './world.ts';
 import type { OrganizationInput } from './organizations.ts';
 import type { RateLimiter } from './http/rate-limits.ts';
-import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
+import type { SelfEndpoint } from './network.ts';
 
 export interface RuntimeOptions extends SimKernelOptions {
   /** server.ts's `serve`, passed in by it: a snapshot restore serves a replay world (an import would be a cycle). */

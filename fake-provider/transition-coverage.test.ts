@@ -8,11 +8,11 @@ import { DEFAULT_PROFILE } from './profile.ts';
 import { startTestSim, type TestSim } from './testing/harness.ts';
 import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
 import type { TransitionRecord } from './engine/lifecycle.ts';
-import { rfqCoverageFlow } from './resources/rfqs/fixtures.ts';
+import { rfqCoverageFlow } from './testing/fixtures/rfqs.ts';
 import { driveZapEdges } from './testing/zap-coverage-flows.ts';
 import { destination, firmQuote, fund, readyAccount } from './testing/flows.ts';
-import { exportCoverageFlow } from './resources/exports/fixtures.ts';
-import { driveRecoveryEdges } from './resources/recoveries/fixtures.ts';
+import { exportCoverageFlow } from './testing/fixtures/exports.ts';
+import { driveRecoveryEdges } from './testing/fixtures/recoveries.ts';
 
 const exclusions: { machine: string; from: string; event: string; to: string; reason: string }[] = JSON.parse(
   readFileSync(new URL('./transition-coverage-exclusions.json', import.meta.url), 'utf8'),

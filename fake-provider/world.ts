@@ -5,7 +5,7 @@ import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore, type StoredEvent } from './engine/events.ts';
 import { createTransitionLog, type TransitionLog } from './engine/transition-log.ts';
 import { drawId, drawIdParts, type IdParts } from './engine/ids.ts';
-import type { SelfEndpoint } from './resources/webhooks/destinations.ts';
+import type { SelfEndpoint } from './network.ts';
 
 export interface RateLimits {
   reads: number;

@@ -73,6 +73,48 @@ function reachesPastIndex(tree: DependencyTree): string[] {
   return found;
 }
 
+/**
+ * The floors of the house, lowest first: a production module imports only from its own floor or lower ones
+ * (test support aside). `engine` holds the world it stores into (world.ts, the profile it reads, the network
+ * facts it names); `resources` holds what the spec's resources share (the route contract, the error catalog);
+ * `planes` serve /v1 and observe it (the pipeline, conduct, the oracle); `app` assembles a runtime of worlds
+ * and organizations, its control plane and dashboard, journals and state; the top drives a server from outside
+ * (fake-provider/testing/ included: a test's harness is a client).
+ */
+export const FLOORS: ReadonlyArray<{ floor: string; holds: RegExp }> = [
+  { floor: 'sim', holds: /^sim\// },
+  { floor: 'engine', holds: /^fake-provider\/(engine\/|profiles\/|(world|profile|network)\.ts$)/ },
+  { floor: 'resources', holds: /^fake-provider\/(resources\/|contract\/|(resource|resource-records|emails|retention)\.ts$)/ },
+  { floor: 'planes', holds: /^fake-provider\/(http|conduct|oracle)\// },
+  { floor: 'app', holds: /^fake-provider\/(control|ui|replay|persistence|seed)\/|^fake-provider\/(app|server|runtime|worlds|organizations)\.ts$/ },
+  { floor: 'top', holds: /^(scenarios|cli|lib|load|reports|scripts|dashboard|fake-provider\/testing)\/|^index\.ts$/ },
+];
+
+/**
+ * Upward imports being removed (issue 30), each kind named: the machine registry that imports every resource's
+ * machine; resources reaching the route contract, the error catalog and the validators that still live in the
+ * /v1 pipeline's folder; conduct listed as a resource. The list only shrinks.
+ */
+const PENDING_FLOORS: readonly RegExp[] = [
+  /^fake-provider\/engine\/machines\.ts \(engine\) -> fake-provider\/resources\/[a-z]+\/machine\.ts/,
+  /\(resources\) -> fake-provider\/http\/(api|errors|validate|pagination|amounts|throttle)\.ts \(planes\)$/,
+  /^fake-provider\/resources\/index\.ts \(resources\) -> fake-provider\/conduct\/index\.ts/,
+];
+
+const floorOf = (file: string): number => FLOORS.findIndex((f) => f.holds.test(file.split('\\').join('/')));
+
+/** Imports from a production module to a module on a higher floor (or a module on no floor at all). */
+function upwardImports(tree: DependencyTree): string[] {
+  const found: string[] = [];
+  for (const [issuer, id] of edges(tree)) {
+    if (isTestOnly(issuer) || !id.endsWith('.ts') || id.includes('node_modules')) continue;
+    const from = floorOf(issuer);
+    const to = floorOf(id);
+    if (from < 0 || to < 0 || to > from) found.push(`${issuer} (${FLOORS[from]?.floor ?? 'no floor'}) -> ${id} (${FLOORS[to]?.floor ?? 'no floor'})`);
+  }
+  return [...new Set(found)].sort();
+}
+
 describe('import graph', () => {
   let tree: DependencyTree | undefined;
   const projectGraph = async (): Promise<DependencyTree> => {
@@ -89,6 +131,15 @@ describe('import graph', () => {
 
   it('a resource reaches another resource only through its index.ts', async () => {
     expect(reachesPastIndex(await projectGraph())).toEqual([]);
+  });
+
+  it('no production module imports from a higher floor (sim → engine → resources → planes → app → top)', async () => {
+    const upward = upwardImports(await projectGraph());
+    const unplanned = upward.filter((edge) => !PENDING_FLOORS.some((p) => p.test(edge)));
+    expect(unplanned, `imports from a higher floor:\n${unplanned.join('\n')}`).toEqual([]);
+    // Each pending kind still occurs: one fixed is taken off the list, so it cannot come back unnoticed.
+    const stale = PENDING_FLOORS.filter((p) => !upward.some((edge) => p.test(edge))).map(String);
+    expect(stale, 'pending floor violations that no longer occur: remove them from PENDING_FLOORS').toEqual([]);
   });
 
   it('the package (index.ts, cli/main.ts: what lib/build.mjs bundles) loads no test support', async () => {
@@ -116,6 +167,11 @@ describe('import graph', () => {
     const cycles = parseCircular(t).map((c) => c.map((p) => relative(dir, resolve(dir, p))).sort().join(' '));
     expect(cycles.sort()).toEqual(['registry.ts route.ts', 'store.ts world.ts']);
     expect(reachesPastIndex(t)).toEqual(['fake-provider/resources/a/model.ts -> fake-provider/resources/b/model.ts']);
+    const floors = await graphOf(
+      [write('sim/clock.ts', "import type { World } from '../fake-provider/world.ts';\nexport type T = World;\n"), write('fake-provider/world.ts', 'export interface World { n: number }\n')],
+      dir,
+    );
+    expect(upwardImports(floors)).toEqual(['sim/clock.ts (sim) -> fake-provider/world.ts (engine)']);
     const shipped = await graphOf([write('main.ts', "export const run = () => import('./lib.ts');\n"), write('lib.ts', "export { t } from './fake-provider/resources/a/a.test.ts';\n")], dir);
     expect(testOnlyReached(shipped, ['main.ts'])).toEqual(['main.ts -> lib.ts -> fake-provider/resources/a/a.test.ts']);
   });

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { serve, type RunningServer } from '../fake-provider/server.ts';
 import { copyJournalPrefix, readJournal, reopenJournal } from '../fake-provider/persistence/reopen.ts';
 import { createJournal } from '../sim/journal.ts';
-import { request } from '../scenarios/dsl/http.ts';
+import { request } from './http-client.ts';
 import type { Profile } from '../fake-provider/profile.ts';
 import type { FaultRuleInput } from '../fake-provider/control/faults.ts';
 import type { ControlBody, HttpMethod, V1Body } from './api-types.ts';

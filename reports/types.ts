@@ -1,23 +1,9 @@
 // The shapes every long-running command writes for reports (scenario runs, swapsim verify, npm run bench,
 // k6 summaries): producers import these types, the report builders read them. JSON, sim times in ms.
 
-/** One thing that happened to one entity at one sim time; a report draws one swimlane per entity. */
-export interface TimelineEntry {
-  sim_ms: number;
-  /** account, deposit, rfq, quote, trade, zap, cancel, credit, destination, recovery, export, webhook_delivery, … */
-  entity_type: string;
-  entity_id: string;
-  /** transition: a machine moved from → to; event: an event was published; fault: an injected fault fired;
-   *  delivery: a webhook delivery attempt; expectation: a check of the scenario or verify; step: a DSL step. */
-  kind: 'transition' | 'event' | 'fault' | 'delivery' | 'expectation' | 'step';
-  from?: string;
-  to?: string;
-  event_type?: string;
-  /** Free text a person reads (fault effect, delivery status, expectation label, step description). */
-  detail?: string;
-  /** For expectations (and deliveries): passed or not. */
-  ok?: boolean;
-}
+/** One thing that happened to one entity at one sim time: the rows of GET /_sim/timeline (declared there). */
+export type { TimelineEntry } from '../fake-provider/control/timeline.ts';
+import type { TimelineEntry } from '../fake-provider/control/timeline.ts';
 
 export interface ExpectationResult {
   label: string;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
 import { DEFAULT_PROFILE } from '../profile.ts';
-import { ARB_ETH, ARB_USDC, indicativeBody } from '../resources/rfqs/fixtures.ts';
+import { ARB_ETH, ARB_USDC, indicativeBody } from '../testing/fixtures/rfqs.ts';
 import { CONDUCT_REQUESTS_KEPT, conductOf, recordRequest } from './recorder.ts';
 
 const FIXED = { ...DEFAULT_PROFILE, spread_bps: { min: 20, max: 20 }, solver_latency_ms: { min: 100, max: 100 } };

@@ -1,9 +1,8 @@
-// GET /_sim/timeline: what happened, per entity and sim time, as `TimelineEntry` rows (reports/types.ts):
+// GET /_sim/timeline: what happened, per entity and sim time, as `TimelineEntry` rows (declared below; reports read them):
 // machine transitions, published events, fault firings and webhook delivery attempts, oldest first.
 // Scenario runs and reports draw their swimlanes from it. Read-only: it only reads the world's logs.
 import { z } from 'zod';
 import type { World } from '../world.ts';
-import type { TimelineEntry } from '../../reports/types.ts';
 import type { StoredEvent } from '../engine/events.ts';
 import { defineRoute } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
@@ -11,6 +10,24 @@ import { commaList, msQuery } from '../http/validate.ts';
 import { timelineReply } from './schemas.ts';
 import { listDeposits } from '../resources/deposits/index.ts';
 import { webhookStore } from '../resources/webhooks/index.ts';
+
+/** One thing that happened to one entity at one sim time; a report draws one swimlane per entity (reports/types.ts re-exports it). */
+export interface TimelineEntry {
+  sim_ms: number;
+  /** account, deposit, rfq, quote, trade, zap, cancel, credit, destination, recovery, export, webhook_delivery, … */
+  entity_type: string;
+  entity_id: string;
+  /** transition: a machine moved from → to; event: an event was published; fault: an injected fault fired;
+   *  delivery: a webhook delivery attempt; expectation: a check of the scenario or verify; step: a DSL step. */
+  kind: 'transition' | 'event' | 'fault' | 'delivery' | 'expectation' | 'step';
+  from?: string;
+  to?: string;
+  event_type?: string;
+  /** Free text a person reads (fault effect, delivery status, expectation label, step description). */
+  detail?: string;
+  /** For expectations (and deliveries): passed or not. */
+  ok?: boolean;
+}
 
 export interface TimelineQuery {
   since_ms?: number;

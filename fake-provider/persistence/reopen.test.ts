@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim } from '../testing/harness.ts';
-import { funded } from '../resources/zaps/fixtures.ts';
+import { funded } from '../testing/fixtures/zaps.ts';
 import { createJournal } from '../../sim/index.ts';
 import { runTrigger } from '../../scenarios/dsl/index.ts';
 import { TRIGGERS } from '../../scenarios/library/index.ts';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim, type TestSim } from '../testing/harness.ts';
-import { ARB_ETH, ARB_USDC, funded, pinPrices } from '../resources/zaps/fixtures.ts';
+import { ARB_ETH, ARB_USDC, funded, pinPrices } from '../testing/fixtures/zaps.ts';
 import { firmQuote } from '../testing/flows.ts';
 import { readJournal } from './reopen.ts';
 import { replayJournal } from '../replay/run.ts';

@@ -2,7 +2,7 @@
 // (`z.output` of it; profile.ts holds the default), strict, with range checks, plus the partial form a user
 // file uses (any subset of the default, nested objects merged field by field).
 import { z } from 'zod';
-import { isCidr } from '../resources/webhooks/destinations.ts';
+import { isCidr } from '../network.ts';
 
 export const LIFECYCLE_ERROR_CODES = [
   'rfq_expired',

@@ -1,7 +1,7 @@
 // Test support only: one compact run over real HTTP that takes the zap machine's edges (filled --FAIL--> failed,
 // the settlement_failed fault, is taken by fake-provider/transition-coverage.test.ts).
 import type { TestSim } from './harness.ts';
-import { ARB_ETH, ARB_USDC, addFault, creditZap, depositZap, fundedCredit, land, newDestination, nowMs, postZap, readyAccount } from '../resources/zaps/fixtures.ts';
+import { ARB_ETH, ARB_USDC, addFault, creditZap, depositZap, fundedCredit, land, newDestination, nowMs, postZap, readyAccount } from './fixtures/zaps.ts';
 
 /** The zap edges a flow reaches without a settlement_failed fault, on one account of the default organization. */
 export async function driveZapEdges(sim: TestSim): Promise<void> {

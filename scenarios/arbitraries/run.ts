@@ -3,8 +3,8 @@
 // clock settled, so every operation ends and every pending delivery goes out (or gives up, past 72 h).
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FaultRuleInput, Reply, Sim } from '../../lib/sim.ts';
-import { errorCode } from '../dsl/http.ts';
-import { WALL } from '../dsl/wall.ts';
+import { errorCode } from '../../lib/http-client.ts';
+import { WALL } from '../../sim/wall.ts';
 import { deriveWallet, type WalletChain } from '../../fake-provider/resources/accounts/wallets.ts';
 import { assetByKey } from '../../fake-provider/resources/assets/catalog.ts';
 import { assetAt, describeBackground, describeSetup, describeStep, SCENARIO_ASSETS, type AccountSetup, type BackgroundChaos, type ChaosStep, type FaultStep, type JourneyStep, type Step } from './steps.ts';

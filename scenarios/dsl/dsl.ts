@@ -8,11 +8,11 @@ import type { Cancel, Credit, Event, EventOf, EventType, Quote, Rfq, SimDeposit,
 import type { FaultRuleInput } from '../../fake-provider/control/faults.ts';
 import type { ExpectationResult, TimelineEntry } from '../../reports/types.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
-import { apiClient, errorCode, type ApiClient, type CallOptions, type ControlClient, type Reply } from './http.ts';
+import { apiClient, errorCode, type ApiClient, type CallOptions, type ControlClient, type Reply } from '../../lib/http-client.ts';
 import { parseDuration } from './duration.ts';
 import { addressFor } from './assets.ts';
 import type { Target } from './target.ts';
-import { WALL, type Wall } from './wall.ts';
+import { WALL, type Wall } from '../../sim/wall.ts';
 
 /** A failed `t.expect…`: the scenario stops here and is reported failed under this label. */
 export class ExpectationFailed extends Error {

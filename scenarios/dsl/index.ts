@@ -4,7 +4,7 @@ export { runScenario, runBatch, type Scenario, type RunOptions } from './runner.
 export { openTarget, type CallerContext, type OrgOptions, type RemoteTarget, type Target } from './target.ts';
 export { parseDuration, formatOffset } from './duration.ts';
 export { formatRun, formatEntry } from './format.ts';
-export { apiClient, controlClient, errorCode, errorOf, request, type ApiClient, type CallOptions, type ControlClient, type Reply } from './http.ts';
-export { WALL, type Wall } from './wall.ts';
+export { apiClient, controlClient, errorCode, errorOf, request, type ApiClient, type CallOptions, type ControlClient, type Reply } from '../../lib/http-client.ts';
+export { WALL, type Wall } from '../../sim/wall.ts';
 export * from './assets.ts';
 export { runTrigger, formatTrigger, triggerRefusal, isTrigger, triggerEvent, TriggerRefused, type TriggerOptions, type TriggerRun, type TriggerEvent } from './trigger.ts';

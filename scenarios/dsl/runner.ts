@@ -4,7 +4,7 @@
 import type { ConductFinding, ScenarioBatch, ScenarioRun, TimelineEntry } from '../../reports/types.ts';
 import { ExpectationFailed, ScenarioDsl } from './dsl.ts';
 import { openTarget, type OrgOptions, type RemoteTarget, type Target } from './target.ts';
-import { WALL, type Wall } from './wall.ts';
+import { WALL, type Wall } from '../../sim/wall.ts';
 
 export interface Scenario {
   /** kebab-case, unique in the registry. */

@@ -2,7 +2,7 @@
 // swapsim already running elsewhere (`--base-url/--api-key/--control-url`). Either way the scenario gets
 // its own organization from POST /_sim/organizations, so runs on a shared server do not interfere.
 import { serve } from '../../fake-provider/server.ts';
-import { controlClient, type ControlClient } from './http.ts';
+import { controlClient, type ControlClient } from '../../lib/http-client.ts';
 
 export interface RemoteTarget {
   base_url: string;

@@ -4,11 +4,11 @@
 import type { ExpectationResult } from '../../reports/types.ts';
 import { ExpectationFailed, ScenarioDsl, type EventEnvelope } from './dsl.ts';
 import { formatOffset } from './duration.ts';
-import { controlClient, errorCode, request } from './http.ts';
+import { controlClient, errorCode, request } from '../../lib/http-client.ts';
 import type { ControlBody, V1Body } from '../../lib/api-types.ts';
 import type { Scenario } from './runner.ts';
 import type { Target } from './target.ts';
-import { WALL, type Wall } from './wall.ts';
+import { WALL, type Wall } from '../../sim/wall.ts';
 
 export interface TriggerOptions {
   /** The /v1 base URL, e.g. http://127.0.0.1:4010/v1. */

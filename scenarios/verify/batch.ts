@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sim } from '../../lib/sim.ts';
 import type { Profile } from '../../fake-provider/profile.ts';
-import { WALL } from '../dsl/wall.ts';
+import { WALL } from '../../sim/wall.ts';
 import { startHub, type Mount } from './hub.ts';
 import { closeLane, driveLane, ensureSlots, errorOutcome, openLane, runOnce, type Connection, type Outcome, type Session } from './lane.ts';
 import * as probe from './probe.ts';

@@ -9,7 +9,7 @@ import { adversarialProfile } from '../../fake-provider/profiles/index.ts';
 import { DEFAULT_PROFILE, type Profile } from '../../fake-provider/profile.ts';
 import type { ConductFinding } from '../../reports/types.ts';
 import type { WebhookEffect } from '../arbitraries/steps.ts';
-import { WALL } from '../dsl/wall.ts';
+import { WALL } from '../../sim/wall.ts';
 import { firstDivergence } from './compare.ts';
 import { deliveryLog, formatDeliveryLog, judgeDeliveries, judgeLatency, type Attempt, type Finding } from './judge.ts';
 import * as probe from './probe.ts';

@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
-import { WALL } from '../dsl/wall.ts';
+import { WALL } from '../../sim/wall.ts';
 
 export type CopyKind = 'provider' | 'concurrent_copy' | 'previous_secret' | 'stale_timestamp';
 

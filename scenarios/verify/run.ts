@@ -5,7 +5,7 @@
 import { listAll, type FaultRuleInput, type Reply, type Sim } from '../../lib/sim.ts';
 import { assetAt, SCENARIO_ASSETS, type AccountSetup } from '../arbitraries/steps.ts';
 import { cancel, depositInto, DESTINATION_ADDRESS, destinationFor, forge, openCredits, quiesce, trade, WEBHOOK_EFFECT, zap, type Account, type ForgedDelivery, type JourneyRun } from '../arbitraries/run.ts';
-import { WALL } from '../dsl/wall.ts';
+import { WALL } from '../../sim/wall.ts';
 import { describeScenario, leadingRules, otherAssetOnChain, type ApiFaultKind, type VerifyScenario, type VStep } from './scenario.ts';
 import type { Relay, RelayRecord } from './relay.ts';
 

@@ -7,7 +7,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { ConductFinding, VerifyCase, VerifyDivergence, VerifyResult } from '../../reports/types.ts';
 import { DEFAULT_PROFILE } from '../../fake-provider/profile.ts';
 import type { WebhookEffect } from '../arbitraries/steps.ts';
-import { WALL } from '../dsl/wall.ts';
+import { WALL } from '../../sim/wall.ts';
 import { confirmAlone, planBatches, runBatch } from './batch.ts';
 import { coverageTable, type CoverageRow } from './coverage.ts';
 import { ANSWER_SLOT_MS, runOnce, sameFailure, simSeedFor, type Outcome, type RelaySlot, type Session } from './lane.ts';

@@ -20,7 +20,7 @@ import {
   readyAccount,
   SOL_ADDRESS,
   startDepositSim,
-} from './fixtures.ts';
+} from '../../testing/fixtures/cancels.ts';
 
 let sim: TestSim;
 beforeAll(async () => {

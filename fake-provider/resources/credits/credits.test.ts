@@ -2,7 +2,7 @@
 // cursors, pending versus available, other organizations' accounts, and every error code they answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ARB_USDC, balancesOf, land, newDepositAddress, newOrgKey, readyAccount, startDepositSim } from '../deposits/fixtures.ts';
+import { ARB_ETH, ARB_USDC, balancesOf, land, newDepositAddress, newOrgKey, readyAccount, startDepositSim } from '../../testing/fixtures/deposits.ts';
 import { consumeCredit, lockCredit } from './model.ts';
 
 let sim: TestSim;

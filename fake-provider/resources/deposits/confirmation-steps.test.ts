@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE } from '../../profile.ts';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ETH_USDC, balancesOf, eventsOf, land, newDepositAddress, readyAccount } from './fixtures.ts';
+import { ARB_ETH, ETH_USDC, balancesOf, eventsOf, land, newDepositAddress, readyAccount } from '../../testing/fixtures/deposits.ts';
 
 const SOURCE_FLAGGED = '0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF';
 const RAISED = { reads: 100_000, writes: 100_000, indicative_rfqs: 1_000, firm_rfqs: 1_000 };

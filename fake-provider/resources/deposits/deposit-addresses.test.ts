@@ -6,7 +6,7 @@ import { send } from '../../engine/lifecycle.ts';
 import { accountMachine, accountStore } from '../accounts/index.ts';
 import { assetByKey } from '../assets/index.ts';
 import { createZapDepositAddress } from './addresses.ts';
-import { ARB_ETH, ARB_USDC, ETH_USDC, deposit, land, newDepositAddress, newOrgKey, readyAccount, startDepositSim } from './fixtures.ts';
+import { ARB_ETH, ARB_USDC, ETH_USDC, deposit, land, newDepositAddress, newOrgKey, readyAccount, startDepositSim } from '../../testing/fixtures/deposits.ts';
 
 let sim: TestSim;
 beforeAll(async () => {

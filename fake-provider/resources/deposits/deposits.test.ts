@@ -6,7 +6,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { deriveWallet } from '../accounts/index.ts';
 import type { TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ARB_FINALITY_MS, ARB_USDC, balancesOf, deposit, eventsOf, land, newDepositAddress, readyAccount, startDepositSim } from './fixtures.ts';
+import { ARB_ETH, ARB_FINALITY_MS, ARB_USDC, balancesOf, deposit, eventsOf, land, newDepositAddress, readyAccount, startDepositSim } from '../../testing/fixtures/deposits.ts';
 
 let sim: TestSim;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 // partner_flagged fault with and without partner screening.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ARB_FINALITY_MS, balancesOf, deposit, eventsOf, land, newDepositAddress, newOrgKey, readyAccount, startDepositSim } from './fixtures.ts';
+import { ARB_ETH, ARB_FINALITY_MS, balancesOf, deposit, eventsOf, land, newDepositAddress, newOrgKey, readyAccount, startDepositSim } from '../../testing/fixtures/deposits.ts';
 
 let sim: TestSim;
 let partnerKey: string;

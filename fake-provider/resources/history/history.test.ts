@@ -15,7 +15,7 @@ import {
   postCancel,
   readyAccount,
   startDepositSim,
-} from '../cancels/fixtures.ts';
+} from '../../testing/fixtures/cancels.ts';
 import { listHistory } from './model.ts';
 
 let sim: TestSim;

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, type Profile } from '../../profile.ts';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { ARB_FINALITY_MS, credit, nowMs } from '../zaps/fixtures.ts';
-import { ARB_USDC, EVM_ADDRESS, activate, attachEmail, failedZap, latestOtp, newDestination, recoverFunds } from './fixtures.ts';
+import { ARB_FINALITY_MS, credit, nowMs } from '../../testing/fixtures/zaps.ts';
+import { ARB_USDC, EVM_ADDRESS, activate, attachEmail, failedZap, latestOtp, newDestination, recoverFunds } from '../../testing/fixtures/recoveries.ts';
 
 const ROOMY: Profile = { ...DEFAULT_PROFILE, public_per_ip: { max: 1000, window_ms: 60_000 } };
 let sim: TestSim;

@@ -6,8 +6,8 @@ import { DEFAULT_PROFILE, type Profile } from '../../profile.ts';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { edgesOf } from '../../engine/machines.ts';
 import { recoveryMachine } from './machine.ts';
-import { depositZap, getZap, land, newDestination as zapDestination, postZap, readyAccount } from '../zaps/fixtures.ts';
-import { ARB_ETH, ARB_USDC, EVM_ADDRESS, FLAGGED_ADDRESS, activate, attachEmail, driveRecoveryEdges, failedZap, latestOtp, newDestination, recoverFunds } from './fixtures.ts';
+import { depositZap, getZap, land, newDestination as zapDestination, postZap, readyAccount } from '../../testing/fixtures/zaps.ts';
+import { ARB_ETH, ARB_USDC, EVM_ADDRESS, FLAGGED_ADDRESS, activate, attachEmail, driveRecoveryEdges, failedZap, latestOtp, newDestination, recoverFunds } from '../../testing/fixtures/recoveries.ts';
 
 const ROOMY: Profile = { ...DEFAULT_PROFILE, public_per_ip: { max: 1000, window_ms: 60_000 } };
 let sim: TestSim;

@@ -2,7 +2,7 @@
 // destinations and credits, accepting into a trade (once, even when raced), expiry and re-checks at accept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { BTC, ETH, expectError, firmBody, fundedAccount, indicativeBody, rfqHelpers, SIM_OPTIONS, SOL, type Funded } from './fixtures.ts';
+import { BTC, ETH, expectError, firmBody, fundedAccount, indicativeBody, rfqHelpers, SIM_OPTIONS, SOL, type Funded } from '../../testing/fixtures/rfqs.ts';
 
 const { RAISED, FIXED } = SIM_OPTIONS;
 

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { edgesOf, MACHINES } from '../../engine/machines.ts';
-import { rfqCoverageFlow } from './fixtures.ts';
+import { rfqCoverageFlow } from '../../testing/fixtures/rfqs.ts';
 
 let sim: TestSim;
 beforeAll(async () => {

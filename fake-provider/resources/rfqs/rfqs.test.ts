@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { bpsUnits, forward } from '../pricing/arithmetic.ts';
-import { ARB_ETH, ARB_USDC, BONK, BTC, ETH, expectError, indicativeBody, rfqHelpers, SIM_OPTIONS, SOL, SOL_USDC } from './fixtures.ts';
+import { ARB_ETH, ARB_USDC, BONK, BTC, ETH, expectError, indicativeBody, rfqHelpers, SIM_OPTIONS, SOL, SOL_USDC } from '../../testing/fixtures/rfqs.ts';
 
 const { RAISED, FIXED } = SIM_OPTIONS;
 

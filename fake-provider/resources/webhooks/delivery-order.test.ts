@@ -9,7 +9,7 @@ import { DEFAULT_PROFILE, type WebhookDeliveryOrder } from '../../profile.ts';
 import { startTestSim } from '../../testing/harness.ts';
 import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
 
-import { ARB_USDC } from '../deposits/fixtures.ts';
+import { ARB_USDC } from '../../testing/fixtures/deposits.ts';
 const ACCOUNTS = 4;
 const receivers: Receiver[] = [];
 const journals = mkdtempSync(join(tmpdir(), 'swapsim-delivery-order-'));

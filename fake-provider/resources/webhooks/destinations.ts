@@ -1,15 +1,9 @@
 // Where a webhook may point: never at swapsim's own listening port on a local address, never at `/_sim`,
 // never at a denied block (link-local metadata by default), only inside the allowed blocks (profile). Decided
 // at registration where the URL alone decides it, and again on every connection, on the address connected to.
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { networkInterfaces } from 'node:os';
-
-/** The server's own listening endpoint (filled in by server.ts once it listens; null in an in-process world). */
-export interface SelfEndpoint {
-  host: string | null;
-  port: number | null;
-}
+import { bare, blocks, isLocal, type SelfEndpoint } from '../../network.ts';
 
 /** Why a destination is refused, in a sentence for the 400 (or the delivery log); null when it is allowed. */
 export type Refusal = string | null;
@@ -25,40 +19,6 @@ function reachesControlPlane(pathname: string): boolean {
     // Malformed escapes: judge the text as sent.
   }
   return /^\/+_sim(?![A-Za-z0-9_-])/i.test(p.replace(/\\/g, '/'));
-}
-
-const bare = (hostname: string): string => (hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname);
-
-function blocks(cidrs: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const cidr of cidrs) {
-    const [address, bits] = cidr.split('/');
-    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    list.addSubnet(address, Number(bits ?? (family === 'ipv6' ? 128 : 32)), family);
-  }
-  return list;
-}
-
-/** A CIDR block as the profile accepts it (`10.0.0.0/8`, `::1/128`, a bare address). */
-export function isCidr(text: string): boolean {
-  const [address, bits, ...rest] = text.split('/');
-  const v = isIP(address ?? '');
-  if (v === 0 || rest.length > 0) return false;
-  if (bits === undefined) return true;
-  return /^[0-9]{1,3}$/.test(bits) && Number(bits) <= (v === 6 ? 128 : 32);
-}
-
-/** Addresses that reach this machine: loopback, unspecified, and every interface's own address. */
-const LOCAL = blocks(['127.0.0.0/8', '0.0.0.0/8', '::1/128', '::/128']);
-
-function isLocal(address: string, selfHost: string | null): boolean {
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  if (LOCAL.check(address, family)) return true;
-  if (selfHost !== null && bare(selfHost) === address) return true;
-  for (const list of Object.values(networkInterfaces())) {
-    for (const i of list ?? []) if (i.address === address || (family === 'ipv6' && i.address.split('%')[0] === address)) return true;
-  }
-  return false;
 }
 
 export interface DestinationGuard {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
-import { webhookFixtures } from './fixtures.ts';
+import { webhookFixtures } from '../../testing/fixtures/webhooks.ts';
 import { startReceiver, verify } from '../../../scenarios/dsl/webhook-receiver.ts';
 
 const HOUR = 3_600_000;

@@ -5,7 +5,7 @@ import type { TestSim } from '../../testing/harness.ts';
 import {
   ARB_ETH, ARB_USDC, IN_ATOMS, creditZap, depositZap, funded, getZap, holderOf, newDestination, newOrgKey, nowMs, postZap,
   readyAccount, startZapSim, type Funded,
-} from './fixtures.ts';
+} from '../../testing/fixtures/zaps.ts';
 
 let sim: TestSim;
 let f: Funded;

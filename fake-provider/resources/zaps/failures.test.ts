@@ -6,7 +6,7 @@ import {
   ARB_ETH, ARB_FINALITY_MS, ARB_USDC, FLOOR_ATOMS, addFault, balancesOf, credit, creditZap, funded,
   getZap, holderOf, land, nowMs, pinPrices, postZap, startZapSim, zapEvents,
   TO_PENDING_MS, awaitingZap, depositCredit,
-} from './fixtures.ts';
+} from '../../testing/fixtures/zaps.ts';
 
 let sim: TestSim;
 beforeAll(async () => {

@@ -2,7 +2,7 @@
 // the account_id and status filters, cursor paging, the list item shape, and organization isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ARB_USDC, creditZap, depositZap, funded, getZap, newDestination, newOrgKey, postZap, readyAccount, startZapSim } from './fixtures.ts';
+import { ARB_ETH, ARB_USDC, creditZap, depositZap, funded, getZap, newDestination, newOrgKey, postZap, readyAccount, startZapSim } from '../../testing/fixtures/zaps.ts';
 
 let sim: TestSim;
 let key: string;

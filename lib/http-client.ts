@@ -1,9 +1,10 @@
-// The scenario DSL's only way to the fake: plain HTTP (fetch) to /v1 with a bearer key and to /_sim,
-// so a scenario runs the same against an in-process server or a swapsim started elsewhere. Replies are typed
+// The clients' only way to the fake (the scenario DSL, verify, lib/sim.ts, `swapsim listen`): plain HTTP
+// (fetch) to /v1 with a bearer key and to /_sim, so a scenario runs the same against an in-process server or
+// a swapsim started elsewhere. Replies are typed
 // from the route declarations (lib/api-types.ts): the body is the route's success body.
-import type { ControlBody, HttpMethod, V1Body } from '../../lib/api-types.ts';
-import type { ApiError } from '../../lib/types.ts';
-import { WALL } from './wall.ts';
+import type { ControlBody, HttpMethod, V1Body } from './api-types.ts';
+import type { ApiError } from './types.ts';
+import { WALL } from '../sim/wall.ts';
 
 /** An HTTP answer. `body` is typed as the route's success body; on an error status it is the error envelope. */
 export interface Reply<T = unknown> {
