@@ -20,12 +20,17 @@ export const httpScenarios: Scenario[] = [
       const reads: number = (await t.orgSettings()).rate_limits.reads;
       const n = Math.max(30, 3 * reads);
       const wall_start = t.wallNow();
-      const replies = await Promise.all(Array.from({ length: n }, () => t.api.call('GET', '/accounts', { retry_429: false })));
-      // The limit is per second of wall time: on a loaded machine the storm itself may last longer than one.
+      // The limit is per second of wall time: on a loaded machine a wave of n may take longer than n / limit
+      // seconds to send and pass whole. Waves follow one another until one is refused (at most five): the
+      // limiter must refuse once the offered rate outruns it, however slowly the machine offers it.
+      const replies: Array<Awaited<ReturnType<typeof t.api.call>>> = [];
+      for (let wave = 0; wave < 5 && !replies.some((r) => r.status === 429); wave++) {
+        replies.push(...(await Promise.all(Array.from({ length: n }, () => t.api.call('GET', '/accounts', { retry_429: false })))));
+      }
       const storm_s = (t.wallNow() - wall_start) / 1_000;
       const codes = new Map<number, number>();
       for (const r of replies) codes.set(r.status, (codes.get(r.status) ?? 0) + 1);
-      t.note(`${n} concurrent GET /v1/accounts against ${reads}/s: ${[...codes].map(([status, k]) => `${k} × ${status}`).join(', ')}`);
+      t.note(`${replies.length} GET /v1/accounts (waves of ${n} at once) against ${reads}/s: ${[...codes].map(([status, k]) => `${k} × ${status}`).join(', ')}`);
       const limited = replies.filter((r) => r.status === 429);
       await t.expect('some reads passed', replies.some((r) => r.status === 200));
       const passed = replies.filter((r) => r.status === 200).length;

@@ -174,7 +174,9 @@ describe('swapsim verify', () => {
     const url = await fronted({ hang: true });
     // Two runs at once: each is bounded on its own, and run 1 (re-run alone to be explained) is the one reported.
     const r = await verify({ app_url: url, runs: 2, seed: 1, run_time_limit_ms: 1_500, latency_limit_ms: 9_000, shrink_time_limit_ms: 1 });
-    expect(r.failure?.headline).toMatch(/^handler exceeded \d+ s on event evt_\S+ \(account\.created\) when the run's wall-time limit \(1.5 s\) was reached/);
+    // Which delivery is in flight when the limit passes depends on the machine's speed (on a loaded one the first
+    // attempt may already have timed out): the headline names whichever it is.
+    expect(r.failure?.headline).toMatch(/^handler exceeded \d+ s on event evt_\S+ \([a-z_.]+\) when the run's wall-time limit \(1.5 s\) was reached/);
     expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([[1, false, 1], [2, false, 1]]);
   }, 180_000);
 
