@@ -45,7 +45,9 @@ function scratchCopy(): string {
   const root = mkdtempSync(join(tmpdir(), 'swapsim-mutants-'));
   const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
   for (const f of files) {
-    if (!existsSync(f)) continue;
+    // A node_modules that is a symlink (a worktree sharing another's) is not ignored by `node_modules/`: it is
+    // linked below, not copied.
+    if (!existsSync(f) || f === 'node_modules') continue;
     mkdirSync(dirname(join(root, f)), { recursive: true });
     cpSync(f, join(root, f));
   }
