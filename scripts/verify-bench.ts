@@ -1,5 +1,5 @@
 // `npm run bench:verify [-- --seed S | --seeds A-B] [--concurrency N] [--slow-runs N] [--slow-ms MS] [--skip-twins]
-// [--skip-reference] [--skip-slow] [--skip-styles] [--coverage]`: the figures docs/verify.md quotes, measured rather
+// [--skip-reference] [--skip-slow] [--skip-styles] [--coverage] [--twins a,b]`: the figures docs/verify.md quotes, measured rather
 // than asserted (the machine is shared): the reference integrator over 100 runs; the correct-but-unusual consumers
 // (feed-only, nudge: resumes the feed from its last cursor, deferred: answers 202 and applies later) over 100 runs
 // each; every example twin within 10 runs at each seed
@@ -24,6 +24,7 @@ const { values } = parseArgs({
     'slow-runs': { type: 'string', default: '100' },
     'slow-ms': { type: 'string', default: '5000' },
     'skip-twins': { type: 'boolean', default: false },
+    twins: { type: 'string' },
     'skip-slow': { type: 'boolean', default: false },
     'skip-reference': { type: 'boolean', default: false },
     'skip-styles': { type: 'boolean', default: false },
@@ -53,9 +54,18 @@ async function styles(): Promise<void> {
   }
 }
 
+/** `--twins a,b`: those twins only (each must be one of the reference integrator's bugs); default all. */
+function chosenTwins(): typeof BUG_NAMES {
+  if (values.twins === undefined) return BUG_NAMES;
+  const names = values.twins.split(',');
+  const unknown = names.filter((n) => !(BUG_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new Error(`--twins: not a twin: ${unknown.join(', ')} (twins: ${BUG_NAMES.join(', ')})`);
+  return names as unknown as typeof BUG_NAMES;
+}
+
 async function twins(seed: number): Promise<void> {
   console.log(`twins, seed ${seed}, 10 runs each, concurrency ${concurrency}:`);
-  for (const bug of BUG_NAMES) {
+  for (const bug of chosenTwins()) {
     const app = await startIntegrator({ bugs: [bug] });
     const r = await verify({ app_url: app.url, runs: 10, seed, concurrency, ...(values['no-shrink'] ? { shrink_time_limit_ms: 0 } : {}) });
     if (!r.failure) {

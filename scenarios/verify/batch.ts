@@ -59,6 +59,7 @@ export async function runBatch(s: Session, batch: ReadonlyArray<{ run: number; s
       relay.setSecret(hook.secret);
       relay.setAppSecret(secret);
       relay.setObserver((body) => m.learn(i, body));
+      m.setGate(i, () => relay.gate());
       webhooks.push(hook.webhook_id);
     }
     configure = (next: string) => probe.configure(s.app_url, { base_url: m.base_url, api_key: app_key, webhook_secret: next });

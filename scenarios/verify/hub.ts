@@ -35,6 +35,8 @@ export interface Mount {
   learn(lane: number, body: unknown): void;
   /** Which lane owns an id (undefined: nobody, so the first lane answers). */
   owner(id: string): number | undefined;
+  /** The app's calls to lane `lane` first wait for `gate` (the lane's relay: relay.ts gate); null: none. */
+  setGate(lane: number, gate: (() => Promise<void>) | null): void;
   unmount(): void;
 }
 
@@ -53,6 +55,7 @@ export interface HubOptions {
 interface Mounted {
   lanes: string[];
   owners: Map<string, number>;
+  gates: Array<(() => Promise<void>) | null>;
 }
 
 /** Every string in a JSON value that has the id format. */
@@ -231,7 +234,11 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     let answer: Answer | 'forward' = 'forward';
     const path_has_id = segments(path).some((seg) => ID.test(seg));
     if (lane === null && method === 'GET' && !SHARED.test(path) && !path_has_id && !url.searchParams.has('account_id')) {
+      // An org-wide read reaches every lane: it waits for each lane's gate.
+      await Promise.all(m.gates.map((g) => g?.()));
       answer = await composite(m, path, url.searchParams, headers);
+    } else {
+      await m.gates[lane ?? 0]?.();
     }
     if (answer === 'forward') {
       lane ??= 0;
@@ -260,12 +267,13 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     mount(lane_base_urls) {
       if (lane_base_urls.length === 0) throw new Error('a hub mount needs at least one lane');
       const name = `b${++next_mount}`;
-      const m: Mounted = { lanes: lane_base_urls.map((u) => u.replace(/\/$/, '')), owners: new Map() };
+      const m: Mounted = { lanes: lane_base_urls.map((u) => u.replace(/\/$/, '')), owners: new Map(), gates: lane_base_urls.map(() => null) };
       mounts.set(name, m);
       return {
         base_url: `${url}/${name}/v1`,
         learn: (lane, body) => learnFrom(m, lane, Buffer.isBuffer(body) ? parseJson(body) : body),
         owner: (id) => m.owners.get(id),
+        setGate: (lane, gate) => void (m.gates[lane] = gate),
         unmount: () => void mounts.delete(name),
       };
     },

@@ -14,7 +14,7 @@ import { firstDivergence } from './compare.ts';
 import { deliveryLog, formatDeliveryLog, judgeDeliveries, judgeLatency, type Attempt, type Finding } from './judge.ts';
 import * as probe from './probe.ts';
 import { observeReach } from './reach.ts';
-import type { Hub } from './hub.ts';
+import { startHub, type Hub } from './hub.ts';
 import type { Relay, RelayRecord } from './relay.ts';
 import { apiEffect, runVerifyScenario, type RunHooks, type VerifyRun } from './run.ts';
 import type { VerifyScenario } from './scenario.ts';
@@ -187,19 +187,29 @@ export async function ensureSlots(s: Session, n: number): Promise<void> {
   while (s.slots.length < n) s.slots.push(await s.newSlot());
 }
 
-/** One run alone, as verify has always run: its own provider, the app configured with it directly. */
+/**
+ * One run alone: its own provider, shown to the app through the hub as a batch's are (a mount of one lane), so
+ * the relay's gate orders concurrent copies' provider calls in a replay as in the batch that found it.
+ */
 export async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, expect: Finding | null): Promise<Outcome> {
   const app_key = `sk_app_${randomBytes(12).toString('hex')}`;
   const { sim, profile } = await openLane(s, scenario, run_no, app_key);
   const slot = s.slots[0];
   slot.relay.reset();
-  return driveLane(s, { sim, profile, slot, app_key, scenario, run_no, expect, started_ms: WALL.now_ms() }, async () => {
-    const hook = await sim.webhook(slot.relay.url);
-    slot.relay.setSecret(hook.secret);
-    const configure = (secret: string) => probe.configure(s.app_url, { base_url: sim.base_url, api_key: app_key, webhook_secret: secret });
-    await configure(hook.secret);
-    return { webhook_id: hook.webhook_id, secret: hook.secret, configure };
-  });
+  s.hub ??= await startHub({ peek_key: s.verifier_key });
+  const mount = s.hub.mount([sim.base_url]);
+  mount.setGate(0, () => slot.relay.gate());
+  try {
+    return await driveLane(s, { sim, profile, slot, app_key, scenario, run_no, expect, started_ms: WALL.now_ms() }, async () => {
+      const hook = await sim.webhook(slot.relay.url);
+      slot.relay.setSecret(hook.secret);
+      const configure = (secret: string) => probe.configure(s.app_url, { base_url: mount.base_url, api_key: app_key, webhook_secret: secret });
+      await configure(hook.secret);
+      return { webhook_id: hook.webhook_id, secret: hook.secret, configure };
+    });
+  } finally {
+    mount.unmount();
+  }
 }
 
 export interface LaneRun {

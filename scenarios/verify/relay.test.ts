@@ -79,3 +79,70 @@ describe('relay re-signing (a batch behind the hub)', () => {
     expect(got.headers['svc-signature']).toBe(signature);
   });
 });
+
+describe('the copy gate: two copies of a delivery reach their first provider call before either goes on', () => {
+  /** An app whose handler (one at a time when `serial`) marks its arrival, makes a "provider call" through the gate, then marks it done. */
+  async function gatedApp(serial: boolean): Promise<{ relay: Relay; marks: string[]; close: () => Promise<void> }> {
+    const marks: string[] = [];
+    let queue = Promise.resolve();
+    let r: Relay | undefined;
+    const handle = async (n: number): Promise<void> => {
+      marks.push(`arrive ${n}`);
+      await r!.gate();
+      marks.push(`pass ${n}`);
+    };
+    let next = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const n = ++next;
+        const run = serial ? (queue = queue.then(() => handle(n))) : handle(n);
+        void run.then(() => res.writeHead(200).end());
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    r = await startRelay({ app_webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, handler_limit_ms: 5_000, slow_after_ms: 5_000 });
+    return {
+      relay: r,
+      marks,
+      close: async () => {
+        await r!.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+  const body = Buffer.from('{"event_id":"evt_9","type":"credit.created","account_id":"acct_9","data":{}}');
+  const post = (relay: Relay) =>
+    fetch(relay.url, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-timestamp': '1', 'svc-signature': 'v1=x', 'svc-event-id': 'evt_9', 'svc-delivery-id': 'dlv_9' }, body });
+
+  it('concurrent copies: both handlers arrive before either passes its provider call, every time', async () => {
+    const app = await gatedApp(false);
+    try {
+      for (let i = 0; i < 5; i++) {
+        app.marks.length = 0;
+        app.relay.reset();
+        app.relay.concurrentCopies('acct_9', 'credit.created', 1);
+        expect((await post(app.relay)).status).toBe(200);
+        expect(app.marks.map((m) => m.split(' ')[0])).toEqual(['arrive', 'arrive', 'pass', 'pass']);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a receiver that handles one copy after the other is held once, then goes on; with no copies nothing waits', async () => {
+    const app = await gatedApp(true);
+    try {
+      app.relay.concurrentCopies('acct_9', 'credit.created', 1);
+      expect((await post(app.relay)).status).toBe(200);
+      expect(app.marks).toEqual(['arrive 1', 'pass 1', 'arrive 2', 'pass 2']);
+      app.marks.length = 0;
+      expect((await post(app.relay)).status).toBe(200);
+      expect(app.marks).toEqual(['arrive 3', 'pass 3']);
+      expect(app.relay.records.map((r) => r.kind)).toEqual(['provider', 'concurrent_copy', 'provider']);
+    } finally {
+      await app.close();
+    }
+  });
+});

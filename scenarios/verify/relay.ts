@@ -67,6 +67,14 @@ export interface Relay {
    * now (a captured delivery replayed later, or one stamped ahead): recorded as `stale_timestamp`.
    */
   resendAt(held: Held, timestamp_ms: number): Promise<RelayRecord>;
+  /**
+   * Resolves when the app may have the provider call it just made (through verify's hub): at once, unless two
+   * copies of one delivery are in flight to the app. Then each copy's handler gets to its first provider call
+   * before either goes on: calls wait until two are waiting, one copy has been answered, or COPY_GATE_MS has
+   * passed. A receiver that checks an event id, awaits a call and only then marks the id lets both copies
+   * through every time, not when the scheduler happens to interleave them, so its counterexample replays.
+   */
+  gate(): Promise<void>;
   /** Deliveries in flight now: what a wall-time cut names. */
   inFlight(): Array<{ event_id: string; event_type: string; elapsed_ms: number }>;
   /** From now on every delivery is answered 503 at once without reaching the app (the run is being ended). */
@@ -88,6 +96,12 @@ export interface RelayOptions {
   /** Wall time `sent_wall_ms` counts from (default: when the relay started); relays sharing it have comparable records. */
   t0_ms?: number;
 }
+
+/**
+ * How long a provider call waits for the other copy's handler to make one too (gate). A correct receiver that
+ * handles one copy after the other pays this once per pair; a handler with no provider call never waits.
+ */
+export const COPY_GATE_MS = 300;
 
 const wildcard = (pattern: string, value: string): boolean => (pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : pattern === value);
 
@@ -118,6 +132,32 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   let next_flight = 0;
   /** Bumped per run: an answer that straggles in from a cut run is not recorded in the next one. */
   let generation = 0;
+  /** Copies of each event in flight to the app now; two or more open the gate's window. */
+  let copies = new Map<string, number>();
+  /** While copies are in flight: the provider calls waiting (released together), and whether they were. */
+  let window: { waiting: Array<() => void>; released: boolean; timer: AbortController | null } | null = null;
+
+  const releaseWindow = (): void => {
+    if (window === null) return;
+    window.released = true;
+    window.timer?.abort();
+    for (const go of window.waiting.splice(0)) go();
+  };
+  const copyLeaves = (event_id: string): void => {
+    const n = (copies.get(event_id) ?? 0) + 1;
+    copies.set(event_id, n);
+    if (n === 2 && window === null) window = { waiting: [], released: false, timer: null };
+  };
+  const copyLands = (event_id: string): void => {
+    const n = (copies.get(event_id) ?? 1) - 1;
+    if (n > 0) copies.set(event_id, n);
+    else copies.delete(event_id);
+    // One copy answered: the other's handler is not waiting on it, whatever it does next.
+    if (n === 1 && window !== null) {
+      releaseWindow();
+      if (![...copies.values()].some((k) => k >= 2)) window = null;
+    }
+  };
 
   /** One POST to the app, bounded by the handler limit (and by a cut). */
   async function forward(h: Held, kind: CopyKind): Promise<RelayRecord> {
@@ -126,6 +166,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     const id = ++next_flight;
     const since = WALL.now_ms();
     flying.set(id, { event_id: h.event_id, event_type: h.event_type, since, abort });
+    copyLeaves(h.event_id);
     let status = 0;
     let timed_out = false;
     const limit = AbortSignal.timeout(opts.handler_limit_ms);
@@ -157,6 +198,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     } finally {
       flying.delete(id);
       watch.abort();
+      if (gen === generation) copyLands(h.event_id);
     }
     const r = record(WALL.now_ms() - since);
     if (gen === generation) records.push(r);
@@ -233,9 +275,24 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       const headers = { ...h.headers, [`${prefix}-timestamp`]: stamp, [`${prefix}-signature`]: `v1=${createHmac('sha256', key).update(`${stamp}.`).update(h.body).digest('hex')}` };
       return forward({ ...h, headers, signed_at_ms: timestamp_ms }, 'stale_timestamp');
     },
+    gate() {
+      const w = window;
+      if (w === null || w.released) return Promise.resolve();
+      return new Promise<void>((go) => {
+        w.waiting.push(go);
+        if (w.waiting.length >= 2) return releaseWindow();
+        if (w.timer === null) {
+          w.timer = new AbortController();
+          void WALL.wait(COPY_GATE_MS, w.timer.signal).then(() => {
+            if (window === w) releaseWindow();
+          }, () => undefined);
+        }
+      });
+    },
     inFlight: () => [...flying.values()].map((f) => ({ event_id: f.event_id, event_type: f.event_type, elapsed_ms: WALL.now_ms() - f.since })),
     cut() {
       cut = true;
+      releaseWindow();
       for (const f of flying.values()) f.abort.abort();
     },
     get is_cut() {
@@ -243,6 +300,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     },
     reset() {
       generation++;
+      releaseWindow();
+      window = null;
+      copies = new Map();
       records.length = 0;
       plans = [];
       held = new Map();
@@ -255,6 +315,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     close: () =>
       new Promise<void>((resolve) => {
         cut = true;
+        releaseWindow();
         for (const f of flying.values()) f.abort.abort();
         server.close(() => resolve());
         server.closeAllConnections();
