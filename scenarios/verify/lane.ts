@@ -187,6 +187,9 @@ export async function ensureSlots(s: Session, n: number): Promise<void> {
   while (s.slots.length < n) s.slots.push(await s.newSlot());
 }
 
+/** A run whose app meets 429s by design: API fault rules on its key, or the adversarial profile's limits. */
+const meetsRefusals = (scenario: VerifyScenario): boolean => scenario.adversarial_profile || scenario.steps.some((st) => st.kind === 'api_fault');
+
 /**
  * One run alone: its own provider, shown to the app through the hub as a batch's are (a mount of one lane), so
  * the relay's gate orders concurrent copies' provider calls in a replay as in the batch that found it.
@@ -198,7 +201,9 @@ export async function runOnce(s: Session, scenario: VerifyScenario, run_no: numb
   slot.relay.reset();
   s.hub ??= await startHub({ peek_key: s.verifier_key });
   const mount = s.hub.mount([sim.base_url]);
-  mount.setGate(0, () => slot.relay.gate());
+  // Not where 429s are part of the run (API faults, the adversarial profile's limits): a read held at the gate
+  // and let go after another request's 429 would look like a retry that ignored its Retry-After.
+  if (!meetsRefusals(scenario)) mount.setGate(0, () => slot.relay.gate());
   try {
     return await driveLane(s, { sim, profile, slot, app_key, scenario, run_no, expect, started_ms: WALL.now_ms() }, async () => {
       const hook = await sim.webhook(slot.relay.url);
