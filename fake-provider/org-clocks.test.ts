@@ -30,7 +30,7 @@ describe('per-organization clocks', () => {
     const t0 = await clockOf(s);
     const a = await ownClockOrg(s);
     const b = await ownClockOrg(s);
-    expect(a.clock).toEqual({ now_ms: t0, mode: 'virtual' });
+    expect(a.clock).toEqual({ now_ms: t0, mode: 'virtual', speed: 1 });
     const adv = await s.control('POST', '/clock/advance', { ms: 3_600_000, organization_id: a.organization_id });
     expect(adv.status).toBe(200);
     expect(adv.body.clock.now_ms).toBe(t0 + 3_600_000);
@@ -143,12 +143,34 @@ describe('per-organization clocks', () => {
     expect(await s.invariants()).toMatchObject({ ok: true });
   });
 
+  it('POST /_sim/clock/speed changes a realtime clock from now on, and is refused on a virtual one with nothing changed', async () => {
+    const s = opened(await startTestSim());
+    const before = (await s.control('GET', '/clock')).body.clock;
+    const refused = await s.control('POST', '/clock/speed', { speed: 5 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('clock_not_realtime');
+    expect((await s.control('GET', '/clock')).body.clock).toEqual(before);
+    expect((await s.control('POST', '/clock/speed', { speed: 0 })).body.error.code).toBe('invalid_parameter');
+    const r = await ownClockOrg(s, { mode: 'realtime', speed: 0.001 });
+    const slow = await clockOf(s, r.organization_id);
+    const set = await s.control('POST', '/clock/speed', { speed: 100_000, organization_id: r.organization_id });
+    expect(set.status).toBe(200);
+    expect(set.body.clock).toMatchObject({ mode: 'realtime', speed: 100_000 });
+    // At 100,000 sim ms per wall ms an hour passes in 36 ms of wall time; at 0.001 it would take 41 days.
+    for (let i = 0; i < 100 && (await clockOf(s, r.organization_id)) < slow + 3_600_000; i++) await sleep(20);
+    expect(await clockOf(s, r.organization_id)).toBeGreaterThanOrEqual(slow + 3_600_000);
+    expect((await s.control('GET', `/clock?organization_id=${r.organization_id}`)).body.clock.speed).toBe(100_000);
+    // The server's clock and its speed are untouched.
+    expect((await s.control('GET', '/clock')).body.clock).toEqual(before);
+  });
+
   it('a journal of tenants with their own clocks replays (verify)', async () => {
     const journal = join(mkdtempSync(join(tmpdir(), 'swapsim-orgclock-')), 'run.jsonl');
     const s = await startTestSim({ journal_path: journal });
     const rx = opened(await startReceiver());
     const a = await ownClockOrg(s);
     const r = await ownClockOrg(s, { mode: 'realtime', speed: 10 });
+    expect((await s.control('POST', '/clock/speed', { speed: 20, organization_id: r.organization_id })).status).toBe(200);
     await s.api('POST', '/webhooks', { key: a.api_key, body: { url: rx.url } });
     for (const org of [a, r]) await s.api('POST', '/accounts', { key: org.api_key, body: {} });
     await s.control('POST', '/clock/advance', { ms: 10_000, organization_id: a.organization_id });
@@ -159,6 +181,6 @@ describe('per-organization clocks', () => {
     const report = await replayJournal(parseJournal(readFileSync(journal, 'utf8')), { verify: true });
     expect(report.mismatch).toBeNull();
     expect(report.diverged).toBeNull();
-    expect(report.verified).toBe(8);
+    expect(report.verified).toBe(9);
   });
 });

@@ -2,6 +2,7 @@
 // holding API keys, fee defaults, recovery and partner-screening switches and rate-limit overrides; deleting
 // one frees everything it owns.
 import type { Organization, RateLimits, World } from './world.ts';
+import { clockState } from '../sim/clock.ts';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.ts';
 import { indexKeys, unindexKeys } from './http/auth.ts';
 import type { ForgetScope } from './resource-records.ts';
@@ -76,7 +77,7 @@ export function deleteOrganization(
 /** `own`: the organization's own world (worlds.ts), whose clock the answer shows; absent for the server's clock. */
 export function serializeOrganization(org: Organization, own?: World): Record<string, unknown> {
   return {
-    ...(own ? { clock: { now_ms: own.sim.now_ms(), mode: own.sim.clock.mode } } : {}),
+    ...(own ? { clock: clockState(own.sim.clock) } : {}),
     organization_id: org.organization_id,
     api_key: org.api_keys[0],
     api_keys: org.api_keys,

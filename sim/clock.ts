@@ -5,7 +5,12 @@ export type ClockMode = 'virtual' | 'realtime';
 
 export interface Clock {
   readonly mode: ClockMode;
+  /** Realtime: sim ms per wall ms (1 for a virtual clock, where it means nothing). */
   readonly speed: number;
+  /** Wall time of the last setSpeed (0: never): the driver counts the wall time before it at the old speed. */
+  readonly speed_since_wall_ms: number;
+  /** Realtime: from now on sim time follows wall time × `speed` (the driver rebases; nothing jumps). */
+  setSpeed(speed: number): void;
   now_ms(): number;
   /** Moves time forward (never backward); only the scheduler calls this. */
   setNow(ms: number): void;
@@ -18,9 +23,20 @@ export const DEFAULT_START_MS = 1_767_225_600_000;
 class SimClock implements Clock {
   constructor(
     readonly mode: ClockMode,
-    readonly speed: number,
+    private rate: number,
     private now: number,
   ) {}
+
+  speed_since_wall_ms = 0;
+
+  get speed(): number {
+    return this.rate;
+  }
+
+  setSpeed(speed: number): void {
+    this.rate = speed;
+    this.speed_since_wall_ms = wallNow_ms();
+  }
 
   now_ms(): number {
     return this.now;
@@ -29,6 +45,11 @@ class SimClock implements Clock {
   setNow(ms: number): void {
     if (ms > this.now) this.now = ms;
   }
+}
+
+/** What the control plane shows of a clock: `{now_ms, mode, speed}`. */
+export function clockState(clock: Clock): { now_ms: number; mode: ClockMode; speed: number } {
+  return { now_ms: clock.now_ms(), mode: clock.mode, speed: clock.speed };
 }
 
 export function createClock(opts: { mode?: ClockMode; start_ms?: number; speed?: number } = {}): Clock {

@@ -376,13 +376,24 @@ class SimScheduler implements Scheduler {
     // a `POST /_sim/clock/advance` on a realtime clock jumps ahead and the clock goes on from there (with an
     // absolute target it stood still until wall time caught up: 73 h after a 73 h jump).
     const clock = this.clock;
-    const wall_start = wallNow_ms();
+    // The wall time and sim ms driven when the speed last changed (POST /_sim/clock/speed): the driver goes on
+    // from there at the new speed, so a change neither jumps the clock nor pulls it back.
+    let wall_from = wallNow_ms();
+    let driven_before = 0;
+    let speed = clock.speed;
     let driven_ms = 0;
     let busy = false;
     const timer = setInterval(() => {
       if (busy) return;
       busy = true;
-      const ms = Math.max(0, Math.floor((wallNow_ms() - wall_start) * clock.speed) - driven_ms);
+      const wall = wallNow_ms();
+      if (clock.speed_since_wall_ms > wall_from) {
+        // The wall time up to the change at the old speed, the rest at the new one.
+        driven_before += Math.floor((clock.speed_since_wall_ms - wall_from) * speed);
+        wall_from = clock.speed_since_wall_ms;
+        speed = clock.speed;
+      }
+      const ms = Math.max(0, Math.floor((wall - wall_from) * speed) + driven_before - driven_ms);
       driven_ms += ms;
       // Every tick is reported, 0 ms too: it still runs what is due now, which a replay must do at the same point.
       onAdvance?.(ms);

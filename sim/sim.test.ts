@@ -208,6 +208,40 @@ describe('realtime driver', () => {
   });
 });
 
+describe('realtime speed changes', () => {
+  it('goes on from where the clock stands at the new speed: no jump, no step back, and it moves at the new rate', async () => {
+    const clock = createClock({ mode: 'realtime', start_ms: 0, speed: 0.001 });
+    const s = createScheduler(clock);
+    const seen: number[] = [];
+    const stop = s.startRealtime(() => seen.push(clock.now_ms()));
+    try {
+      // At 0.001 the clock barely moves; a change to 1,000,000 makes it move by whole seconds per tick, and it
+      // never goes back. (The bug this guards: rebasing the driven total on the new speed from the start, which
+      // jumps by the whole elapsed wall time × the new speed, or stalls when slowed down.)
+      for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 20));
+      const slow = clock.now_ms();
+      expect(slow).toBeLessThan(50);
+      const changed_wall_ms = Date.now();
+      clock.setSpeed(1_000_000);
+      for (let i = 0; i < 250 && clock.now_ms() < slow + 5_000; i++) await new Promise((r) => setTimeout(r, 20));
+      const fast = clock.now_ms();
+      expect(fast).toBeGreaterThanOrEqual(slow + 5_000);
+      // Only the wall time since the change runs at the new speed.
+      expect(fast - slow).toBeLessThanOrEqual((Date.now() - changed_wall_ms + 1) * 1_000_000);
+      clock.setSpeed(0.001);
+      // Slowed down: once the driver has caught up with the change, a few ticks at 0.001 move next to nothing.
+      for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 20));
+      const settled = clock.now_ms();
+      expect(settled).toBeGreaterThanOrEqual(fast);
+      for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(clock.now_ms() - settled).toBeLessThan(50);
+      expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    } finally {
+      stop();
+    }
+  });
+});
+
 describe('fault stages', () => {
   it('a fail rule fires only at a choke point that can produce its code, keeping its count for that stage', () => {
     const plan = createFaultPlan(createRng(3).fork('faults'));

@@ -96,6 +96,9 @@ function notice(testid: string, el: HTMLElement | null): void {
 
 const currentOrg = (): Org | undefined => state.orgs.find((o) => o.organization_id === state.org_id);
 
+/** The chosen organization's id when it has a clock of its own: the clock levers and the clock shown are its. */
+const ownClock = (): string | null => (currentOrg()?.clock !== undefined ? state.org_id : null);
+
 // ---- the header: tabs, clock and organization picker ----
 
 function drawTabs(): void {
@@ -117,14 +120,19 @@ function orgPicker(): HTMLElement {
 
 function clockLevers(): HTMLElement {
   const ms = h('input', { type: 'number', min: 0, value: 60000, 'data-testid': 'advance-ms', class: 'ms' }) as HTMLInputElement;
-  const run = async (path: string, body: unknown): Promise<void> => {
-    const r = await client.sim('POST', path, body);
-    notice('clock-result', r.status === 200 ? h('div', { class: 'note' }, `ran ${r.body.ran.ran}${r.body.pending !== undefined ? `, ${r.body.pending} pending` : ''}`) : fail(r));
+  const speed = h('input', { type: 'number', min: 0.001, step: 'any', value: 1, 'data-testid': 'speed', class: 'ms' }) as HTMLInputElement;
+  // The same calls as the control plane's, scoped to the chosen organization when it has a clock of its own.
+  const run = async (path: string, body: Record<string, unknown>): Promise<void> => {
+    const org = ownClock();
+    const r = await client.sim('POST', path, org === null ? body : { ...body, organization_id: org });
+    const done = r.body?.ran !== undefined ? `ran ${r.body.ran.ran}${r.body.pending !== undefined ? `, ${r.body.pending} pending` : ''}` : `speed ×${r.body?.clock?.speed}`;
+    notice('clock-result', r.status === 200 ? h('div', { class: 'note' }, done) : fail(r));
     await poll();
   };
   return h('span', {}, 'Clock ', ms, ' ms ',
     h('button', { class: 'act', 'data-testid': 'advance', onclick: () => void run('/clock/advance', { ms: Number(ms.value) }) }, 'Advance'), ' ',
-    h('button', { class: 'act', 'data-testid': 'settle', onclick: () => void run('/clock/settle', {}) }, 'Settle'));
+    h('button', { class: 'act', 'data-testid': 'settle', onclick: () => void run('/clock/settle', {}) }, 'Settle'), ' realtime ×',
+    speed, ' ', h('button', { class: 'act', 'data-testid': 'set-speed', onclick: () => void run('/clock/speed', { speed: Number(speed.value) }) }, 'Set speed'));
 }
 
 function drawLevers(): void {
@@ -337,15 +345,22 @@ async function viewOrgAccounts(): Promise<HTMLElement> {
 /** The organization's event feed, read forward from the feed's own cursor and kept as it grows. */
 const feed = { cursor: undefined as string | undefined, events: [] as any[] };
 
-async function viewFeed(): Promise<HTMLElement> {
+/** Reads the feed forward from its cursor (following has_more): how many events were new, or the refusal. */
+async function readFeed(): Promise<number | Awaited<ReturnType<typeof client.v1>>> {
   const key = credentials.api_key!;
+  const before = feed.events.length;
   for (;;) {
     const r = await client.v1('GET', `/events?limit=100${q('cursor', feed.cursor)}`, key);
-    if (r.status !== 200) return fail(r);
+    if (r.status !== 200) return r;
     feed.events.push(...r.body.events);
     if (r.body.next_cursor) feed.cursor = r.body.next_cursor;
-    if (!r.body.has_more) break;
+    if (!r.body.has_more) return feed.events.length - before;
   }
+}
+
+async function viewFeed(): Promise<HTMLElement> {
+  const read = await readFeed();
+  if (typeof read !== 'number') return fail(read);
   const rows = feed.events.slice(-200).reverse().map((e) => h('tr', { 'data-event': e.event_id }, h('td', {}, iso(e.created_at_ms)), h('td', {}, e.type), h('td', { class: 'mono' }, e.event_id), h('td', { class: 'mono' }, e.account_id), h('td', { class: 'mono' }, JSON.stringify(e.data))));
   return h('section', {}, h('h2', {}, `Events (${feed.events.length}, newest first)`), table(['created', 'type', 'event', 'account', 'data'], rows, 'feed'));
 }
@@ -413,8 +428,11 @@ async function drawOnce(): Promise<void> {
 async function poll(): Promise<void> {
   const live = document.getElementById('live')!;
   if (orgMode()) {
-    live.className = 'live on';
-    if (state.tab === 'feed') await draw();
+    // The feed says when anything changed (one read a poll, from its cursor): a view is redrawn only then, so
+    // the Accounts view is live without reading every account's balances each second.
+    const fresh = await readFeed();
+    live.className = typeof fresh === 'number' ? 'live on' : 'live err';
+    if (typeof fresh === 'number' && fresh > 0) await draw();
     return;
   }
   // The first poll reads the organizations at once (the first view needs them): one round trip, not two.
@@ -426,9 +444,13 @@ async function poll(): Promise<void> {
     throw new Error(errorLine(r));
   }
   live.className = 'live on';
-  await drawBar(r.body);
-  if (r.body.cursor === state.pulse) return;
-  state.pulse = r.body.cursor;
+  // An organization with a clock of its own lives in a world of its own: its clock is shown, its changes redraw.
+  const org = ownClock();
+  const own = org === null ? null : await client.sim('GET', `/ui/pulse?organization_id=${encodeURIComponent(org)}`);
+  await drawBar(own?.status === 200 ? own.body : r.body);
+  const cursor = own?.status === 200 ? `${r.body.cursor}|${own.body.cursor}` : r.body.cursor;
+  if (cursor === state.pulse) return;
+  state.pulse = cursor;
   const orgs = await (first ?? client.sim('GET', '/organizations'));
   if (orgs.status === 200) {
     const before = JSON.stringify(state.orgs.map((o) => [o.organization_id, o.api_key]));

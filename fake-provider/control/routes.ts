@@ -14,6 +14,7 @@ import { accountIdsOf } from '../resources/accounts/index.ts';
 import { forgetEmails } from '../emails.ts';
 import type { ForgetScope } from '../resource-records.ts';
 import type { Organization, World } from '../world.ts';
+import { clockState } from '../../sim/clock.ts';
 import { RESOURCES } from '../resources/index.ts';
 import { checkFault, faultBody } from './faults.ts';
 import { checkInvariants } from './invariants.ts';
@@ -63,7 +64,7 @@ const orgBody = z.object({
 
 export function controlRoutes(runtime: Runtime) {
   // The clock of the world the call runs in: the server's, or the scoped organization's own (worlds.ts).
-  const clock = (world: World) => ({ now_ms: world.sim.now_ms(), mode: world.sim.clock.mode });
+  const clock = (world: World) => clockState(world.sim.clock);
   return [
     defineRoute({
       auth: 'public', method: 'post', path: '/organizations', tag, summary: 'Create an organization', body: orgBody, response: organizationReply,
@@ -115,6 +116,15 @@ export function controlRoutes(runtime: Runtime) {
       handler: async ({ body }, { world }) => {
         const ran = await world.sim.scheduler.advance(body.ms);
         return { body: { clock: clock(world), ran } };
+      },
+    }),
+    defineRoute({
+      auth: 'public', method: 'post', path: '/clock/speed', tag, summary: 'Change a realtime clock\'s speed (sim ms per wall ms), from now on',
+      body: z.object({ speed: z.number().min(0.001).max(1_000_000), organization_id: scope }), response: clockReply,
+      handler: ({ body }, { world }) => {
+        if (world.sim.clock.mode !== 'realtime') throw new ApiError('clock_not_realtime', 'a virtual clock has no speed: it moves only when advanced (POST /_sim/clock/advance)');
+        world.sim.clock.setSpeed(body.speed);
+        return { body: { clock: clock(world) } };
       },
     }),
     defineRoute({
@@ -173,7 +183,7 @@ export function controlRoutes(runtime: Runtime) {
       auth: 'public', method: 'post', path: '/reset', tag, summary: 'Empty world, same settings',
       handler: () => {
         const world = runtime.reset();
-        return { body: { reset: true, clock: { now_ms: world.sim.now_ms(), mode: world.sim.clock.mode } } };
+        return { body: { reset: true, clock: clockState(world.sim.clock) } };
       },
     }),
     ...timelineRoutes(),

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { faultBody } from './faults.ts';
 import { FAULT_TARGETS } from '../../sim/faults.ts';
 
-export const clock = z.object({ now_ms: z.number().int(), mode: z.enum(['virtual', 'realtime']) });
+export const clock = z.object({ now_ms: z.number().int(), mode: z.enum(['virtual', 'realtime']), speed: z.number().describe('realtime: sim ms per wall ms (1 on a virtual clock)') });
 const runReport = z.object({ ran: z.number().int(), kinds: z.record(z.string(), z.number().int()), truncated: z.boolean() });
 
 export const clockReply = z.object({ request_id: z.string(), clock });

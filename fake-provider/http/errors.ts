@@ -36,6 +36,8 @@ const FIXED_STATUS = {
   route_not_found: 404,
   // Control plane: snapshots are positions in the server's journal, so they need one (`--journal`, `--state`).
   journal_required: 409,
+  // POST /_sim/clock/speed on a virtual clock, which has no speed (it moves only when advanced).
+  clock_not_realtime: 409,
   payload_too_large: 413,
   // Node's own refusals, answered in the envelope (http/limits.ts): headers past the limit, a request too slow.
   headers_too_large: 431,

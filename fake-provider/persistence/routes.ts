@@ -2,6 +2,7 @@
 // rebuilt world in the server's place, for every organization.
 import { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
+import { clockState } from '../../sim/clock.ts';
 import { defineRoute } from '../http/api.ts';
 import { ApiError } from '../http/errors.ts';
 import { deleteSnapshot, listSnapshots, requireSnapshot, restoreSnapshot, takeSnapshot } from './snapshots.ts';
@@ -32,7 +33,7 @@ export function snapshotRoutes(runtime: Runtime) {
       params, body: noFields, response: z.object({ request_id: z.string(), restored: z.literal(true), snapshot_id: z.string(), clock: z.object({ now_ms: z.number().int(), mode: z.enum(['virtual', 'realtime']) }) }),
       handler: async ({ params: p }) => {
         const world = await restoreSnapshot(runtime, p.snapshot_id);
-        return { body: { restored: true, snapshot_id: p.snapshot_id, clock: { now_ms: world.sim.now_ms(), mode: world.sim.clock.mode } } };
+        return { body: { restored: true, snapshot_id: p.snapshot_id, clock: clockState(world.sim.clock) } };
       },
     }),
     defineRoute({

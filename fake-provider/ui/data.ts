@@ -121,11 +121,12 @@ function serializeDelivery(d: Delivery) {
 }
 
 /** A number that changes whenever anything the dashboard shows may have changed: the page polls it. */
-function changeCursor(world: World): string {
+/** `hosted`: how many organizations have worlds of their own (one created or deleted changes the organization list). */
+function changeCursor(world: World, hosted: number): string {
   let attempts = 0;
   for (const d of webhookStore(world).deliveryList) attempts += d.attempt_log.length;
   // Not the clock: the header shows it, and a realtime clock would redraw the view every poll for nothing.
-  const parts = [world.events.all.length, world.transitions.length, attempts, world.sim.faults.list().length, world.sim.faults.firings().length, world.orgs.size];
+  const parts = [world.events.all.length, world.transitions.length, attempts, world.sim.faults.list().length, world.sim.faults.firings().length, world.orgs.size, hosted];
   return parts.join('.');
 }
 
@@ -169,9 +170,10 @@ export function uiDataRoutes(runtime: Runtime) {
   return [
     defineRoute({
       auth: 'public', method: 'get', path: '/ui/pulse', tag, summary: 'Dashboard: a change cursor to poll (it changes whenever the world may have), the clock and its speed',
-      query: z.object({}).strict(), response: uiReplies.pulse,
+      // With an organization that has a clock of its own, the call runs in its world (worlds.ts): its clock and changes.
+      query: z.object({ organization_id: z.string().min(1).max(256).optional() }).strict(), response: uiReplies.pulse,
       handler: (_i, { world }) => ({
-        body: { cursor: changeCursor(world), now_ms: world.sim.now_ms(), mode: world.sim.clock.mode, speed: world.sim.clock.speed, control_token: Boolean(runtime.options.control_token) },
+        body: { cursor: changeCursor(world, runtime.worlds.size), now_ms: world.sim.now_ms(), mode: world.sim.clock.mode, speed: world.sim.clock.speed, control_token: Boolean(runtime.options.control_token) },
       }),
     }),
     defineRoute({

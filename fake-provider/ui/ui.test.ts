@@ -171,6 +171,30 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     expect(errors).toEqual([]);
   }, 30_000);
 
+  it('the speed lever changes the chosen organization\'s own realtime clock as POST /_sim/clock/speed does; on the server\'s virtual clock it shows the refusal', async () => {
+    const { page, errors } = await sharedOn('world');
+    // On org A (the server's virtual clock) the API refuses, and the page says what it said.
+    await page.fill('[data-testid="speed"]', '50');
+    await page.click('[data-testid="set-speed"]');
+    await page.waitForSelector('[data-testid="clock-result"] .error');
+    const refused = await control('POST', '/clock/speed', { speed: 50 });
+    expect(await page.locator('[data-testid="clock-result"] .error').innerText()).toBe(`409 ${refused.body.error.code}: ${refused.body.error.message}`);
+    expect((await control('GET', '/clock')).body.clock.speed).toBe(1);
+
+    const own = (await control('POST', '/organizations', { clock: { mode: 'realtime', speed: 1 } })).body.organization as { organization_id: string };
+    await until(async () => expect(await page.locator(`[data-testid="org"] option[value="${own.organization_id}"]`).count()).toBe(1), 'the new organization is offered');
+    await page.selectOption('[data-testid="org"]', own.organization_id);
+    await page.fill('[data-testid="speed"]', '3600');
+    await page.click('[data-testid="set-speed"]');
+    await until(async () => expect((await control('GET', `/clock?organization_id=${own.organization_id}`)).body.clock.speed).toBe(3600), 'its clock runs at ×3600');
+    // The header shows that organization's own clock, at its speed; the server's is untouched.
+    await until(async () => expect(await page.locator('#clock').innerText()).toMatch(/· realtime ×3600$/), 'the header shows its clock');
+    expect((await control('GET', '/clock')).body.clock).toMatchObject({ mode: 'virtual', speed: 1 });
+    await control('DELETE', `/organizations/${own.organization_id}`);
+    expect(errors.filter((e) => !/status of 409/.test(e))).toEqual([]);
+    expect(errors).toHaveLength(1);
+  }, 30_000);
+
   it('faults: a refused rule shows the API error and adds nothing; an added rule is the one POST makes; it fires, shows, and is removed', async () => {
     const { page, errors } = await sharedOn('faults');
     const bad = '{"target":"trade","effect":{"fail":"nope"}}';
@@ -251,6 +275,9 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     await page.waitForSelector(`tr[data-account="${accountB}"]`);
     const mine = (await sim.api('GET', '/accounts?limit=100', { key: orgB.api_key })).body.accounts.map((a: { account_id: string }) => a.account_id);
     expect((await attrs(page, '[data-testid="accounts"] tr[data-account]', 'data-account')).sort()).toEqual(mine.sort());
+    // Live: an account made with the key shows up without a reload (its account.created moves the feed).
+    const made = (await sim.api('POST', '/accounts', { key: orgB.api_key, body: { label: 'live' } })).body.account.account_id as string;
+    await page.waitForSelector(`tr[data-account="${made}"]`, { timeout: 5_000 });
     await page.click('nav button[data-tab="feed"]');
     await page.waitForSelector('[data-testid="feed"] tr[data-event]');
     const html = await page.content();
