@@ -1,6 +1,7 @@
 // The failure-code registry against the spec oracle's own table, and every list derived from it against the
 // registry: the profile's statuses, the fault rules' codes per target, the response and event schemas'
 // failure_code enums, the error catalog, the scenario library; and the adversarial profile's per-code streams.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FAILURE_CODES, FAILURE_STAGES, failureCodesOf, faultCodesOf, LIFECYCLE_ERROR_CODES, type FailureCode, type FailureKind, type FailureStage } from './failure-codes.ts';
@@ -37,6 +38,18 @@ describe('the failure-code registry against the oracle\'s table (written from th
       const spec = SPEC_FAILURE_CODES[code];
       expect(asSpec(code), code).toEqual({ kinds: sorted(spec.kinds), phases: sorted(spec.phases) });
     }
+  });
+
+  it('docs/failure-codes.md: its table of the codes is the registry, row by row', () => {
+    const page = readFileSync(new URL('../docs/failure-codes.md', import.meta.url), 'utf8');
+    const list = (cell: string) => (cell === '—' ? [] : cell.split(', '));
+    const rows = [...page.matchAll(/^\| `([a-z_]+)` \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$/gm)].map(([, code, kinds, stages, status]) => ({
+      code, kinds: list(kinds.trim()), stages: list(stages.trim()), status: status.trim(),
+    }));
+    expect(rows).toEqual(ALL.map((code) => {
+      const e = FAILURE_CODES[code];
+      return { code, kinds: [...e.kinds], stages: [...e.stages], status: e.status === null ? expect.stringMatching(/^fixed: \d{3}$/) : String(e.status) };
+    }));
   });
 
   it('a code fails something exactly when it is not a request-time code, and each has a stage', () => {
