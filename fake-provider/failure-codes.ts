@@ -2,9 +2,10 @@
 // with what it can fail, the stages at which it happens and the HTTP status the profile gives it. Every list of
 // codes is derived from it: the profile's `lifecycle_error_status`, the fault rules' codes per target, the
 // execution driver's and the zap's stage lists, the `failure_code` enums of the response and event schemas
-// (so OpenAPI and lib/api-types), and the scenario library's failure scenarios. Data only: it imports nothing,
-// so the profile and every resource can read it. The spec oracle keeps its own table (oracle/failure-codes.ts),
-// written from the spec apart from this one; failure-codes.test.ts compares the two.
+// (so OpenAPI and lib/api-types), the scenario library's failure scenarios and what swapsim verify must reach.
+// Data only: it imports nothing, so the profile and every resource can read it. The spec oracle keeps its own
+// table (oracle/spec-failure-codes.ts), written from the spec apart from this one; failure-codes.test.ts
+// compares the two. Adding a code: docs/failure-codes.md.
 
 /** What a code can fail: an entity whose `failure_code` carries it, or (`deposit`) a fault target only. */
 export type FailureKind = 'trade' | 'zap' | 'cancel' | 'recovery' | 'deposit';
@@ -12,7 +13,8 @@ export type FailureKind = 'trade' | 'zap' | 'cancel' | 'recovery' | 'deposit';
 /**
  * Where in a lifecycle a code happens. Each stage but `request` and `screening` is one point where the fake
  * applies the `fail` fault rules for its codes. `from`: the wire status of the swap or transfer that fails
- * there; `phase`: the spec's words for that part of the lifecycle (what the oracle's table is compared on).
+ * there; `phase`: the spec's words for that part of the lifecycle (what the oracle's table is compared on);
+ * `faults`: whether `fail` rules are applied there.
  */
 export const FAILURE_STAGES = {
   /** Answered to a request (an RFQ, a quote accept, a trade or zap on a busy credit): an HTTP error, nothing fails. */
@@ -36,8 +38,6 @@ export const FAILURE_STAGES = {
 } as const;
 
 export type FailureStage = keyof typeof FAILURE_STAGES;
-/** The spec's parts of a lifecycle at which something fails (oracle/failure-codes.ts speaks these). */
-export type FailurePhase = NonNullable<(typeof FAILURE_STAGES)[FailureStage]['phase']>;
 
 interface Entry {
   readonly kinds: readonly FailureKind[];
