@@ -2,9 +2,9 @@
 // registry: the profile's statuses, the fault rules' codes per target, the response and event schemas'
 // failure_code enums, the error catalog, the scenario library; and the adversarial profile's per-code streams.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { FAILURE_CODES, FAILURE_STAGES, failureCodesOf, faultCodesOf, LIFECYCLE_ERROR_CODES, type FailureCode, type FailureKind, type FailureStage } from './failure-codes.ts';
+import { FAILURE_CODES, FAILURE_STAGES, failureCodesOf, faultCodesOf, LIFECYCLE_ERROR_CODES, type FailureCode, type FailureCodeOf, type FailureKind, type FailureStage } from './failure-codes.ts';
 import { SPEC_FAILURE_CODES } from './oracle/spec-failure-codes.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
 import { profileSchema } from './profiles/schema.ts';
@@ -16,6 +16,8 @@ import { zap } from './resources/zaps/schemas.ts';
 import { cancel } from './resources/cancels/schemas.ts';
 import { eventEnvelope } from './resources/events/schemas.ts';
 import { SCENARIOS } from '../scenarios/library/index.ts';
+import type { Cancel, EventOf, Trade, Zap } from '../lib/types.ts';
+import type { FaultRuleInput } from '../index.ts';
 
 const ALL = Object.keys(FAILURE_CODES) as FailureCode[];
 const ENTITY_KINDS = ['trade', 'zap', 'cancel', 'recovery'] as const;
@@ -123,6 +125,16 @@ describe('lists derived from the registry', () => {
     expect(enumOf(trade)).toEqual(failureCodesOf('trade'));
     expect(enumOf(zap)).toEqual(failureCodesOf('zap'));
     expect(enumOf(cancel)).toEqual(failureCodesOf('cancel'));
+  });
+
+  it('the library\'s types (checked by the typecheck): failure_code is the kind\'s codes, a fault rule its target\'s', () => {
+    expectTypeOf<NonNullable<Trade['failure_code']>>().toEqualTypeOf<FailureCodeOf<'trade'>>();
+    expectTypeOf<NonNullable<Zap['failure_code']>>().toEqualTypeOf<FailureCodeOf<'zap'>>();
+    expectTypeOf<NonNullable<Cancel['failure_code']>>().toEqualTypeOf<FailureCodeOf<'cancel'>>();
+    expectTypeOf<EventOf<'recovery.failed'>['data']['failure_code']>().toEqualTypeOf<FailureCodeOf<'recovery'>>();
+    // @ts-expect-error: zap_expired is not a trade code
+    const wrong: FaultRuleInput = { target: 'trade', effect: { fail: 'zap_expired' } };
+    expect(wrong.target).toBe('trade');
   });
 
   it('event schemas: <kind>.failed takes exactly the kind\'s codes', () => {
