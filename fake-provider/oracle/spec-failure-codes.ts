@@ -6,9 +6,9 @@
 import type { LifecycleKind } from './spec-lifecycles.ts';
 
 /** The spec's parts of a lifecycle at which something fails. */
-export type SpecPhase = 'deposit' | 'execution' | 'settlement' | 'broadcast' | 'confirmation' | 'screening';
+type SpecPhase = 'deposit' | 'execution' | 'settlement' | 'broadcast' | 'confirmation' | 'screening';
 
-export interface SpecFailureCode {
+interface SpecFailureCode {
   /** The entities whose failure_code (or `<kind>.failed` event) may carry it. */
   kinds: readonly Extract<LifecycleKind, 'trade' | 'zap' | 'cancel' | 'recovery'>[];
   phases: readonly SpecPhase[];
