@@ -12,13 +12,20 @@ import { failureCodesAt, stageOf, type FailureStage } from '../../failure-codes.
 export type SwapKind = 'trade' | 'zap';
 
 /**
- * The swaps' failure codes by the stage at which a fault rule applies them (the rule's `fail_codes`), from the
- * failure-code registry: at the fill, and at one of the settlement stages. A zap's own codes at the fill
- * (its floor, its expiry) are the zap's to apply (SwapOps.checkFill).
+ * Each kind's failure codes by the stage at which a fault rule applies them (the rule's `fail_codes`), from the
+ * failure-code registry: at the fill, and at one of the settlement stages. At the fill a zap's codes that
+ * trades do not share (its floor, its expiry) are the zap's to apply (SwapOps.checkFill).
  */
-const FILL_FAIL_CODES = failureCodesAt('trade', 'fill');
+const TRADE_FILL_CODES: readonly string[] = failureCodesAt('trade', 'fill');
+const FILL_FAIL_CODES: Record<SwapKind, readonly string[]> = {
+  trade: TRADE_FILL_CODES,
+  zap: failureCodesAt('zap', 'fill').filter((c) => TRADE_FILL_CODES.includes(c)),
+};
 const SETTLEMENT_STAGES = ['settlement_initiation', 'settlement_finality', 'settlement_reorg'] as const satisfies FailureStage[];
-const SETTLEMENT_FAIL_CODES = failureCodesAt('trade', ...SETTLEMENT_STAGES);
+const SETTLEMENT_FAIL_CODES: Record<SwapKind, readonly string[]> = {
+  trade: failureCodesAt('trade', ...SETTLEMENT_STAGES),
+  zap: failureCodesAt('zap', ...SETTLEMENT_STAGES),
+};
 
 export type SwapEvent =
   | { type: 'FILL' }
@@ -137,7 +144,7 @@ export function beginExecution(world: World, swap: Swap, ops: SwapOps): void {
 
 function fill(world: World, swap: Swap, ops: SwapOps): void {
   if (swap.done) return;
-  const code = failCode(world, swap, ops, FILL_FAIL_CODES) ?? ops.checkFill(world, swap);
+  const code = failCode(world, swap, ops, FILL_FAIL_CODES[swap.kind]) ?? ops.checkFill(world, swap);
   if (code) return failSwap(world, swap, ops, code);
   if (!ops.send(world, swap, { type: 'FILL' })) return;
   // Funds are credited as pending from the fill until the settlement credit exists.
@@ -150,7 +157,7 @@ function initiateSettlement(world: World, swap: Swap, ops: SwapOps): void {
   if (swap.done) return;
   // A code of the initiation stage (settlement_failed) lands here, from `filled`; one of the finality or
   // reorg stage (settlement_timeout, settlement_orphaned) once the legs are on chain, from `pending_settle`.
-  const code = failCode(world, swap, ops, SETTLEMENT_FAIL_CODES);
+  const code = failCode(world, swap, ops, SETTLEMENT_FAIL_CODES[swap.kind]);
   const stage = code === null ? null : stageOf(code, SETTLEMENT_STAGES);
   if (code !== null && stage === 'settlement_initiation') return failSwap(world, swap, ops, code);
   const s = newSettlement(swap.id, chainOf(swap.from_asset_key), chainOf(swap.to_asset_key), world.sim.now_ms());
