@@ -4,7 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { FAILURE_CODES, FAILURE_STAGES, failureCodesOf, faultCodesOf, LIFECYCLE_ERROR_CODES, type FailureCode, type FailureCodeOf, type FailureKind, type FailureStage } from './failure-codes.ts';
+import {
+  FAILURE_CODES, FAILURE_STAGES, failureCodesOf, faultCodesOf, LIFECYCLE_ERROR_CODES,
+  type FailureCode, type FailureCodeOf, type FailureKind, type FailureStage,
+} from './failure-codes.ts';
 import { SPEC_FAILURE_CODES } from './oracle/spec-failure-codes.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
 import { profileSchema } from './profiles/schema.ts';
@@ -50,7 +53,8 @@ describe('the failure-code registry against the oracle\'s table (written from th
     }));
     expect(rows).toEqual(ALL.map((code) => {
       const e = FAILURE_CODES[code];
-      return { code, kinds: [...e.kinds], stages: [...e.stages], status: e.status === null ? expect.stringMatching(/^fixed: \d{3}$/) : String(e.status) };
+      const status = e.status === null ? expect.stringMatching(/^fixed: \d{3}$/) : String(e.status);
+      return { code, kinds: [...e.kinds], stages: [...e.stages], status };
     }));
   });
 
@@ -92,7 +96,8 @@ describe('lists derived from the registry', () => {
 
   it('the error catalog: every code once; a code without a profile status has the spec\'s fixed one', () => {
     for (const code of ALL) expect(ERROR_CODES.filter((c) => c === code), code).toHaveLength(1);
-    const other = { ...DEFAULT_PROFILE, lifecycle_error_status: Object.fromEntries(LIFECYCLE_ERROR_CODES.map((c) => [c, 599])) } as typeof DEFAULT_PROFILE;
+    const all599 = Object.fromEntries(LIFECYCLE_ERROR_CODES.map((c) => [c, 599]));
+    const other = { ...DEFAULT_PROFILE, lifecycle_error_status: all599 } as typeof DEFAULT_PROFILE;
     for (const code of ALL) {
       const fixed = FAILURE_CODES[code].status === null;
       expect(statusOf(code, other) === 599, code).toBe(!fixed);
@@ -102,7 +107,8 @@ describe('lists derived from the registry', () => {
   it('fault rules: each target names exactly its registry codes at a fault stage, and no other', () => {
     for (const [target, codes] of Object.entries(FAIL_CODES)) {
       const kind = target as FailureKind;
-      const want = ALL.filter((c) => (FAILURE_CODES[c].kinds as readonly string[]).includes(kind) && FAILURE_CODES[c].stages.some((s) => FAILURE_STAGES[s].faults));
+      const ofKind = (c: FailureCode) => (FAILURE_CODES[c].kinds as readonly string[]).includes(kind);
+      const want = ALL.filter((c) => ofKind(c) && FAILURE_CODES[c].stages.some((s) => FAILURE_STAGES[s].faults));
       expect(codes, target).toEqual(want);
       expect(faultCodesOf(kind)).toEqual(want);
       for (const code of ALL) {
@@ -121,7 +127,8 @@ describe('lists derived from the registry', () => {
   });
 
   it('response schemas (so OpenAPI and the typed clients): failure_code is the enum of the kind\'s codes', () => {
-    const enumOf = (schema: typeof trade | typeof zap | typeof cancel) => (z.toJSONSchema(schema.shape.failure_code.unwrap()) as { enum?: string[] }).enum;
+    const enumOf = (schema: typeof trade | typeof zap | typeof cancel) =>
+      (z.toJSONSchema(schema.shape.failure_code.unwrap()) as { enum?: string[] }).enum;
     expect(enumOf(trade)).toEqual(failureCodesOf('trade'));
     expect(enumOf(zap)).toEqual(failureCodesOf('zap'));
     expect(enumOf(cancel)).toEqual(failureCodesOf('cancel'));
@@ -146,8 +153,11 @@ describe('lists derived from the registry', () => {
     };
     for (const kind of ENTITY_KINDS) {
       for (const code of ALL) {
-        const event = { event_id: 'evt_1', type: `${kind}.failed`, created_at_ms: 0, account_id: 'acct_1', data: { ...data[kind], failure_code: code } };
-        expect(eventEnvelope.safeParse(event).success, `${kind}.failed with ${code}`).toBe((failureCodesOf(kind) as readonly string[]).includes(code));
+        const event = {
+          event_id: 'evt_1', type: `${kind}.failed`, created_at_ms: 0, account_id: 'acct_1', data: { ...data[kind], failure_code: code },
+        };
+        const accepted = (failureCodesOf(kind) as readonly string[]).includes(code);
+        expect(eventEnvelope.safeParse(event).success, `${kind}.failed with ${code}`).toBe(accepted);
       }
     }
   });
@@ -166,11 +176,21 @@ describe('the adversarial profile draws each code\'s status from a stream of its
   it('keeps every other setting what it was before the per-code streams (seeds 1-3), and draws the statuses per code', () => {
     // Taken from the profile as it was drawn before (statuses from the profile's own stream), seeds 1-3.
     const before = {
-      1: { delete_destination_status: 200, otp_max_attempts: 5, rate_limit_algorithm: 'token_bucket', webhook_body_style: 'escaped', reorg_after_ms: 86_000, cancel_broadcast_ms: 4392, error_type_by_status: { '403': 'forbidden', '5xx': 'server_error' } },
-      2: { delete_destination_status: 204, otp_max_attempts: 3, rate_limit_algorithm: 'token_bucket', webhook_body_style: 'mixed', reorg_after_ms: 116_000, cancel_broadcast_ms: 3310, error_type_by_status: { '401': 'unauthorized', '5xx': 'internal_error' } },
-      3: { delete_destination_status: 200, otp_max_attempts: 5, rate_limit_algorithm: 'fixed_window', webhook_body_style: 'escaped', reorg_after_ms: 104_000, cancel_broadcast_ms: 1369, error_type_by_status: { '429': 'invalid_request', '422': 'validation_error' } },
+      1: {
+        delete_destination_status: 200, otp_max_attempts: 5, rate_limit_algorithm: 'token_bucket', webhook_body_style: 'escaped',
+        reorg_after_ms: 86_000, cancel_broadcast_ms: 4392, error_type_by_status: { '403': 'forbidden', '5xx': 'server_error' },
+      },
+      2: {
+        delete_destination_status: 204, otp_max_attempts: 3, rate_limit_algorithm: 'token_bucket', webhook_body_style: 'mixed',
+        reorg_after_ms: 116_000, cancel_broadcast_ms: 3310, error_type_by_status: { '401': 'unauthorized', '5xx': 'internal_error' },
+      },
+      3: {
+        delete_destination_status: 200, otp_max_attempts: 5, rate_limit_algorithm: 'fixed_window', webhook_body_style: 'escaped',
+        reorg_after_ms: 104_000, cancel_broadcast_ms: 1369, error_type_by_status: { '429': 'invalid_request', '422': 'validation_error' },
+      },
     } as const;
     for (const [seed, settings] of Object.entries(before)) expect(adversarialProfile(Number(seed)), `seed ${seed}`).toMatchObject(settings);
-    expect(adversarialProfile(1).lifecycle_error_status).toMatchObject({ rfq_expired: 400, execution_failed: 410, broadcast_failed: 503, confirmation_timeout: 422 });
+    const statuses = { rfq_expired: 400, execution_failed: 410, broadcast_failed: 503, confirmation_timeout: 422 };
+    expect(adversarialProfile(1).lifecycle_error_status).toMatchObject(statuses);
   });
 });

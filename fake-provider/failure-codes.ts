@@ -82,11 +82,14 @@ export type FailureCode = keyof Registry;
 /** The codes whose HTTP status the profile sets (the spec leaves it open). */
 export type LifecycleErrorCode = { [C in FailureCode]: Registry[C]['status'] extends number ? C : never }[FailureCode];
 /** The codes an entity (or fault target) of this kind can fail with. */
-export type FailureCodeOf<K extends FailureKind> = { [C in FailureCode]: K extends Registry[C]['kinds'][number] ? C : never }[FailureCode];
+export type FailureCodeOf<K extends FailureKind> = {
+  [C in FailureCode]: K extends Registry[C]['kinds'][number] ? C : never;
+}[FailureCode];
 type FaultStage = { [S in FailureStage]: (typeof FAILURE_STAGES)[S]['faults'] extends true ? S : never }[FailureStage];
+type AtFaultStage<C extends FailureCode> = [Extract<Registry[C]['stages'][number], FaultStage>] extends [never] ? never : C;
 /** The codes a `fail` fault rule on this target may name: the kind's codes that happen at a fault stage. */
 export type FaultCodeOf<K extends FailureKind> = {
-  [C in FailureCode]: K extends Registry[C]['kinds'][number] ? ([Extract<Registry[C]['stages'][number], FaultStage>] extends [never] ? never : C) : never;
+  [C in FailureCode]: K extends Registry[C]['kinds'][number] ? AtFaultStage<C> : never;
 }[FailureCode];
 
 /** A non-empty list, as z.enum takes it. */
@@ -101,10 +104,15 @@ function nonEmpty<C extends string>(codes: C[], what: string): Codes<C> {
 }
 
 /** Every code whose status the profile sets, in registry order. */
-export const LIFECYCLE_ERROR_CODES: Codes<LifecycleErrorCode> = nonEmpty(ALL.filter((c) => entry(c).status !== null) as LifecycleErrorCode[], 'profile status');
+export const LIFECYCLE_ERROR_CODES: Codes<LifecycleErrorCode> = nonEmpty(
+  ALL.filter((c) => entry(c).status !== null) as LifecycleErrorCode[],
+  'profile status',
+);
 
 /** The default `lifecycle_error_status`, code by code in registry order. */
-export const DEFAULT_LIFECYCLE_STATUS = Object.fromEntries(LIFECYCLE_ERROR_CODES.map((c) => [c, entry(c).status])) as Record<LifecycleErrorCode, number>;
+export const DEFAULT_LIFECYCLE_STATUS = Object.fromEntries(
+  LIFECYCLE_ERROR_CODES.map((c) => [c, entry(c).status]),
+) as Record<LifecycleErrorCode, number>;
 
 /** The codes this kind can fail with, in registry order. */
 export function failureCodesOf<K extends FailureKind>(kind: K): Codes<FailureCodeOf<K>> {
@@ -113,12 +121,14 @@ export function failureCodesOf<K extends FailureKind>(kind: K): Codes<FailureCod
 
 /** The codes a `fail` rule on this target may name, in registry order. */
 export function faultCodesOf<K extends FailureKind>(kind: K): Codes<FaultCodeOf<K>> {
-  return nonEmpty(ALL.filter((c) => entry(c).kinds.includes(kind) && entry(c).stages.some((s) => FAILURE_STAGES[s].faults)) as FaultCodeOf<K>[], `${kind} fault code`);
+  const atFaultStage = (c: FailureCode) => entry(c).stages.some((s) => FAILURE_STAGES[s].faults);
+  return nonEmpty(failureCodesOf(kind).filter(atFaultStage) as FaultCodeOf<K>[], `${kind} fault code`);
 }
 
 /** This kind's codes that happen at one of these stages, in registry order (a choke point's `fail_codes`). */
 export function failureCodesAt<K extends FailureKind>(kind: K, ...stages: FailureStage[]): Codes<FailureCodeOf<K>> {
-  return nonEmpty(failureCodesOf(kind).filter((c) => entry(c).stages.some((s) => stages.includes(s))), `${kind} code at ${stages.join(' or ')}`);
+  const codes = failureCodesOf(kind).filter((c) => entry(c).stages.some((s) => stages.includes(s)));
+  return nonEmpty(codes, `${kind} code at ${stages.join(' or ')}`);
 }
 
 /** The stage at which a fault rule's code takes effect among the given ones (the first the code lists). */
