@@ -1,13 +1,12 @@
 // Behaviour-profile settings: every point where the spec says "not shown" is a named setting here,
 // with the default swapsim documents in docs/profile.md (the adversarial profile and files: profiles/). The
 // settings and their type are declared once, by the schema (profiles/schema.ts); this file holds the default.
+import { DEFAULT_LIFECYCLE_STATUS, LIFECYCLE_ERROR_CODES, type LifecycleErrorCode } from './failure-codes.ts';
 import {
-  LIFECYCLE_ERROR_CODES,
   PROFILE_CHAINS,
   RATE_LIMIT_ALGORITHMS,
   WEBHOOK_BODY_STYLES,
   WEBHOOK_DELIVERY_ORDERS,
-  type LifecycleErrorCode,
   type Profile,
   type RateLimitAlgorithm,
   type WebhookBodyStyle,
@@ -26,26 +25,8 @@ const DAY = 24 * HOUR;
 
 export const DEFAULT_PROFILE: Profile = {
   name: 'default',
-  lifecycle_error_status: {
-    rfq_expired: 410,
-    quote_expired: 410,
-    quote_not_firm: 422,
-    insufficient_balance: 422,
-    insufficient_liquidity: 422,
-    credit_in_use: 409,
-    account_not_operable: 409,
-    execution_failed: 422,
-    settlement_failed: 422,
-    settlement_timeout: 422,
-    settlement_orphaned: 422,
-    deposit_insufficient_confirmations: 422,
-    deposit_flagged: 422,
-    min_amount_out_not_met: 422,
-    zap_expired: 422,
-    from_asset_mismatch: 422,
-    broadcast_failed: 502,
-    confirmation_timeout: 504,
-  },
+  // Per code in the failure-code registry (failure-codes.ts).
+  lifecycle_error_status: { ...DEFAULT_LIFECYCLE_STATUS },
   error_type_by_status: {
     '4xx': 'invalid_request',
     '401': 'authentication_error',

@@ -76,14 +76,14 @@ function reachesPastIndex(tree: DependencyTree): string[] {
 /**
  * The floors of the house, lowest first: a production module imports only from its own floor or lower ones
  * (test support aside). `engine` holds the world it stores into (world.ts, the profile it reads, the network
- * facts it names); `resources` holds what the spec's resources share (the route contract, the error catalog);
+ * facts it names, the failure-code registry the profile's statuses come from); `resources` holds what the spec's resources share (the route contract, the error catalog);
  * `planes` serve /v1 and observe it (the pipeline, conduct, the oracle); `app` assembles a runtime of worlds
  * and organizations, its control plane and dashboard, journals and state; the top drives a server from outside
  * (fake-provider/testing/ included: a test's harness is a client).
  */
 export const FLOORS: ReadonlyArray<{ floor: string; holds: RegExp }> = [
   { floor: 'sim', holds: /^sim\// },
-  { floor: 'engine', holds: /^fake-provider\/(engine\/|profiles\/|(world|profile|network)\.ts$)/ },
+  { floor: 'engine', holds: /^fake-provider\/(engine\/|profiles\/|(world|profile|network|failure-codes)\.ts$)/ },
   { floor: 'resources', holds: /^fake-provider\/(resources\/|contract\/|(resource|resource-records|emails|retention)\.ts$)/ },
   { floor: 'planes', holds: /^fake-provider\/(http|conduct|oracle)\// },
   { floor: 'app', holds: /^fake-provider\/(control|ui|replay|persistence|seed)\/|^fake-provider\/(app|server|runtime|worlds|organizations)\.ts$/ },

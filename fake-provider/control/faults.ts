@@ -1,21 +1,20 @@
 // Fault rules as the control plane accepts them: which effects each target takes, which failure codes
-// each resource can fail with, and which (target, effect) pairs this version actually applies. A rule
-// that would be accepted but do nothing is refused with `not_implemented` instead.
+// each resource can fail with (from the failure-code registry), and which (target, effect) pairs this
+// version actually applies. A rule that would be accepted but do nothing is refused with `not_implemented`.
 import { z } from 'zod';
 import { ApiError } from '../http/errors.ts';
+import { faultCodesOf } from '../failure-codes.ts';
 import { FAULT_TARGETS, type FaultEffect, type FaultTarget } from '../../sim/faults.ts';
 
+/** The codes a `fail` rule may name, per target: the failure-code registry's codes of that kind that happen at a fault stage. */
 export const FAIL_CODES = {
-  trade: ['execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned', 'deposit_insufficient_confirmations'],
-  zap: [
-    'min_amount_out_not_met', 'execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned',
-    'deposit_insufficient_confirmations', 'deposit_flagged', 'from_asset_mismatch', 'zap_expired',
-  ],
-  cancel: ['broadcast_failed', 'confirmation_timeout'],
+  trade: faultCodesOf('trade'),
+  zap: faultCodesOf('zap'),
+  cancel: faultCodesOf('cancel'),
   // A deposit "fails" by being dropped before finality: no credit, and a waiting zap fails with this code.
-  deposit: ['deposit_insufficient_confirmations'],
+  deposit: faultCodesOf('deposit'),
   // A recovery's payout is a cancel-style transfer: it fails the way a cancel does.
-  recovery: ['broadcast_failed', 'confirmation_timeout'],
+  recovery: faultCodesOf('recovery'),
 } as const satisfies Partial<Record<FaultTarget, readonly string[]>>;
 
 export const FLAG_REASONS = ['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged'] as const;

@@ -9,6 +9,7 @@
 //   spec.protocol.*      retry window, screening before verification, partner window, one recovery per
 //                        credit, failure codes at the stage they can happen, zap expiry
 import { edgeSet, SPEC_LIFECYCLES, type LifecycleKind } from './spec-lifecycles.ts';
+import { failureFrom, SPEC_FAILURE_CODES } from './spec-failure-codes.ts';
 import type { Observed } from './observe.ts';
 import type { Violation } from '../resource.ts';
 
@@ -40,25 +41,6 @@ function silent(kind: LifecycleKind): Set<string> {
   const all = new Set<string>([...l.initial, ...l.edges.flat()]);
   return new Set([...all].filter((s) => !(s in l.events)));
 }
-
-/** Failure codes by the stage that can produce them (spec: Trade/Zap fields, Failure handling guidance). */
-const CODE_STAGES: Record<string, readonly string[]> = {
-  // Before the market maker commits.
-  execution_failed: ['awaiting_deposit', 'executing'],
-  deposit_insufficient_confirmations: ['awaiting_deposit', 'executing'],
-  min_amount_out_not_met: ['awaiting_deposit', 'executing'],
-  // "expires_at_ms reached before execution begins".
-  zap_expired: ['awaiting_deposit', 'executing'],
-  from_asset_mismatch: ['awaiting_deposit'],
-  deposit_flagged: ['awaiting_deposit'],
-  // Settlement: initiated from filled, confirmed in pending_settle.
-  settlement_failed: ['filled', 'pending_settle'],
-  settlement_timeout: ['filled', 'pending_settle'],
-  settlement_orphaned: ['filled', 'pending_settle'],
-  // Cancel codes: never broadcast / broadcast but never confirmed.
-  broadcast_failed: ['pending', 'sent'],
-  confirmation_timeout: ['sent'],
-};
 
 interface Walked {
   status: string;
@@ -152,9 +134,12 @@ function statusesAgree(o: Observed, walked: Map<string, Walked>, out: Violation[
     if ((body.status === 'failed') !== (code !== undefined && code !== null)) {
       out.push({ invariant: 'spec.lifecycle.failure_code', entity_id: id, message: `${kind} is ${body.status} with failure_code ${code}` });
     }
+    if (code !== undefined && code !== null && !(SPEC_FAILURE_CODES[code]?.kinds as readonly string[] | undefined)?.includes(kind)) {
+      out.push({ invariant: 'spec.lifecycle.failure_code', entity_id: id, message: `${kind} failed with ${code}, which is not a ${kind} failure code` });
+    }
     const w = walked.get(`${kind}:${id}`);
     if (body.status === 'failed' && code && w?.before) {
-      const stages = CODE_STAGES[code];
+      const stages = failureFrom(code);
       if (stages && !stages.includes(w.before)) out.push({ invariant: 'spec.protocol.failure_stage', entity_id: id, message: `${kind} failed with ${code} from ${w.before}; that code can happen only from ${stages.join(' or ')}` });
     }
   };

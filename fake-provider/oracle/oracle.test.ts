@@ -109,7 +109,7 @@ describe('spec oracle', () => {
     expect(names(revived)).toContain('spec.lifecycle.terminal_absorbs');
   });
 
-  it('lifecycle: GET disagrees with the feed; a failure without a code; a code from the wrong stage', () => {
+  it('lifecycle: GET disagrees with the feed; a failure without a code; a code from the wrong stage; another kind\'s code', () => {
     const o = copy();
     o.swaps.find((s) => s.id === trade_id)!.body.status = 'pending_settle';
     expect(names(o)).toContain('spec.lifecycle.status_matches_events');
@@ -120,6 +120,11 @@ describe('spec oracle', () => {
     const stage = copy();
     stage.swaps.find((s) => s.body.status === 'failed')!.body.failure_code = 'settlement_timeout';
     expect(names(stage)).toContain('spec.protocol.failure_stage');
+    expect(names(stage)).not.toContain('spec.lifecycle.failure_code');
+    // A cancel's code on a zap: not a zap failure code at all.
+    const kind = copy();
+    kind.swaps.find((s) => s.body.status === 'failed')!.body.failure_code = 'broadcast_failed';
+    expect(names(kind)).toContain('spec.lifecycle.failure_code');
   });
 
   it('lifecycle: reconfirmed without an orphaned leg; orphaned before the settlement exists', () => {

@@ -4,6 +4,8 @@ import { createRng, type Rng } from '../../sim/rng.ts';
 import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, RATE_LIMIT_ALGORITHMS, WEBHOOK_BODY_STYLES, WEBHOOK_DELIVERY_ORDERS, type Profile } from '../profile.ts';
 
 const HOUR = 3_600_000;
+/** How many lifecycle codes there were when their statuses were drawn from the profile's own stream. */
+const LEGACY_STATUS_DRAWS = 18;
 
 /** An increasing retry schedule (5..10 retries) whose delays add up to at most `window_ms`. */
 function retrySchedule(rng: Rng, window_ms: number): number[] {
@@ -26,9 +28,14 @@ export function adversarialProfile(seed: string | number): Profile {
   p.name = `adversarial-${seed}`;
   for (const code of LIFECYCLE_ERROR_CODES) {
     const status = DEFAULT_PROFILE.lifecycle_error_status[code];
+    // A stream per code, so a code added to the registry moves no other code's status and no setting below.
+    const draw = rng.fork(`lifecycle_error_status/${code}`);
     // The 5xx defaults (broadcast, confirmation) stay server-side failures or become a plain 422.
-    p.lifecycle_error_status[code] = status >= 500 ? rng.pick([status, 502, 503, 504, 422]) : rng.pick([400, 409, 410, 422]);
+    p.lifecycle_error_status[code] = status >= 500 ? draw.pick([status, 502, 503, 504, 422]) : draw.pick([400, 409, 410, 422]);
   }
+  // The 18 draws the statuses once took from this stream, still taken, so every setting drawn below stays
+  // what it was for every seed (as for rate_limit_retry_after's draw below).
+  for (let i = 0; i < LEGACY_STATUS_DRAWS; i++) rng.next();
   p.error_type_by_status = {
     '4xx': 'invalid_request', // the only type the spec names
     '401': rng.pick(['authentication_error', 'invalid_request', 'unauthorized']),

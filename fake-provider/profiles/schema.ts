@@ -3,28 +3,7 @@
 // file uses (any subset of the default, nested objects merged field by field).
 import { z } from 'zod';
 import { isCidr } from '../network.ts';
-
-export const LIFECYCLE_ERROR_CODES = [
-  'rfq_expired',
-  'quote_expired',
-  'quote_not_firm',
-  'insufficient_balance',
-  'insufficient_liquidity',
-  'credit_in_use',
-  'account_not_operable',
-  'execution_failed',
-  'settlement_failed',
-  'settlement_timeout',
-  'settlement_orphaned',
-  'deposit_insufficient_confirmations',
-  'deposit_flagged',
-  'min_amount_out_not_met',
-  'zap_expired',
-  'from_asset_mismatch',
-  'broadcast_failed',
-  'confirmation_timeout',
-] as const;
-export type LifecycleErrorCode = (typeof LIFECYCLE_ERROR_CODES)[number];
+import { LIFECYCLE_ERROR_CODES, type LifecycleErrorCode } from '../failure-codes.ts';
 
 export const RATE_LIMIT_ALGORITHMS = ['token_bucket', 'fixed_window'] as const;
 export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];

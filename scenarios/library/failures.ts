@@ -1,14 +1,18 @@
-// Every trade and zap failure code injected by a fault rule at the stage where it can happen, and a reorg
-// on each settlement leg of trades and zaps (orphaned, then reconfirmed). One scenario per case.
+// Every trade and zap failure code injected by a fault rule at the stage where it can happen (the codes from
+// the failure-code registry), and a reorg on each settlement leg of trades and zaps (orphaned, then
+// reconfirmed). One scenario per case.
 import type { Scenario } from '../dsl/index.ts';
 import { ETH, HALF_ETH, HUNDRED_USDC, ofType, ONE_ETH, USDC } from '../dsl/index.ts';
 import { expectUntouched, funded, usdcZap, zapId } from './common.ts';
+import { faultCodesOf, stageOf, type FaultCodeOf } from '../../fake-provider/failure-codes.ts';
 
-/** Failure codes a fault rule can put on a credit-funded trade or zap (zap-only codes have their own scenarios). */
-const SWAP_FAILURES = ['execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned', 'deposit_insufficient_confirmations'] as const;
+/** Failure codes a fault rule can put on a credit-funded trade (the failure-code registry's trade codes). */
+const TRADE_FAILURES = faultCodesOf('trade');
+/** The same on a credit-funded zap: the codes trades and zaps share (zap-only codes have their own scenarios). */
+const ZAP_FAILURES = faultCodesOf('zap').filter((code) => (TRADE_FAILURES as readonly string[]).includes(code));
 const kebab = (s: string) => s.replace(/_/g, '-');
 
-function tradeFailure(code: (typeof SWAP_FAILURES)[number]): Scenario {
+function tradeFailure(code: FaultCodeOf<'trade'>): Scenario {
   return {
     name: `trade-fails-${kebab(code)}`,
     summary: `A trade failed with ${code} by a fault rule: trade.failed, no settlement, the 1 ETH credit open again`,
@@ -19,7 +23,8 @@ function tradeFailure(code: (typeof SWAP_FAILURES)[number]): Scenario {
       const { trade_id } = await t.trade({ ...f, from: ETH, to: USDC, amount_in_atoms: HALF_ETH });
       await t.poll('trade', trade_id);
       await t.expectStatus('trade', trade_id, 'failed', code);
-      const seq = code === 'settlement_orphaned' ? (['trade.executing', 'trade.settlement_orphaned', 'trade.failed'] as const) : (['trade.executing', 'trade.failed'] as const);
+      // A code of the reorg stage (settlement_orphaned) shows the orphaned leg before the failure.
+      const seq = stageOf(code, ['settlement_reorg']) ? (['trade.executing', 'trade.settlement_orphaned', 'trade.failed'] as const) : (['trade.executing', 'trade.failed'] as const);
       await t.expectEvents(f.account_id, trade_id, seq, { absent: ['trade.settled'] });
       await expectUntouched(t, f, ETH, ONE_ETH);
       await t.expectBalance(f.account_id, USDC, '0', '0');
@@ -28,7 +33,7 @@ function tradeFailure(code: (typeof SWAP_FAILURES)[number]): Scenario {
   };
 }
 
-function zapFailure(code: (typeof SWAP_FAILURES)[number]): Scenario {
+function zapFailure(code: FaultCodeOf<'zap'>): Scenario {
   return {
     name: `zap-fails-${kebab(code)}`,
     summary: `A credit-funded zap failed with ${code} by a fault rule: zap.failed with a recovery for the still-open credit`,
@@ -71,8 +76,8 @@ function reorg(kind: 'trade' | 'zap', leg: 'out' | 'in'): Scenario {
 }
 
 export const failureScenarios: Scenario[] = [
-  ...SWAP_FAILURES.map(tradeFailure),
-  ...SWAP_FAILURES.map(zapFailure),
+  ...TRADE_FAILURES.map(tradeFailure),
+  ...ZAP_FAILURES.map(zapFailure),
   reorg('trade', 'out'),
   reorg('trade', 'in'),
   reorg('zap', 'out'),

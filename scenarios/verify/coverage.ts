@@ -5,6 +5,7 @@
 // (the seed decides which run takes which item, never whether it comes), and how a run's reach is observed
 // from what the provider and the relay saw, not from what was planned.
 import fc from 'fast-check';
+import { FAILURE_STAGES, faultCodesOf, stageOf, type FailureStage } from '../../fake-provider/failure-codes.ts';
 
 /** Runs per plan cycle: every item is reached within each block of this many runs (1–10, 11–20, …). */
 export const PLAN_RUNS = 10;
@@ -21,23 +22,36 @@ export interface CoverageItem {
   placement: Placement;
 }
 
-const SWAP_FAILURES: Array<[string, string]> = [
-  ['execution_failed', 'executing'],
-  ['settlement_failed', 'filled'],
-  ['settlement_timeout', 'pending_settle'],
-  ['settlement_orphaned', 'pending_settle'],
-];
+const SWAP_STAGES = ['fill', 'settlement_initiation', 'settlement_finality', 'settlement_reorg'] as const satisfies FailureStage[];
+
+/**
+ * The failures a `fail` rule on a credit-funded trade or zap reaches, each with the status it fails from (from
+ * the failure-code registry). A zap's codes that also come with its deposit (deposit_insufficient_confirmations)
+ * are reached through the deposit instead, and its own codes (floor, expiry, mismatch, flag) each their own way.
+ */
+export const SWAP_FAULT_FAILURES: Record<'trade' | 'zap', ReadonlyArray<readonly [code: string, from: string]>> = {
+  trade: faultCodesOf('trade').map((code) => [code, fromStatus(code)] as const),
+  zap: faultCodesOf('trade')
+    .filter((code) => (faultCodesOf('zap') as readonly string[]).includes(code) && stageOf(code, ['deposit']) === null)
+    .map((code) => [code, fromStatus(code)] as const),
+};
+
+function fromStatus(code: string): string {
+  const stage = stageOf(code, SWAP_STAGES);
+  const from = stage === null ? null : FAILURE_STAGES[stage].from;
+  if (from === null) throw new Error(`${code} has no trade or zap stage`);
+  return from;
+}
 
 /** The catalogue, in table order. */
 export const COVERAGE_ITEMS: readonly CoverageItem[] = [
   { id: 'trade.settled', region: 'trades', what: 'a trade settles (settlement and change credits)', placement: 'batch' },
-  ...SWAP_FAILURES.map(([code, stage]) => ({ id: `trade.failed.${code}`, region: 'trades', what: `a trade fails with ${code} from ${stage}`, placement: 'batch' as const })),
-  { id: 'trade.failed.deposit_insufficient_confirmations', region: 'trades', what: 'a trade fails with deposit_insufficient_confirmations from executing', placement: 'batch' },
+  ...SWAP_FAULT_FAILURES.trade.map(([code, from]) => ({ id: `trade.failed.${code}`, region: 'trades', what: `a trade fails with ${code} from ${from}`, placement: 'batch' as const })),
   { id: 'trade.reorg.out', region: 'trades', what: "a settled trade's out leg is orphaned, then reconfirmed", placement: 'batch' },
   { id: 'trade.reorg.in', region: 'trades', what: "a settled trade's in leg is orphaned, then reconfirmed", placement: 'batch' },
   { id: 'zap.settled', region: 'zaps', what: 'a credit-funded zap settles', placement: 'batch' },
   { id: 'zap.deposit_funded', region: 'zaps', what: 'a zap awaits its deposit, then executes on the observed amount and settles', placement: 'batch' },
-  ...SWAP_FAILURES.map(([code, stage]) => ({ id: `zap.failed.${code}`, region: 'zaps', what: `a zap fails with ${code} from ${stage}`, placement: 'batch' as const })),
+  ...SWAP_FAULT_FAILURES.zap.map(([code, from]) => ({ id: `zap.failed.${code}`, region: 'zaps', what: `a zap fails with ${code} from ${from}`, placement: 'batch' as const })),
   { id: 'zap.failed.min_amount_out_not_met', region: 'zaps', what: 'a zap with an unreachable floor fails', placement: 'batch' },
   { id: 'zap.failed.zap_expired', region: 'zaps', what: 'a zap awaiting a deposit expires', placement: 'batch' },
   { id: 'zap.failed.from_asset_mismatch', region: 'zaps', what: "a zap's deposit is of another asset (credited for that asset)", placement: 'batch' },

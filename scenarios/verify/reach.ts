@@ -8,6 +8,7 @@ import type { Attempt } from './judge.ts';
 import type { RelayRecord } from './relay.ts';
 import type { VerifyRun } from './run.ts';
 import type { VerifyScenario } from './scenario.ts';
+import { SWAP_FAULT_FAILURES } from './coverage.ts';
 
 export interface ReachInput {
   scenario: VerifyScenario;
@@ -45,8 +46,8 @@ export function observeReach(x: ReachInput): string[] {
       if (news === 'failed') {
         const code = String(e.data.failure_code ?? '');
         const from = stage.get(id);
-        const at = code === 'settlement_failed' ? 'filled' : code === 'settlement_timeout' || code === 'settlement_orphaned' ? 'pending_settle' : code === 'execution_failed' ? 'executing' : null;
-        // The spec's stage for each settlement code: an item counts only when the failure came from it.
+        const at = SWAP_FAULT_FAILURES[family].find(([c]) => c === code)?.[1] ?? null;
+        // The stage a fault rule's code fails from: such an item counts only when the failure came from it.
         if (at === null || from === at) add(`${family}.failed.${code}`);
       } else if (news === 'settled') add(family === 'zap' && awaited.has(id) ? 'zap.deposit_funded' : `${family}.settled`);
       else if (news === 'settlement_orphaned') orphaned.add(id);

@@ -7,7 +7,7 @@
 // items its seed's plan gives it (coverage.ts), so every item is reached within the first 10 runs whatever the seed.
 import fc from 'fast-check';
 import { FAIL_CODES } from '../../fake-provider/control/faults.ts';
-import { plannedItems } from './coverage.ts';
+import { plannedItems, SWAP_FAULT_FAILURES } from './coverage.ts';
 import { accountSetup, backgroundChaos } from '../arbitraries/arbitraries.ts';
 import { assetAt, describeBackground, describeSetup, describeStep, type AccountSetup, type BackgroundChaos, type WebhookEffect } from '../arbitraries/steps.ts';
 
@@ -124,12 +124,12 @@ const apiFault = (fault: ApiFaultKind) => fc.tuple(fc.constant<VStep>({ kind: 'a
 /** Per coverage item: the steps that reach it (an empty list where a scenario flag does). */
 export const ITEM_STEPS: Record<string, fc.Arbitrary<VStep[]>> = {
   'trade.settled': one(trade()),
-  ...Object.fromEntries(FAIL_CODES.trade.map((code) => [`trade.failed.${code}`, one(trade(settlementFault(code)))])),
+  ...Object.fromEntries(SWAP_FAULT_FAILURES.trade.map(([code]) => [`trade.failed.${code}`, one(trade(settlementFault(code)))])),
   'trade.reorg.out': one(trade(reorg('out'))),
   'trade.reorg.in': one(trade(reorg('in'))),
   'zap.settled': one(zap()),
   'zap.deposit_funded': one(zapDeposit('same')),
-  ...Object.fromEntries(['execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned'].map((code) => [`zap.failed.${code}`, one(zap(settlementFault(code)))])),
+  ...Object.fromEntries(SWAP_FAULT_FAILURES.zap.map(([code]) => [`zap.failed.${code}`, one(zap(settlementFault(code)))])),
   'zap.failed.min_amount_out_not_met': one(zap().map((z) => ({ ...z, floor: 'unreachable' as const }))),
   'zap.failed.zap_expired': one(zapDeposit('none', { expires: true })),
   'zap.failed.from_asset_mismatch': one(zapDeposit('other_asset')),

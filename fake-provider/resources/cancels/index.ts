@@ -17,7 +17,7 @@ export {
   type CreateCancelInput,
   type LaunchInput,
 } from './model.ts';
-export { cancelMachine, CANCEL_FAILURE_CODES, type CancelFailureCode, type CancelStatus } from './machine.ts';
+export { cancelMachine, type CancelStatus } from './machine.ts';
 
 export const cancelsResource = {
   name: 'cancels',

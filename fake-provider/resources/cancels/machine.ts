@@ -1,9 +1,10 @@
 // The cancel lifecycle (spec: States → Cancel): pending → sent → confirmed, or failed. Deadlines are
 // absolute sim timestamps in context (for poll_after_ms); effects are emitted, never performed.
 import { assign, emit, setup } from 'xstate';
+import type { FailureCodeOf } from '../../failure-codes.ts';
 
-export type CancelFailureCode = 'broadcast_failed' | 'confirmation_timeout';
-export const CANCEL_FAILURE_CODES: readonly CancelFailureCode[] = ['broadcast_failed', 'confirmation_timeout'];
+/** Every failure code a cancel can end with (spec: Cancel → failure_code), from the failure-code registry. */
+export type CancelFailureCode = FailureCodeOf<'cancel'>;
 
 export type CancelEffect = { type: 'created' } | { type: 'sent' } | { type: 'confirmed' } | { type: 'failed' };
 

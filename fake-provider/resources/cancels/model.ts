@@ -11,10 +11,11 @@ import { assetByKey } from '../assets/index.ts';
 import { consumeCredit, creditHolder, creditStatus, lockCredit, releaseCredit, requireCredit, type Credit } from '../credits/index.ts';
 import { generateTxHash } from '../deposits/index.ts';
 import { requireUsableDestination } from '../destinations/index.ts';
-import { CANCEL_FAILURE_CODES, cancelMachine, type CancelEffect, type CancelEvent, type CancelFailureCode, type CancelStatus } from './machine.ts';
+import { cancelMachine, type CancelEffect, type CancelEvent, type CancelFailureCode, type CancelStatus } from './machine.ts';
 import type { Organization } from '../../world.ts';
 import type { ForgetScope } from '../../resource-records.ts';
 import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
+import { failureCodesAt, stageOf, type FailureStage } from '../../failure-codes.ts';
 
 export interface Cancel {
   cancel_id: string;
@@ -83,6 +84,10 @@ export function sendCancel(world: World, c: Cancel, event: CancelEvent): boolean
   return advance(world, cancelMachine, c, c.cancel_id, event, applyEffects);
 }
 
+/** The stages at which a cancel fails, and their codes (from the failure-code registry). */
+const CANCEL_STAGES = ['broadcast', 'confirmation'] as const satisfies FailureStage[];
+const CANCEL_FAIL_CODES = failureCodesAt('cancel', ...CANCEL_STAGES);
+
 /** The `cancel` (or, for a recovery payout, `recovery`) fault rules drawn once, when the broadcast falls due. */
 interface CancelFaults {
   fail: CancelFailureCode | null;
@@ -92,7 +97,7 @@ interface CancelFaults {
 function drawFaults(world: World, c: Cancel): CancelFaults {
   const out: CancelFaults = { fail: null, delay_ms: 0 };
   const ids = c.recovery_id === null ? [c.cancel_id, c.credit_id] : [c.cancel_id, c.credit_id, c.recovery_id];
-  const subject = { ids, account_id: c.account_id, asset_key: c.asset_key, accepts: ['fail', 'delay_ms'], fail_codes: CANCEL_FAILURE_CODES };
+  const subject = { ids, account_id: c.account_id, asset_key: c.asset_key, accepts: ['fail', 'delay_ms'], fail_codes: CANCEL_FAIL_CODES };
   for (const rule of world.sim.faults.fire(c.recovery_id === null ? 'cancel' : 'recovery', subject, world.sim.now_ms())) {
     const e = rule.effect;
     // The first matching fail rule decides; later ones fire (their `times` count) but change nothing.
@@ -113,8 +118,8 @@ const live = (world: World, c: Cancel): boolean => cancelStore(world).byId.get(c
 function broadcast(world: World, c: Cancel, faults: CancelFaults): void {
   if (!live(world, c)) return;
   const now = world.sim.now_ms();
-  if (faults.fail === 'broadcast_failed') {
-    sendCancel(world, c, { type: 'FAIL', code: 'broadcast_failed', at_ms: now });
+  if (faults.fail !== null && stageOf(faults.fail, CANCEL_STAGES) === 'broadcast') {
+    sendCancel(world, c, { type: 'FAIL', code: faults.fail, at_ms: now });
     return;
   }
   const chain = chainOf(c);
@@ -125,8 +130,9 @@ function broadcast(world: World, c: Cancel, faults: CancelFaults): void {
   world.sim.scheduler.schedule(final_due_ms, 'cancel.finality', () => {
     if (!live(world, c)) return;
     const at_ms = world.sim.now_ms();
-    // confirmation_timeout: the transaction never reaches finality; the service gives up when it should have.
-    sendCancel(world, c, faults.fail === 'confirmation_timeout' ? { type: 'FAIL', code: 'confirmation_timeout', at_ms } : { type: 'CONFIRM', at_ms });
+    // A code of the confirmation stage (confirmation_timeout): the transaction never reaches finality; the
+    // service gives up when it should have.
+    sendCancel(world, c, faults.fail !== null ? { type: 'FAIL', code: faults.fail, at_ms } : { type: 'CONFIRM', at_ms });
   });
 }
 

@@ -1,6 +1,7 @@
 // Cancel request and response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
 import { idString } from '../../http/validate.ts';
+import { failureCodesOf } from '../../failure-codes.ts';
 
 export const cancelStatusEnum = z.enum(['pending', 'sent', 'confirmed', 'failed']);
 
@@ -11,7 +12,7 @@ export const cancel = z.object({
   /** Present as null when the create request gave none. */
   client_cancel_id: z.string().nullable(),
   tx_hash: z.string().optional(),
-  failure_code: z.enum(['broadcast_failed', 'confirmation_timeout']).optional(),
+  failure_code: z.enum(failureCodesOf('cancel')).optional(),
   poll_after_ms: z.number().int().optional(),
 }).meta({ id: 'Cancel' });
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { commaList, cursorQuery, idString, limitQuery, msQuery } from '../../http/validate.ts';
 import { isCanonicalAssetKey } from '../assets/index.ts';
 import { creditSourceTypeEnum } from '../credits/index.ts';
+import { failureCodesOf } from '../../failure-codes.ts';
 
 const WORD = '[a-z][a-z0-9_]*';
 /** `*`, `<word>(.<word>)*.*`, or a dotted name such as `trade.settled`. */
@@ -82,17 +83,17 @@ export const eventEnvelope = z
     envelopeOf(['deposit.partner_screening'], { ...depositIds, tx_hash: z.string(), source_address: z.string(), detected_atoms: z.string(), screening_deadline_ms: z.number().int() }),
     envelopeOf(['cancel.created'], cancelIds),
     envelopeOf(['cancel.sent', 'cancel.confirmed'], { ...cancelIds, tx_hash: z.string() }),
-    envelopeOf(['cancel.failed'], { ...cancelIds, failure_code: z.string() }),
+    envelopeOf(['cancel.failed'], { ...cancelIds, failure_code: z.enum(failureCodesOf('cancel')) }),
     envelopeOf(['trade.executing', 'trade.filled', 'trade.pending_settle'], tradeIds),
     envelopeOf(['trade.settled'], { ...tradeIds, credit_id: z.string() }),
-    envelopeOf(['trade.failed'], { ...tradeIds, failure_code: z.string() }),
+    envelopeOf(['trade.failed'], { ...tradeIds, failure_code: z.enum(failureCodesOf('trade')) }),
     envelopeOf(['trade.settlement_orphaned', 'trade.settlement_reconfirmed'], { ...tradeIds, leg: z.enum(['in', 'out']) }),
     envelopeOf(['zap.awaiting_deposit', 'zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settlement_orphaned', 'zap.settlement_reconfirmed'], zapIds),
     envelopeOf(['zap.settled'], { ...zapIds, credit_id: z.string() }),
-    envelopeOf(['zap.failed'], { ...zapIds, failure_code: z.string(), recovery_id: z.string().optional(), credit_id: z.string().optional() }),
+    envelopeOf(['zap.failed'], { ...zapIds, failure_code: z.enum(failureCodesOf('zap')), recovery_id: z.string().optional(), credit_id: z.string().optional() }),
     envelopeOf(['recovery.created'], recoveryIds),
     envelopeOf(['recovery.claimed'], { ...recoveryIds, cancel_id: z.string() }),
-    envelopeOf(['recovery.failed'], { ...recoveryIds, failure_code: z.string() }),
+    envelopeOf(['recovery.failed'], { ...recoveryIds, failure_code: z.enum(failureCodesOf('recovery')) }),
     envelopeOf(['destination.suspended'], { destination_id: z.string(), suspended_at_ms: z.number().int(), suspension_reason: z.string() }),
     envelopeOf(['destination.reactivated'], { destination_id: z.string() }),
     envelopeOf(['credit.created'], { credit_id: z.string(), asset_key: z.string(), atoms: z.string(), source_type: creditSourceTypeEnum }),

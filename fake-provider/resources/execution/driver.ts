@@ -7,12 +7,25 @@ import { addPending, clearPending, consumeCredit, createCredit, newCreditId, rel
 import { assetByKey } from '../assets/index.ts';
 import type { WalletChain } from '../accounts/index.ts';
 import { finalAt, INCLUDED_AT, newSettlement, ORPHANED, type Leg, type Settlement } from './settlement.ts';
+import { failureCodesAt, stageOf, type FailureStage } from '../../failure-codes.ts';
 
 export type SwapKind = 'trade' | 'zap';
 
-/** Failure codes by the stage at which they can happen (the fault plan's `fail_codes`). */
-export const EXECUTION_FAIL_CODES = ['execution_failed', 'deposit_insufficient_confirmations'] as const;
-export const SETTLEMENT_FAIL_CODES = ['settlement_failed', 'settlement_timeout', 'settlement_orphaned'] as const;
+/**
+ * Each kind's failure codes by the stage at which a fault rule applies them (the rule's `fail_codes`), from the
+ * failure-code registry: at the fill, and at one of the settlement stages. At the fill a zap's codes that
+ * trades do not share (its floor, its expiry) are the zap's to apply (SwapOps.checkFill).
+ */
+const TRADE_FILL_CODES: readonly string[] = failureCodesAt('trade', 'fill');
+const FILL_FAIL_CODES: Record<SwapKind, readonly string[]> = {
+  trade: TRADE_FILL_CODES,
+  zap: failureCodesAt('zap', 'fill').filter((c) => TRADE_FILL_CODES.includes(c)),
+};
+const SETTLEMENT_STAGES = ['settlement_initiation', 'settlement_finality', 'settlement_reorg'] as const satisfies FailureStage[];
+const SETTLEMENT_FAIL_CODES: Record<SwapKind, readonly string[]> = {
+  trade: failureCodesAt('trade', ...SETTLEMENT_STAGES),
+  zap: failureCodesAt('zap', ...SETTLEMENT_STAGES),
+};
 
 export type SwapEvent =
   | { type: 'FILL' }
@@ -131,7 +144,7 @@ export function beginExecution(world: World, swap: Swap, ops: SwapOps): void {
 
 function fill(world: World, swap: Swap, ops: SwapOps): void {
   if (swap.done) return;
-  const code = failCode(world, swap, ops, EXECUTION_FAIL_CODES) ?? ops.checkFill(world, swap);
+  const code = failCode(world, swap, ops, FILL_FAIL_CODES[swap.kind]) ?? ops.checkFill(world, swap);
   if (code) return failSwap(world, swap, ops, code);
   if (!ops.send(world, swap, { type: 'FILL' })) return;
   // Funds are credited as pending from the fill until the settlement credit exists.
@@ -142,17 +155,18 @@ function fill(world: World, swap: Swap, ops: SwapOps): void {
 
 function initiateSettlement(world: World, swap: Swap, ops: SwapOps): void {
   if (swap.done) return;
-  // settlement_failed lands here: the settlement transactions cannot be initiated (from `filled`);
-  // settlement_timeout and settlement_orphaned land once the legs are on chain (from `pending_settle`).
-  const code = failCode(world, swap, ops, SETTLEMENT_FAIL_CODES);
-  if (code === 'settlement_failed') return failSwap(world, swap, ops, code);
+  // A code of the initiation stage (settlement_failed) lands here, from `filled`; one of the finality or
+  // reorg stage (settlement_timeout, settlement_orphaned) once the legs are on chain, from `pending_settle`.
+  const code = failCode(world, swap, ops, SETTLEMENT_FAIL_CODES[swap.kind]);
+  const stage = code === null ? null : stageOf(code, SETTLEMENT_STAGES);
+  if (code !== null && stage === 'settlement_initiation') return failSwap(world, swap, ops, code);
   const s = newSettlement(swap.id, chainOf(swap.from_asset_key), chainOf(swap.to_asset_key), world.sim.now_ms());
   swap.settlement = s;
   if (!ops.send(world, swap, { type: 'SETTLE_INITIATED' })) return;
   const final_ms = Math.max(finalAt(world, s, 'out'), finalAt(world, s, 'in'));
-  if (code === 'settlement_timeout') {
+  if (code !== null && stage === 'settlement_finality') {
     at(world, swap, final_ms + world.profile.settlement_timeout_ms, 'settlement_timeout', () => failSwap(world, swap, ops, code));
-  } else if (code === 'settlement_orphaned') {
+  } else if (code !== null && stage === 'settlement_reorg') {
     // The out leg confirms, a reorg drops it, and the resubmission never confirms.
     at(world, swap, finalAt(world, s, 'out'), 'settlement_orphaned', () => {
       if (swap.done) return;

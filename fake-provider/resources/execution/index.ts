@@ -1,3 +1,3 @@
 // Execution shared by trades and zaps: the settlement object and the driver that runs fill → settle.
-export { beginExecution, failSwap, pollAfterMs, EXECUTION_FAIL_CODES, SETTLEMENT_FAIL_CODES, type Swap, type SwapEvent, type SwapKind, type SwapOps } from './driver.ts';
+export { beginExecution, failSwap, pollAfterMs, type Swap, type SwapEvent, type SwapKind, type SwapOps } from './driver.ts';
 export { serializeSettlement, settlementSummary, finalized, type Settlement, type Leg } from './settlement.ts';

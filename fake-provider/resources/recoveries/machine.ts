@@ -2,12 +2,13 @@
 // credit) → active (OTP emailed; activating again resends) → claimed, or failed for a refused claim attempt
 // or a payout that failed on chain (the credit stays open either way, so activating again starts over).
 import { emit, setup } from 'xstate';
+import type { FailureCodeOf } from '../../failure-codes.ts';
 
 export const RECOVERY_STATUSES = ['created', 'active', 'claimed', 'failed'] as const;
 export type RecoveryStatus = (typeof RECOVERY_STATUSES)[number];
 
-/** Why a claim attempt ended `failed`: screening refused the destination, or the payout cancel failed. */
-export type RecoveryFailureCode = 'destination_screening_failed' | 'broadcast_failed' | 'confirmation_timeout';
+/** Why a claim attempt ended `failed`: screening refused the destination, or the payout cancel failed (registry kind `recovery`). */
+export type RecoveryFailureCode = FailureCodeOf<'recovery'>;
 
 /** The model applies each one: email an OTP, publish an event. */
 export type RecoveryEffect = { type: 'otp' } | { type: 'claimed' } | { type: 'claim_failed'; failure_code: RecoveryFailureCode };
@@ -20,7 +21,7 @@ export type RecoveryEvent =
   /** A claim refused by destination screening; the credit stays open. */
   | { type: 'CLAIM_FAILED' }
   /** The claim's payout (a cancel) failed: nothing left the account, the credit is open again. */
-  | { type: 'PAYOUT_FAILED'; failure_code: 'broadcast_failed' | 'confirmation_timeout' };
+  | { type: 'PAYOUT_FAILED'; failure_code: FailureCodeOf<'cancel'> };
 
 export const recoveryMachine = setup({
   types: { context: {} as Record<string, never>, events: {} as RecoveryEvent, emitted: {} as RecoveryEffect },

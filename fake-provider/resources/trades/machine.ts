@@ -4,11 +4,12 @@
 import { assign, emit, setup } from 'xstate';
 import type { SwapEvent } from '../execution/index.ts';
 import { packing } from '../../engine/packing.ts';
+import type { FailureCodeOf } from '../../failure-codes.ts';
 
 export type TradeEffect = { type: 'publish'; event_type: string; extra?: Record<string, unknown> };
 
 export interface TradeContext {
-  failure_code: string | null;
+  failure_code: FailureCodeOf<'trade'> | null;
   settlement_credit_id: string | null;
   orphaned_leg: 'out' | 'in' | null;
 }
@@ -19,7 +20,7 @@ export const tradeMachine = setup({
   types: { context: {} as TradeContext, events: {} as SwapEvent, emitted: {} as TradeEffect },
   actions: {
     publishEvent: emit((_, params: { event_type: string }) => ({ type: 'publish', event_type: params.event_type }) as TradeEffect),
-    recordFailure: assign({ failure_code: ({ event }) => (event.type === 'FAIL' ? event.code : null) }),
+    recordFailure: assign({ failure_code: ({ event }) => (event.type === 'FAIL' ? (event.code as FailureCodeOf<'trade'>) : null) }),
     recordCredit: assign({ settlement_credit_id: ({ event }) => (event.type === 'SETTLED' ? event.credit_id : null) }),
     recordOrphan: assign({ orphaned_leg: ({ event }) => (event.type === 'ORPHAN' ? event.leg : null) }),
     clearOrphan: assign({ orphaned_leg: null }),

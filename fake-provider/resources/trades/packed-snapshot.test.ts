@@ -81,7 +81,7 @@ describe('packed final snapshots', () => {
     trade.state = hold(tradePacking, trade, orphaned);
     expect(tradeSnapshot(trade)).toBe(orphaned);
     // A settled snapshot whose context is not exactly the packed one (a failure code left) is held whole too.
-    const odd = { value: 'settled', status: 'active', context: { failure_code: 'x', settlement_credit_id: 'cred_1', orphaned_leg: null } } as const;
+    const odd = { value: 'settled', status: 'active', context: { failure_code: 'execution_failed', settlement_credit_id: 'cred_1', orphaned_leg: null } } as const;
     trade.state = hold(tradePacking, trade, odd);
     expect(tradeSnapshot(trade)).toBe(odd);
     // Same values, other key order: JSON would differ, so it is not packed.

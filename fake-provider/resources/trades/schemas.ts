@@ -1,6 +1,7 @@
 // Trade response schemas, declared once (validation of params, types, OpenAPI).
 import { z } from 'zod';
 import { idString } from '../../http/validate.ts';
+import { failureCodesOf } from '../../failure-codes.ts';
 
 export const tradeParams = z.object({ trade_id: idString });
 
@@ -19,7 +20,7 @@ export const trade = z.object({
   status: z.enum(['executing', 'filled', 'pending_settle', 'settled', 'failed']),
   quote_id: z.string(),
   client_order_id: z.string().nullable(),
-  failure_code: z.string().optional(),
+  failure_code: z.enum(failureCodesOf('trade')).optional(),
   settlement: settlement.optional(),
   fees,
   poll_after_ms: z.number().int().optional(),

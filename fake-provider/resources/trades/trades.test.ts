@@ -4,12 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { destination, firmQuote, fund, readyAccount } from '../../testing/flows.ts';
+import { FAILURE_STAGES, faultCodesOf, stageOf } from '../../failure-codes.ts';
 
 const ETH = 'native.evm:42161';
 const USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
 const BTC = 'native.btc';
 const ONE_ETH = '1000000000000000000';
 const HALF_ETH = '500000000000000000';
+/** The events of a trade's progress statuses: a failure's last one names the status it failed from. */
+const PROGRESS = ['trade.executing', 'trade.filled', 'trade.pending_settle'];
 
 let sim: TestSim;
 beforeAll(async () => {
@@ -129,8 +132,10 @@ describe('re-checks at fill', () => {
 });
 
 describe('faults', () => {
-  for (const code of ['execution_failed', 'deposit_insufficient_confirmations', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned']) {
-    it(`{fail: ${code}} fails the trade at its stage and releases the credit for another trade`, async () => {
+  // Every trade code of the failure-code registry, each failing from the status its stage names.
+  for (const code of faultCodesOf('trade')) {
+    const from = FAILURE_STAGES[stageOf(code, ['fill', 'settlement_initiation', 'settlement_finality', 'settlement_reorg'])!].from;
+    it(`{fail: ${code}} fails the trade at its stage (from ${from}) and releases the credit for another trade`, async () => {
       const f = await setup();
       await sim.control('POST', '/faults', { target: 'trade', effect: { fail: code }, match: { account_id: f.account_id }, times: 1 });
       const { trade: t } = await accept(f);
@@ -140,6 +145,7 @@ describe('faults', () => {
       expect(done).not.toHaveProperty('poll_after_ms');
       const types = events(f.account_id).filter((e) => e.type.startsWith('trade.')).map((e) => e.type);
       expect(types[types.length - 1]).toBe('trade.failed');
+      expect(types.filter((t) => PROGRESS.includes(t)).at(-1)).toBe(`trade.${from}`);
       if (code === 'settlement_orphaned') expect(types).toContain('trade.settlement_orphaned');
       expect(await balances(f.account_id)).toEqual({ [ETH]: [ONE_ETH, '0'] });
       const again = await accept(f);

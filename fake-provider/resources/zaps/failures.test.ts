@@ -7,6 +7,9 @@ import {
   getZap, holderOf, land, nowMs, pinPrices, postZap, startZapSim, zapEvents,
   TO_PENDING_MS, awaitingZap, depositCredit,
 } from '../../testing/fixtures/zaps.ts';
+import { FAILURE_STAGES, failureCodesAt, stageOf, type FailureStage } from '../../failure-codes.ts';
+
+const SWAP_STAGES: FailureStage[] = ['fill', 'settlement_initiation', 'settlement_finality', 'settlement_reorg'];
 
 let sim: TestSim;
 beforeAll(async () => {
@@ -62,12 +65,16 @@ describe('failures at execution and settlement', () => {
     expect(await getZap(sim, r.body.zap.zap_id)).toMatchObject({ status: 'failed', failure_code: 'execution_failed' });
   });
 
-  for (const code of ['execution_failed', 'settlement_failed', 'settlement_timeout', 'deposit_insufficient_confirmations', 'min_amount_out_not_met', 'zap_expired']) {
-    it(`${code} through a zap fault rule`, async () => {
+  // Every zap code of the failure-code registry at the fill or a settlement stage, on a credit-funded zap: each
+  // fails from the status its stage names (whether the driver or the zap applies it).
+  for (const code of failureCodesAt('zap', ...SWAP_STAGES)) {
+    const from = FAILURE_STAGES[stageOf(code, SWAP_STAGES)!].from;
+    it(`${code} through a zap fault rule, from ${from}`, async () => {
       const { zap_id } = await failedWith({ fail: code }, code);
       const types = zapEvents(sim, zap_id).map(([t]) => t);
       expect(types[0]).toBe('zap.executing');
       expect(types.at(-1)).toBe('zap.failed');
+      expect(types.filter((t) => ['zap.executing', 'zap.filled', 'zap.pending_settle'].includes(t)).at(-1)).toBe(`zap.${from}`);
     });
   }
 
@@ -110,7 +117,7 @@ describe('failures at execution and settlement', () => {
 });
 
 describe('zap-only fault stages on a deposit-funded zap', () => {
-  for (const code of ['from_asset_mismatch', 'deposit_flagged', 'deposit_insufficient_confirmations', 'zap_expired']) {
+  for (const code of failureCodesAt('zap', 'deposit')) {
     it(`${code} lands when the deposit resolves; the deposit's credit stays open and free`, async () => {
       const expiry = code === 'zap_expired' ? { expires_at_ms: (await sim.control('GET', '/clock')).body.clock.now_ms + 3_600_000 } : {};
       const z = await awaitingZap(sim, expiry);

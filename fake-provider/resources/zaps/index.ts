@@ -14,11 +14,9 @@ export {
   zapState,
   zapStatus,
   zapStore,
-  DEPOSIT_STAGE_FAIL_CODES,
-  FILL_STAGE_FAIL_CODES,
   type Zap,
 } from './model.ts';
-export { zapMachine, ZAP_FAILURE_CODES, ZAP_STATUSES, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
+export { zapMachine, ZAP_STATUSES, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
 
 export const zapsResource = {
   name: 'zaps',

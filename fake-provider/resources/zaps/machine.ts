@@ -3,13 +3,10 @@
 // of a settled leg (settled ⇄ settled_orphaned) as for trades. `failed` is final.
 import { assign, emit, setup } from 'xstate';
 import type { SwapEvent } from '../execution/index.ts';
+import type { FailureCodeOf } from '../../failure-codes.ts';
 
-/** Every failure code a zap can end with (spec: Zap → failure_code). */
-export const ZAP_FAILURE_CODES = [
-  'min_amount_out_not_met', 'execution_failed', 'settlement_failed', 'settlement_timeout', 'settlement_orphaned',
-  'deposit_insufficient_confirmations', 'deposit_flagged', 'from_asset_mismatch', 'zap_expired',
-] as const;
-export type ZapFailureCode = (typeof ZAP_FAILURE_CODES)[number];
+/** Every failure code a zap can end with (spec: Zap → failure_code), from the failure-code registry. */
+export type ZapFailureCode = FailureCodeOf<'zap'>;
 
 /** The model publishes each one; zap.failed and zap.settled take their extra fields from the context. */
 export type ZapEffect = { type: 'publish'; event_type: string };

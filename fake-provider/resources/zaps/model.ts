@@ -19,10 +19,14 @@ import { zapMachine, type ZapEffect, type ZapEvent, type ZapFailureCode, type Za
 import type { CreateZapBody } from './schemas.ts';
 import type { ForgetScope } from '../../resource-records.ts';
 import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
+import { failureCodesAt } from '../../failure-codes.ts';
 
-/** Zap-only fault codes, by the stage where each can happen (the driver draws the execution and settlement ones). */
-export const DEPOSIT_STAGE_FAIL_CODES = ['from_asset_mismatch', 'deposit_flagged', 'deposit_insufficient_confirmations', 'zap_expired'] as const;
-export const FILL_STAGE_FAIL_CODES = ['zap_expired', 'min_amount_out_not_met'] as const;
+/**
+ * The zap's fault codes by the stage where each can happen, from the failure-code registry: as its deposit
+ * resolves, and at the fill those the driver does not apply for every swap (the floor, the expiry).
+ */
+const DEPOSIT_STAGE_FAIL_CODES = failureCodesAt('zap', 'deposit');
+const FILL_STAGE_FAIL_CODES = failureCodesAt('zap', 'fill').filter((c) => !(failureCodesAt('trade', 'fill') as readonly string[]).includes(c));
 
 export interface Zap {
   zap_id: string;

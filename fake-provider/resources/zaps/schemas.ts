@@ -1,7 +1,8 @@
 // Zap request and response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
 import { atomsString, bpsString, cursorQuery, idString, limitQuery, uiString } from '../../http/validate.ts';
-import { ZAP_FAILURE_CODES, ZAP_STATUSES } from './machine.ts';
+import { ZAP_STATUSES } from './machine.ts';
+import { failureCodesOf } from '../../failure-codes.ts';
 
 export const zapStatusEnum = z.enum(ZAP_STATUSES);
 
@@ -66,7 +67,7 @@ export const zap = z.object({
   to_asset_key: z.string().optional(),
   created_at_ms: z.number().int().optional(),
   deposit_address: depositAddress.optional(),
-  failure_code: z.enum(ZAP_FAILURE_CODES).optional(),
+  failure_code: z.enum(failureCodesOf('zap')).optional(),
   recovery: z.object({ recovery_id: z.string(), credit_id: z.string() }).optional(),
   settlement: settlement.optional(),
   fees: fees.optional(),
