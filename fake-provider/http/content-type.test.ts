@@ -2,6 +2,7 @@
 // other type (or none) with a body is 415 unsupported_media_type and changes nothing, on /v1 and /_sim alike;
 // parameters and case are accepted; a request without a body is not held to a type; a journaled 415 replays.
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +66,19 @@ describe('Content-Type of request bodies', () => {
     expect(empty.status).toBe(200);
     const get = await fetch(`${sim.base_url}/assets`, { headers: { authorization: `Bearer ${sim.api_key}`, 'content-type': 'text/html' } });
     expect(get.status).toBe(200);
+  });
+
+  it('a body sent with GET is not read nor judged: the route answers as without it', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const headers = { authorization: `Bearer ${sim.api_key}`, 'content-type': 'text/plain', 'content-length': '5' };
+      const r = request({ host: '127.0.0.1', port: sim.running.port, method: 'GET', path: '/v1/assets', headers }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      r.on('error', reject);
+      r.end('hello');
+    });
+    expect(status).toBe(200);
   });
 
   it('a journaled 415 replays to the same answer', async () => {
