@@ -37,7 +37,7 @@ export function bodyErrorType(err: unknown): string | null {
 
 const hasBody = (request: FastifyRequest): boolean => request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
 
-/** A decoder for a Content-Encoding body-parser (and so the journals) accepted; undefined for identity. */
+/** A decoder for each Content-Encoding journals hold bodies in (the ones body-parser accepted); undefined for identity. */
 function decoderFor(encoding: string): Readable | undefined | null {
   if (encoding === 'identity') return undefined;
   if (encoding === 'gzip') return createGunzip();

@@ -36,7 +36,7 @@ type Input<B, Q, P> = { body: Out<B>; query: Out<Q>; params: Out<P> };
 
 interface RouteBase<M extends Method, Path extends string, B, Q, P, R> {
   method: M;
-  /** Path under /v1 (or /_sim), with express-style parameters, e.g. `/accounts/:account_id`. */
+  /** Path under /v1 (or /_sim), with router parameters (fastify's, as express's were), e.g. `/accounts/:account_id`. */
   path: Path;
   summary: string;
   tag: string;

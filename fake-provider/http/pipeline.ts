@@ -42,7 +42,7 @@ export function headerOf(request: FastifyRequest, name: string): string | undefi
 }
 
 /** The locals of a request that has begun (every route and error answer runs after begin). */
-export function localsOf(request: FastifyRequest): Locals {
+function localsOf(request: FastifyRequest): Locals {
   if (request.locals === null) throw new Error('swapsim bug: a request was served before it began');
   return request.locals;
 }
@@ -308,7 +308,7 @@ export function queryNamesOf(route: AnyRoute): ReadonlySet<string> {
  * The envelope's error for a request body that could not be read, by its `type` (body.ts gives every such
  * failure one; a journal records the type and a replay raises it again). Null for a type that is not a body's.
  */
-export function bodyApiError(type: string | undefined): ApiError | null {
+function bodyApiError(type: string | undefined): ApiError | null {
   switch (type) {
     case 'entity.parse.failed':
       return new ApiError('invalid_parameter', 'the request body is not valid JSON');
