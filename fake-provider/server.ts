@@ -90,6 +90,7 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
         closeDeliveries(runtime.world);
         // Whatever still runs after the grace (a slow body, a long settle) loses its connection.
         const cancel = wallTimeout(CLOSE_GRACE_MS, () => server.closeAllConnections());
+        // node's close, not fastify's: requests still arriving on open connections are answered, not 503'd.
         server.close(() => {
           cancel();
           runtime.world.sim.journal.close();

@@ -62,6 +62,14 @@ describe('routing on the framework', () => {
     }
   });
 
+  it('a long parameter reaches its route (which answers for it), not the router’s 404', async () => {
+    // Past the framework's default 100 characters, within the schema's 128: the account is not found.
+    const r = await sim.api('GET', `/accounts/acct_${'a'.repeat(110)}/balances`);
+    expect([r.status, r.body.error.code]).toEqual([404, 'account_not_found']);
+    const longer = await sim.api('GET', `/accounts/acct_${'a'.repeat(500)}/balances`);
+    expect([longer.status, longer.body.error.code, longer.body.error.param]).toEqual([400, 'invalid_parameter', 'account_id']);
+  });
+
   it('each plane serves its OpenAPI document, JSON with its exact length', async () => {
     for (const url of [`${sim.base_url}/openapi.json`, `${sim.control_url}/openapi.json`]) {
       const r = await fetch(url);

@@ -103,8 +103,6 @@ export function frontDoor(o: FrontDoor): FastifyInstance {
       return server;
     },
     clientErrorHandler: o.clientError,
-    // A server closing still answers the requests of open connections (server.ts's close lets them finish).
-    return503OnClosing: false,
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: {
       caseSensitive: false,
