@@ -7,12 +7,14 @@ import { createSimKernel, randomSecretSeed } from '../sim/index.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
-import type { AnyRoute } from './http/contract.ts';
+import type { AnyRoute } from './contract/route.ts';
 import { sendJson } from './http/pipeline.ts';
 import { controlDocument, v1Document } from './http/openapi.ts';
 import { frontDoor } from './http/planes.ts';
 import { clientErrorAnswer } from './http/limits.ts';
-import { OBSERVERS } from './observers.ts';
+import type { RequestObserver } from './http/pipeline.ts';
+import { conductObserver } from './conduct/observer.ts';
+import { noteIdempotentWrite, witnessIdempotentAnswer } from './oracle/idempotency-ledger.ts';
 import { createRateLimiter } from './http/rate-limits.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { RESOURCES } from './resources/index.ts';
@@ -70,6 +72,13 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
   startDriver();
   return runtime;
 }
+
+/**
+ * Every observer of the serving pipeline, registered here and nowhere else (http/pipeline.ts calls them by role,
+ * never by name): client conduct per API key, and the oracle's witness of idempotent answers, which sits apart
+ * from the idempotency store it checks (it sees the answers, not the store).
+ */
+const OBSERVERS: readonly RequestObserver[] = [conductObserver, { idempotentWrite: noteIdempotentWrite, idempotentAnswer: witnessIdempotentAnswer }];
 
 export function apiRoutes(): AnyRoute[] {
   return RESOURCES.flatMap((r) => r.routes ?? []);

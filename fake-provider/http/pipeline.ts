@@ -1,7 +1,7 @@
-// The serving pipeline of one declared route (contract.ts) on the framework's request and reply: bearer
+// The serving pipeline of one declared route (contract/route.ts) on the framework's request and reply: bearer
 // auth, rate limits, http faults, input parsing, idempotency, the reply (JSON, 204, a lost reply) and the error
 // envelope. What watches answers (conduct, the oracle's idempotency witness) is an observer handed in by the
-// app (observers.ts), never called from here by name. planes.ts mounts the routes on the framework.
+// app (app.ts registers them), never called from here by name. planes.ts mounts the routes on the framework.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { World } from '../world.ts';
@@ -13,7 +13,7 @@ import { classesFor, limitRequest, type RateLimiter } from './rate-limits.ts';
 import { droppedField, parseWith } from './validate.ts';
 import { holdOnSimClock, httpFault, lostReplyError, NO_HTTP_FAULT, type HttpFault } from './faults.ts';
 import { MAX_BODY_DEPTH } from './limits.ts';
-import type { AnyRoute, ApiContext, PublicContext, Reply } from './contract.ts';
+import type { AnyRoute, ApiContext, PublicContext, Reply } from '../contract/route.ts';
 
 /** What a request is given once it has begun (replay/record.ts): its world and id, and what a journal recorded. */
 export interface Locals {
@@ -74,7 +74,7 @@ export interface AnsweredRequest {
 }
 
 /**
- * Watches the pipeline's answers without being part of them (observers.ts registers them all in one place).
+ * Watches the pipeline's answers without being part of them (app.ts registers them all, in one place).
  * Called synchronously, in the order the pipeline reaches each point, so what they record is deterministic.
  */
 export interface RequestObserver {

@@ -14,7 +14,7 @@ import { readyAccount } from '../testing/flows.ts';
 import { parseJournal, replayJournal } from '../replay/run.ts';
 import { createRuntime } from '../app.ts';
 import { requestJournal } from '../replay/record.ts';
-import { defineRoute } from './contract.ts';
+import { defineRoute } from '../contract/route.ts';
 import { ApiError } from './errors.ts';
 import { frontDoor } from './planes.ts';
 import type { AnsweredRequest, RequestObserver } from './pipeline.ts';

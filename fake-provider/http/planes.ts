@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerOptions, ty
 import { parse as parseQuery } from 'node:querystring';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ApiError } from './errors.ts';
-import type { AnyRoute } from './contract.ts';
+import type { AnyRoute } from '../contract/route.ts';
 import { apiErrorOf, badUrlError, pathUnder, sendError, sendJson, serveRoute, type Serving } from './pipeline.ts';
 import { bodyErrorType, installBodyParsing } from './body.ts';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, refusedByHeaders } from './limits.ts';

@@ -2,7 +2,7 @@
 // rebuilt world in the server's place, for every organization.
 import { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
-import { defineRoute } from '../http/contract.ts';
+import { defineRoute } from '../contract/route.ts';
 import { ApiError } from '../http/errors.ts';
 import { deleteSnapshot, listSnapshots, requireSnapshot, restoreSnapshot, takeSnapshot } from './snapshots.ts';
 

@@ -4,7 +4,7 @@ import { apiRoutes } from '../app.ts';
 import { controlRoutes } from '../control/routes.ts';
 import FindMyWay from 'find-my-way';
 import { RESOURCES } from '../resources/index.ts';
-import type { AnyRoute } from '../http/contract.ts';
+import type { AnyRoute } from '../contract/route.ts';
 
 /** The routes under `prefix` in the server's router (fastify's find-my-way, its options), each storing its declaration. */
 function routerOf(prefix: string, routes: readonly AnyRoute[]) {

@@ -1,8 +1,8 @@
-// The observers registered in observers.ts see a real server's answers: conduct records each authenticated
+// The observers app.ts registers see a real server's answers: conduct records each authenticated
 // /v1 request, and the oracle's witness each answer to an IDEM write (it is what /_sim/invariants reads).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSim, type TestSim } from './testing/harness.ts';
-import { idempotencyLedgerSize } from './oracle/idempotency-ledger.ts';
+import { startTestSim, type TestSim } from '../testing/harness.ts';
+import { idempotencyLedgerSize } from '../oracle/idempotency-ledger.ts';
 
 let sim: TestSim;
 beforeAll(async () => {

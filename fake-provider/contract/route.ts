@@ -1,11 +1,11 @@
 // The route contract: what a resource declares about an endpoint (method, path, zod schemas once for
 // validation, types and OpenAPI; auth; idempotency; its handler and the context it is handed), and the spec's
-// list shape. Every resources/*/routes.ts imports this module only; the serving pipeline (pipeline.ts) and the
-// framework glue (planes.ts) read these declarations.
+// list shape. It stands on the resources' floor: every resources/*/routes.ts imports it (and nothing of the
+// serving); the pipeline (http/pipeline.ts) and the framework glue (http/planes.ts) read these declarations.
 import { z } from 'zod';
 import type { Organization, World } from '../world.ts';
 import type { HistorySource } from '../resource-records.ts';
-import type { Page } from './pagination.ts';
+import type { Page } from '../http/pagination.ts';
 
 export interface ApiContext {
   world: World;
