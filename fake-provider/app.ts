@@ -1,15 +1,20 @@
 // Building the runtime and the app: a runtime holds the current world (reset swaps it; runtime.ts declares
 // it); the app serves the /v1 API built from every resource's declared routes and the control plane under
-// /_sim, both through http/front.ts, with their OpenAPI documents.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// /_sim, both as planes of http/planes.ts (fastify), with their OpenAPI documents and the pipeline's observers.
+import type { ServerOptions } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import { createSimKernel, randomSecretSeed } from '../sim/index.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
 import { createWorld, type World } from './world.ts';
 import { ApiError } from './http/errors.ts';
-import { errorMiddleware, serveRoute, writeJson, type AnyRoute, type MatchedHandler } from './http/api.ts';
+import type { AnyRoute } from './contract/route.ts';
+import { sendJson } from './http/pipeline.ts';
 import { controlDocument, v1Document } from './http/openapi.ts';
-import { routeTable } from './http/dispatch.ts';
-import { frontDoor } from './http/front.ts';
+import { frontDoor } from './http/planes.ts';
+import { clientErrorAnswer } from './http/limits.ts';
+import type { RequestObserver } from './http/pipeline.ts';
+import { conductObserver } from './conduct/observer.ts';
+import { noteIdempotentWrite, witnessIdempotentAnswer } from './oracle/idempotency-ledger.ts';
 import { createRateLimiter } from './http/rate-limits.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { RESOURCES } from './resources/index.ts';
@@ -68,6 +73,13 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
   return runtime;
 }
 
+/**
+ * Every observer of the serving pipeline, registered here and nowhere else (http/pipeline.ts calls them by role,
+ * never by name): client conduct per API key, and the oracle's witness of idempotent answers, which sits apart
+ * from the idempotency store it checks (it sees the answers, not the store).
+ */
+const OBSERVERS: readonly RequestObserver[] = [conductObserver, { idempotentWrite: noteIdempotentWrite, idempotentAnswer: witnessIdempotentAnswer }];
+
 export function apiRoutes(): AnyRoute[] {
   return RESOURCES.flatMap((r) => r.routes ?? []);
 }
@@ -78,56 +90,49 @@ export function openapiDocument(): unknown {
 }
 
 /**
- * The server's request listener (http/front.ts): /v1 and /_sim each served from a table of declared routes,
- * with their OpenAPI documents, the readiness probe before anything else, and a 404 in the envelope elsewhere.
+ * The server's app (http/planes.ts): /v1 and /_sim each served from its declared routes, with their OpenAPI
+ * documents, the readiness probe and the dashboard's files before anything else, and a 404 in the envelope
+ * elsewhere. `server`: node's server options (server.ts's connection limits).
  */
-export function createApp(runtime: Runtime): (req: IncomingMessage, res: ServerResponse) => void {
+export function createApp(runtime: Runtime, server: ServerOptions = {}): FastifyInstance {
   const onBug = (err: unknown, request_id: string): void => {
     runtime.bugs.push({ request_id, message: err instanceof Error ? err.message : String(err) });
     console.error(`[swapsim] internal error on ${request_id}:`, err instanceof Error ? err.stack : err);
   };
-  const serving = { limiter: runtime.limiter, resources: RESOURCES };
-  const served = (routes: AnyRoute[]) => routes.map((route) => ({ route, serve: serveRoute(route, serving) }));
-  const v1 = apiRoutes();
   const controlPlane = [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? []), ...uiDataRoutes(runtime)];
   return frontDoor({
     planes: [
       {
-        table: routeTable('/v1', [documentRoute(() => openapiDocument()), ...served(v1)]),
+        prefix: '/v1',
+        routes: apiRoutes(),
         control: false,
+        document: () => openapiDocument(),
         notFound: (method, path) => new ApiError('route_not_found', `no route ${method} /v1${path}`),
       },
       {
-        table: routeTable('/_sim', [documentRoute(() => controlDocument(controlPlane)), ...served(controlPlane)]),
+        prefix: '/_sim',
+        routes: controlPlane,
         control: true,
+        document: () => controlDocument(controlPlane),
         gate: controlGate(runtime),
         notFound: (method, path) => new ApiError('route_not_found', `no control route ${method} /_sim${path}`),
       },
     ],
+    serving: { limiter: runtime.limiter, resources: RESOURCES, observers: OBSERVERS },
     // Readiness for scripts and CI (`curl --retry-connrefused …/_sim/health`): answered before the journal (a
     // probe is not an input), the control gate (it tells nothing but that the server is up) and any rate limit.
-    probes: routeTable('/_sim', [
-      { route: { method: 'get', path: '/health' }, serve: (_req: IncomingMessage, res: ServerResponse) => writeJson(res, 200, { status: 'ok', version: SWAPSIM_VERSION }, { 'cache-control': 'no-store' }) },
+    probes: [
+      { path: '/_sim/health', serve: (_request, reply) => void sendJson(reply, 200, { status: 'ok', version: SWAPSIM_VERSION }, { 'cache-control': 'no-store' }) },
       // The dashboard's files (fake-provider/ui): no data in them, and a page load is not an input.
       ...uiAssetRoutes(runtime),
-    ]),
+    ],
     outside: (method, pathname) => new ApiError('route_not_found', `no route ${method} ${pathname}; the API lives under /v1`),
     // The request's world and id (ids come from the sim, so a replayed run produces the same ids), drawn once
     // the body is in so that the journal's order is the order in which requests took effect.
     begin: requestJournal(runtime),
-    fail: errorMiddleware(onBug),
+    onBug,
     body_timeout_ms: () => runtime.world.profile.request_body_timeout_ms,
+    server,
+    clientError: clientErrorAnswer(() => runtime.world.profile),
   });
-}
-
-/** GET openapi.json of a plane: the document, built on first request (it is generated from every schema). */
-function documentRoute(build: () => unknown): { route: { method: string; path: string }; serve: MatchedHandler } {
-  let document: unknown;
-  return {
-    route: { method: 'get', path: '/openapi.json' },
-    serve: async (_req, res) => {
-      document ??= build();
-      writeJson(res, 200, document, undefined);
-    },
-  };
 }

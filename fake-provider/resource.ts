@@ -1,6 +1,6 @@
 // What a resource folder exports through its index.ts: its /v1 routes, its control-plane routes, a hook
 // run when a world is created, and the invariants it can check over a world.
-import type { AnyRoute } from './http/api.ts';
+import type { AnyRoute } from './contract/route.ts';
 import type { Organization, World } from './world.ts';
 import type { ForgetScope, HistorySource, Violation } from './resource-records.ts';
 

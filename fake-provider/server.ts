@@ -1,6 +1,5 @@
 // Serving the fake over HTTP: listen, report the addresses, and close gracefully (in-flight requests
 // finish, the realtime driver stops, the journal is closed).
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, createRuntime } from './app.ts';
 import type { Runtime, RuntimeOptions, ServedWorld } from './runtime.ts';
@@ -8,7 +7,7 @@ import { dropHeldRequests } from './http/faults.ts';
 import { keccakReady } from './resources/assets/addresses.ts';
 import { closeDeliveries } from './resources/webhooks/model.ts';
 import { wallTimeout } from '../sim/clock.ts';
-import { answerClientErrors, refusedByHeaders } from './http/limits.ts';
+import { refuseConnect } from './http/limits.ts';
 import { dropOrgWorlds } from './worlds.ts';
 
 /** How long close() lets requests already running finish before their connections are destroyed. */
@@ -54,31 +53,19 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
   // The fast keccak compiles asynchronously; a world that never yields to the event loop would not get it.
   await keccakReady;
   const runtime = createRuntime({ ...options, serve_world: serve });
-  const app = createApp(runtime);
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
-  const server = createServer(
-    {
-      headersTimeout: limits.headers_timeout_ms,
-      requestTimeout: limits.request_timeout_ms,
-      keepAliveTimeout: limits.keep_alive_timeout_ms,
-      // Node checks the two timeouts on this period (30 s by default, which let slow headers stay 30 s late).
-      connectionsCheckingInterval: Math.min(1_000, limits.headers_timeout_ms),
-    },
-    app,
-  );
+  const app = createApp(runtime, {
+    headersTimeout: limits.headers_timeout_ms,
+    requestTimeout: limits.request_timeout_ms,
+    keepAliveTimeout: limits.keep_alive_timeout_ms,
+    // Node checks the two timeouts on this period (30 s by default, which let slow headers stay 30 s late).
+    connectionsCheckingInterval: Math.min(1_000, limits.headers_timeout_ms),
+  });
+  const server = app.server;
   server.maxConnections = limits.max_connections;
-  // `Expect: 100-continue`: node would say `100 Continue` before any listener ran; a body its headers already
-  // refuse (too large, not UTF-8) gets its refusal instead, so the client never sends it.
-  server.on('checkContinue', (req, res) => {
-    if (refusedByHeaders(req) === null) res.writeContinue();
-    app(req, res);
-  });
-  answerClientErrors(server, () => runtime.world.profile);
+  refuseConnect(server, () => runtime.world.profile);
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
+  await app.listen({ port: options.port ?? 0, host });
   const port = (server.address() as AddressInfo).port;
   listened(runtime, host, port);
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
@@ -103,6 +90,7 @@ export async function serve(options: RuntimeOptions & { port?: number; host?: st
         closeDeliveries(runtime.world);
         // Whatever still runs after the grace (a slow body, a long settle) loses its connection.
         const cancel = wallTimeout(CLOSE_GRACE_MS, () => server.closeAllConnections());
+        // node's close, not fastify's: requests still arriving on open connections are answered, not 503'd.
         server.close(() => {
           cancel();
           runtime.world.sim.journal.close();

@@ -3,9 +3,8 @@
 // (from the server seed and the organization id), fault plan, stores and webhook outbox. `/v1` is routed to it
 // by API key, and a control call to it by an `organization_id` scope (query or body). Its clock moves only
 // for it: another tenant's advance, settle, trigger or hanging receiver never touches it, nor it theirs.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import parseurl from 'parseurl';
 import { createSimKernel, type ClockMode } from '../sim/index.ts';
 import { createWorld, type Organization, type World } from './world.ts';
 import type { HostedWorld, Runtime } from './runtime.ts';
@@ -16,7 +15,13 @@ import { dropHeldRequests } from './http/faults.ts';
 import { closeDeliveries } from './resources/webhooks/model.ts';
 import { bearerToken, orgOfKey } from './http/auth.ts';
 import { ApiError } from './http/errors.ts';
-import type { ApiRequest } from './http/api.ts';
+
+/** What choosing a request's world reads of it: its URL as sent, its headers and its parsed body. */
+export interface RoutedRequest {
+  url: string;
+  headers: IncomingHttpHeaders;
+  body?: unknown;
+}
 
 export interface OwnClock {
   mode: ClockMode;
@@ -94,9 +99,10 @@ export function dropOrgWorlds(runtime: Runtime): void {
 }
 
 /** The `organization_id` a control request names (query first, then a top-level string field of its JSON body). */
-function scopeOf(req: ApiRequest): string | undefined {
-  const q = parseurl(req)?.query;
-  if (typeof q === 'string' && q.includes('organization_id=')) {
+function scopeOf(req: RoutedRequest): string | undefined {
+  const at = req.url.indexOf('?');
+  const q = at < 0 ? '' : req.url.slice(at + 1);
+  if (q.includes('organization_id=')) {
     const v = parseQuery(q).organization_id;
     if (typeof v === 'string') return v;
   }
@@ -115,17 +121,17 @@ const SERVER_PATH = /^\/_sim\/(organizations|reset)(\/|$|\?)/;
  * keeps today's meaning, the default world. A clock call scoped to an organization that shares the server
  * clock is refused (it would move every such tenant's time), and so is a scope naming no organization.
  */
-export function pickWorld(runtime: Pick<Runtime, 'world' | 'worlds' | 'keyWorlds'>, req: IncomingMessage): { world: World; refusal: ApiError | null } {
-  const url = req.url ?? '';
+export function pickWorld(runtime: Pick<Runtime, 'world' | 'worlds' | 'keyWorlds'>, req: RoutedRequest): { world: World; refusal: ApiError | null } {
+  const url = req.url;
   if (url.startsWith('/v1')) {
     if (runtime.worlds.size === 0) return { world: runtime.world, refusal: null };
     const key = bearerToken(typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined);
     return { world: (key !== undefined && runtime.keyWorlds.get(key)) || runtime.world, refusal: null };
   }
-  return scoped(runtime, req as ApiRequest, url);
+  return scoped(runtime, req, url);
 }
 
-function scoped(runtime: Pick<Runtime, 'world' | 'worlds'>, req: ApiRequest, url: string): { world: World; refusal: ApiError | null } {
+function scoped(runtime: Pick<Runtime, 'world' | 'worlds'>, req: RoutedRequest, url: string): { world: World; refusal: ApiError | null } {
   const id = scopeOf(req);
   if (id === undefined) return { world: runtime.world, refusal: null };
   const body = req.body as Record<string, unknown> | undefined;

@@ -40,7 +40,7 @@ export interface RequestFacts {
   method: string;
   /** Path under /v1 as sent. */
   path: string;
-  /** Express route path, e.g. `/trades/:trade_id`. */
+  /** The declared route path, e.g. `/trades/:trade_id`. */
   route_path: string;
   /** The query parameters the route knows (the others are only counted: `unknown_query_params`). */
   query: Record<string, unknown>;

@@ -1,6 +1,6 @@
 // GET /_sim/conduct: the client-conduct report, for one API key or for every key that sent a request.
 import { z } from 'zod';
-import { defineRoute } from '../http/api.ts';
+import { defineRoute } from '../contract/route.ts';
 import { allConduct, conductOf } from './recorder.ts';
 
 const tag = 'Simulation control';

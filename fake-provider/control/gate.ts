@@ -4,7 +4,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Runtime } from '../runtime.ts';
 import { ApiError } from '../http/errors.ts';
 import { bearerToken } from '../http/auth.ts';
-import { headerOf, type ApiRequest, type ApiResponse } from '../http/api.ts';
+import type { FastifyRequest } from 'fastify';
+import { clientIp, headerOf } from '../http/pipeline.ts';
 
 export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
@@ -27,8 +28,8 @@ export function controlAllowed(runtime: Pick<Runtime, 'options'>, remoteAddress:
   return new ApiError('forbidden', 'the control plane answers loopback clients only (start with --control-token to open it)');
 }
 
-/** The /_sim plane's gate (front.ts): the refusal for this request, or null. */
-export function controlGate(runtime: Pick<Runtime, 'options'>): (req: ApiRequest, res: ApiResponse) => ApiError | null {
-  // A journaled (or replayed) request carries its recorded client address in locals.ip.
-  return (req, res) => controlAllowed(runtime, (res.locals as { ip?: string }).ip ?? req.socket.remoteAddress, headerOf(req, 'authorization'));
+/** The /_sim plane's gate (http/planes.ts): the refusal for this request, or null. */
+export function controlGate(runtime: Pick<Runtime, 'options'>): (request: FastifyRequest) => ApiError | null {
+  // A journaled (or replayed) request carries its recorded client address in its locals.
+  return (request) => controlAllowed(runtime, clientIp(request), headerOf(request, 'authorization'));
 }

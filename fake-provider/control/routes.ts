@@ -2,7 +2,7 @@
 // specific control routes live with their resource. Handlers call model operations, never edit state.
 import { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
-import { defineRoute, replyContract } from '../http/api.ts';
+import { defineRoute, replyContract } from '../contract/route.ts';
 import { ApiError } from '../http/errors.ts';
 import { bpsString } from '../http/validate.ts';
 import { assetByKey, isCanonicalAssetKey } from '../resources/assets/catalog.ts';

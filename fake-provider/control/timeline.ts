@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { World } from '../world.ts';
 import type { StoredEvent } from '../engine/events.ts';
-import { defineRoute } from '../http/api.ts';
+import { defineRoute } from '../contract/route.ts';
 import { ApiError } from '../http/errors.ts';
 import { commaList, msQuery } from '../http/validate.ts';
 import { timelineReply } from './schemas.ts';

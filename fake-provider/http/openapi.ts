@@ -6,7 +6,7 @@
 // /_sim declares the bearer control token (`--control-token`) as an optional scheme.
 import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { openapiPath, type AnyRoute } from './api.ts';
+import { openapiPath, type AnyRoute } from '../contract/route.ts';
 
 // Named components (registry.register) carry their name as zod-to-openapi metadata, set through `.openapi()`.
 extendZodWithOpenApi(z);

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
 import { clockState } from '../../sim/clock.ts';
-import { defineRoute } from '../http/api.ts';
+import { defineRoute } from '../contract/route.ts';
 import { ApiError } from '../http/errors.ts';
 import { deleteSnapshot, listSnapshots, requireSnapshot, restoreSnapshot, takeSnapshot } from './snapshots.ts';
 

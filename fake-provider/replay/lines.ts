@@ -33,7 +33,7 @@ export type RequestLine = {
   url: string;
   headers: { authorization: string | null; 'idempotency-key': string | null; 'content-type': string | null };
   body: string | null;
-  /** body-parser's error type when the body could not be read (the replay raises the same error). */
+  /** Why the body could not be read, by type (http/body.ts; the names body-parser gave, which older journals hold); the replay raises the same error. */
   body_error: string | null;
 };
 

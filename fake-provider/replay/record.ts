@@ -5,7 +5,10 @@ import { createRequire } from 'node:module';
 import { createJournal, JOURNAL_VERSION, wallNow_ms, type Journal } from '../../sim/index.ts';
 import { DEFAULT_PROFILE } from '../profile.ts';
 import type { Runtime, RuntimeOptions } from '../runtime.ts';
-import { headerOf, type ApiRequest, type ApiResponse, type Locals, type Next } from '../http/api.ts';
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { headerOf, type Locals } from '../http/pipeline.ts';
+import type { Begin } from '../http/planes.ts';
 import type { CapturedResponse, HeaderLine, RequestLine } from './lines.ts';
 import type { ReplayTape } from './tape.ts';
 import { pickWorld } from '../worlds.ts';
@@ -46,21 +49,21 @@ export function worldStart_ms(options: RuntimeOptions): number | undefined {
   return start_ms;
 }
 
-function requestLine(req: ApiRequest, request_id: string, sim_ms: number, body_error: string | null): RequestLine {
+function requestLine(request: FastifyRequest, request_id: string, sim_ms: number, body_error: string | null): RequestLine {
   return {
     kind: 'request',
     request_id,
     sim_ms,
     wall_ms: wallNow_ms(),
-    ip: req.socket.remoteAddress ?? 'unknown',
-    method: req.method,
-    url: req.originalUrl ?? req.url ?? '',
+    ip: request.raw.socket.remoteAddress ?? 'unknown',
+    method: request.method,
+    url: request.raw.url ?? '',
     headers: {
-      authorization: headerOf(req, 'authorization') ?? null,
-      'idempotency-key': headerOf(req, 'idempotency-key') ?? null,
-      'content-type': headerOf(req, 'content-type') ?? null,
+      authorization: headerOf(request, 'authorization') ?? null,
+      'idempotency-key': headerOf(request, 'idempotency-key') ?? null,
+      'content-type': headerOf(request, 'content-type') ?? null,
     },
-    body: body_error ? null : (req.rawBody ?? null),
+    body: body_error ? null : (request.rawBody ?? null),
     body_error,
   };
 }
@@ -73,65 +76,73 @@ const chunkText = (chunk: unknown, encoding: unknown): string => {
 
 /**
  * Sees the answer exactly as handed to the socket (status, headers, body bytes), or the reset a
- * `lose_response` fault made. A client that went away first changes nothing: the handler still answers.
+ * `lose_response` fault made. The framework hands its headers to writeHead, others set them one by one: both
+ * are seen. A client that went away first changes nothing: the handler still answers.
  */
-function captureResponse(res: ApiResponse, report: (r: CapturedResponse) => void): void {
+function captureResponse(res: ServerResponse, locals: Locals, report: (r: CapturedResponse) => void): void {
   let done = false;
+  let given: Record<string, unknown> | undefined;
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    const last = args[args.length - 1];
+    if (last !== null && typeof last === 'object' && !Array.isArray(last)) given = last as Record<string, unknown>;
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
   const end = res.end;
-  res.end = function (this: ApiResponse, ...args: unknown[]) {
+  res.end = function (this: ServerResponse, ...args: unknown[]) {
     if (!done) {
       done = true;
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(res.getHeaders())) if (value !== undefined) headers[name] = String(value);
+      if (given) for (const [name, value] of Object.entries(given)) if (value !== undefined) headers[name.toLowerCase()] = String(value);
       report({ status: res.statusCode, headers, body: chunkText(args[0], args[1]) });
     }
-    return (end as (...a: unknown[]) => ApiResponse).apply(this, args);
-  } as ApiResponse['end'];
+    return (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['end'];
   res.once('close', () => {
-    if (done || !(res.locals as unknown as Locals).reset) return;
+    if (done || !locals.reset) return;
     done = true;
     report({ status: 0, headers: {}, body: '', reset: true });
   });
 }
 
 /**
- * What front.ts runs once a request's body is read (`err`: why it could not be): gives the request its world
+ * What the planes run once a request's body is read (`err`: why it could not be): gives the request its world
  * and id; with a journal, records it and its answer. Without one the cost is one `if`.
  */
-export function requestJournal(runtime: Pick<Runtime, 'world' | 'worlds' | 'keyWorlds'>): (req: ApiRequest, res: ApiResponse, next: Next, err?: unknown) => void {
-  return (req, res, next, err) => {
+export function requestJournal(runtime: Pick<Runtime, 'world' | 'worlds' | 'keyWorlds'>): Begin {
+  return (request, reply, next, err) => {
     // The world it runs in: its key's organization's, or a control call's scope (worlds.ts); the default else.
-    const { world, refusal } = pickWorld(runtime, req);
-    const locals = res.locals as unknown as Locals;
-    locals.world = world;
+    const { world, refusal } = pickWorld(runtime, request);
     const journal = world.sim.journal;
     if (journal.mode === 'off') {
-      locals.request_id = world.newRequestId();
+      request.locals = { world, request_id: world.newRequestId() };
       next(err ?? refusal ?? undefined);
       return;
     }
     const request_id = world.newRequestId();
-    locals.request_id = request_id;
-    if (journal.mode === 'replay') return replayed(journal as ReplayTape, request_id, req, res, (e?: unknown) => next(e ?? refusal ?? undefined));
+    const locals: Locals = { world, request_id };
+    request.locals = locals;
+    if (journal.mode === 'replay') return replayed(journal as ReplayTape, request_id, request, reply, (e?: unknown) => next(e ?? refusal ?? undefined));
     const body_error = err === undefined ? null : String((err as { type?: unknown }).type ?? 'unknown');
-    const line = requestLine(req, request_id, world.sim.now_ms(), body_error);
+    const line = requestLine(request, request_id, world.sim.now_ms(), body_error);
     locals.wall_ms = line.wall_ms;
     locals.ip = line.ip;
     journal.write(line);
-    captureResponse(res, (r) => journal.write({ kind: 'response', request_id, ...r }));
+    captureResponse(reply.raw, locals, (r) => journal.write({ kind: 'response', request_id, ...r }));
     next(err ?? refusal ?? undefined);
   };
 }
 
 /** A replayed request: the recorded line supplies wall time, address and any body error. */
-function replayed(tape: ReplayTape, request_id: string, req: ApiRequest, res: ApiResponse, next: Next): void {
+function replayed(tape: ReplayTape, request_id: string, request: FastifyRequest, reply: FastifyReply, next: (err?: unknown) => void): void {
   const line = tape.arrive(request_id);
   // A recorded request without a body stays without one (node's client may have sent Content-Length: 0).
-  if (line.body === null) req.body = undefined;
-  const locals = res.locals as unknown as Locals;
+  if (line.body === null) request.body = undefined;
+  const locals = request.locals!;
   locals.wall_ms = line.wall_ms;
   locals.ip = line.ip;
-  captureResponse(res, (r) => tape.answered(line.request_id, r));
+  captureResponse(reply.raw, locals, (r) => tape.answered(line.request_id, r));
   const err = line.body_error ? Object.assign(new Error('replayed body error'), { type: line.body_error }) : undefined;
   tape.context.run(line.request_id, () => next(err));
 }

@@ -101,7 +101,7 @@ export class ReplayTape implements Journal {
 
   // ---- the driver's side ----
 
-  /** The driver is about to send this request: the server's journal step (record.ts, run by front.ts) takes it. */
+  /** The driver is about to send this request: the server's journal step (record.ts, run by http/planes.ts) takes it. */
   expect(line: RequestLine): void {
     this.arriving = line;
     this.owners.set(line.request_id, { committed: false, finished: false, response: null });

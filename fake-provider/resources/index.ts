@@ -1,7 +1,7 @@
 // Every resource the fake serves, in mount order. Adding a resource means adding it here (its routes' types
 // then reach the typed clients through `ResourceModules`).
 import type { ResourceModule } from '../resource.ts';
-import { replyContract } from '../http/api.ts';
+import { replyContract } from '../contract/route.ts';
 import { accountsResource } from './accounts/index.ts';
 import { screeningResource } from './screening/index.ts';
 import { assetsResource } from './assets/index.ts';

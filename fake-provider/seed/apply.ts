@@ -3,7 +3,7 @@
 // runs as its request would. Wallets and deposits need sim time: the clock is advanced until the balances
 // are spendable (their deposits verified); pending deposits land after that and are left in flight.
 import type { World, Organization } from '../world.ts';
-import type { AnyRoute, ApiContext, Reply } from '../http/api.ts';
+import type { AnyRoute, ApiContext, Reply } from '../contract/route.ts';
 import { ApiError } from '../http/errors.ts';
 import { parseWith } from '../http/validate.ts';
 import { orgOfKey } from '../http/auth.ts';

@@ -1,6 +1,6 @@
 // POST /_sim/init: seed data (schema.ts) applied to the world in one control call (`serve --init FILE` and
 // `--demo` send it once the server listens, so a journal and a `--state` folder keep it like any request).
-import { defineRoute } from '../http/api.ts';
+import { defineRoute } from '../contract/route.ts';
 import { applySeed } from './apply.ts';
 import { seedBody, seedReply } from './schema.ts';
 

@@ -2,8 +2,16 @@
 // 2xx against the response schema its route declares, the schema the typed clients and OpenAPI are built from.
 import { apiRoutes } from '../app.ts';
 import { controlRoutes } from '../control/routes.ts';
-import { routeTable } from '../http/dispatch.ts';
+import FindMyWay from 'find-my-way';
 import { RESOURCES } from '../resources/index.ts';
+import type { AnyRoute } from '../contract/route.ts';
+
+/** The routes under `prefix` in the server's router (fastify's find-my-way, its options), each storing its declaration. */
+function routerOf(prefix: string, routes: readonly AnyRoute[]) {
+  const router = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true });
+  for (const route of routes) router.on(route.method.toUpperCase() as 'GET', prefix + route.path, () => undefined, route);
+  return router;
+}
 
 interface Seen {
   method: string;
@@ -31,21 +39,19 @@ export function recordReplies() {
     mismatches(): { checked: number; routes: string[]; problems: string[] } {
       // controlRoutes reads its runtime only inside handlers, which never run here.
       const control = [...controlRoutes({} as Parameters<typeof controlRoutes>[0]), ...RESOURCES.flatMap((r) => r.control ?? [])];
-      const tables = [
-        { prefix: '/v1', table: routeTable('/v1', apiRoutes().map((route) => ({ route, serve: route }))) },
-        { prefix: '/_sim', table: routeTable('/_sim', control.map((route) => ({ route, serve: route }))) },
-      ];
+      const routers = [routerOf('/v1', apiRoutes()), routerOf('/_sim', control)];
       let checked = 0;
       const routes = new Set<string>();
       const problems = new Map<string, string>();
       for (const r of seen) {
         if (r.status < 200 || r.status > 299) continue;
         const path = new URL(r.url).pathname;
-        const found = tables.find((t) => path.startsWith(t.prefix))?.table.find(r.method, path);
-        const schema = found?.serve.response;
-        if (!found || !schema) continue;
+        const found = routers.map((router) => router.find(r.method as 'GET', path)).find((f) => f !== null);
+        const route = found?.store as AnyRoute | undefined;
+        const schema = route?.response;
+        if (!route || !schema) continue;
         checked++;
-        const key = `${r.method} ${found.serve.path}`;
+        const key = `${r.method} ${route.path}`;
         routes.add(key);
         const parsed = schema.safeParse(r.body);
         if (!parsed.success && !problems.has(key)) problems.set(key, `${key}: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);

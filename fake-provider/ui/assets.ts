@@ -3,9 +3,10 @@
 // without the control token (a browser cannot send one on navigation; the page asks for it and sends it on every
 // data call); without a token the control plane's loopback rule still applies to them.
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import type { Runtime } from '../runtime.ts';
-import { writeJson } from '../http/api.ts';
+import { sendJson } from '../http/pipeline.ts';
+import type { Probe } from '../http/planes.ts';
 import { isLoopback } from '../control/gate.ts';
 import { ApiError, envelope } from '../http/errors.ts';
 
@@ -19,40 +20,34 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/ui/triggers.json': { file: 'triggers.json', type: 'application/json; charset=utf-8' },
 };
 
-type Serve = (req: IncomingMessage, res: ServerResponse) => void;
-
-function refuse(res: ServerResponse, runtime: Runtime, err: ApiError): void {
+function refuse(reply: FastifyReply, runtime: Runtime, err: ApiError): void {
   const { status, body } = envelope(err, 'req_ui', runtime.world.profile);
-  writeJson(res, status, body, undefined);
+  sendJson(reply, status, body, undefined);
 }
 
 /** The dashboard's file routes, answered before the journal (a page load is not an input to the world). */
-export function uiAssetRoutes(runtime: Runtime, dir: URL = UI_DIST): Array<{ route: { method: string; path: string }; serve: Serve }> {
+export function uiAssetRoutes(runtime: Runtime, dir: URL = UI_DIST): Probe[] {
   const cache = new Map<string, Buffer>();
   return Object.entries(FILES).map(([path, { file, type }]) => ({
-    route: { method: 'get', path },
-    serve: (req, res) => {
-      if (!runtime.options.control_token && !runtime.options.control_open && !isLoopback(req.socket.remoteAddress)) {
-        return refuse(res, runtime, new ApiError('forbidden', 'the control plane answers loopback clients only (start with --control-token to open it)'));
+    path: `/_sim${path}`,
+    serve: (request, reply) => {
+      if (!runtime.options.control_token && !runtime.options.control_open && !isLoopback(request.raw.socket.remoteAddress)) {
+        return refuse(reply, runtime, new ApiError('forbidden', 'the control plane answers loopback clients only (start with --control-token to open it)'));
       }
       let bytes = cache.get(file);
       if (bytes === undefined) {
         try {
           bytes = readFileSync(new URL(file, dir));
         } catch {
-          return refuse(res, runtime, new ApiError('not_implemented', `the dashboard's ${file} is not built: run npm run build (lib/build.mjs writes dist/ui)`));
+          return refuse(reply, runtime, new ApiError('not_implemented', `the dashboard's ${file} is not built: run npm run build (lib/build.mjs writes dist/ui)`));
         }
         cache.set(file, bytes);
       }
       // The page learns whether to ask for the token before its first call (a refused call would be a console error).
       if (file === 'index.html') bytes = Buffer.from(bytes.toString('utf8').replace('content="swapsim-auth"', `content="${runtime.options.control_token ? 'token' : 'open'}"`));
-      res.statusCode = 200;
-      res.setHeader('Content-Type', type);
-      res.setHeader('Content-Length', bytes.length);
-      res.setHeader('Cache-Control', 'no-cache');
       // The page loads nothing but its own files and calls nothing but this server.
-      res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'");
-      res.end(req.method === 'HEAD' ? undefined : bytes);
+      const csp = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'";
+      void reply.code(200).headers({ 'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': csp }).send(bytes);
     },
   }));
 }

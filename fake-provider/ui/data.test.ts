@@ -1,7 +1,8 @@
 // The dashboard's server side over real HTTP, without a browser: its read-only routes (strict queries, unknown
 // organizations and accounts, cursors, newest-first paging that never repeats or skips, locked credits, org
 // scoping, the OpenAPI document) and its file routes (the loopback rule without a token, a missing build).
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
@@ -96,13 +97,14 @@ describe('GET /_sim/ui/* data routes', () => {
 describe('the dashboard files', () => {
   /** The file routes on a bare server, the client's address as given (a test cannot connect from afar). */
   async function files(dir: URL | undefined, remote: string): Promise<{ server: Server; url: string }> {
-    const routes = uiAssetRoutes(sim.running.runtime, dir);
-    const server = createServer((req, res) => {
-      Object.defineProperty(req.socket, 'remoteAddress', { value: remote, configurable: true });
-      routes.find((r) => r.route.path === req.url)!.serve(req, res);
+    const app = Fastify();
+    app.addHook('onRequest', (request, _reply, done) => {
+      Object.defineProperty(request.raw.socket, 'remoteAddress', { value: remote, configurable: true });
+      done();
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    for (const r of uiAssetRoutes(sim.running.runtime, dir)) app.get(r.path.slice('/_sim'.length), (request, reply) => r.serve(request, reply));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    return { server: app.server, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
   }
 
   it('are served to loopback clients; without a token a remote client is refused 403, as the control plane refuses it', async () => {

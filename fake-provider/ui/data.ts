@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
 import type { World } from '../world.ts';
-import { defineRoute } from '../http/api.ts';
+import { defineRoute } from '../contract/route.ts';
 import { ApiError } from '../http/errors.ts';
 import { cursorQuery, idString, limitQuery } from '../http/validate.ts';
 import { accountStatus, accountStore } from '../resources/accounts/index.ts';

@@ -1,5 +1,5 @@
-// The HTTP self-benchmark: baselines (raw node:http, also at the fixed rate as the latency floor; express 5
-// hello-world) and swapsim's cases (a) balances read, (a) at a fixed rate, (b) idempotent replay, (c) mixed
+// The HTTP self-benchmark: baselines (raw node:http, also at the fixed rate as the latency floor; fastify 5 and
+// express 5 hello-world) and swapsim's cases (a) balances read, (a) at a fixed rate, (b) idempotent replay, (c) mixed
 // lifecycle, each against a server in its own child process, measured by autocannon in this process (the
 // fixed-rate cases by an open-loop generator, open-loop.ts); returns the BenchResult with ratios and targets.
 import { cpus } from 'node:os';
@@ -10,7 +10,7 @@ import { driveClock, fundAccounts, type Target } from './setup.ts';
 import { mixedLoad } from './mixed.ts';
 import { openLoopInChild } from './open-loop.ts';
 
-export const CASE_IDS = ['raw', 'raw-fixed', 'express', 'read', 'read-fixed', 'replay', 'mixed'] as const;
+export const CASE_IDS = ['raw', 'raw-fixed', 'fastify', 'express', 'read', 'read-fixed', 'replay', 'mixed'] as const;
 export type CaseId = (typeof CASE_IDS)[number];
 
 export interface BenchOptions {
@@ -60,13 +60,14 @@ const API_KEY = 'sk_bench_0123456789abcdef0123456789';
 const NAMES: Record<CaseId, string> = {
   raw: 'raw node:http hello-world',
   'raw-fixed': 'raw node:http hello-world, fixed rate',
+  fastify: 'fastify 5 hello-world',
   express: 'express 5 hello-world',
   read: 'swapsim (a) balances read',
   'read-fixed': 'swapsim (a) balances read, fixed rate',
   replay: 'swapsim (b) idempotent write replay',
   mixed: 'swapsim (c) mixed lifecycle',
 };
-const SERVER: Record<CaseId, ServerKind> = { raw: 'raw', 'raw-fixed': 'raw', express: 'express', read: 'swapsim', 'read-fixed': 'swapsim', replay: 'swapsim', mixed: 'swapsim' };
+const SERVER: Record<CaseId, ServerKind> = { raw: 'raw', 'raw-fixed': 'raw', fastify: 'fastify', express: 'express', read: 'swapsim', 'read-fixed': 'swapsim', replay: 'swapsim', mixed: 'swapsim' };
 /** Cycles per second the mixed case is sized for (credit pool); a run that drains it says so in its note. */
 const MIXED_CYCLES_PER_S = 1_500;
 
@@ -85,7 +86,7 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
   const t: Target = { url: server.url, api_key: API_KEY };
   const client_key = o.client_api_key ?? API_KEY;
   const auth = { authorization: `Bearer ${client_key}` };
-  if (id === 'raw' || id === 'express') return { path: '/', opts: {} };
+  if (id === 'raw' || id === 'fastify' || id === 'express') return { path: '/', opts: {} };
   // The latency floor of the fixed-rate target: the load generator and the machine with the cheapest server.
   if (id === 'raw-fixed') return { path: '/', opts: {}, fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections } };
   if (id === 'read' || id === 'read-fixed') {
@@ -260,7 +261,7 @@ async function runCases(o: BenchOptions): Promise<BenchCaseDetail[]> {
 function ratiosOf(cases: BenchCaseDetail[]): Record<string, number> {
   const by = new Map(cases.map((c) => [c.id, c.requests_per_s]));
   const out: Record<string, number> = {};
-  for (const id of ['read', 'replay', 'mixed', 'express'] as const) {
+  for (const id of ['read', 'replay', 'mixed', 'fastify', 'express'] as const) {
     for (const base of ['raw', 'express'] as const) {
       const x = by.get(id);
       const b = by.get(base);
@@ -275,6 +276,9 @@ function targetsOf(cases: BenchCaseDetail[], ratios: Record<string, number>, o: 
   const read = cases.find((c) => c.id === 'read');
   if (read && ratios['read/express'] !== undefined) {
     targets.push({ label: '(a) balances read req/s vs express hello-world', ok: ratios['read/express'] >= 1.5 && read.errors === 0, value: ratios['read/express'], target: '>= 1.5' });
+  }
+  if (read && ratios['read/raw'] !== undefined) {
+    targets.push({ label: '(a) balances read req/s vs raw node:http hello-world', ok: ratios['read/raw'] >= 0.5 && read.errors === 0, value: ratios['read/raw'], target: '>= 0.5' });
   }
   const fixed = cases.find((c) => c.id === 'read-fixed');
   if (fixed) {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const SERVERS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), 'servers');
 const START_TIMEOUT_MS = 30_000;
 
-export type ServerKind = 'raw' | 'express' | 'swapsim';
+export type ServerKind = 'raw' | 'fastify' | 'express' | 'swapsim';
 
 export interface ServerChild {
   kind: ServerKind;

@@ -1,5 +1,5 @@
 // /v1 account routes: parse → call the model → serialize. Nothing else.
-import { defineRoute, listBody, listSchema } from '../../http/api.ts';
+import { defineRoute, listBody, listSchema } from '../../contract/route.ts';
 import { createAccount, deactivate, listAccounts, requireAccount, serializeAccount, setEmail } from './model.ts';
 import { account, accountParams, accountReply, createAccountBody, deactivateReply, listAccountsQuery, patchAccountBody } from './schemas.ts';
 

@@ -1,5 +1,5 @@
 // /v1 asset catalog, resolution and symbol routes: parse → call the model → serialize. Nothing else.
-import { defineRoute, listBody, listSchema } from '../../http/api.ts';
+import { defineRoute, listBody, listSchema } from '../../contract/route.ts';
 import { deleteSymbol, listAssets, listSymbols, resolveChainAsset, serializeAsset, serializeResolved, serializeSymbol, upsertSymbols } from './model.ts';
 import { asset, listAssetsQuery, listSymbolsQuery, putSymbolsBody, putSymbolsReply, resolveQuery, resolveReply, symbolParams, symbolRecord } from './schemas.ts';
 

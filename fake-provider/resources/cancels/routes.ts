@@ -1,5 +1,5 @@
 // /v1 cancel routes: parse → call the model → serialize. Nothing else. (The spec has no cancel list.)
-import { defineRoute } from '../../http/api.ts';
+import { defineRoute } from '../../contract/route.ts';
 import { createCancel, requireCancel, serializeCancel } from './model.ts';
 import { cancelParams, cancelReply, createCancelBody } from './schemas.ts';
 

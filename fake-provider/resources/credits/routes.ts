@@ -1,5 +1,5 @@
 // /v1 credit and balance routes: parse → call the model → serialize. Nothing else.
-import { defineRoute, listBody, listSchema } from '../../http/api.ts';
+import { defineRoute, listBody, listSchema } from '../../contract/route.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { resolveAssetRef } from '../assets/index.ts';
 import { listBalances, listCredits, serializeBalance, serializeCredit } from './model.ts';

@@ -1,6 +1,6 @@
 // /v1 deposit-address and partner-flag routes, and the /_sim/deposits control routes: parse → call the
 // model → serialize. Nothing else.
-import { defineRoute, listBody, listSchema } from '../../http/api.ts';
+import { defineRoute, listBody, listSchema } from '../../contract/route.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { requireAsset, resolveAssetRef } from '../assets/index.ts';
 import { createDepositAddress, depositAddressStore, listDepositAddresses, serializeDepositAddress } from './addresses.ts';

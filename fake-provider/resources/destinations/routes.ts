@@ -1,5 +1,5 @@
 // /v1 destination routes and their /_sim delta-screening controls: parse → call the model → serialize.
-import { defineRoute, listBody, listSchema } from '../../http/api.ts';
+import { defineRoute, listBody, listSchema } from '../../contract/route.ts';
 import {
   deleteDestination,
   listDestinations,

@@ -1,5 +1,5 @@
 // /v1 event feed and account activity routes: parse → call the model → serialize. Nothing else.
-import { defineRoute, listBody, listSchema } from '../../http/api.ts';
+import { defineRoute, listBody, listSchema } from '../../contract/route.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { listActivity, listEvents, serializeEvent } from './model.ts';
 import { activityParams, activityQuery, eventEnvelope, eventsQuery } from './schemas.ts';

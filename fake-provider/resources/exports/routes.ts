@@ -1,6 +1,6 @@
 // /v1 key-export routes: the integrator's export-keys and the three public (no bearer) endpoints.
 // Parse → call the model → serialize, nothing else.
-import { defineRoute } from '../../http/api.ts';
+import { defineRoute } from '../../contract/route.ts';
 import { completeExport, exportKeys, exportStatus, initiateExport } from './model.ts';
 import {
   completeExportBody,

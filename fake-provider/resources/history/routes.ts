@@ -1,5 +1,5 @@
 // /v1 history route: parse → call the model → serialize. Nothing else.
-import { defineRoute, listBody, listSchema } from '../../http/api.ts';
+import { defineRoute, listBody, listSchema } from '../../contract/route.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { listHistory, serializeRecord } from './model.ts';
 import { historyParams, historyQuery, historyRecord } from './schemas.ts';

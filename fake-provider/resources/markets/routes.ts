@@ -1,5 +1,5 @@
 // /v1 market data routes and the /_sim price control: parse → call the model → serialize. Nothing else.
-import { defineRoute } from '../../http/api.ts';
+import { defineRoute } from '../../contract/route.ts';
 import { resolveAssetRef } from '../assets/index.ts';
 import { candles, currentPrices, listMarkets, serializeCandle, serializeMarket, setUsdPrices } from './model.ts';
 import { candlesQuery, candlesReply, marketsReply, pricesReply, setPricesBody } from './schemas.ts';

@@ -1,5 +1,5 @@
 // The /_sim liquidity control: parse → call the model → serialize. Nothing else.
-import { defineRoute } from '../../http/api.ts';
+import { defineRoute } from '../../contract/route.ts';
 import { serializeLiquidity, setLiquidity } from './model.ts';
 import { liquidityReply, setLiquidityBody } from './schemas.ts';
 

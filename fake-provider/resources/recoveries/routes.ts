@@ -1,6 +1,6 @@
 // /v1 recovery routes: the integrator's activate (bearer, idempotent) and the user's public claim.
 // Parse → call the model → serialize, nothing else. There is no read endpoint (spec).
-import { defineRoute } from '../../http/api.ts';
+import { defineRoute } from '../../contract/route.ts';
 import { activateRecovery, recoverFunds, serializeActivated, serializeClaimed } from './model.ts';
 import { activateRecoveryBody, activateRecoveryReply, recoverFundsBody, recoverFundsReply, recoveryParams } from './schemas.ts';
 

@@ -1,5 +1,5 @@
 // /v1 RFQ and quote routes: parse → call the model → serialize. Nothing else.
-import { defineRoute } from '../../http/api.ts';
+import { defineRoute } from '../../contract/route.ts';
 import { serializeTrade } from '../trades/index.ts';
 import { acceptQuote } from './accept.ts';
 import { createRfq, readQuote, readRfq, serializeCreated, serializeQuote, serializeRfq } from './model.ts';

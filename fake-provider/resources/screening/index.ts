@@ -1,7 +1,7 @@
 // Screening: control-plane routes to make an address fail (or pass again), and `screen()` for resources.
 import { z } from 'zod';
 import type { ResourceModule } from '../../resource.ts';
-import { defineRoute } from '../../http/api.ts';
+import { defineRoute } from '../../contract/route.ts';
 import { flagAddress, SCREENING_FLAG_REASONS, screen, unflagAddress } from './model.ts';
 
 export { screen, flagAddress, type ScreeningFlagReason, SCREENING_FLAG_REASONS } from './model.ts';

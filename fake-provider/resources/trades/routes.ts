@@ -1,5 +1,5 @@
 // /v1 trade routes: parse → call the model → serialize. Trades are created by accepting a quote (rfqs).
-import { defineRoute } from '../../http/api.ts';
+import { defineRoute } from '../../contract/route.ts';
 import { requireTrade, serializeTradeRecord } from './model.ts';
 import { tradeParams, tradeReply } from './schemas.ts';
 

@@ -1,5 +1,5 @@
 // /v1 webhook routes: parse → call the model → serialize. Nothing else.
-import { defineRoute, listBody, listSchema } from '../../http/api.ts';
+import { defineRoute, listBody, listSchema } from '../../contract/route.ts';
 import {
   createWebhook, listDeliveries, listWebhooks, replay, requireWebhook, rotateSecret, serializeDelivery, serializeWebhook, updateWebhook,
 } from './model.ts';

@@ -1,5 +1,5 @@
 // /v1 zap routes: parse → call the model → serialize. Nothing else.
-import { defineRoute, listBody, listSchema } from '../../http/api.ts';
+import { defineRoute, listBody, listSchema } from '../../contract/route.ts';
 import { createZap } from './model.ts';
 import { listZaps, requireZap, serializeCreated, serializeZap, serializeZapItem } from './read.ts';
 import { createZapBody, listZapsQuery, zapListItem, zapParams, zapReply } from './schemas.ts';
