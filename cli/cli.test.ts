@@ -77,13 +77,17 @@ describe('swapsim serve', () => {
       expect((await fetch(`${served.control_url}/clock`)).status).toBe(401);
       const polls = await Promise.all(Array.from({ length: 20 }, () => fetch(`${served.control_url}/health`).then((r) => r.status)));
       expect(polls).toEqual(Array(20).fill(200));
+      // The built package's OpenAPI document (500 once: its schemas were made before zod had `.openapi()`).
+      const document = await fetch(`${served.base_url}/openapi.json`);
+      expect(document.status).toBe(200);
+      expect(Object.keys(((await document.json()) as { paths: object }).paths).length).toBeGreaterThan(30);
     } finally {
       served.child.kill('SIGTERM');
       expect(await served.exited).toBe(0);
     }
     // The refused /clock call is an input; the health probes are not.
     const urls = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.kind === 'request').map((l) => l.url);
-    expect(urls).toEqual(['/_sim/clock']);
+    expect(urls).toEqual(['/_sim/clock', '/v1/openapi.json']);
   });
 
   it('refuses bad options with a clear message', async () => {

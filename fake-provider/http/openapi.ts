@@ -4,12 +4,11 @@
 // extras (`x-swapsim-extra`), so generated SDKs and readers can tell them apart. Every tag is declared with
 // a description; /v1's `webhooks` section has one entry per event type (its Event envelope, its headers), and
 // /_sim declares the bearer control token (`--control-token`) as an optional scheme.
-import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+// Named components (registry.register) carry their name as zod-to-openapi metadata, set through `.openapi()`.
+import '../contract/openapi-zod.ts';
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { openapiPath, type AnyRoute } from '../contract/route.ts';
-
-// Named components (registry.register) carry their name as zod-to-openapi metadata, set through `.openapi()`.
-extendZodWithOpenApi(z);
 
 /** The endpoints API v1 lists (spec: Endpoints), as `METHOD /path`; any other /v1 route is a swapsim extra. */
 export const SPEC_ENDPOINTS: ReadonlySet<string> = new Set([
