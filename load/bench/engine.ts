@@ -1,6 +1,9 @@
 // `npm run bench:engine`: the engine's throughput and footprint, in process and on virtual time (no
 // express, no HTTP except real webhook deliveries): lifecycles/s (tinybench and a 2,000 batch), sim time
-// per wall second over a 24 h scenario with and without a webhook, and RSS of 100,000 settled trades.
+// per wall second over a 24 h scenario with and without a webhook, and RSS of 100,000 settled trades. Each
+// figure is also printed as a ratio to xstate's own pure transition() driving the same lifecycles over plain
+// objects (xstate-baseline.ts), measured just before it in the same process: the absolute figures swing
+// 2× with the machine's load, the ratios are the targets.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -11,6 +14,7 @@ import { Bench } from 'tinybench';
 import { createWebhook, deliveryStatus, webhookStore } from '../../fake-provider/resources/webhooks/model.ts';
 import { benchWorld, installReaction, land, lifecycle, SETTLE_BOUND_MS, tradeOutcomes, type BenchWorld } from './engine-world.ts';
 import { startReceiver, type Receiver, type ReceiverMode } from './receiver.ts';
+import { baselineBatch, baselineLifecycle, plainLifecycle, plainWorld, ratio } from './xstate-baseline.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = resolve(dirname(SELF), '../..');
@@ -227,6 +231,17 @@ async function benchMemory(total: number, batch: number) {
   };
 }
 
+/** The yardstick's footprint: `total` lifecycles of xstate snapshots in plain Maps, after full collections. */
+function baselineMemory(total: number) {
+  gc();
+  const w = plainWorld();
+  for (let i = 0; i < total; i++) plainLifecycle(w);
+  gc();
+  settleHeap();
+  const m = process.memoryUsage();
+  return { lifecycles: total, entities: w.entities.size, rss_mib: mib(m.rss), heap_used_mib: mib(m.heapUsed) };
+}
+
 /**
  * This file built the way `lib/build.mjs` builds the library (`import 'swapsim'`: one esbuild bundle,
  * dependencies external), so the engine's memory can be measured as it ships, under plain node. Under
@@ -245,9 +260,11 @@ async function builtBench(): Promise<string> {
  * with `built`, the bundle under plain node (as the library runs), else this file under tsx (as the
  * command runs).
  */
-function memoryInChild(total: number, batch: number, built: string | null): Awaited<ReturnType<typeof benchMemory>> {
+function memoryInChild(total: number, batch: number, built: string | null): Awaited<ReturnType<typeof benchMemory>>;
+function memoryInChild(total: number, batch: number, built: string | null, baseline: true): ReturnType<typeof baselineMemory>;
+function memoryInChild(total: number, batch: number, built: string | null, baseline = false): unknown {
   const entry = built === null ? [...process.execArgv, SELF] : ['--expose-gc', built];
-  const r = spawnSync(process.execPath, [...entry, 'memory', '--child', `--trades=${total}`, `--batch=${batch}`], {
+  const r = spawnSync(process.execPath, [...entry, 'memory', baseline ? '--baseline-child' : '--child', `--trades=${total}`, `--batch=${batch}`], {
     cwd: ROOT,
     encoding: 'utf8',
     maxBuffer: 16 * 2 ** 20,
@@ -267,6 +284,15 @@ interface Row {
   command: string;
 }
 
+/** A figure's ratio to the xstate baseline measured just before it: the target from now on is not to fall. */
+const ratioRow = (figure: string, x: number, base_per_s: number, command: string): Row => ({
+  figure,
+  measured: `${x}× (xstate: ${base_per_s} lifecycles/s)`,
+  target: 'not below the last recorded (docs/engine.md)',
+  pass: '-',
+  command,
+});
+
 async function main(): Promise<void> {
   const time_ms = arg('time', 5_000);
   const batch_n = arg('n', 2_000);
@@ -274,6 +300,10 @@ async function main(): Promise<void> {
   const total = arg('trades', 100_000);
   const batch = arg('batch', 5_000);
 
+  if (process.argv.includes('--baseline-child')) {
+    process.stdout.write(`${JSON.stringify(baselineMemory(total))}\n`);
+    return;
+  }
   if (process.argv.includes('--child')) {
     process.stdout.write(`${JSON.stringify(await benchMemory(total, batch))}\n`);
     return;
@@ -286,42 +316,63 @@ async function main(): Promise<void> {
   const note = (name: string, value: unknown): void => console.log(`${name}: ${JSON.stringify(value)}`);
 
   if (want('lifecycle')) {
+    const base = await baselineLifecycle(time_ms);
     const lc = await benchLifecycle(time_ms);
-    results.lifecycle = lc;
-    note('lifecycle', lc);
+    const x = ratio(lc.lifecycles_per_s, base.lifecycles_per_s);
+    results.lifecycle = { ...lc, xstate_baseline: base, ratio_to_xstate: x };
+    note('lifecycle', results.lifecycle);
     rows.push({
       figure: 'lifecycles/s (tinybench, 1000/median)',
       measured: `${lc.lifecycles_per_s} (median ${lc.median_ms} ms, p75 ${lc.p75_ms}, p99 ${lc.p99_ms}, n=${lc.samples})`,
       target: '≥ 20000', pass: lc.lifecycles_per_s >= 20_000 ? 'PASS' : 'FAIL', command: `${COMMAND} lifecycle`,
     });
+    rows.push(ratioRow('same ÷ xstate transition() (tinybench)', x, base.lifecycles_per_s, `${COMMAND} lifecycle`));
   }
   if (want('batch') || want('lifecycle')) {
+    const base = baselineBatch(batch_n, arg('runs', 5), arg('warmup', 3));
     const b = await benchBatch(batch_n, arg('runs', 5), arg('warmup', 3));
-    results.batch = b;
-    note('batch', b);
+    const x = ratio(b.median_lifecycles_per_s, base.median_lifecycles_per_s);
+    results.batch = { ...b, xstate_baseline: base, ratio_to_xstate: x };
+    note('batch', results.batch);
     rows.push({
       figure: `lifecycles/s (batch of ${batch_n}, one settle)`,
       measured: `${b.median_lifecycles_per_s} (runs: ${b.runs.map((r) => r.lifecycles_per_s).join(', ')})`,
       target: '≥ 20000', pass: b.median_lifecycles_per_s >= 20_000 ? 'PASS' : 'FAIL', command: `${COMMAND} batch`,
     });
+    rows.push(ratioRow(`same ÷ xstate transition() (batch of ${batch_n})`, x, base.median_lifecycles_per_s, `${COMMAND} batch`));
   }
   if (want('churn')) {
+    const base = baselineBatch(batch_n, arg('runs', 5), arg('warmup', 3));
     const c = await benchChurn(batch_n, arg('runs', 5), arg('warmup', 3));
-    results.churn = c;
-    note('churn', c);
+    const x = ratio(c.median_lifecycles_per_s, base.median_lifecycles_per_s);
+    results.churn = { ...c, xstate_baseline: base, ratio_to_xstate: x };
+    note('churn', results.churn);
     rows.push({
       figure: `lifecycles/s (batch of ${batch_n}, each in a fresh world after the last one was collected)`,
       measured: `${c.median_lifecycles_per_s} (runs: ${c.runs.join(', ')})`,
       target: '(reference)', pass: '-', command: `${COMMAND} churn`,
     });
+    rows.push(ratioRow(`same ÷ xstate transition() (batch of ${batch_n})`, x, base.median_lifecycles_per_s, `${COMMAND} churn`));
   }
   if (want('scenario')) {
     const warmup = arg('scenario-warmup', 3);
     const runs = arg('scenario-runs', 5);
+    // The scenario's figure as lifecycles per wall second, against the baseline's for as many lifecycles.
+    const scenarioRatio = (s: { lifecycles_scheduled: number; wall_ms: number }) => {
+      const base = baselineBatch(s.lifecycles_scheduled, 5, 3);
+      return { xstate_baseline: base, ratio_to_xstate: ratio((s.lifecycles_scheduled * 1000) / s.wall_ms, base.median_lifecycles_per_s) };
+    };
     const withHook = await benchScenarioRuns('inline', every_ms, warmup, runs);
+    const withHookX = scenarioRatio(withHook);
     const child = await benchScenarioRuns('process', every_ms, warmup, runs);
+    const childX = scenarioRatio(child);
     const without = await benchScenarioRuns(null, every_ms, warmup, runs);
-    results.scenario = { with_webhook: withHook, with_webhook_receiver_process: child, without_webhook: without };
+    const withoutX = scenarioRatio(without);
+    results.scenario = {
+      with_webhook: { ...withHook, ...withHookX },
+      with_webhook_receiver_process: { ...child, ...childX },
+      without_webhook: { ...without, ...withoutX },
+    };
     note('scenario', results.scenario);
     rows.push({
       figure: 'sim/wall over 24 h, webhook (real HTTP, receiver in process)',
@@ -338,11 +389,19 @@ async function main(): Promise<void> {
       measured: `${without.sim_per_wall}× median (runs ${without.runs_sim_per_wall.join(', ')})`,
       target: '(reference)', pass: '-', command: `${COMMAND} scenario`,
     });
+    const perSecond = (s: { lifecycles_scheduled: number }) => `${s.lifecycles_scheduled} lifecycles`;
+    rows.push(ratioRow(`sim/wall with webhook, as lifecycles/s ÷ xstate transition() (${perSecond(withHook)})`, withHookX.ratio_to_xstate, withHookX.xstate_baseline.median_lifecycles_per_s, `${COMMAND} scenario`));
+    rows.push(ratioRow('same, receiver as a child process', childX.ratio_to_xstate, childX.xstate_baseline.median_lifecycles_per_s, `${COMMAND} scenario`));
+    rows.push(ratioRow('same, no webhook', withoutX.ratio_to_xstate, withoutX.xstate_baseline.median_lifecycles_per_s, `${COMMAND} scenario`));
   }
   if (want('memory')) {
-    const shipped = memoryInChild(total, batch, await builtBench());
+    const built = await builtBench();
+    const base = memoryInChild(total, batch, built, true);
+    const shipped = memoryInChild(total, batch, built);
     const tsx = memoryInChild(total, batch, null);
-    results.memory = shipped;
+    // Memory the other way up (the baseline's over the engine's), so that a higher ratio is better here too.
+    const x = ratio(base.heap_used_mib, shipped.heap_used_mib);
+    results.memory = { ...shipped, xstate_baseline: base, ratio_to_xstate: x };
     results.memory_under_tsx = tsx;
     note('memory', shipped);
     note('memory_under_tsx', tsx);
@@ -358,6 +417,11 @@ async function main(): Promise<void> {
       measured: measured(tsx),
       // The target is the built engine's (docs/engine.md): tsx's loader adds ~50 MiB before the first trade.
       target: '(reference)', pass: tsx.settled === total ? '-' : 'FAIL', command: `${COMMAND} memory`,
+    });
+    rows.push({
+      figure: `xstate transition()'s live heap for ${total} lifecycles ÷ the engine's (built), higher is better`,
+      measured: `${x}× (xstate: heap ${base.heap_used_mib} MiB, RSS ${base.rss_mib} MiB for ${base.entities} entities)`,
+      target: 'not below the last recorded (docs/engine.md)', pass: '-', command: `${COMMAND} memory`,
     });
   }
 
