@@ -1,16 +1,15 @@
 // Account operations over the world: create (with wallet derivation per chain on the sim clock), read,
 // list, attach an email, deactivate, and the guards other resources call before acting on an account.
-import type { MachineSnapshot } from '../../engine/lifecycle.ts';
+import { keepWhere, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/publish.ts';
-import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { nativeAssetOf } from '../assets/index.ts';
 import { accountMachine, type AccountEffect, type AccountEvent, type AccountStatus } from './machine.ts';
 import { deriveWallet, WALLET_CHAINS, type WalletChain, type WalletKey } from './wallets.ts';
 import type { ForgetScope } from '../../resource-records.ts';
-import { retainInPlace } from '../../engine/retain.ts';
+
+const accountLifecycle = lifecycle(accountMachine);
 
 export interface Account {
   account_id: string;
@@ -70,7 +69,7 @@ function applyEffects(world: World, account: Account, effects: AccountEffect[]):
 
 /** Sends one event to an account's machine; returns false when the machine refuses it. */
 export function sendAccount(world: World, account: Account, event: AccountEvent): boolean {
-  return advance(world, accountMachine, account, account.account_id, event, applyEffects);
+  return accountLifecycle.advance(world, account, account.account_id, event, applyEffects);
 }
 
 export function createAccount(world: World, org: Organization, input: { label?: string; external_id?: string }): Account {
@@ -80,7 +79,7 @@ export function createAccount(world: World, org: Organization, input: { label?: 
   org.accounts_created++;
   const store = accountStore(world);
   const account_id = world.newId('acct');
-  const initial = start<typeof accountMachine, AccountEffect>(world, accountMachine, account_id, {
+  const initial = accountLifecycle.start<AccountEffect>(world, account_id, {
     deactivated_allows_export: world.profile.deactivated_allows_export,
   });
   const account: Account = {
@@ -186,5 +185,5 @@ export function accountIdsOf(world: World, org_id: string): string[] {
 export function forgetOrganizationAccounts(world: World, org: Organization, scope: ForgetScope): void {
   const store = accountStore(world);
   for (const id of scope.accounts) if (store.byId.delete(id)) scope.gone.add(id);
-  retainInPlace(store.list, (a) => a.org_id !== org.organization_id);
+  keepWhere(store.list, (a) => a.org_id !== org.organization_id);
 }

@@ -1,7 +1,7 @@
 // Test-only helpers for the deposit and credit suites: a sim with raised rate limits, an account whose
 // wallets are derived, deposit addresses, landing deposits and reading events and balances.
 import { startTestSim, type HttpReply, type TestSim } from '../../testing/harness.ts';
-import type { EventEnvelope } from '../../engine/events.ts';
+import type { EventEnvelope } from '../../engine/index.ts';
 
 /** A new account with every chain's wallet announced (the shared flow). */
 export { readyAccount } from '../../testing/flows.ts';

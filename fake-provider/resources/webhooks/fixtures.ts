@@ -2,7 +2,7 @@
 // webhook pointing at a fresh receiver that knows its secret (plus the org's api and a direct publisher).
 import { expect } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
-import { publish } from '../../engine/publish.ts';
+import { publish } from '../../engine/index.ts';
 import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
 
 export function webhookFixtures(sim: () => TestSim) {

@@ -1,0 +1,82 @@
+// A store's table of entities, the one layout every resource gets: by id (id-index.ts: no Map entry per
+// entity), the list in creation order, and secondary indexes declared on it (unique, or built on first
+// lookup), all kept in step by `insert` and `retain`.
+import { IdIndex } from './id-index.ts';
+import { LazyIndex } from './lazy-index.ts';
+import { UniqueIndex, type KeyFields } from './unique-index.ts';
+
+export class EntityTable<V> {
+  readonly #byId: IdIndex<V>;
+  readonly #idOf: (value: V) => string;
+  /** Every entity in creation order. */
+  readonly list: V[] = [];
+  readonly #unique: UniqueIndex<V>[] = [];
+  readonly #lookups: LazyIndex<unknown, V>[] = [];
+
+  /** `prefix`: the ids' (`trd` for `trd_…`); `idOf` reads an entity's id (a module-level function: one for every world). */
+  constructor(prefix: string, idOf: (value: V) => string) {
+    this.#byId = new IdIndex(prefix, idOf);
+    this.#idOf = idOf;
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  get(id: string): V | undefined {
+    return this.#byId.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.#byId.has(id);
+  }
+
+  /** Adds a new entity to the table and its indexes. An id already stored is a bug of the caller: it throws. */
+  insert(value: V): V {
+    const size = this.#byId.size;
+    this.#byId.set(this.#idOf(value), value);
+    if (this.#byId.size === size) throw new Error(`${this.#idOf(value)} is stored already`);
+    const position = this.list.push(value) - 1;
+    for (const index of this.#unique) index.add(position);
+    for (const index of this.#lookups) index.added(value);
+    return value;
+  }
+
+  /** The entities by id: counter order (creation order for the world's own ids). */
+  values(): IterableIterator<V> {
+    return this.#byId.values();
+  }
+
+  /**
+   * A unique index over `fields` (one to three string fields, the first hashed): `find(k0, k1, k2)` gives
+   * the entity whose fields have those values. The caller checks for a twin before inserting.
+   */
+  uniqueIndex(fields: KeyFields<V>): Pick<UniqueIndex<V>, 'find' | 'size'> {
+    const index = new UniqueIndex(this.list, fields);
+    for (let i = 0; i < this.list.length; i++) index.add(i);
+    this.#unique.push(index);
+    return index;
+  }
+
+  /** An index by `keyOf` read rarely: built on its first lookup, kept up to date from then on; the latest entity under a key wins. */
+  lookupIndex<K>(keyOf: (value: V) => K): Pick<LazyIndex<K, V>, 'get' | 'has'> {
+    const index = new LazyIndex<K, V>(this.list, keyOf);
+    this.#lookups.push(index as LazyIndex<unknown, V>);
+    return index;
+  }
+
+  /** Keeps the entities `keep` accepts (an organization deleted), in order, in every index; returns how many were dropped. */
+  retain(keep: (value: V) => boolean): number {
+    this.#byId.retain(keep);
+    let w = 0;
+    const list = this.list;
+    for (let i = 0; i < list.length; i++) if (keep(list[i])) list[w++] = list[i];
+    const dropped = list.length - w;
+    list.length = w;
+    if (dropped > 0) {
+      for (const index of this.#unique) index.rebuild();
+      for (const index of this.#lookups) index.reset();
+    }
+    return dropped;
+  }
+}
