@@ -33,9 +33,10 @@ export class EntityTable<V> {
 
   /** Adds a new entity to the table and its indexes. An id already stored is a bug of the caller: it throws. */
   insert(value: V): V {
-    const size = this.#byId.size;
-    this.#byId.set(this.#idOf(value), value);
-    if (this.#byId.size === size) throw new Error(`${this.#idOf(value)} is stored already`);
+    const id = this.#idOf(value);
+    // A new world id is past the last one stored: `has` answers without a search.
+    if (this.#byId.has(id)) throw new Error(`${id} is stored already`);
+    this.#byId.set(id, value);
     const position = this.list.push(value) - 1;
     for (const index of this.#unique) index.add(position);
     for (const index of this.#lookups) index.added(value);
