@@ -13,10 +13,10 @@
 
 export { EntityTable } from './entity-table.ts';
 export { dropFromMap as dropWhere, retainInPlace as keepWhere } from './retain.ts';
-export { compactLifecycle, lifecycle, statusOf, type CompactLifecycle, type Lifecycle, type LifecycleState, type MachineSnapshot } from './lifecycle.ts';
-export { edgesOf, machineEdges, machineInfo, registeredMachines, type Edge, type MachineInfo } from './machines.ts';
-export { matchesFilter, publish, publishDerived, selectEvents, typeMatches, UNKNOWN_EVENT_TYPE, type EventFilter } from './publish.ts';
-export type { Derived, EventEnvelope, EventList, StoredEvent } from './events.ts';
+export { compactLifecycle, lifecycle, statusOf, type LifecycleState, type MachineSnapshot } from './lifecycle.ts';
+export { edgesOf, machineEdges, machineInfo, registeredMachines } from './machines.ts';
+export { matchesFilter, publish, publishDerived, selectEvents, type EventFilter } from './publish.ts';
+export type { EventEnvelope, EventList, StoredEvent } from './events.ts';
 export { DecimalColumn, PairColumn } from './columns.ts';
 export { taskLabels } from './labels.ts';
 export { ed25519PublicKey, secp256k1PublicKey, type Secp256k1PublicKey } from './keys.ts';
