@@ -81,3 +81,9 @@ export class EntityTable<V> {
     return dropped;
   }
 }
+
+/** A store's entities, to spread into the store: the table (`byId`) and its creation-ordered `list`. */
+export function entityStore<V>(prefix: string, idOf: (value: V) => string): { byId: EntityTable<V>; list: V[] } {
+  const byId = new EntityTable<V>(prefix, idOf);
+  return { byId, list: byId.list };
+}

@@ -11,7 +11,7 @@
 // - Columns: `DecimalColumn` and `PairColumn`, numbers kept by the million (price tapes).
 // - Scheduler task labels: `taskLabels(kinds, steps)`.
 
-export { EntityTable } from './entity-table.ts';
+export { EntityTable, entityStore } from './entity-table.ts';
 export { dropFromMap as dropWhere, retainInPlace as keepWhere } from './retain.ts';
 export { compactLifecycle, lifecycle, statusOf, type LifecycleState, type MachineSnapshot } from './lifecycle.ts';
 export { edgesOf, machineEdges, machineInfo, registeredMachines } from './machines.ts';

@@ -1,6 +1,6 @@
 // Cancels over the world: create (every check before any state change), the broadcast and finality steps
 // on the sim clock with the `cancel` fault rules drawn at broadcast time, reads, and history records.
-import { dropWhere, keepWhere, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
+import { entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { HistoryRecord } from '../../resource.ts';
@@ -35,10 +35,10 @@ export interface Cancel {
   snapshot: MachineSnapshot<typeof cancelMachine>;
 }
 
+const cancelIdOf = (x: Cancel): string => x.cancel_id;
+
 export const cancelStore = defineStore('cancels', (world) => ({
-  byId: new Map<string, Cancel>(),
-  /** Creation order = seq order. */
-  list: [] as Cancel[],
+  ...entityStore<Cancel>('can', cancelIdOf),
   byAccount: new Map<string, Cancel[]>(),
   /** Broadcast transaction hashes. */
   rng: world.sim.rng.fork('cancels'),
@@ -178,8 +178,7 @@ export function launchCancel(world: World, input: LaunchInput): Cancel {
     seq: world.nextSeq(),
     snapshot: initial.snapshot,
   };
-  store.byId.set(cancel_id, c);
-  store.list.push(c);
+  store.byId.insert(c);
   const mine = store.byAccount.get(c.account_id);
   if (mine) mine.push(c);
   else store.byAccount.set(c.account_id, [c]);
@@ -284,7 +283,6 @@ export function forgetOrganizationCancels(world: World, org: Organization, scope
   const store = cancelStore(world);
   const mine = (c: Cancel): boolean => c.org_id === org.organization_id;
   for (const c of store.list) if (mine(c)) scope.gone.add(c.cancel_id);
-  dropWhere(store.byId, mine);
-  keepWhere(store.list, (c) => !mine(c));
+  store.byId.retain((c) => !mine(c));
   for (const id of scope.accounts) store.byAccount.delete(id);
 }

@@ -1,6 +1,6 @@
 // Destination operations over the world: register (address format + screening), list, delete, the
 // delta-screening suspend/reactivate, and the guard trades, zaps and cancels call before paying out.
-import { dropWhere, keepWhere, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
+import { entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
@@ -28,12 +28,10 @@ export interface Destination {
   snapshot: MachineSnapshot<typeof destinationMachine>;
 }
 
-export const destinationStore = defineStore('destinations', () => ({
-  /** Deleted destinations stay here: in-flight trades that named them still resolve them. */
-  byId: new Map<string, Destination>(),
-  /** Insertion order = seq order, for listing. */
-  list: [] as Destination[],
-}));
+const destinationIdOf = (x: Destination): string => x.destination_id;
+
+/** Deleted destinations stay here: in-flight trades that named them still resolve them. */
+export const destinationStore = defineStore('destinations', () => entityStore<Destination>('dest', destinationIdOf));
 
 export function destinationStatus(d: Destination): DestinationStatus {
   return statusOf(d.snapshot) as DestinationStatus;
@@ -93,8 +91,7 @@ export function registerDestination(world: World, org_id: string, account_id: st
     snapshot: initial.snapshot,
   };
   const store = destinationStore(world);
-  store.byId.set(destination_id, d);
-  store.list.push(d);
+  store.byId.insert(d);
   applyEffects(world, d, initial.effects);
   return d;
 }
@@ -237,6 +234,5 @@ export function forgetOrganizationDestinations(world: World, org: Organization, 
   const store = destinationStore(world);
   const mine = (d: Destination): boolean => d.org_id === org.organization_id;
   for (const d of store.list) if (mine(d)) scope.gone.add(d.destination_id);
-  dropWhere(store.byId, mine);
-  keepWhere(store.list, (d) => !mine(d));
+  store.byId.retain((d) => !mine(d));
 }

@@ -1,7 +1,7 @@
 // Recoveries over the world: creation for a failed zap's open credit, activation (emailed OTP), the public
 // claim (throttle, OTP with a guess limit, address, screening, then a cancel-style transfer of the whole
 // credit, whose failure reopens the recovery), invariants.
-import { dropWhere, keepWhere, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
+import { dropWhere, entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -37,9 +37,10 @@ export interface Recovery {
   snapshot: MachineSnapshot<typeof recoveryMachine>;
 }
 
+const recoveryIdOf = (x: Recovery): string => x.recovery_id;
+
 export const recoveryStore = defineStore('recoveries', (world) => ({
-  byId: new Map<string, Recovery>(),
-  list: [] as Recovery[],
+  ...entityStore<Recovery>('rec', recoveryIdOf),
   /** `account_id|credit_id` → the recovery bound to it. */
   byBinding: new Map<string, Recovery>(),
   ipHits: new Map() as Windows,
@@ -106,8 +107,7 @@ export function recoveryForFailedZap(world: World, input: { org_id: string; acco
     seq: world.nextSeq(),
     snapshot: recoveryLifecycle.start<RecoveryEffect>(world, recovery_id, undefined).snapshot,
   };
-  store.byId.set(recovery_id, r);
-  store.list.push(r);
+  store.byId.insert(r);
   store.byBinding.set(key, r);
   publish(world, r.org_id, r.account_id, 'recovery.created', ids(r));
   return { recovery_id, credit_id: r.credit_id };
@@ -291,7 +291,6 @@ export function forgetOrganizationRecoveries(world: World, org: Organization, sc
   const store = recoveryStore(world);
   const mine = (r: Recovery): boolean => r.org_id === org.organization_id;
   for (const r of store.list) if (mine(r)) scope.gone.add(r.recovery_id);
-  dropWhere(store.byId, mine);
-  keepWhere(store.list, (r) => !mine(r));
+  store.byId.retain((r) => !mine(r));
   dropWhere(store.byBinding, mine);
 }

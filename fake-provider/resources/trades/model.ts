@@ -2,7 +2,7 @@
 // through the shared execution driver, re-check the quoted terms at fill time (slippage, liquidity),
 // and serialize trades and their history records exactly as the spec shows them.
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { compactLifecycle, EntityTable, publish, publishDerived, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
+import { compactLifecycle, entityStore, publish, publishDerived, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
 import { assetByKey } from '../assets/index.ts';
@@ -59,10 +59,7 @@ export interface Trade {
 
 const tradeIdOf = (t: Trade): string => t.trade_id;
 
-export const tradeStore = defineStore('trades', () => {
-  const byId = new EntityTable<Trade>('trd', tradeIdOf);
-  return { byId, list: byId.list };
-});
+export const tradeStore = defineStore('trades', () => entityStore<Trade>('trd', tradeIdOf));
 
 /**
  * Every settled trade's context is the same but for its settlement credit: it keeps that id alone. An

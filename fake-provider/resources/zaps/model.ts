@@ -1,7 +1,7 @@
 // Zap operations over the world: create (credit-funded: lock the credit and execute; deposit-funded: issue a
 // single-use deposit address and wait), the deposit's outcome, expiry and the fill-time floor check. Reads,
 // lists and history are read.ts, invariants invariants.ts; execution runs in the shared driver (resources/execution).
-import { dropWhere, keepWhere, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
+import { dropWhere, entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { oneOfAmount } from '../../http/amounts.ts';
@@ -61,10 +61,10 @@ export interface Zap {
   snapshot: MachineSnapshot<typeof zapMachine>;
 }
 
+const zapIdOf = (x: Zap): string => x.zap_id;
+
 export const zapStore = defineStore('zaps', () => ({
-  byId: new Map<string, Zap>(),
-  /** Creation order = seq order. */
-  list: [] as Zap[],
+  ...entityStore<Zap>('zap', zapIdOf),
   /** Single-use deposit address → the zap waiting on it. */
   byDepositAddress: new Map<string, Zap>(),
 }));
@@ -274,8 +274,7 @@ export function createZap(world: World, org: Organization, body: CreateZapBody):
     seq: world.nextSeq(),
     snapshot: zapLifecycle.start<ZapEffect>(world, zap_id, undefined).snapshot,
   };
-  store.byId.set(z.zap_id, z);
-  store.list.push(z);
+  store.byId.insert(z);
   if (z.expires_at_ms !== null) z.expiry_task_id = world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire', () => expire(world, z));
   if (credit) {
     const priced = priceAt(world, z, amount_in, z.spread_bps);
@@ -330,7 +329,6 @@ export function forgetOrganizationZaps(world: World, org: Organization, scope: F
   const store = zapStore(world);
   const mine = (z: Zap): boolean => z.org_id === org.organization_id;
   for (const z of store.list) if (mine(z)) scope.gone.add(z.zap_id);
-  dropWhere(store.byId, mine);
-  keepWhere(store.list, (z) => !mine(z));
+  store.byId.retain((z) => !mine(z));
   dropWhere(store.byDepositAddress, mine);
 }
