@@ -79,4 +79,17 @@ describe('EntityTable', () => {
     expect(late.find('dep_7')).toBe(c);
     expect(late.size).toBe(10);
   });
+
+  it('a table that keeps no list still finds, iterates and retains by id, and refuses indexes', () => {
+    const world = createWorld({ sim: createSimKernel({ seed: 'entity-table-nolist' }), profile: DEFAULT_PROFILE });
+    const table = new EntityTable<Credit>('cred', idOf, { keepsList: false });
+    const made = Array.from({ length: 6 }, (_, i) =>
+      table.insert({ credit_id: world.newId('cred'), org: i % 2 ? 'org_a' : 'org_b', source_type: 'deposit', source_id: `dep_${i}`, role: 'deposit', tx: `0x${i}` }));
+    expect(table.list).toEqual([]);
+    expect([...table.values()]).toEqual(made);
+    expect(table.retain((c) => c.org === 'org_b')).toBe(3);
+    expect([...table.values()]).toEqual(made.filter((c) => c.org === 'org_b'));
+    expect(table.get(made[1].credit_id)).toBeUndefined();
+    expect(() => table.uniqueIndex(['source_id'])).toThrow(/no indexes/);
+  });
 });

@@ -8,15 +8,21 @@ import { UniqueIndex, type KeyFields } from './unique-index.ts';
 export class EntityTable<V> {
   readonly #byId: IdIndex<V>;
   readonly #idOf: (value: V) => string;
-  /** Every entity in creation order. */
+  /** Every entity in creation order (empty when the table keeps no list). */
   readonly list: V[] = [];
+  readonly #keepsList: boolean;
   readonly #unique: UniqueIndex<V>[] = [];
   readonly #lookups: LazyIndex<unknown, V>[] = [];
 
-  /** `prefix`: the ids' (`trd` for `trd_…`); `idOf` reads an entity's id (a module-level function: one for every world). */
-  constructor(prefix: string, idOf: (value: V) => string) {
+  /**
+   * `prefix`: the ids' (`trd` for `trd_…`); `idOf` reads an entity's id (a module-level function: one for
+   * every world). `keepsList: false` for a table read by id and through `values()` only (RFQs, quotes):
+   * no list, and so no indexes.
+   */
+  constructor(prefix: string, idOf: (value: V) => string, { keepsList = true }: { keepsList?: boolean } = {}) {
     this.#byId = new IdIndex(prefix, idOf);
     this.#idOf = idOf;
+    this.#keepsList = keepsList;
   }
 
   get size(): number {
@@ -37,6 +43,7 @@ export class EntityTable<V> {
     // A new world id is past the last one stored: `has` answers without a search.
     if (this.#byId.has(id)) throw new Error(`${id} is stored already`);
     this.#byId.set(id, value);
+    if (!this.#keepsList) return value;
     const position = this.list.push(value) - 1;
     for (const index of this.#unique) index.add(position);
     for (const index of this.#lookups) index.added(value);
@@ -53,6 +60,7 @@ export class EntityTable<V> {
    * the entity whose fields have those values. The caller checks for a twin before inserting.
    */
   uniqueIndex(fields: KeyFields<V>): Pick<UniqueIndex<V>, 'find' | 'size'> {
+    this.#needsList();
     const index = new UniqueIndex(this.list, fields);
     for (let i = 0; i < this.list.length; i++) index.add(i);
     this.#unique.push(index);
@@ -61,18 +69,23 @@ export class EntityTable<V> {
 
   /** An index by `keyOf` read rarely: built on its first lookup, kept up to date from then on; the latest entity under a key wins. */
   lookupIndex<K>(keyOf: (value: V) => K): Pick<LazyIndex<K, V>, 'get' | 'has'> {
+    this.#needsList();
     const index = new LazyIndex<K, V>(this.list, keyOf);
     this.#lookups.push(index as LazyIndex<unknown, V>);
     return index;
   }
 
+  #needsList(): void {
+    if (!this.#keepsList) throw new Error('a table that keeps no list has no indexes');
+  }
+
   /** Keeps the entities `keep` accepts (an organization deleted), in order, in every index; returns how many were dropped. */
   retain(keep: (value: V) => boolean): number {
-    this.#byId.retain(keep);
+    const dropped = this.#byId.retain(keep);
+    if (!this.#keepsList) return dropped;
     let w = 0;
     const list = this.list;
     for (let i = 0; i < list.length; i++) if (keep(list[i])) list[w++] = list[i];
-    const dropped = list.length - w;
     list.length = w;
     if (dropped > 0) {
       for (const index of this.#unique) index.rebuild();

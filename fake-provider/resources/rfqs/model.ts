@@ -55,8 +55,8 @@ const rfqIdOf = (r: Rfq): string => r.rfq_id;
 const quoteIdOf = (q: Quote): string => q.quote_id;
 
 export const rfqStore = defineStore('rfqs', () => ({
-  rfqs: new EntityTable<Rfq>('rfq', rfqIdOf),
-  quotes: new EntityTable<Quote>('quote', quoteIdOf),
+  rfqs: new EntityTable<Rfq>('rfq', rfqIdOf, { keepsList: false }),
+  quotes: new EntityTable<Quote>('quote', quoteIdOf, { keepsList: false }),
 }));
 
 /** Every RFQ ends `expired` (its TTL task) holding its own times and its best quote's id: it keeps the id alone. */
