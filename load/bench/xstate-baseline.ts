@@ -2,7 +2,7 @@
 // same machines through the same steps as one engine lifecycle (17 transitions: deposit, its credit, RFQ,
 // quote, trade, the two settlement credits), over plain objects kept in Maps by id. No events, scheduler or
 // ids: only the machines stepped the way xstate's documentation shows. Measured in the same process and
-// minute as each engine figure, it turns the engine's absolute figures, which swing 2× with the machine's
+// minute as each engine figure (one baseline run before each measured run, the ratio per pair), it turns the engine's absolute figures, which swing 2× with the machine's
 // load, into ratios that do not.
 import { initialTransition, transition, type AnyStateMachine, type EventObject } from 'xstate';
 import { Bench } from 'tinybench';
@@ -90,20 +90,17 @@ export async function baselineLifecycle(time_ms: number): Promise<{ median_ms: n
   return { median_ms: Number(r.latency.p50.toFixed(4)), lifecycles_per_s: Math.round(1000 / r.latency.p50), samples: r.latency.samplesCount };
 }
 
-/** `n` lifecycles in a fresh plain world, `runs` times after `warmup` (as the engine's `batch` section): median lifecycles/s. */
-export function baselineBatch(n: number, runs: number, warmup: number): { median_lifecycles_per_s: number; runs: number[] } {
-  const per_run: number[] = [];
-  for (let i = 0; i < warmup + runs; i++) {
-    const w = plainWorld();
-    const t0 = performance.now();
-    for (let k = 0; k < n; k++) plainLifecycle(w);
-    const wall_ms = performance.now() - t0;
-    if (w.transitions !== 17 * n) throw new Error(`baseline: ${w.transitions} transitions for ${n} lifecycles`);
-    if (i >= warmup) per_run.push(Math.round((n * 1000) / wall_ms));
-  }
-  const sorted = [...per_run].sort((a, b) => a - b);
-  return { median_lifecycles_per_s: sorted[Math.floor(sorted.length / 2)], runs: per_run };
+/** `n` lifecycles in a fresh plain world: lifecycles per wall second. */
+export function baselineRun(n: number): number {
+  const w = plainWorld();
+  const t0 = performance.now();
+  for (let k = 0; k < n; k++) plainLifecycle(w);
+  const wall_ms = performance.now() - t0;
+  if (w.transitions !== 17 * n) throw new Error(`baseline: ${w.transitions} transitions for ${n} lifecycles`);
+  return Math.round((n * 1000) / wall_ms);
 }
+
+export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Engine figure ÷ baseline figure, both in lifecycles per wall second, to 3 digits. */
 export const ratio = (engine_per_s: number, baseline_per_s: number): number => Number((engine_per_s / baseline_per_s).toFixed(3));
