@@ -1,9 +1,10 @@
 // Transition coverage: every (state, event, target) triple that xstate/graph finds in each lifecycle
 // machine must be taken by a real HTTP flow below. A triple no flow reaches fails the test unless it is
 // listed, with a reason, in transition-coverage-exclusions.json; a stale exclusion fails it too.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { edgesOf, MACHINES } from './engine/machines.ts';
+import { edgesOf, registeredMachines } from './engine/index.ts';
+import type { AnyStateMachine } from 'xstate';
 import { DEFAULT_PROFILE } from './profile.ts';
 import { startTestSim, type TestSim } from './testing/harness.ts';
 import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
@@ -209,8 +210,24 @@ describe('transition coverage through the HTTP API', () => {
     collect(sim);
   });
 
+  it('every machine a resource declares is registered (by the lifecycle the resource runs it through)', async () => {
+    const declared: string[] = [];
+    for (const name of readdirSync(new URL('./resources/', import.meta.url))) {
+      if (!existsSync(new URL(`./resources/${name}/machine.ts`, import.meta.url))) continue; // no lifecycle
+      const mod: Record<string, unknown> = await import(`./resources/${name}/machine.ts`);
+      for (const value of Object.values(mod)) {
+        const m = value as AnyStateMachine;
+        if (m !== null && typeof m === 'object' && typeof m.id === 'string' && typeof m.transition === 'function') {
+          declared.push(m.id);
+          expect(registeredMachines().get(m.id)?.machine, `${name}/machine.ts ${m.id}`).toBe(m);
+        }
+      }
+    }
+    expect(declared.sort()).toEqual([...registeredMachines().keys()].sort());
+  });
+
   it('every machine triple is taken by a flow above or excluded with a reason', () => {
-    const all = Object.entries(MACHINES).flatMap(([name, m]) => edgesOf(m.machine).map((e) => key(name, e.from, e.event, e.to)));
+    const all = [...registeredMachines()].flatMap(([name, m]) => edgesOf(m.machine).map((e) => key(name, e.from, e.event, e.to)));
     const excluded = new Set(exclusions.map((e) => key(e.machine, e.from, e.event, e.to)));
     for (const e of exclusions) expect(e.reason.length, `${key(e.machine, e.from, e.event, e.to)} needs a reason`).toBeGreaterThan(10);
     const missed = all.filter((t) => !taken.has(t) && !excluded.has(t));

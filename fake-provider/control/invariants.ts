@@ -5,7 +5,7 @@
 import type { World } from '../world.ts';
 import type { Violation } from '../resource.ts';
 import { RESOURCES } from '../resources/index.ts';
-import { machineEdges, MACHINES } from '../engine/machines.ts';
+import { machineEdges, machineInfo } from '../engine/index.ts';
 import { checkSpec, SPEC_CHECKS } from '../oracle/index.ts';
 import { retentionState } from '../retention.ts';
 
@@ -45,7 +45,7 @@ function checkAll(world: World): { checked: string[]; violations: Violation[] } 
 
   const last = new Map<string, string>();
   for (const r of world.transitions.records) {
-    const machine = MACHINES[r.kind];
+    const machine = machineInfo(r.kind);
     const key = `${r.kind}:${r.entity_id}`;
     const prev = last.get(key) ?? null;
     if (prev !== r.from) violations.push({ invariant: 'lifecycle_paths', entity_id: r.entity_id, message: `${r.kind} went ${r.from}→${r.to} but was in ${prev}` });

@@ -5,8 +5,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assign, createMachine, emit, initialTransition, setup, transition, type AnyStateMachine, type EventObject } from 'xstate';
 import { newWorld } from '../app.ts';
-import { edgesOf, MACHINES } from './machines.ts';
+import { edgesOf, registeredMachines } from './machines.ts';
+import '../resources/index.ts'; // every resource registers its lifecycles' machines
 import { send, start, tableFor, type EntitySnapshot } from './lifecycle.ts';
+
+const MACHINES = Object.fromEntries(registeredMachines());
 
 /** One payload with every field any machine's events read; guards and assigns take what they need. */
 const payload = fc.record({

@@ -3,10 +3,13 @@
 // machine the table cannot express. Emitted events come back as effects for the resource's model to
 // apply, and every transition taken is logged (timelines, path invariants, transition coverage). Entities
 // of a packed machine (packing.ts) are started and stepped through what they hold (startHeld, advanceHeld).
+// Resources reach all of it through their `lifecycle`/`compactLifecycle` (at the end), which also register
+// their machine.
 import { createActor, type AnyStateMachine, type ContextFrom, type EmittedFrom, type EventObject } from 'xstate';
 import type { World } from '../world.ts';
 import { tableApply, tableFor, tableInitial, tableSelect, type EntitySnapshot, type Table } from './table.ts';
-import { hold, snapshotOf, type Held, type HoldsState, type Packing } from './packing.ts';
+import { hold, packing, snapshotOf, type Held, type HoldsState, type PackedState, type Packing } from './packing.ts';
+import { registerMachine } from './machines.ts';
 
 export { createTransitionLog, type TransitionLog, type TransitionRecord } from './transition-log.ts';
 export { tableFor, type EntitySnapshot } from './table.ts';
@@ -301,4 +304,66 @@ export function advanceHeld<M extends AnyStateMachine, E, T extends E & HoldsSta
 
 export function statusOf(snapshot: { value: string }): string {
   return snapshot.value;
+}
+
+/**
+ * A resource's lifecycle: its machine (registered for the invariant checker and the coverage test) and
+ * the steps of its entities, which keep their snapshot in `snapshot`.
+ */
+export interface Lifecycle<M extends AnyStateMachine> {
+  readonly machine: M;
+  /** The first snapshot and the entry's effects; the creation is logged as a transition from `null`. */
+  start<E = EmittedFrom<M>>(world: World, entity_id: string, input: unknown): Step<M, E>;
+  /** One event to a snapshot held elsewhere; null when the machine refuses it. */
+  send<E = EmittedFrom<M>>(world: World, entity_id: string, snapshot: MachineSnapshot<M>, event: EventObject): Step<M, E> | null;
+  /** One event to an entity: its next snapshot stored, the effects handed to `apply`; false when refused. */
+  advance<T extends { snapshot: MachineSnapshot<M> }, E = EmittedFrom<M>>(
+    world: World,
+    entity: T,
+    entity_id: string,
+    event: EventObject,
+    apply: (world: World, entity: T, effects: E[]) => void,
+  ): boolean;
+}
+
+export function lifecycle<M extends AnyStateMachine>(machine: M): Lifecycle<M> {
+  registerMachine(machine);
+  return Object.freeze({
+    machine,
+    start: <E>(world: World, entity_id: string, input: unknown) => start<M, E>(world, machine, entity_id, input),
+    send: <E>(world: World, entity_id: string, snapshot: MachineSnapshot<M>, event: EventObject) => send<M, E>(world, machine, entity_id, snapshot, event),
+    advance: <T extends { snapshot: MachineSnapshot<M> }, E>(world: World, entity: T, entity_id: string, event: EventObject, apply: (world: World, entity: T, effects: E[]) => void) =>
+      advance<M, E, T>(world, machine, entity, entity_id, event, apply),
+  });
+}
+
+/** What an entity of a compact lifecycle keeps in `state`: read it with the lifecycle's `snapshot`. */
+export type LifecycleState<M extends AnyStateMachine> = Held<M>;
+
+/**
+ * A resource's lifecycle whose entities end in one state where each one's snapshot differs from the
+ * others' by one context value (a settled trade's credit id): they keep that value alone in `state`, and
+ * `snapshot` gives an equal snapshot on read. `compact` says which state, which key, and how the rest of
+ * that context follows from the entity.
+ */
+export interface CompactLifecycle<M extends AnyStateMachine, E> {
+  readonly machine: M;
+  start(world: World, entity_id: string, input: unknown): { state: LifecycleState<M>; effects: EmittedFrom<M>[] };
+  advance<T extends E & HoldsState<M>>(world: World, entity: T, entity_id: string, event: EventObject, apply: (world: World, entity: T, effects: EmittedFrom<M>[]) => void): boolean;
+  snapshot(entity: E & HoldsState<M>): MachineSnapshot<M>;
+  /** Sets an entity's state to `snapshot` (kept compact when it is exactly the compact state's), outside any step. */
+  store(entity: E & HoldsState<M>, snapshot: MachineSnapshot<M>): void;
+}
+
+export function compactLifecycle<M extends AnyStateMachine, E>(machine: M, compact: PackedState<M, E>): CompactLifecycle<M, E> {
+  registerMachine(machine);
+  const p = packing<M, E>(machine, compact);
+  return Object.freeze({
+    machine,
+    start: (world: World, entity_id: string, input: unknown) => startHeld<M, E>(world, p, entity_id, input),
+    advance: <T extends E & HoldsState<M>>(world: World, entity: T, entity_id: string, event: EventObject, apply: (world: World, entity: T, effects: EmittedFrom<M>[]) => void) =>
+      advanceHeld<M, E, T>(world, p, entity, entity_id, event, apply),
+    snapshot: (entity: E & HoldsState<M>) => snapshotOf(p, entity) as MachineSnapshot<M>,
+    store: (entity: E & HoldsState<M>, snapshot: MachineSnapshot<M>) => void (entity.state = hold(p, entity, snapshot)),
+  });
 }

@@ -1,17 +1,10 @@
-// The registry of lifecycle machines and their edges as `xstate/graph` sees them: the invariant checker
-// and the transition-coverage test both read the machine's own declaration, never a hand-kept copy.
+// The registry of lifecycle machines, filled by the resources that run them (each lifecycle made through
+// engine/index.ts registers its machine), and their edges as `xstate/graph` sees them: the invariant
+// checker and the transition-coverage test both read the machine's own declaration, never a hand-kept copy.
+// The registry holds static machine definitions (no world state): a world's resources are all loaded
+// before any world exists.
 import type { AnyStateMachine } from 'xstate';
 import { toDirectedGraph } from 'xstate/graph';
-import { accountMachine } from '../resources/accounts/machine.ts';
-import { creditMachine } from '../resources/credits/machine.ts';
-import { depositMachine } from '../resources/deposits/machine.ts';
-import { deliveryMachine } from '../resources/webhooks/machine.ts';
-import { destinationMachine } from '../resources/destinations/machine.ts';
-import { cancelMachine } from '../resources/cancels/machine.ts';
-import { quoteMachine, rfqMachine } from '../resources/rfqs/machine.ts';
-import { tradeMachine } from '../resources/trades/machine.ts';
-import { zapMachine } from '../resources/zaps/machine.ts';
-import { recoveryMachine } from '../resources/recoveries/machine.ts';
 
 export interface MachineInfo {
   machine: AnyStateMachine;
@@ -24,20 +17,24 @@ function info(machine: AnyStateMachine): MachineInfo {
   return { machine, finals };
 }
 
-/** Every lifecycle machine by its id. Add new machines here. */
-export const MACHINES: Record<string, MachineInfo> = {
-  account: info(accountMachine),
-  credit: info(creditMachine),
-  deposit: info(depositMachine),
-  webhook_delivery: info(deliveryMachine),
-  destination: info(destinationMachine),
-  cancel: info(cancelMachine),
-  rfq: info(rfqMachine),
-  quote: info(quoteMachine),
-  trade: info(tradeMachine),
-  zap: info(zapMachine),
-  recovery: info(recoveryMachine),
-};
+const registry = new Map<string, MachineInfo>();
+
+/** Registers a machine under its id (a resource's lifecycle); the same machine again is a no-op, another under a taken id an error. */
+export function registerMachine(machine: AnyStateMachine): void {
+  const known = registry.get(machine.id);
+  if (known !== undefined && known.machine !== machine) throw new Error(`two lifecycle machines are registered as '${machine.id}'`);
+  if (known === undefined) registry.set(machine.id, info(machine));
+}
+
+/** Every registered lifecycle machine by its id, in registration order. */
+export function registeredMachines(): ReadonlyMap<string, MachineInfo> {
+  return registry;
+}
+
+/** The registered machine of this kind, if any. */
+export function machineInfo(kind: string): MachineInfo | undefined {
+  return registry.get(kind);
+}
 
 export interface Edge {
   from: string;
@@ -60,7 +57,7 @@ const edgeCache = new Map<string, Set<string>>();
 export function machineEdges(kind: string): Set<string> {
   let set = edgeCache.get(kind);
   if (!set) {
-    set = new Set(edgesOf(MACHINES[kind].machine).map((e) => `${e.from}|${e.event}|${e.to}`));
+    set = new Set(edgesOf(registry.get(kind)!.machine).map((e) => `${e.from}|${e.event}|${e.to}`));
     edgeCache.set(kind, set);
   }
   return set;

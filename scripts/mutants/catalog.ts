@@ -198,7 +198,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     id: 'deleted-org-recovery-binding-kept', area: 'recoveries', summary: 'deleting an organization leaves its recoveries\' account + credit index behind, so the public recover-funds route still finds one and fails with a 500',
-    edits: [{ file: RECOVERIES, find: '  dropFromMap(store.byBinding, mine);\n', replace: '' }],
+    edits: [{ file: RECOVERIES, find: '  dropWhere(store.byBinding, mine);\n', replace: '' }],
   },
   {
     id: 'webhook-guard-knows-only-127-0-0-1', area: 'webhooks', summary: 'the webhook destination guard recognises swapsim\'s own address only as 127.0.0.1, not localhost, ::1, 127.x or 0.0.0.0 spellings',

@@ -1,16 +1,15 @@
 // Account operations over the world: create (with wallet derivation per chain on the sim clock), read,
 // list, attach an email, deactivate, and the guards other resources call before acting on an account.
-import type { MachineSnapshot } from '../../engine/lifecycle.ts';
+import { entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/publish.ts';
-import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { nativeAssetOf } from '../assets/index.ts';
 import { accountMachine, type AccountEffect, type AccountEvent, type AccountStatus } from './machine.ts';
 import { deriveWallet, WALLET_CHAINS, type WalletChain, type WalletKey } from './wallets.ts';
 import type { ForgetScope } from '../../resource-records.ts';
-import { retainInPlace } from '../../engine/retain.ts';
+
+const accountLifecycle = lifecycle(accountMachine);
 
 export interface Account {
   account_id: string;
@@ -30,10 +29,10 @@ export interface Account {
   exported_keys?: Array<{ chain: WalletChain; address: string; export_bundle: string }>;
 }
 
+const accountIdOf = (x: Account): string => x.account_id;
+
 export const accountStore = defineStore('accounts', (world) => ({
-  byId: new Map<string, Account>(),
-  /** Insertion order = seq order, for listing. */
-  list: [] as Account[],
+  ...entityStore<Account>('acct', accountIdOf),
   /** Wallet seeds come from their own stream so that adding a chain never shifts other draws. */
   walletRng: world.sim.rng.fork('wallets'),
 }));
@@ -70,7 +69,7 @@ function applyEffects(world: World, account: Account, effects: AccountEffect[]):
 
 /** Sends one event to an account's machine; returns false when the machine refuses it. */
 export function sendAccount(world: World, account: Account, event: AccountEvent): boolean {
-  return advance(world, accountMachine, account, account.account_id, event, applyEffects);
+  return accountLifecycle.advance(world, account, account.account_id, event, applyEffects);
 }
 
 export function createAccount(world: World, org: Organization, input: { label?: string; external_id?: string }): Account {
@@ -80,7 +79,7 @@ export function createAccount(world: World, org: Organization, input: { label?: 
   org.accounts_created++;
   const store = accountStore(world);
   const account_id = world.newId('acct');
-  const initial = start<typeof accountMachine, AccountEffect>(world, accountMachine, account_id, {
+  const initial = accountLifecycle.start<AccountEffect>(world, account_id, {
     deactivated_allows_export: world.profile.deactivated_allows_export,
   });
   const account: Account = {
@@ -94,8 +93,7 @@ export function createAccount(world: World, org: Organization, input: { label?: 
     snapshot: initial.snapshot,
     wallets: new Map(WALLET_CHAINS.map((chain) => [chain, deriveWallet(chain, store.walletRng.bytes(32))])),
   };
-  store.byId.set(account_id, account);
-  store.list.push(account);
+  store.byId.insert(account);
   applyEffects(world, account, initial.effects);
   // Chains become ready one after another, a few sim-seconds after creation.
   WALLET_CHAINS.forEach((chain, i) => {
@@ -185,6 +183,9 @@ export function accountIdsOf(world: World, org_id: string): string[] {
 /** A deleted organization: its accounts go (wallet keys included). */
 export function forgetOrganizationAccounts(world: World, org: Organization, scope: ForgetScope): void {
   const store = accountStore(world);
-  for (const id of scope.accounts) if (store.byId.delete(id)) scope.gone.add(id);
-  retainInPlace(store.list, (a) => a.org_id !== org.organization_id);
+  store.byId.retain((a) => {
+    if (a.org_id !== org.organization_id) return true;
+    scope.gone.add(a.account_id);
+    return false;
+  });
 }

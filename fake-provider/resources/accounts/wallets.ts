@@ -6,7 +6,7 @@ import { ripemd160 } from '@noble/hashes/legacy.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { keccak256, toChecksumAddress } from '../assets/index.ts';
 import { base58, bech32, createBase58check } from '@scure/base';
-import { ed25519PublicKey, secp256k1PublicKey, type Secp256k1PublicKey } from '../../engine/keys.ts';
+import { ed25519PublicKey, secp256k1PublicKey, type Secp256k1PublicKey } from '../../engine/index.ts';
 
 export type WalletChain = 'evm:1' | 'evm:42161' | 'btc' | 'solana' | 'zec';
 
@@ -41,7 +41,6 @@ export function deriveWallet(chain: WalletChain, seed32: Uint8Array): WalletKey 
   return {
     chain,
     address: addressFromKeys(chain, keys),
-    // Buffer's hex is one flat string; noble's bytesToHex grows a rope of one cons cell per byte.
     private_key_hex: Buffer.from(secret).toString('hex'),
     public_key_hex: Buffer.from(keys.reported).toString('hex'),
   };

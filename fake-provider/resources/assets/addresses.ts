@@ -60,7 +60,7 @@ function evmProblem(address: string): string | null {
   return toChecksumAddress(hex.toLowerCase()) === address ? null : 'the mixed-case EVM address fails its EIP-55 checksum';
 }
 
-/** The checksummed address is written here, then read out as one flat latin1 string (no array, no rope). */
+/** The checksummed address is written here, then read out as latin1 text. */
 const checksumText = Buffer.from('0x'.padEnd(42, '0'), 'latin1');
 
 /** EIP-55: a hex letter is uppercase when the matching nibble of keccak256(lowercase hex) is >= 8. */

@@ -1,10 +1,8 @@
 // Cancels over the world: create (every check before any state change), the broadcast and finality steps
 // on the sim clock with the `cancel` fault rules drawn at broadcast time, reads, and history records.
-import type { MachineSnapshot } from '../../engine/lifecycle.ts';
+import { entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/publish.ts';
-import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import type { HistoryRecord } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { assetByKey } from '../assets/index.ts';
@@ -14,8 +12,9 @@ import { requireUsableDestination } from '../destinations/index.ts';
 import { cancelMachine, type CancelEffect, type CancelEvent, type CancelFailureCode, type CancelStatus } from './machine.ts';
 import type { Organization } from '../../world.ts';
 import type { ForgetScope } from '../../resource-records.ts';
-import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 import { failureCodesAt, stageOf, type FailureStage } from '../../failure-codes.ts';
+
+const cancelLifecycle = lifecycle(cancelMachine);
 
 export interface Cancel {
   cancel_id: string;
@@ -37,10 +36,10 @@ export interface Cancel {
   snapshot: MachineSnapshot<typeof cancelMachine>;
 }
 
+const cancelIdOf = (x: Cancel): string => x.cancel_id;
+
 export const cancelStore = defineStore('cancels', (world) => ({
-  byId: new Map<string, Cancel>(),
-  /** Creation order = seq order. */
-  list: [] as Cancel[],
+  ...entityStore<Cancel>('can', cancelIdOf),
   byAccount: new Map<string, Cancel[]>(),
   /** Broadcast transaction hashes. */
   rng: world.sim.rng.fork('cancels'),
@@ -81,7 +80,7 @@ function applyEffects(world: World, c: Cancel, effects: CancelEffect[]): void {
 
 /** Sends one event to a cancel's machine; false when the machine refuses it (a stale timer). */
 export function sendCancel(world: World, c: Cancel, event: CancelEvent): boolean {
-  return advance(world, cancelMachine, c, c.cancel_id, event, applyEffects);
+  return cancelLifecycle.advance(world, c, c.cancel_id, event, applyEffects);
 }
 
 /** The stages at which a cancel fails, and their codes (from the failure-code registry). */
@@ -167,7 +166,7 @@ export function launchCancel(world: World, input: LaunchInput): Cancel {
   const store = cancelStore(world);
   const cancel_id = world.newId('can');
   lockCredit(world, input.credit.credit_id, cancel_id);
-  const initial = start<typeof cancelMachine, CancelEffect>(world, cancelMachine, cancel_id, {
+  const initial = cancelLifecycle.start<CancelEffect>(world, cancel_id, {
     broadcast_due_ms: world.sim.now_ms() + world.profile.cancel_broadcast_ms,
   });
   const c: Cancel = {
@@ -185,8 +184,7 @@ export function launchCancel(world: World, input: LaunchInput): Cancel {
     seq: world.nextSeq(),
     snapshot: initial.snapshot,
   };
-  store.byId.set(cancel_id, c);
-  store.list.push(c);
+  store.byId.insert(c);
   const mine = store.byAccount.get(c.account_id);
   if (mine) mine.push(c);
   else store.byAccount.set(c.account_id, [c]);
@@ -291,7 +289,6 @@ export function forgetOrganizationCancels(world: World, org: Organization, scope
   const store = cancelStore(world);
   const mine = (c: Cancel): boolean => c.org_id === org.organization_id;
   for (const c of store.list) if (mine(c)) scope.gone.add(c.cancel_id);
-  dropFromMap(store.byId, mine);
-  retainInPlace(store.list, (c) => !mine(c));
+  store.byId.retain((c) => !mine(c));
   for (const id of scope.accounts) store.byAccount.delete(id);
 }

@@ -29,7 +29,7 @@ export {
   type CreditSourceType,
   type PendingAmount,
 } from './model.ts';
-export { creditMachine, creditPacking, type CreditStatus } from './machine.ts';
+export { creditMachine, type CreditStatus } from './machine.ts';
 export { creditSourceTypeEnum } from './schemas.ts';
 
 export const creditsResource = {

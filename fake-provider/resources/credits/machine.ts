@@ -1,7 +1,6 @@
 // The credit lifecycle (spec: States → Credit): open → consumed, once. A lock (the trade, zap or cancel
 // now using the credit) is context on `open`, so a locked credit still counts as open and available.
 import { assign, emit, setup } from 'xstate';
-import { packing } from '../../engine/packing.ts';
 
 export type CreditEffect = { type: 'created' } | { type: 'consumed'; holder_id: string };
 
@@ -52,14 +51,3 @@ export const creditMachine = setup({
 });
 
 export type CreditStatus = 'open' | 'consumed';
-
-/**
- * A consumed credit's context is only its consumer (the lock is dropped on the way): it keeps the
- * consumer's id alone (about 100 bytes per consumed credit, one per settled trade).
- */
-export const creditPacking = packing(creditMachine, {
-  state: 'consumed',
-  status: 'done',
-  keeps: 'consumed_by',
-  context: (_credit: unknown, consumed_by) => ({ holder_id: null, consumed_by: consumed_by as string | null }),
-});

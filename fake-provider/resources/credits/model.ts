@@ -1,21 +1,16 @@
 // The credits ledger: BigInt credits per account (create once per source, lock, release, consume once),
 // pending amounts keyed by their cause (unconfirmed deposits, in-flight settlements) and the balances.
 import { defineStore, type World } from '../../world.ts';
-import { IdIndex } from '../../engine/id-index.ts';
+import { compactLifecycle, dropWhere, EntityTable, publishDerived, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publishDerived } from '../../engine/publish.ts';
-import { advanceHeld, startHeld, statusOf, type MachineSnapshot } from '../../engine/lifecycle.ts';
-import { snapshotOf, type Held } from '../../engine/packing.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
-import { creditMachine, creditPacking, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
-import { SourceIndex } from './source-index.ts';
+import { creditMachine, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
 import type { Organization } from '../../world.ts';
 import type { ForgetScope } from '../../resource-records.ts';
-import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 
 export type CreditSourceType = 'deposit' | 'trade_settlement' | 'change';
 
-/** A credit (one per deposit, settlement and change: three per trade); its snapshot held through the credit machine's packing. */
+/** A credit (one per deposit, settlement and change: three per trade); its lifecycle state read with `creditSnapshot`. */
 export interface Credit {
   readonly credit_id: string;
   readonly org_id: string;
@@ -29,7 +24,7 @@ export interface Credit {
   readonly created_at_ms: number;
   consumed_at_ms: number | null;
   readonly seq: number;
-  state: Held<typeof creditMachine>;
+  state: LifecycleState<typeof creditMachine>;
 }
 
 export interface PendingAmount {
@@ -62,28 +57,31 @@ interface AccountLedger {
 export const rowKey = (account_id: string, asset_key: string): string => `${account_id}|${asset_key}`;
 export const sourceKey = (source_type: string, source_id: string, role: string): string => `${source_type}|${source_id}|${role}`;
 
-// A key reader at module level, one function for every world (see SimScheduler in sim/scheduler.ts for why).
 const creditIdOf = (c: Credit): string => c.credit_id;
 
 export const creditStore = defineStore('credits', () => {
-  /** Every credit in creation order (= seq order): the invariants walk it, and bySource holds positions in it. */
-  const list: Credit[] = [];
+  const byId = new EntityTable<Credit>('cred', creditIdOf);
   return {
-    byId: new IdIndex<Credit>('cred', creditIdOf),
-    list,
-    /** (source_type, source_id, role) → the credit made from it, as its position in `list`: the once-per-source guard. */
-    bySource: new SourceIndex(list),
+    byId,
+    /** Every credit in creation order (= seq order): the invariants walk it. */
+    list: byId.list,
+    /** (source_id, source_type, role) → the credit made from it: the once-per-source guard. */
+    bySource: byId.uniqueIndex(['source_id', 'source_type', 'role']),
     pending: new Map<string, PendingAmount>(),
-    /**
-     * account → its credits and balance rows (asset → row). Nested rather than keyed by a joined
-     * `account|asset` string: the hot paths (every credit made or consumed, every pending amount) then
-     * look up strings the world keeps anyway, hashed once, and one lookup finds both.
-     */
+    /** account → its credits and balance rows (asset → row): one lookup finds both. */
     accounts: new Map<string, AccountLedger>(),
   };
 });
 
-export const creditSnapshot = (credit: Credit): MachineSnapshot<typeof creditMachine> => snapshotOf(creditPacking, credit);
+/** A consumed credit's context is only its consumer (the lock is dropped on the way): it keeps the consumer's id alone. */
+const credits = compactLifecycle(creditMachine, {
+  state: 'consumed',
+  status: 'done',
+  keeps: 'consumed_by',
+  context: (_credit: Credit, consumed_by) => ({ holder_id: null, consumed_by: consumed_by as string | null }),
+});
+
+export const creditSnapshot = (credit: Credit): MachineSnapshot<typeof creditMachine> => credits.snapshot(credit);
 
 export function creditStatus(credit: Credit): CreditStatus {
   return statusOf(creditSnapshot(credit)) as CreditStatus;
@@ -148,12 +146,12 @@ export interface CreateCreditInput {
 export function createCredit(world: World, input: CreateCreditInput): Credit {
   const store = creditStore(world);
   const role = input.role ?? input.source_type;
-  const twin = store.bySource.find(input.source_type, input.source_id, role);
+  const twin = store.bySource.find(input.source_id, input.source_type, role);
   if (twin) throw new Error(`credit for ${sourceKey(input.source_type, input.source_id, role)} already exists: ${twin.credit_id}`);
   if (input.atoms <= 0n) throw new Error(`credit atoms must be positive, got ${input.atoms}`);
   const credit_id = input.credit_id ?? newCreditId(world);
   if (store.byId.has(credit_id)) throw new Error(`credit id ${credit_id} already used`);
-  const initial = startHeld(world, creditPacking, credit_id, undefined);
+  const initial = credits.start(world, credit_id, undefined);
   const created_at_ms = world.sim.now_ms();
   const seq = world.nextSeq();
   const ledger = ledgerOf(store.accounts, input.account_id);
@@ -172,8 +170,7 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
     seq,
     state: initial.state,
   };
-  store.byId.set(credit_id, credit);
-  store.bySource.add(store.list.push(credit) - 1);
+  store.byId.insert(credit);
   ledger.credits.push(credit);
   row.available_atoms += credit.atoms;
   row.credited_atoms += credit.atoms;
@@ -183,7 +180,7 @@ export function createCredit(world: World, input: CreateCreditInput): Credit {
 
 /** The credit made from (source_type, source_id, role), if any; role defaults to the source_type. */
 export function creditForSource(world: World, source_type: string, source_id: string, role: string = source_type): Credit | undefined {
-  return creditStore(world).bySource.find(source_type, source_id, role);
+  return creditStore(world).bySource.find(source_id, source_type, role);
 }
 
 /** The credit if it exists in the org (and in the account, when given); otherwise 404 not_found. */
@@ -215,7 +212,7 @@ function refuseUnusable(credit: Credit, holder_id: string): void {
 }
 
 function sendCredit(world: World, credit: Credit, event: CreditEvent): boolean {
-  return advanceHeld(world, creditPacking, credit, credit.credit_id, event, applyEffects);
+  return credits.advance(world, credit, credit.credit_id, event, applyEffects);
 }
 
 /** Reserves an open credit for one holder. Idempotent for the same holder; `credit_in_use` for another, `credit_already_consumed` once consumed. */
@@ -312,13 +309,12 @@ export function serializeBalance(b: Balance): Record<string, unknown> {
   return { asset_key: b.asset_key, available_atoms: b.available_atoms.toString(), pending_atoms: b.pending_atoms.toString() };
 }
 
-/** A deleted organization: its credits, pending amounts and balance rows go, and the source index is rebuilt. */
+/** A deleted organization: its credits, pending amounts and balance rows go (the source index follows the table). */
 export function forgetOrganizationCredits(world: World, org: Organization, scope: ForgetScope): void {
   const store = creditStore(world);
   const mine = (c: Credit): boolean => c.org_id === org.organization_id || scope.accounts.has(c.account_id);
   for (const c of store.list) if (mine(c)) scope.gone.add(c.credit_id);
   store.byId.retain((c) => !mine(c));
-  if (retainInPlace(store.list, (c) => !mine(c)) > 0) store.bySource.rebuild();
-  dropFromMap(store.pending, (p) => scope.accounts.has(p.account_id));
+  dropWhere(store.pending, (p) => scope.accounts.has(p.account_id));
   for (const id of scope.accounts) store.accounts.delete(id);
 }

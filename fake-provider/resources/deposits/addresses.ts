@@ -7,7 +7,7 @@ import type { Asset } from '../assets/index.ts';
 import { deriveWallet, requireOperable, walletReady, type Account, type WalletChain, type WalletKey } from '../accounts/index.ts';
 import type { Organization } from '../../world.ts';
 import type { ForgetScope } from '../../resource-records.ts';
-import { dropFromMap } from '../../engine/retain.ts';
+import { dropWhere } from '../../engine/index.ts';
 
 export interface DepositAddress {
   deposit_address_id: string;
@@ -113,6 +113,6 @@ export function serializeDepositAddress(d: DepositAddress): Record<string, unkno
 /** A deleted organization: its deposit addresses go. */
 export function forgetOrganizationAddresses(world: World, org: Organization, scope: ForgetScope): void {
   const store = depositAddressStore(world);
-  dropFromMap(store.byId, (da) => da.org_id === org.organization_id);
+  dropWhere(store.byId, (da) => da.org_id === org.organization_id);
   for (const id of scope.accounts) store.byAccount.delete(id);
 }

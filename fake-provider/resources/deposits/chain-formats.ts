@@ -19,7 +19,6 @@ function decodes(text: string, decode: (s: string) => Uint8Array): Uint8Array | 
 /** 0x + 64 hex on EVM chains, 64 hex on Bitcoin and Zcash, a base58 64-byte signature on Solana. */
 export function generateTxHash(chain: WalletChain, rng: Rng): string {
   if (chain === 'solana') return base58.encode(rng.bytes(64));
-  // The prefix goes into hex's own string: `'0x' + hex` would keep a rope behind every stored hash.
   return rng.hex(32, isEvm(chain) ? '0x' : '');
 }
 

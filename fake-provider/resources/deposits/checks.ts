@@ -25,9 +25,7 @@ const NOT_YET = (): void => undefined;
 /**
  * `d.confirm_step` blocks at a time (one per block, or all of them at the finality block): each step
  * schedules the next, and a resolved deposit stops the chain (per block, the settle report and the
- * timeline count each). One task function per deposit serves every step, its state in a plain record:
- * not a closure per block. The function is assigned to the record rather than declared as a named const
- * (under tsx a named closure also pays a name definition); a class holding the same state measured slower.
+ * timeline count each). One task function per deposit serves every step, its state in a plain record.
  */
 function scheduleConfirmations(world: World, d: Deposit, block_ms: number): void {
   const step = d.confirm_step;

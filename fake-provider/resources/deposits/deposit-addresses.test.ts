@@ -2,7 +2,7 @@
 // address per chain while monitored, listing, expiry, single-use zap addresses, and every error code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
-import { send } from '../../engine/lifecycle.ts';
+import { lifecycle } from '../../engine/index.ts';
 import { accountMachine, accountStore } from '../accounts/index.ts';
 import { assetByKey } from '../assets/index.ts';
 import { createZapDepositAddress } from './addresses.ts';
@@ -151,7 +151,7 @@ describe('exported accounts', () => {
       const da = await newDepositAddress(own, account_id, ARB_ETH);
       const account = accountStore(own.running.runtime.world).byId.get(account_id)!;
       for (const event of [{ type: 'EXPORT', export_source: 'integrator' }, { type: 'SETTLEMENTS_RESOLVED' }] as const) {
-        account.snapshot = send(own.running.runtime.world, accountMachine, account_id, account.snapshot, event)!.snapshot;
+        account.snapshot = lifecycle(accountMachine).send(own.running.runtime.world, account_id, account.snapshot, event)!.snapshot;
       }
       const r = await land(own, { deposit_address_id: da.deposit_address_id, atoms: '1' });
       expect([r.status, r.body.error.code]).toEqual([409, 'deposit_window_closed']);

@@ -2,15 +2,14 @@
 // the deposit fault rules drawn at landing, then the stored deposit, its first step and its timers.
 import type { Organization, World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { start } from '../../engine/lifecycle.ts';
 import { matches, type FaultSubject } from '../../../sim/index.ts';
 import { requireAsset } from '../assets/index.ts';
 import { accountStatus, accountStore } from '../accounts/index.ts';
 import { findDepositAddress, isMonitored, type DepositAddress } from './addresses.ts';
 import { canonicalTxHash, generateSourceAddress, generateTxHash, isChainAddress } from './chain-formats.ts';
 import { scheduleChecks } from './checks.ts';
-import { depositMachine, type DepositEffect, type FlagReason } from './machine.ts';
-import { applyEffects, depositStore, type Deposit, type DepositFaults } from './model.ts';
+import type { DepositEffect, FlagReason } from './machine.ts';
+import { applyEffects, depositLifecycle, depositStore, type Deposit, type DepositFaults } from './model.ts';
 
 const NO_FAULTS: DepositFaults = Object.freeze({ drop: false, flag: null, delay_ms: 0 });
 
@@ -102,7 +101,7 @@ export function landDeposit(world: World, input: LandInput): Deposit {
   const deposit_id = world.newId('dep');
   const faults = drawFaults(world, da, tx_hash, asset_key, org.partner_screening);
   const timing = world.profile.chains[da.chain];
-  const initial = start<typeof depositMachine, DepositEffect>(world, depositMachine, deposit_id, {
+  const initial = depositLifecycle.start<DepositEffect>(world, deposit_id, {
     required_confirmations: timing.finality_confirmations,
     partner_screening: org.partner_screening,
   });
@@ -124,9 +123,7 @@ export function landDeposit(world: World, input: LandInput): Deposit {
     seq: world.nextSeq(),
     snapshot: initial.snapshot,
   };
-  store.byId.set(deposit_id, d);
-  store.list.push(d);
-  store.byTxHash.added(d);
+  store.byId.insert(d);
   if (earlier === undefined) store.byAddress.set(da.deposit_address_id, [d]);
   else earlier.push(d);
   applyEffects(world, d, initial.effects);

@@ -4,19 +4,19 @@ import { describe, expect, it } from 'vitest';
 import { createSimKernel } from '../../../sim/index.ts';
 import { createWorld, type World } from '../../world.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
-import { send, start, statusOf } from '../../engine/lifecycle.ts';
-import { edgesOf } from '../../engine/machines.ts';
+import { edgesOf, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { depositMachine, type DepositEffect, type DepositEvent } from './machine.ts';
+import { depositLifecycle } from './model.ts';
 
-type Snap = ReturnType<typeof start<typeof depositMachine, DepositEffect>>['snapshot'];
+type Snap = MachineSnapshot<typeof depositMachine>;
 
 function run(world: World, id: string, input: { required_confirmations: number; partner_screening: boolean }, events: DepositEvent[]) {
-  const first = start<typeof depositMachine, DepositEffect>(world, depositMachine, id, input);
+  const first = depositLifecycle.start<DepositEffect>(world, id, input);
   let snapshot: Snap = first.snapshot;
   const effects: string[] = first.effects.map((e) => e.type);
   const refused: string[] = [];
   for (const event of events) {
-    const step = send<typeof depositMachine, DepositEffect>(world, depositMachine, id, snapshot, event);
+    const step = depositLifecycle.send<DepositEffect>(world, id, snapshot, event);
     if (!step) {
       refused.push(event.type);
       continue;

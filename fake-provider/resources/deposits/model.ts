@@ -1,19 +1,14 @@
 // Deposits and their lifecycle's effects: the stored deposit, the pending balance, the deposit.* events
 // and the credit applied after each transition, the partner's flag, and reads. Landing (validation and
 // fault draws) is landing.ts; the timers that step a deposit (confirmations, screening) are checks.ts.
-import type { MachineSnapshot } from '../../engine/lifecycle.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { IdIndex } from '../../engine/id-index.ts';
-import { LazyIndex } from '../../engine/lazy-index.ts';
+import { EntityTable, lifecycle, publish, publishDerived, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish, publishDerived } from '../../engine/publish.ts';
-import { advance, statusOf } from '../../engine/lifecycle.ts';
 import { addPending, clearPending, createCredit, newCreditId } from '../credits/index.ts';
 import { findDepositAddress, type DepositAddress } from './addresses.ts';
 import { canonicalTxHash } from './chain-formats.ts';
 import { depositMachine, type DepositEffect, type DepositEvent, type DepositStatus, type FlagReason } from './machine.ts';
 import type { ForgetScope } from '../../resource-records.ts';
-import { retainInPlace } from '../../engine/retain.ts';
 
 export interface DepositFaults {
   /** `{fail: 'deposit_insufficient_confirmations'}`: the transaction is dropped before its final block. */
@@ -50,20 +45,16 @@ export const partnerScreened = (d: Deposit): boolean => d.screening_deadline_ms 
 
 export type DepositListener = (world: World, deposit: Deposit) => void;
 
-// Key readers at module level, one function for every world (see SimScheduler in sim/scheduler.ts for why).
 const depositIdOf = (d: Deposit): string => d.deposit_id;
 const txHashOf = (d: Deposit): string => d.tx_hash;
 
 export const depositStore = defineStore('deposits', (world) => {
-  const list: Deposit[] = [];
+  const byId = new EntityTable<Deposit>('dep', depositIdOf);
   return {
-    byId: new IdIndex<Deposit>('dep', depositIdOf),
-    list,
-    /**
-     * Canonical tx hash → deposit: a transaction lands once. Read rarely (a control call naming its own
-     * tx_hash, invariants), so built on the first lookup: until then a deposit costs no Map entry.
-     */
-    byTxHash: new LazyIndex<string, Deposit>(list, txHashOf),
+    byId,
+    list: byId.list,
+    /** Canonical tx hash → deposit: a transaction lands once. Read rarely (a control call naming its own tx_hash, invariants). */
+    byTxHash: byId.lookupIndex(txHashOf),
     byAddress: new Map<string, Deposit[]>(),
     /** Default tx hashes and sender addresses. */
     rng: world.sim.rng.fork('deposits'),
@@ -166,9 +157,11 @@ export function applyEffects(world: World, d: Deposit, effects: DepositEffect[])
   }
 }
 
+export const depositLifecycle = lifecycle(depositMachine);
+
 /** Sends one event to a deposit's machine; false when the machine refuses it (a stale timer). */
 export function sendDeposit(world: World, d: Deposit, event: DepositEvent): boolean {
-  return advance(world, depositMachine, d, d.deposit_id, event, applyEffects);
+  return depositLifecycle.advance(world, d, d.deposit_id, event, applyEffects);
 }
 
 /**
@@ -249,6 +242,5 @@ export function forgetOrganizationDepositList(world: World, org: Organization, s
   const mine = (d: Deposit): boolean => d.address.org_id === org.organization_id;
   for (const d of store.list) if (mine(d)) scope.gone.add(d.deposit_id);
   store.byId.retain((d) => !mine(d));
-  if (retainInPlace(store.list, (d) => !mine(d)) > 0) store.byTxHash.reset();
   for (const [address_id, deposits] of store.byAddress) if (deposits.some(mine)) store.byAddress.delete(address_id);
 }

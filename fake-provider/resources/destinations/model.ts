@@ -1,10 +1,8 @@
 // Destination operations over the world: register (address format + screening), list, delete, the
 // delta-screening suspend/reactivate, and the guard trades, zaps and cancels call before paying out.
-import type { MachineSnapshot } from '../../engine/lifecycle.ts';
+import { entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/publish.ts';
-import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import type { Violation } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
@@ -13,7 +11,8 @@ import { screen } from '../screening/index.ts';
 import { destinationMachine, type DestinationEffect, type DestinationEvent, type DestinationStatus } from './machine.ts';
 import type { Organization } from '../../world.ts';
 import type { ForgetScope } from '../../resource-records.ts';
-import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
+
+const destinationLifecycle = lifecycle(destinationMachine);
 
 export interface Destination {
   destination_id: string;
@@ -29,12 +28,10 @@ export interface Destination {
   snapshot: MachineSnapshot<typeof destinationMachine>;
 }
 
-export const destinationStore = defineStore('destinations', () => ({
-  /** Deleted destinations stay here: in-flight trades that named them still resolve them. */
-  byId: new Map<string, Destination>(),
-  /** Insertion order = seq order, for listing. */
-  list: [] as Destination[],
-}));
+const destinationIdOf = (x: Destination): string => x.destination_id;
+
+/** Deleted destinations stay here: in-flight trades that named them still resolve them. */
+export const destinationStore = defineStore('destinations', () => entityStore<Destination>('dest', destinationIdOf));
 
 export function destinationStatus(d: Destination): DestinationStatus {
   return statusOf(d.snapshot) as DestinationStatus;
@@ -52,7 +49,7 @@ function applyEffects(world: World, d: Destination, effects: DestinationEffect[]
 }
 
 function sendDestination(world: World, d: Destination, event: DestinationEvent): boolean {
-  return advance(world, destinationMachine, d, d.destination_id, event, applyEffects);
+  return destinationLifecycle.advance(world, d, d.destination_id, event, applyEffects);
 }
 
 export interface RegisterInput {
@@ -79,7 +76,7 @@ export function registerDestination(world: World, org_id: string, account_id: st
     });
   }
   const destination_id = world.newId('dest');
-  const initial = start<typeof destinationMachine, DestinationEffect>(world, destinationMachine, destination_id, undefined);
+  const initial = destinationLifecycle.start<DestinationEffect>(world, destination_id, undefined);
   const d: Destination = {
     destination_id,
     org_id,
@@ -94,8 +91,7 @@ export function registerDestination(world: World, org_id: string, account_id: st
     snapshot: initial.snapshot,
   };
   const store = destinationStore(world);
-  store.byId.set(destination_id, d);
-  store.list.push(d);
+  store.byId.insert(d);
   applyEffects(world, d, initial.effects);
   return d;
 }
@@ -238,6 +234,5 @@ export function forgetOrganizationDestinations(world: World, org: Organization, 
   const store = destinationStore(world);
   const mine = (d: Destination): boolean => d.org_id === org.organization_id;
   for (const d of store.list) if (mine(d)) scope.gone.add(d.destination_id);
-  dropFromMap(store.byId, mine);
-  retainInPlace(store.list, (d) => !mine(d));
+  store.byId.retain((d) => !mine(d));
 }

@@ -3,7 +3,7 @@
 // use types outside the spec's namespaces (test.*, sample.*) so other resources' invariants ignore them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { publish } from '../../engine/publish.ts';
+import { publish } from '../../engine/index.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
 
 let sim: TestSim;

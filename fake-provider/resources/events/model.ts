@@ -1,8 +1,8 @@
 // Reads over the immutable event store: the organization's event feed (oldest first, cursor = event seq)
 // and one account's activity stream with its data-field filters.
 import type { World } from '../../world.ts';
-import type { EventEnvelope, EventList, StoredEvent } from '../../engine/events.ts';
-import { matchesFilter, selectEvents, type EventFilter } from '../../engine/publish.ts';
+import type { EventEnvelope, EventList, StoredEvent } from '../../engine/index.ts';
+import { matchesFilter, selectEvents, type EventFilter } from '../../engine/index.ts';
 import { decodeCursor, DEFAULT_LIMIT, encodeCursor, paginate, type Page } from '../../http/pagination.ts';
 
 export interface FeedQuery {
@@ -62,7 +62,7 @@ function firstAfter(pool: EventList, after: number): number {
   let lo = 0;
   let hi = pool.length;
   while (lo < hi) {
-    const mid = (lo + hi) >> 1;
+    const mid = Math.floor((lo + hi) / 2);
     if (pool.at(mid)!.seq > after) hi = mid;
     else lo = mid + 1;
   }

@@ -3,6 +3,7 @@
 // and the credit effects (source consumed, settlement and change credits, pending amounts).
 // The entity's own machine decides what each step means; this module only schedules and applies.
 import type { World } from '../../world.ts';
+import { taskLabels } from '../../engine/index.ts';
 import { addPending, clearPending, consumeCredit, createCredit, newCreditId, releaseCredit, requireCredit } from '../credits/index.ts';
 import { assetByKey } from '../assets/index.ts';
 import type { WalletChain } from '../accounts/index.ts';
@@ -92,38 +93,18 @@ function failCode(world: World, swap: Swap, ops: SwapOps, codes: readonly string
   return first && 'fail' in first.effect ? first.effect.fail : null;
 }
 
-/**
- * The scheduler's task labels, one constant per swap kind and step: a label composed per task was a rope
- * (ConsString) that the scheduler compared, and counted in its report, by content at every task it ran.
- */
-const TASK_LABELS = {
-  trade: {
-    fill: 'trade.fill',
-    settle_initiated: 'trade.settle_initiated',
-    settled: 'trade.settled',
-    settlement_timeout: 'trade.settlement_timeout',
-    settlement_orphaned: 'trade.settlement_orphaned',
-    settlement_reconfirmed: 'trade.settlement_reconfirmed',
-  },
-  zap: {
-    fill: 'zap.fill',
-    settle_initiated: 'zap.settle_initiated',
-    settled: 'zap.settled',
-    settlement_timeout: 'zap.settlement_timeout',
-    settlement_orphaned: 'zap.settlement_orphaned',
-    settlement_reconfirmed: 'zap.settlement_reconfirmed',
-  },
-} as const satisfies Record<SwapKind, Record<string, string>>;
+/** The scheduler's task labels (`trade.fill`, `zap.settled`, …), one per swap kind and step. */
+const TASK_STEPS = ['fill', 'settle_initiated', 'settled', 'settlement_timeout', 'settlement_orphaned', 'settlement_reconfirmed'] as const;
+const TASK_LABELS = taskLabels<SwapKind, TaskStep>(['trade', 'zap'], TASK_STEPS);
 
-type TaskStep = keyof (typeof TASK_LABELS)['trade'];
+type TaskStep = (typeof TASK_STEPS)[number];
 
 function at(world: World, swap: Swap, due_ms: number, step: TaskStep, run: () => void): void {
   swap.next_due_ms = due_ms;
   world.sim.scheduler.schedule(due_ms, TASK_LABELS[swap.kind][step], run);
 }
 
-// A swap's pending output is kept under its id: an id already hashed by the stores, where a composed key
-// was a fresh string to flatten and hash on every add and clear.
+// A swap's pending output is kept under its id.
 const pendingKey = (swap: Swap): string => swap.id;
 
 /** Fails the swap: the source credit is released (stays open), pending output cleared. */

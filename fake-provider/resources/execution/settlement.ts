@@ -36,7 +36,7 @@ export function newSettlement(swap_id: string, out_chain: WalletChain, in_chain:
 /**
  * A leg's transaction hash, drawn from the swap's own stream (`settlements/<swap id>`: out's hash, then
  * in's) on every read rather than kept: a stream forked by name draws the same every time and moves no
- * other stream, so every read gives the same hash and a settled swap keeps no 66-character string per leg.
+ * other stream, so every read gives the same hash.
  */
 export function txHash(world: World, s: Settlement, which: Leg): string {
   const rng = world.sim.rng.fork(`settlements/${s.swap_id}`);

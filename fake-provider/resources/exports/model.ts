@@ -5,7 +5,7 @@ import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { sendEmail } from '../../emails.ts';
 import type { Violation } from '../../resource.ts';
-import type { StoredEvent } from '../../engine/events.ts';
+import type { StoredEvent } from '../../engine/index.ts';
 import { accountStatus, accountStore, requireAccount, sendAccount, walletOf, walletReady, WALLET_CHAINS, type Account } from '../accounts/index.ts';
 import { tradeState, tradeStore } from '../trades/index.ts';
 import { zapState, zapStore } from '../zaps/index.ts';
@@ -202,7 +202,7 @@ async function sealKeys(world: World, account: Account, target_public_key: strin
   );
 }
 
-/** The listener: a module-level function, one for every world (see SimScheduler in sim/scheduler.ts for why). */
+/** The listener installed in every world. */
 function sweepExportOf(w: World, event: StoredEvent): void {
   // Most worlds export nothing: no event's envelope is made for this check then.
   const exports = exportStore(w).byAccount;

@@ -5,24 +5,22 @@ import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Rng } from '../../../sim/index.ts';
 import { ASSET_SEQ, ASSETS, requireAsset, type Asset } from '../assets/index.ts';
-import { formatUsd, packPrice, parseUsd, roundSignificant, unpackPrice, walkStep, wick } from './walk.ts';
+import { DecimalColumn, PairColumn } from '../../engine/index.ts';
+import { formatUsd, parseUsd, roundSignificant, SIGNIFICANT_DIGITS, walkStep, wick } from './walk.ts';
 
 export const MINUTE_MS = 60_000;
 export const INTERVALS = ['1m', '5m', '1h', '1d'] as const;
 export type Interval = (typeof INTERVALS)[number];
 export const INTERVAL_MS: Record<Interval, number> = { '1m': MINUTE_MS, '5m': 5 * MINUTE_MS, '1h': 60 * MINUTE_MS, '1d': 1440 * MINUTE_MS };
 
-/**
- * Prices at whole-minute boundaries going one way from the tape's origin, with each minute's wicks.
- * Both arrays hold plain numbers (see packPrice, packWick) so long runs stay small.
- */
+/** Prices at whole-minute boundaries going one way from the tape's origin, with each minute's wicks. */
 interface Leg {
   rng: Rng;
-  /** forward: open[i] = price from minute origin + i; past: open[i] = price from minute origin - 1 - i. */
-  open: number[];
-  /** The wicks of the minute whose open has the same index (forward: once the minute has finished). */
-  wick: number[];
-  /** The newest open, unpacked, so extending the leg never unpacks. */
+  /** forward: open.at(i) = price from minute origin + i; past: open.at(i) = price from minute origin - 1 - i. */
+  open: DecimalColumn;
+  /** The wicks (high, low in ppm) of the minute whose open has the same index (forward: once the minute has finished). */
+  wick: PairColumn;
+  /** The newest open. */
   last: bigint;
 }
 
@@ -47,10 +45,9 @@ export interface Candle {
   c: bigint;
 }
 
-const leg = (rng: Rng, last: bigint): Leg => ({ rng, open: [], wick: [], last });
-// Wick fractions are ppm (< 1e6): two of them fit one exact double.
-const packWick = (hi_ppm: number, lo_ppm: number): number => hi_ppm * 1_000_000 + lo_ppm;
-const unpackWick = (v: number): [number, number] => [Math.floor(v / 1_000_000), v % 1_000_000];
+/** Wick fractions are ppm, below a whole. */
+const PPM = 1_000_000;
+const leg = (rng: Rng, last: bigint): Leg => ({ rng, open: new DecimalColumn(SIGNIFICANT_DIGITS), wick: new PairColumn(PPM), last });
 const minuteOf = (t_ms: number): number => Math.floor(t_ms / MINUTE_MS);
 
 /** A set price may carry more digits than a walked one: the tape opens on it rounded, and the set keeps it exact. */
@@ -66,7 +63,7 @@ function newTape(world: World, asset: Asset, price: bigint, past_minutes: number
     past_minutes,
     sets: new Map(),
   };
-  tape.forward.open.push(packPrice(open));
+  tape.forward.open.push(open);
   if (open !== price) tape.sets.set(tape.origin_minute, [price]);
   return tape;
 }
@@ -84,9 +81,9 @@ function drawStep(world: World, asset: Asset, l: Leg, from: bigint, anchor: bigi
   const walk = world.profile.price_walk;
   const max_ppm = (asset.stable ? walk.stable_step_bps_max : walk.step_bps_max) * 100;
   const step_ppm = l.rng.int(-max_ppm, max_ppm);
-  l.wick.push(packWick(l.rng.int(0, Math.floor(max_ppm / 2)), l.rng.int(0, Math.floor(max_ppm / 2))));
+  l.wick.push(l.rng.int(0, Math.floor(max_ppm / 2)), l.rng.int(0, Math.floor(max_ppm / 2)));
   l.last = walkStep(from, anchor, step_ppm, walk.reversion_ppm);
-  l.open.push(packPrice(l.last));
+  l.open.push(l.last);
 }
 
 const lastSet = (tape: Tape, minute: number): bigint | undefined => tape.sets.get(minute)?.at(-1);
@@ -188,18 +185,18 @@ function minuteCandle(tape: Tape, m: number, now_minute: number, now_price: bigi
   let o: bigint, c: bigint, hi: number, lo: number;
   if (m >= tape.origin_minute) {
     const i = m - tape.origin_minute;
-    o = unpackPrice(tape.forward.open[i]);
+    o = tape.forward.open.at(i);
     if (m === now_minute) {
       const body = [o, ...set];
       return { t_ms: m * MINUTE_MS, o, c: now_price, h: body.reduce(max), l: body.reduce(min) };
     }
-    c = unpackPrice(tape.forward.open[i + 1]);
-    [hi, lo] = unpackWick(tape.forward.wick[i]);
+    c = tape.forward.open.at(i + 1);
+    [hi, lo] = tape.forward.wick.at(i);
   } else {
     const j = tape.origin_minute - 1 - m;
-    o = unpackPrice(tape.past.open[j]);
-    c = unpackPrice(j === 0 ? tape.forward.open[0] : tape.past.open[j - 1]);
-    [hi, lo] = unpackWick(tape.past.wick[j]);
+    o = tape.past.open.at(j);
+    c = j === 0 ? tape.forward.open.at(0) : tape.past.open.at(j - 1);
+    [hi, lo] = tape.past.wick.at(j);
   }
   const body = [o, c, ...set];
   const { h, l } = wick(body.reduce(max), body.reduce(min), hi, lo);

@@ -8,7 +8,7 @@ export const USD_PRICE_DECIMALS = 12;
 export const USD_PRICE_SCALE = 10n ** BigInt(USD_PRICE_DECIMALS);
 
 /** Walked prices keep this many significant digits, like a real feed (set prices are kept as given). */
-const SIGNIFICANT_DIGITS = 10;
+export const SIGNIFICANT_DIGITS = 10;
 const PPM = 1_000_000n;
 
 const USD_DECIMAL = new RegExp(`^(0|[1-9][0-9]{0,14})(?:\\.([0-9]{1,${USD_PRICE_DECIMALS}}))?$`);
@@ -40,20 +40,6 @@ export function roundSignificant(x: bigint, digits = SIGNIFICANT_DIGITS): bigint
   return ((x + unit / 2n) / unit) * unit;
 }
 
-/**
- * A walked price (at most ten significant digits) packed exactly into one double, mantissa × 64 +
- * exponent, so a year of minutes per asset stays a flat number array instead of a million BigInts.
- */
-export function packPrice(x: bigint): number {
-  const exp = Math.max(0, digitsOf(x) - SIGNIFICANT_DIGITS);
-  if (x % POW10[exp] !== 0n) throw new Error(`packPrice: ${x} has more than ${SIGNIFICANT_DIGITS} significant digits`);
-  return Number(x / POW10[exp]) * 64 + exp;
-}
-
-export function unpackPrice(v: number): bigint {
-  const exp = v % 64;
-  return BigInt((v - exp) / 64) * POW10[exp];
-}
 
 /** One minute of walk: a relative move of `step_ppm`, plus a pull of `reversion_ppm` towards `anchor`. */
 export function walkStep(price: bigint, anchor: bigint, step_ppm: number, reversion_ppm: number): bigint {

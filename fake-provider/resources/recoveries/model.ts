@@ -1,12 +1,10 @@
 // Recoveries over the world: creation for a failed zap's open credit, activation (emailed OTP), the public
 // claim (throttle, OTP with a guess limit, address, screening, then a cancel-style transfer of the whole
 // credit, whose failure reopens the recovery), invariants.
-import type { MachineSnapshot } from '../../engine/lifecycle.ts';
+import { dropWhere, entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish } from '../../engine/publish.ts';
-import { advance, start, statusOf } from '../../engine/lifecycle.ts';
 import { sendEmail } from '../../emails.ts';
 import type { Violation } from '../../resource.ts';
 import { accountStore } from '../accounts/index.ts';
@@ -18,7 +16,8 @@ import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } 
 import { recoveryMachine, type RecoveryEffect, type RecoveryEvent, type RecoveryStatus } from './machine.ts';
 import type { Organization } from '../../world.ts';
 import type { ForgetScope } from '../../resource-records.ts';
-import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
+
+const recoveryLifecycle = lifecycle(recoveryMachine);
 
 export interface Recovery {
   recovery_id: string;
@@ -38,9 +37,10 @@ export interface Recovery {
   snapshot: MachineSnapshot<typeof recoveryMachine>;
 }
 
+const recoveryIdOf = (x: Recovery): string => x.recovery_id;
+
 export const recoveryStore = defineStore('recoveries', (world) => ({
-  byId: new Map<string, Recovery>(),
-  list: [] as Recovery[],
+  ...entityStore<Recovery>('rec', recoveryIdOf),
   /** `account_id|credit_id` → the recovery bound to it. */
   byBinding: new Map<string, Recovery>(),
   ipHits: new Map() as Windows,
@@ -76,7 +76,7 @@ function applyEffects(world: World, r: Recovery, effects: RecoveryEffect[]): voi
 }
 
 function sendRecovery(world: World, r: Recovery, event: RecoveryEvent): boolean {
-  return advance(world, recoveryMachine, r, r.recovery_id, event, applyEffects);
+  return recoveryLifecycle.advance(world, r, r.recovery_id, event, applyEffects);
 }
 
 /**
@@ -105,10 +105,9 @@ export function recoveryForFailedZap(world: World, input: { org_id: string; acco
     payouts: [],
     created_at_ms: world.sim.now_ms(),
     seq: world.nextSeq(),
-    snapshot: start<typeof recoveryMachine, RecoveryEffect>(world, recoveryMachine, recovery_id, undefined).snapshot,
+    snapshot: recoveryLifecycle.start<RecoveryEffect>(world, recovery_id, undefined).snapshot,
   };
-  store.byId.set(recovery_id, r);
-  store.list.push(r);
+  store.byId.insert(r);
   store.byBinding.set(key, r);
   publish(world, r.org_id, r.account_id, 'recovery.created', ids(r));
   return { recovery_id, credit_id: r.credit_id };
@@ -292,7 +291,6 @@ export function forgetOrganizationRecoveries(world: World, org: Organization, sc
   const store = recoveryStore(world);
   const mine = (r: Recovery): boolean => r.org_id === org.organization_id;
   for (const r of store.list) if (mine(r)) scope.gone.add(r.recovery_id);
-  dropFromMap(store.byId, mine);
-  retainInPlace(store.list, (r) => !mine(r));
-  dropFromMap(store.byBinding, mine);
+  store.byId.retain((r) => !mine(r));
+  dropWhere(store.byBinding, mine);
 }

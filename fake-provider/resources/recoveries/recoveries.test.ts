@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, type Profile } from '../../profile.ts';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { edgesOf } from '../../engine/machines.ts';
+import { edgesOf } from '../../engine/index.ts';
 import { recoveryMachine } from './machine.ts';
 import { depositZap, getZap, land, newDestination as zapDestination, postZap, readyAccount } from '../../testing/fixtures/zaps.ts';
 import { ARB_ETH, ARB_USDC, EVM_ADDRESS, FLAGGED_ADDRESS, activate, attachEmail, driveRecoveryEdges, failedZap, latestOtp, newDestination, recoverFunds } from '../../testing/fixtures/recoveries.ts';

@@ -7,7 +7,7 @@ import { forgetOrganizationRfqs } from './model.ts';
 
 export { quoteSnapshot, quoteStatus, requireQuote, rfqSnapshot, rfqStatus, rfqStore, serializeQuote, type Mode, type Quote, type Rfq } from './model.ts';
 export { acceptQuote } from './accept.ts';
-export { quoteMachine, quotePacking, rfqMachine, rfqPacking, type QuoteStatus, type RfqStatus } from './machine.ts';
+export { quoteMachine, rfqMachine, type QuoteStatus, type RfqStatus } from './machine.ts';
 
 export const rfqsResource = {
   name: 'rfqs',

@@ -2,7 +2,6 @@
 // → expired (TTL), or pending → expired. Quote: open → consumed (accepted) | expired. Only pending and
 // ready are shown on the wire; expired and consumed surface as rfq_expired, quote_expired, quote_consumed.
 import { assign, setup } from 'xstate';
-import { packing } from '../../engine/packing.ts';
 
 export interface RfqContext {
   created_at_ms: number;
@@ -46,18 +45,6 @@ export const rfqMachine = setup({
 
 export type RfqStatus = 'pending' | 'ready' | 'expired';
 
-/**
- * Every RFQ ends `expired` (its TTL task) holding its own times and its best quote's id: it keeps the
- * id alone (about 100 bytes per trade, a snapshot and a context).
- */
-export const rfqPacking = packing(rfqMachine, {
-  state: 'expired',
-  status: 'done',
-  keeps: 'best_quote_id',
-  context: (rfq: { created_at_ms: number; ttl_ms: number }, best_quote_id) =>
-    ({ created_at_ms: rfq.created_at_ms, expires_at_ms: rfq.created_at_ms + rfq.ttl_ms, best_quote_id: best_quote_id as string | null }),
-});
-
 export interface QuoteContext {
   expires_at_ms: number;
   trade_id: string | null;
@@ -95,11 +82,3 @@ export const quoteMachine = setup({
 });
 
 export type QuoteStatus = 'open' | 'consumed' | 'expired';
-
-/** A consumed quote holds its own expiry and its trade: it keeps the trade's id alone. */
-export const quotePacking = packing(quoteMachine, {
-  state: 'consumed',
-  status: 'done',
-  keeps: 'trade_id',
-  context: (quote: { expires_at_ms: number }, trade_id) => ({ expires_at_ms: quote.expires_at_ms, trade_id: trade_id as string | null }),
-});

@@ -2,21 +2,19 @@
 // on the sim clock (one best quote per RFQ, priced when the solvers answer), expire on the TTL, and read
 // them as the wire shows them. Accepting a firm quote into a trade is accept.ts.
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { IdIndex } from '../../engine/id-index.ts';
+import { compactLifecycle, EntityTable, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { advanceHeld, startHeld, statusOf, type MachineSnapshot } from '../../engine/lifecycle.ts';
-import { snapshotOf, type Held } from '../../engine/packing.ts';
 import { resolveAssetRef, type Asset } from '../assets/index.ts';
 import { requireCredit } from '../credits/index.ts';
 import { drawSolverLatencyMs, drawSpreadBps, price, serializeFees, type Priced, type Side } from '../pricing/index.ts';
-import { quoteMachine, quotePacking, rfqMachine, rfqPacking, type QuoteEvent, type QuoteStatus, type RfqEvent, type RfqStatus } from './machine.ts';
+import { quoteMachine, rfqMachine, type QuoteEvent, type QuoteStatus, type RfqEvent, type RfqStatus } from './machine.ts';
 import { checkBounds, firmParties, indicativeParties, requestedAmount, requireBalance, type Mode } from './requests.ts';
 import type { CreateRfqBody } from './schemas.ts';
 import type { ForgetScope } from '../../resource-records.ts';
 
 export type { Mode } from './requests.ts';
 
-/** An RFQ as asked for; its machine snapshot held through the RFQ machine's packing. */
+/** An RFQ as asked for; its lifecycle state read with `rfqSnapshot`. */
 export interface Rfq {
   readonly rfq_id: string;
   readonly org_id: string;
@@ -39,7 +37,7 @@ export interface Rfq {
   /** Why the solvers' answer produced no quote (prices or liquidity moved since the request); null otherwise. */
   unquoted_reason: string | null;
   readonly seq: number;
-  state: Held<typeof rfqMachine>;
+  state: LifecycleState<typeof rfqMachine>;
 }
 
 /** A quote: what its RFQ asked for is read through `rfq`, what it offers is `priced`; it is produced when the solvers answer (`producedAt`). */
@@ -50,20 +48,35 @@ export interface Quote {
   readonly priced: Priced;
   readonly expires_at_ms: number;
   readonly seq: number;
-  state: Held<typeof quoteMachine>;
+  state: LifecycleState<typeof quoteMachine>;
 }
 
-// Key readers at module level, one function for every world (see SimScheduler in sim/scheduler.ts for why).
 const rfqIdOf = (r: Rfq): string => r.rfq_id;
 const quoteIdOf = (q: Quote): string => q.quote_id;
 
 export const rfqStore = defineStore('rfqs', () => ({
-  rfqs: new IdIndex<Rfq>('rfq', rfqIdOf),
-  quotes: new IdIndex<Quote>('quote', quoteIdOf),
+  rfqs: new EntityTable<Rfq>('rfq', rfqIdOf, { keepsList: false }),
+  quotes: new EntityTable<Quote>('quote', quoteIdOf, { keepsList: false }),
 }));
 
-export const rfqSnapshot = (rfq: Rfq): MachineSnapshot<typeof rfqMachine> => snapshotOf(rfqPacking, rfq);
-export const quoteSnapshot = (quote: Quote): MachineSnapshot<typeof quoteMachine> => snapshotOf(quotePacking, quote);
+/** Every RFQ ends `expired` (its TTL task) holding its own times and its best quote's id: it keeps the id alone. */
+const rfqs = compactLifecycle(rfqMachine, {
+  state: 'expired',
+  status: 'done',
+  keeps: 'best_quote_id',
+  context: (rfq: Rfq, best_quote_id) => ({ created_at_ms: rfq.created_at_ms, expires_at_ms: rfq.created_at_ms + rfq.ttl_ms, best_quote_id: best_quote_id as string | null }),
+});
+
+/** A consumed quote holds its own expiry and its trade: it keeps the trade's id alone. */
+const quotes = compactLifecycle(quoteMachine, {
+  state: 'consumed',
+  status: 'done',
+  keeps: 'trade_id',
+  context: (quote: Quote, trade_id) => ({ expires_at_ms: quote.expires_at_ms, trade_id: trade_id as string | null }),
+});
+
+export const rfqSnapshot = (rfq: Rfq): MachineSnapshot<typeof rfqMachine> => rfqs.snapshot(rfq);
+export const quoteSnapshot = (quote: Quote): MachineSnapshot<typeof quoteMachine> => quotes.snapshot(quote);
 
 export function rfqStatus(rfq: Rfq): RfqStatus {
   return statusOf(rfqSnapshot(rfq)) as RfqStatus;
@@ -83,11 +96,11 @@ export const producedAt = (quote: Quote): number => answeredAt(quote.rfq);
 const NOTHING_TO_APPLY = (): void => {};
 
 function sendRfq(world: World, rfq: Rfq, event: RfqEvent): boolean {
-  return advanceHeld(world, rfqPacking, rfq, rfq.rfq_id, event, NOTHING_TO_APPLY);
+  return rfqs.advance(world, rfq, rfq.rfq_id, event, NOTHING_TO_APPLY);
 }
 
 export function sendQuote(world: World, quote: Quote, event: QuoteEvent): boolean {
-  return advanceHeld(world, quotePacking, quote, quote.quote_id, event, NOTHING_TO_APPLY);
+  return quotes.advance(world, quote, quote.quote_id, event, NOTHING_TO_APPLY);
 }
 
 // ---- create ----------------------------------------------------------------------------------------
@@ -110,7 +123,7 @@ export function createRfq(world: World, org: Organization, body: CreateRfqBody):
   const latency_ms = drawSolverLatencyMs(world, substream);
   const rfq_id = world.newId('rfq');
   const created_at_ms = world.sim.now_ms();
-  const initial = startHeld(world, rfqPacking, rfq_id, { created_at_ms, expires_at_ms: created_at_ms + ttl_ms });
+  const initial = rfqs.start(world, rfq_id, { created_at_ms, expires_at_ms: created_at_ms + ttl_ms });
   const rfq: Rfq = {
     rfq_id,
     org_id,
@@ -132,7 +145,7 @@ export function createRfq(world: World, org: Organization, body: CreateRfqBody):
     seq: world.nextSeq(),
     state: initial.state,
   };
-  store.rfqs.set(rfq_id, rfq);
+  store.rfqs.insert(rfq);
   world.sim.scheduler.schedule(expiresAt(rfq), 'rfq.expire', () => void sendRfq(world, rfq, { type: 'EXPIRE', at_ms: world.sim.now_ms() }));
   if (latency_ms < ttl_ms) {
     // The clock does not move during a request: an answer within wait_ms is produced now, stamped at created + latency.
@@ -164,9 +177,9 @@ function produceQuote(world: World, rfq: Rfq, priced: Priced): Quote {
   const fraction_ms = Math.floor(rfq.ttl_ms * world.profile.quote_ttl_fraction);
   const expires_at_ms = rfq.created_at_ms + Math.min(rfq.ttl_ms, Math.max(rfq.latency_ms + 1, fraction_ms));
   const quote_id = world.newId('quote');
-  const initial = startHeld(world, quotePacking, quote_id, { expires_at_ms });
+  const initial = quotes.start(world, quote_id, { expires_at_ms });
   const quote: Quote = { quote_id, rfq, priced, expires_at_ms, seq: world.nextSeq(), state: initial.state };
-  rfqStore(world).quotes.set(quote_id, quote);
+  rfqStore(world).quotes.insert(quote);
   sendRfq(world, rfq, { type: 'SOLVED', quote_id, at_ms: produced_at_ms });
   world.sim.scheduler.schedule(expires_at_ms, 'quote.expire', () => void sendQuote(world, quote, { type: 'EXPIRE', at_ms: world.sim.now_ms() }));
   return quote;

@@ -3,7 +3,6 @@
 // `failed` is final; `settled` is terminal on the wire but a reorg can still orphan and reconfirm a leg.
 import { assign, emit, setup } from 'xstate';
 import type { SwapEvent } from '../execution/index.ts';
-import { packing } from '../../engine/packing.ts';
 import type { FailureCodeOf } from '../../failure-codes.ts';
 
 export type TradeEffect = { type: 'publish'; event_type: string; extra?: Record<string, unknown> };
@@ -65,14 +64,3 @@ export const tradeMachine = setup({
 });
 
 export type TradeState = 'executing' | 'filled' | 'pending_settle' | 'settled' | 'settled_orphaned' | 'failed';
-
-/**
- * A settled trade's snapshot differs from every other settled trade's only by its settlement credit:
- * it keeps that id alone (about 100 bytes per settled trade). An orphaned leg or a failure is held whole.
- */
-export const tradePacking = packing(tradeMachine, {
-  state: 'settled',
-  status: 'active',
-  keeps: 'settlement_credit_id',
-  context: (_trade: unknown, settlement_credit_id) => ({ failure_code: null, settlement_credit_id: settlement_credit_id as string | null, orphaned_leg: null }),
-});

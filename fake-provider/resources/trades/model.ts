@@ -2,20 +2,16 @@
 // through the shared execution driver, re-check the quoted terms at fill time (slippage, liquidity),
 // and serialize trades and their history records exactly as the spec shows them.
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { IdIndex } from '../../engine/id-index.ts';
+import { compactLifecycle, entityStore, publish, publishDerived, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
 import { ApiError } from '../../http/errors.ts';
-import { publish, publishDerived } from '../../engine/publish.ts';
-import { advanceHeld, startHeld, statusOf, type MachineSnapshot } from '../../engine/lifecycle.ts';
-import { snapshotOf, type Held } from '../../engine/packing.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
 import { assetByKey } from '../assets/index.ts';
 import { creditForSource, creditStore, creditSnapshot, lockCredit } from '../credits/index.ts';
 import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapEvent, type SwapOps } from '../execution/index.ts';
 import { bpsUnits, checkPairAllowed, forwardOut, serializeFees, WHOLE_BPS_UNITS, type Priced } from '../pricing/index.ts';
 import type { Asset } from '../assets/index.ts';
-import { tradeMachine, tradePacking, type TradeEffect, type TradeState } from './machine.ts';
+import { tradeMachine, type TradeEffect, type TradeState } from './machine.ts';
 import type { ForgetScope } from '../../resource-records.ts';
-import { retainInPlace } from '../../engine/retain.ts';
 
 /**
  * What a trade reads of the firm quote it was accepted from (rfqs' Quote has these fields; declared here
@@ -46,7 +42,7 @@ export interface StartTradeInput {
 
 /**
  * A trade: the accepted quote it points at (the RFQ's terms and the pricing, read through it), the
- * accept's own fields, its machine snapshot (held through the trade machine's packing) and its swap,
+ * accept's own fields, its lifecycle state (read with `tradeSnapshot`) and its swap,
  * the execution driver's view of it (the credits and amounts it moves, and the driver's progress).
  */
 export interface Trade {
@@ -57,16 +53,26 @@ export interface Trade {
   readonly client_order_id: string | null;
   readonly created_at_ms: number;
   readonly seq: number;
-  state: Held<typeof tradeMachine>;
+  state: LifecycleState<typeof tradeMachine>;
   readonly swap: Swap;
 }
 
-// Key readers at module level, one function for every world (see SimScheduler in sim/scheduler.ts for why).
 const tradeIdOf = (t: Trade): string => t.trade_id;
 
-export const tradeStore = defineStore('trades', () => ({ byId: new IdIndex<Trade>('trd', tradeIdOf), list: [] as Trade[] }));
+export const tradeStore = defineStore('trades', () => entityStore<Trade>('trd', tradeIdOf));
 
-export const tradeSnapshot = (t: Trade): MachineSnapshot<typeof tradeMachine> => snapshotOf(tradePacking, t);
+/**
+ * Every settled trade's context is the same but for its settlement credit: it keeps that id alone. An
+ * orphaned leg or a failure keeps its whole snapshot.
+ */
+export const tradeLifecycle = compactLifecycle(tradeMachine, {
+  state: 'settled',
+  status: 'active',
+  keeps: 'settlement_credit_id',
+  context: (_trade: Trade, settlement_credit_id) => ({ failure_code: null, settlement_credit_id: settlement_credit_id as string | null, orphaned_leg: null }),
+});
+
+export const tradeSnapshot = (t: Trade): MachineSnapshot<typeof tradeMachine> => tradeLifecycle.snapshot(t);
 
 export function tradeState(t: Trade): TradeState {
   return statusOf(tradeSnapshot(t)) as TradeState;
@@ -109,7 +115,6 @@ function applyEffects(world: World, t: Trade, effects: TradeEffect[]): void {
       publishDerived(world, org_id, account_id, e.event_type, { source: t, build: settledData });
       continue;
     }
-    // A fresh object, not a spread of the frozen one (whose copies V8 may give a hidden class each).
     const data = { ...identifiers(t.trade_id, t.quote.quote_id, t.client_order_id), ...e.extra };
     if (settled) data.credit_id = tradeSnapshot(t).context.settlement_credit_id;
     publish(world, org_id, account_id, e.event_type, data);
@@ -117,7 +122,7 @@ function applyEffects(world: World, t: Trade, effects: TradeEffect[]): void {
 }
 
 function sendTrade(world: World, t: Trade, event: SwapEvent): boolean {
-  return advanceHeld(world, tradePacking, t, t.trade_id, event, applyEffects);
+  return tradeLifecycle.advance(world, t, t.trade_id, event, applyEffects);
 }
 
 /**
@@ -157,7 +162,7 @@ export function startTrade(world: World, input: StartTradeInput): { trade_id: st
   const credit_id = rfq.credit_id!;
   const trade_id = world.newId('trd');
   lockCredit(world, credit_id, trade_id);
-  const initial = startHeld(world, tradePacking, trade_id, undefined);
+  const initial = tradeLifecycle.start(world, trade_id, undefined);
   const swap: Swap = {
     kind: 'trade',
     id: trade_id,
@@ -184,9 +189,7 @@ export function startTrade(world: World, input: StartTradeInput): { trade_id: st
     state: initial.state,
     swap,
   };
-  const store = tradeStore(world);
-  store.byId.set(trade_id, t);
-  store.list.push(t);
+  tradeStore(world).byId.insert(t);
   applyEffects(world, t, initial.effects);
   beginExecution(world, swap, ops);
   return { trade_id };
@@ -274,5 +277,4 @@ export function forgetOrganizationTrades(world: World, _org: Organization, scope
   const mine = (t: Trade): boolean => scope.accounts.has(t.swap.account_id);
   for (const t of store.list) if (mine(t)) scope.gone.add(t.trade_id);
   store.byId.retain((t) => !mine(t));
-  retainInPlace(store.list, (t) => !mine(t));
 }

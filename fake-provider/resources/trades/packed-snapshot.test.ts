@@ -1,11 +1,11 @@
-// Packing as the machines declare it (engine/packing.ts): a settled trade holds its settlement credit's id,
+// Compact lifecycles as the resources declare them (engine/index.ts `compactLifecycle`): a settled trade holds its settlement credit's id,
 // a consumed quote its trade's, an expired RFQ its best quote's; the snapshots made on read must be the
 // machine's own, byte for byte, and any other snapshot (an orphaned leg, another context) is held whole.
 import { describe, expect, it } from 'vitest';
 import type { EventObject } from 'xstate';
 import { newWorld } from '../../app.ts';
 import { createOrganization } from '../../organizations.ts';
-import { send, start, type MachineSnapshot } from '../../engine/lifecycle.ts';
+import { lifecycle, type MachineSnapshot } from '../../engine/index.ts';
 import { requireAsset } from '../assets/index.ts';
 import { createAccount } from '../accounts/model.ts';
 import { createDepositAddress, landDeposit, depositStore } from '../deposits/index.ts';
@@ -13,9 +13,8 @@ import { registerDestination } from '../destinations/model.ts';
 import { createRfq, quoteSnapshot, rfqSnapshot, rfqStore } from '../rfqs/model.ts';
 import { acceptQuote } from '../rfqs/accept.ts';
 import { quoteMachine, rfqMachine } from '../rfqs/machine.ts';
-import { hold } from '../../engine/packing.ts';
-import { tradeMachine, tradePacking } from './machine.ts';
-import { tradeSnapshot, tradeStore } from './model.ts';
+import { tradeMachine } from './machine.ts';
+import { tradeLifecycle, tradeSnapshot, tradeStore } from './model.ts';
 
 const ARB_ETH = 'native.evm:42161';
 const ARB_USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
@@ -24,8 +23,9 @@ const ETH = 10n ** 18n;
 /** The engine's own snapshot after these steps from the machine's start. */
 function walk<M extends typeof tradeMachine | typeof quoteMachine | typeof rfqMachine>(machine: M, input: unknown, events: EventObject[]): MachineSnapshot<M> {
   const world = newWorld({ seed: 'packed-walk', clock: 'virtual' });
-  let snapshot = start(world, machine, 'e1', input).snapshot as MachineSnapshot<M>;
-  for (const e of events) snapshot = send(world, machine, 'e1', snapshot, e)!.snapshot as MachineSnapshot<M>;
+  const steps = lifecycle<M>(machine);
+  let snapshot = steps.start(world, 'e1', input).snapshot;
+  for (const e of events) snapshot = steps.send(world, 'e1', snapshot, e)!.snapshot;
   return snapshot;
 }
 
@@ -78,15 +78,15 @@ describe('packed final snapshots', () => {
   it('keeps any other snapshot as given', async () => {
     const { trade } = await settledTrade();
     const orphaned = walk(tradeMachine, undefined, [{ type: 'FILL' }, { type: 'SETTLE_INITIATED' }, { type: 'SETTLED', credit_id: 'cred_x' } as EventObject, { type: 'ORPHAN', leg: 'out' } as EventObject]);
-    trade.state = hold(tradePacking, trade, orphaned);
+    tradeLifecycle.store(trade, orphaned);
     expect(tradeSnapshot(trade)).toBe(orphaned);
     // A settled snapshot whose context is not exactly the packed one (a failure code left) is held whole too.
     const odd = { value: 'settled', status: 'active', context: { failure_code: 'execution_failed', settlement_credit_id: 'cred_1', orphaned_leg: null } } as const;
-    trade.state = hold(tradePacking, trade, odd);
+    tradeLifecycle.store(trade, odd);
     expect(tradeSnapshot(trade)).toBe(odd);
     // Same values, other key order: JSON would differ, so it is not packed.
     const reordered = { value: 'settled', status: 'active', context: { settlement_credit_id: 'cred_1', failure_code: null, orphaned_leg: null } } as const;
-    trade.state = hold(tradePacking, trade, reordered);
+    tradeLifecycle.store(trade, reordered);
     expect(tradeSnapshot(trade)).toBe(reordered);
   });
 });

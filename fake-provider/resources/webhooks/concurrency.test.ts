@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newWorld } from '../../app.ts';
 import { createOrganization } from '../../organizations.ts';
-import { publish } from '../../engine/publish.ts';
+import { publish } from '../../engine/index.ts';
 import { createWebhook, deliveryStatus, webhookStore } from './model.ts';
 
 interface Held {

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim } from '../../testing/harness.ts';
 import { startReceiver } from '../../../scenarios/dsl/webhook-receiver.ts';
-import { publish } from '../../engine/publish.ts';
+import { publish } from '../../engine/index.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
 
 const opened = closeAfterEach(afterEach);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LookupAddress } from 'node:dns';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
-import { publish } from '../../engine/publish.ts';
+import { publish } from '../../engine/index.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
 import { destinationGuard } from './destinations.ts';
 import { webhookStore } from './model.ts';

@@ -2,7 +2,7 @@
 // delay_ms, matched by ids, event_type wildcards and account_id; firings show in GET /_sim/faults.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { publish } from '../../engine/publish.ts';
+import { publish } from '../../engine/index.ts';
 import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
 
 let sim: TestSim;

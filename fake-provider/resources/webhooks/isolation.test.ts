@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { startReceiver, type Receiver } from '../../../scenarios/dsl/webhook-receiver.ts';
-import { publish } from '../../engine/publish.ts';
+import { publish } from '../../engine/index.ts';
 import { DEFAULT_PROFILE, type Profile } from '../../profile.ts';
 
 const open: Array<{ close(): Promise<void> }> = [];

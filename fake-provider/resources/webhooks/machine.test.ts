@@ -5,7 +5,7 @@ import { initialTransition, transition } from 'xstate';
 import { createSimKernel } from '../../../sim/index.ts';
 import { createWorld } from '../../world.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
-import { publish } from '../../engine/publish.ts';
+import { publish } from '../../engine/index.ts';
 import { createOrganization } from '../../organizations.ts';
 import { deliveryMachine, nextRetryAt, retryAllowed, type DeliveryContext } from './machine.ts';
 import { createWebhook, webhookStore } from './model.ts';

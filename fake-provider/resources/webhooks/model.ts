@@ -2,12 +2,9 @@
 // a delivery per published event (and per replayed one), each attempt a real signed HTTP POST run by the
 // sim scheduler, with the `webhook` fault effects applied at the attempt. Dropping deliveries (organization
 // deleted, retention passed) is in retention.ts.
-import type { MachineSnapshot } from '../../engine/lifecycle.ts';
+import { lifecycle, selectEvents, statusOf, type MachineSnapshot, type StoredEvent } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { StoredEvent } from '../../engine/events.ts';
-import { selectEvents } from '../../engine/publish.ts';
-import { send, start, statusOf } from '../../engine/lifecycle.ts';
 import { paginate, type Page } from '../../http/pagination.ts';
 import { serializeEvent } from '../events/index.ts';
 import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEvent, type DeliveryState, type DeliveryStatus } from './machine.ts';
@@ -15,6 +12,8 @@ import { createTransport, post, postTogether, signedRequest } from './sender.ts'
 import { startInOrder } from './order.ts';
 import { styleBody } from './body-style.ts';
 import { destinationGuard } from './destinations.ts';
+
+const deliveryLifecycle = lifecycle(deliveryMachine);
 
 export interface Webhook {
   webhook_id: string;
@@ -123,8 +122,6 @@ export function requireWebhook(world: World, org_id: string, webhook_id: string)
 }
 
 export function activeWebhook(world: World, org_id: string): Webhook | undefined {
-  // A loop, not `find` with a closure: this runs for every event published, and the closure was a fifth
-  // of the listener's allocation.
   for (const w of webhookStore(world).list) if (w.org_id === org_id && w.active) return w;
   return undefined;
 }
@@ -166,7 +163,7 @@ function applyEffects(world: World, d: Delivery, effects: DeliveryEffect[]): voi
 }
 
 function step(world: World, d: Delivery, event: DeliveryEvent): void {
-  const next = send<typeof deliveryMachine, DeliveryEffect>(world, deliveryMachine, d.delivery_id, d.snapshot, event);
+  const next = deliveryLifecycle.send<DeliveryEffect>(world, d.delivery_id, d.snapshot, event);
   // Every event is sent from the one state that accepts it, so a refusal here is a swapsim bug.
   if (!next) throw new Error(`webhook_delivery ${d.delivery_id} refused ${event.type} in ${deliveryState(d)}`);
   d.snapshot = next.snapshot;
@@ -177,7 +174,7 @@ function step(world: World, d: Delivery, event: DeliveryEvent): void {
 function createDelivery(world: World, webhook: Webhook, event: StoredEvent, due_ms: number, replay: boolean): Delivery {
   const store = webhookStore(world);
   const delivery_id = world.newId('dlv');
-  const initial = start<typeof deliveryMachine, DeliveryEffect>(world, deliveryMachine, delivery_id, {
+  const initial = deliveryLifecycle.start<DeliveryEffect>(world, delivery_id, {
     due_ms,
     retry_schedule_ms: [...world.profile.webhook_retry_schedule_ms],
     retry_window_ms: world.profile.webhook_retry_window_ms,

@@ -3,7 +3,7 @@
 // Directly published events use types outside the spec's namespaces so other resources' invariants ignore them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { publish } from '../../engine/publish.ts';
+import { publish } from '../../engine/index.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
 import { webhookFixtures } from '../../testing/fixtures/webhooks.ts';
 import { startReceiver } from '../../../scenarios/dsl/webhook-receiver.ts';

@@ -1,12 +1,10 @@
 // Zap operations over the world: create (credit-funded: lock the credit and execute; deposit-funded: issue a
 // single-use deposit address and wait), the deposit's outcome, expiry and the fill-time floor check. Reads,
 // lists and history are read.ts, invariants invariants.ts; execution runs in the shared driver (resources/execution).
-import type { MachineSnapshot } from '../../engine/lifecycle.ts';
+import { dropWhere, entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../http/errors.ts';
 import { oneOfAmount } from '../../http/amounts.ts';
-import { publish } from '../../engine/publish.ts';
-import { send, start, statusOf } from '../../engine/lifecycle.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { resolveAssetRef, type Asset } from '../assets/index.ts';
 import { creditHolder, creditStatus, lockCredit, releaseCredit, requireCredit, type Credit } from '../credits/index.ts';
@@ -18,8 +16,9 @@ import { drawSpreadBps, price, type Fees, type Priced } from '../pricing/index.t
 import { zapMachine, type ZapEffect, type ZapEvent, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
 import type { CreateZapBody } from './schemas.ts';
 import type { ForgetScope } from '../../resource-records.ts';
-import { dropFromMap, retainInPlace } from '../../engine/retain.ts';
 import { failureCodesAt } from '../../failure-codes.ts';
+
+const zapLifecycle = lifecycle(zapMachine);
 
 /**
  * The zap's fault codes by the stage where each can happen, from the failure-code registry: as its deposit
@@ -66,10 +65,10 @@ export interface Zap {
   snapshot: MachineSnapshot<typeof zapMachine>;
 }
 
+const zapIdOf = (x: Zap): string => x.zap_id;
+
 export const zapStore = defineStore('zaps', () => ({
-  byId: new Map<string, Zap>(),
-  /** Creation order = seq order. */
-  list: [] as Zap[],
+  ...entityStore<Zap>('zap', zapIdOf),
   /** Single-use deposit address → the zap waiting on it. */
   byDepositAddress: new Map<string, Zap>(),
 }));
@@ -113,7 +112,7 @@ function applyEffects(world: World, z: Zap, effects: ZapEffect[]): void {
 }
 
 function sendZap(world: World, z: Zap, event: ZapEvent): boolean {
-  const step = send<typeof zapMachine, ZapEffect>(world, zapMachine, z.zap_id, z.snapshot, event);
+  const step = zapLifecycle.send<ZapEffect>(world, z.zap_id, z.snapshot, event);
   if (!step) return false;
   z.snapshot = step.snapshot;
   // Expiry only applies before the fill; past it the timer must not hold the clock (`/_sim/clock/settle`).
@@ -277,10 +276,9 @@ export function createZap(world: World, org: Organization, body: CreateZapBody):
     expiry_task_id: null,
     created_at_ms: now,
     seq: world.nextSeq(),
-    snapshot: start<typeof zapMachine, ZapEffect>(world, zapMachine, zap_id, undefined).snapshot,
+    snapshot: zapLifecycle.start<ZapEffect>(world, zap_id, undefined).snapshot,
   };
-  store.byId.set(z.zap_id, z);
-  store.list.push(z);
+  store.byId.insert(z);
   if (z.expires_at_ms !== null) z.expiry_task_id = world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire', () => expire(world, z));
   if (credit) {
     const priced = priceAt(world, z, amount_in, z.spread_bps);
@@ -335,7 +333,6 @@ export function forgetOrganizationZaps(world: World, org: Organization, scope: F
   const store = zapStore(world);
   const mine = (z: Zap): boolean => z.org_id === org.organization_id;
   for (const z of store.list) if (mine(z)) scope.gone.add(z.zap_id);
-  dropFromMap(store.byId, mine);
-  retainInPlace(store.list, (z) => !mine(z));
-  dropFromMap(store.byDepositAddress, mine);
+  store.byId.retain((z) => !mine(z));
+  dropWhere(store.byDepositAddress, mine);
 }
