@@ -1,8 +1,6 @@
 // swapsim's public library, pinned (lib/public-api.test.ts checks the export list): `createSim()` for an in-process
 // fake with a typed control client, `arbitraries` to generate journeys, fault plans and delivery chaos in
 // fast-check properties, and `dsl`, the scenario DSL the named scenarios are written in.
-// First: every schema the package makes must be made after zod has `.openapi()` (the module says why).
-import './fake-provider/contract/openapi-zod.ts';
 import { createSim as createSimImpl, type CreateSimOptions, type Sim } from './lib/sim.ts';
 import { deliveryChaos, faultPlan, journey, scenario } from './scenarios/arbitraries/index.ts';
 

@@ -1,7 +1,5 @@
 // The swapsim command line: serve, replay, scenario, report, verify, trigger, listen, wait, example-app. Each command loads what
 // it runs when it runs (dynamic imports), so `swapsim --help` loads commander alone (docs/performance.md).
-// First: every schema the command makes must be made after zod has `.openapi()` (the module says why).
-import '../fake-provider/contract/openapi-zod.ts';
 import { accessSync, constants, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { createSimKernel, randomSecretSeed } from '../sim/index.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
 import { createWorld, type World } from './world.ts';
-import { ApiError } from './http/errors.ts';
+import { ApiError } from './contract/errors.ts';
 import type { AnyRoute } from './contract/route.ts';
 import { sendJson } from './http/pipeline.ts';
 import { controlDocument, v1Document } from './http/openapi.ts';
@@ -21,6 +21,7 @@ import { RESOURCES } from './resources/index.ts';
 import { eventEnvelope } from './resources/events/index.ts';
 import { installRetention } from './retention.ts';
 import { controlRoutes } from './control/routes.ts';
+import { conductRoutes } from './conduct/index.ts';
 import { controlGate } from './control/gate.ts';
 import { uiAssetRoutes, uiDataRoutes } from './ui/index.ts';
 import { createOrganization } from './organizations.ts';
@@ -99,7 +100,7 @@ export function createApp(runtime: Runtime, server: ServerOptions = {}): Fastify
     runtime.bugs.push({ request_id, message: err instanceof Error ? err.message : String(err) });
     console.error(`[swapsim] internal error on ${request_id}:`, err instanceof Error ? err.stack : err);
   };
-  const controlPlane = [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? []), ...uiDataRoutes(runtime)];
+  const controlPlane = [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? []), ...conductRoutes, ...uiDataRoutes(runtime)];
   return frontDoor({
     planes: [
       {

@@ -13,7 +13,7 @@ import { DEFAULT_PROFILE } from './profile.ts';
 import { profileSchema } from './profiles/schema.ts';
 import { adversarialProfile } from './profiles/adversarial.ts';
 import { checkFault, FAIL_CODES } from './control/faults.ts';
-import { ApiError, ERROR_CODES, statusOf } from './http/errors.ts';
+import { ApiError, ERROR_CODES, statusOf } from './contract/errors.ts';
 import { trade } from './resources/trades/schemas.ts';
 import { zap } from './resources/zaps/schemas.ts';
 import { cancel } from './resources/cancels/schemas.ts';

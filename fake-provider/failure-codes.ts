@@ -42,7 +42,7 @@ export type FailureStage = keyof typeof FAILURE_STAGES;
 interface Entry {
   readonly kinds: readonly FailureKind[];
   readonly stages: readonly FailureStage[];
-  /** The default of `profile.lifecycle_error_status[code]`; null: the spec fixes the status (http/errors.ts). */
+  /** The default of `profile.lifecycle_error_status[code]`; null: the spec fixes the status (contract/errors.ts). */
   readonly status: number | null;
 }
 

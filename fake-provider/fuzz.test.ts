@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { apiRoutes } from './app.ts';
 import { controlRoutes } from './control/routes.ts';
-import { ERROR_CODES } from './http/errors.ts';
+import { ERROR_CODES } from './contract/errors.ts';
 import type { AnyRoute } from './contract/route.ts';
 import { startTestSim, type TestSim } from './testing/harness.ts';
 import { RESOURCES } from './resources/index.ts';

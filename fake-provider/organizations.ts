@@ -6,7 +6,7 @@ import { clockState } from '../sim/clock.ts';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.ts';
 import { indexKeys, unindexKeys } from './http/auth.ts';
 import type { ForgetScope } from './resource-records.ts';
-import { ApiError } from './http/errors.ts';
+import { ApiError } from './contract/errors.ts';
 
 export interface OrganizationInput {
   api_keys?: string[];

@@ -14,7 +14,7 @@ import { installRetention } from './retention.ts';
 import { dropHeldRequests } from './http/faults.ts';
 import { closeDeliveries } from './resources/webhooks/model.ts';
 import { bearerToken, orgOfKey } from './http/auth.ts';
-import { ApiError } from './http/errors.ts';
+import { ApiError } from './contract/errors.ts';
 
 /** What choosing a request's world reads of it: its URL as sent, its headers and its parsed body. */
 export interface RoutedRequest {

@@ -4,11 +4,12 @@
 import type { z } from 'zod';
 import type { RESOURCE_CONTROL_ROUTES, RESOURCE_ROUTES } from '../fake-provider/resources/index.ts';
 import type { CONTROL_CONTRACTS } from '../fake-provider/control/routes.ts';
+import type { CONDUCT_CONTRACTS } from '../fake-provider/conduct/index.ts';
 
 /** Every /v1 route's reply contract (method, path, response schema), typed as declared. */
 export type V1Route = (typeof RESOURCE_ROUTES)[number];
 /** Every /_sim route's reply contract, typed as declared. */
-export type ControlRoute = (typeof RESOURCE_CONTROL_ROUTES)[number] | (typeof CONTROL_CONTRACTS)[number];
+export type ControlRoute = (typeof RESOURCE_CONTROL_ROUTES)[number] | (typeof CONTROL_CONTRACTS)[number] | (typeof CONDUCT_CONTRACTS)[number];
 
 /** `/accounts/:account_id/credits` → `/accounts/${string}/credits`: the paths a declared route serves. */
 type Template<P extends string> = P extends `${infer A}:${string}/${infer Rest}`

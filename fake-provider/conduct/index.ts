@@ -1,8 +1,16 @@
-// The client-conduct module: its control route; the recorder is called by the /v1 route wrapper.
-import type { ResourceModule } from '../resource.ts';
+// Client conduct, a plane of its own beside the /v1 pipeline (not a resource of the spec): it observes every
+// authenticated answer (observer.ts, registered in observers.ts), keeps each key's record (recorder.ts) and
+// serves it at GET /_sim/conduct; app.ts mounts the route and the control plane's delete forgets the records.
+import type { Organization, World } from '../world.ts';
+import { replyContract } from '../contract/route.ts';
 import { conductRoutes } from './routes.ts';
 import { forgetConduct } from './recorder.ts';
 
 export { recordRequest, conductOf, allConduct, type Finding, type FindingKind, type ConductRequest, type ConductReport, type RequestFacts } from './recorder.ts';
+export { conductRoutes };
 
-export const conductResource = { name: 'conduct', control: conductRoutes, forgetOrganization: (world, org) => forgetConduct(world, org.api_keys) } satisfies ResourceModule;
+/** GET /_sim/conduct's reply contract, for the typed control clients (lib/api-types.ts). */
+export const CONDUCT_CONTRACTS = conductRoutes.map(replyContract);
+
+/** What a deleted organization leaves of conduct: nothing (its keys' records go). */
+export const forgetOrganizationConduct = (world: World, org: Organization): void => forgetConduct(world, org.api_keys);

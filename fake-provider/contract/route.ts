@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Organization, World } from '../world.ts';
 import type { HistorySource } from '../resource-records.ts';
-import type { Page } from '../http/pagination.ts';
+import type { Page } from './pagination.ts';
 
 export interface ApiContext {
   world: World;

@@ -2,7 +2,7 @@
 // each resource can fail with (from the failure-code registry), and which (target, effect) pairs this
 // version actually applies. A rule that would be accepted but do nothing is refused with `not_implemented`.
 import { z } from 'zod';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../contract/errors.ts';
 import { faultCodesOf } from '../failure-codes.ts';
 import { FAULT_TARGETS, type FaultEffect, type FaultTarget } from '../../sim/faults.ts';
 

@@ -2,7 +2,7 @@
 // case every caller must present it as a bearer token (compared in constant time).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Runtime } from '../runtime.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../contract/errors.ts';
 import { bearerToken } from '../http/auth.ts';
 import type { FastifyRequest } from 'fastify';
 import { clientIp, headerOf } from '../http/pipeline.ts';

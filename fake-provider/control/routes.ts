@@ -3,11 +3,12 @@
 import { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
 import { defineRoute, replyContract } from '../contract/route.ts';
-import { ApiError } from '../http/errors.ts';
-import { bpsString } from '../http/validate.ts';
+import { ApiError } from '../contract/errors.ts';
+import { bpsString } from '../contract/validate.ts';
 import { assetByKey, isCanonicalAssetKey } from '../resources/assets/catalog.ts';
 import { createOrganization, deleteOrganization, refusePastMaxOrganizations, serializeOrganization } from '../organizations.ts';
 import { allOrganizations, createOrgWorld, dropOrgWorld, orgOfKeyAnywhere } from '../worlds.ts';
+import { forgetOrganizationConduct } from '../conduct/index.ts';
 import { forgetIdempotency } from '../http/idempotency.ts';
 import { forgetIdempotencyLedger } from '../oracle/idempotency-ledger.ts';
 import { accountIdsOf } from '../resources/accounts/index.ts';
@@ -95,6 +96,7 @@ export function controlRoutes(runtime: Runtime) {
         if (dropOrgWorld(runtime, params.organization_id)) return { body: { deleted: true, organization_id: params.organization_id } };
         const forget = [
           ...RESOURCES.flatMap((r) => (r.forgetOrganization ? [r.forgetOrganization] : [])),
+          forgetOrganizationConduct,
           (w: World, org: Organization) => forgetIdempotency(w, org.organization_id),
           (w: World, org: Organization) => forgetIdempotencyLedger(w, org.organization_id),
           (w: World, _org: Organization, scope: ForgetScope) => forgetEmails(w, scope.accounts),

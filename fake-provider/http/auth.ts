@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { wallNow_ms } from '../../sim/clock.ts';
 import { defineStore, type Organization, type World } from '../world.ts';
-import { ApiError } from './errors.ts';
-import { checkWindow, recordHit, type Windows } from './throttle.ts';
+import { ApiError } from '../contract/errors.ts';
+import { checkWindow, recordHit, type Windows } from '../contract/throttle.ts';
 
 const digest = (key: string): string => createHash('sha256').update(key, 'utf8').digest('base64');
 

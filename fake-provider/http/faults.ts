@@ -2,7 +2,7 @@
 // limits. `http_status` answers without running the handler; `lose_response` runs it, then loses the reply;
 // `delay_ms` holds the request on the sim clock and runs it (and answers) when the clock gets there.
 import { defineStore, type World } from '../world.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../contract/errors.ts';
 
 /** What the route wrapper does after the handler ran: answer normally, or lose the reply. */
 export type LostReply = 'error_500' | 'reset';

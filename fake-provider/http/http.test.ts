@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
-import { ERROR_CODES, statusOf } from './errors.ts';
+import { ERROR_CODES, statusOf } from '../contract/errors.ts';
 import { DEFAULT_PROFILE } from '../profile.ts';
 import { classesFor } from './rate-limits.ts';
 import { controlAllowed, isLoopback } from '../control/gate.ts';

@@ -6,7 +6,7 @@
 // oldest go first), so memory stays bounded whatever keys and bodies a client sends.
 import { createHash } from 'node:crypto';
 import { defineStore, type World } from '../world.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../contract/errors.ts';
 
 export interface StoredReply {
   status: number;

@@ -5,7 +5,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Profile } from '../profile.ts';
-import { ApiError, envelope } from './errors.ts';
+import { ApiError, envelope } from '../contract/errors.ts';
 
 /** Largest request body read (bytes on the wire after decoding); past it 413 `payload_too_large`. */
 export const MAX_BODY_BYTES = 1024 * 1024;

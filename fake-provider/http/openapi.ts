@@ -4,11 +4,23 @@
 // extras (`x-swapsim-extra`), so generated SDKs and readers can tell them apart. Every tag is declared with
 // a description; /v1's `webhooks` section has one entry per event type (its Event envelope, its headers), and
 // /_sim declares the bearer control token (`--control-token`) as an optional scheme.
-// Named components (registry.register) carry their name as zod-to-openapi metadata, set through `.openapi()`.
-import '../contract/openapi-zod.ts';
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { openapiPath, type AnyRoute } from '../contract/route.ts';
+
+// Named components (registry.register) carry their name as zod-to-openapi metadata, set through `.openapi()`.
+extendZodWithOpenApi(z);
+
+/**
+ * `schema`, able to take its name. zod 4 copies a class's methods onto each instance as it is made, so a schema
+ * made before the line above ran (the package's bundle evaluates the resources' schemas first) has no
+ * `.openapi`: GET /v1/openapi.json answered 500 from the built package. It gets the method zod would have given it.
+ */
+function nameable<T extends z.ZodType>(schema: T): T {
+  const openapi = (z.ZodType.prototype as unknown as { openapi: unknown }).openapi;
+  if (typeof (schema as unknown as { openapi?: unknown }).openapi !== 'function') Object.defineProperty(schema, 'openapi', { value: openapi, configurable: true, writable: true });
+  return schema;
+}
 
 /** The endpoints API v1 lists (spec: Endpoints), as `METHOD /path`; any other /v1 route is a swapsim extra. */
 export const SPEC_ENDPOINTS: ReadonlySet<string> = new Set([
@@ -116,7 +128,7 @@ function registerWebhooks(registry: OpenAPIRegistry, shapes: WebhookShapes): voi
 
 function generate(routes: readonly AnyRoute[], opts: DocumentOptions): unknown {
   const registry = new OpenAPIRegistry();
-  const envelope = registry.register('ErrorEnvelope', errorEnvelope);
+  const envelope = registry.register('ErrorEnvelope', nameable(errorEnvelope));
   const named = new Map<z.ZodType, z.ZodType>();
   const taken = new Set<string>();
   for (const route of routes) {
@@ -128,7 +140,7 @@ function generate(routes: readonly AnyRoute[], opts: DocumentOptions): unknown {
       let name = responseName(route.response, opId);
       if (taken.has(name)) name = `${pascal(opId)}Response`;
       taken.add(name);
-      response = registry.register(name, route.response);
+      response = registry.register(name, nameable(route.response));
       named.set(route.response, response);
     }
     const error = (description: string) => ({ description, content: { 'application/json': { schema: envelope } } });

@@ -15,7 +15,7 @@ import { parseJournal, replayJournal } from '../replay/run.ts';
 import { createRuntime } from '../app.ts';
 import { requestJournal } from '../replay/record.ts';
 import { defineRoute } from '../contract/route.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../contract/errors.ts';
 import { frontDoor } from './planes.ts';
 import type { AnsweredRequest, RequestObserver } from './pipeline.ts';
 

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { ApiError } from './errors.ts';
+import type { ApiError } from '../contract/errors.ts';
 import type { AnyRoute } from '../contract/route.ts';
 import { apiErrorOf, badUrlError, pathUnder, sendError, sendJson, serveRoute, type Serving } from './pipeline.ts';
 import { bodyErrorType, installBodyParsing } from './body.ts';

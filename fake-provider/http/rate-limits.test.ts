@@ -3,7 +3,7 @@
 // under each `rate_limit_algorithm`, on an injected clock (token bucket) or a faked Date (fixed window).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Organization, RateLimits } from '../world.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../contract/errors.ts';
 import { createRateLimiter, createTokenBuckets, TOKEN_BUCKETS_SWEEP_AT } from './rate-limits.ts';
 
 const orgWith = (rate_limits: RateLimits): Organization =>

@@ -6,7 +6,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { wallNow_ms } from '../../sim/clock.ts';
 import type { RateLimitAlgorithm } from '../profile.ts';
 import type { Organization, RateLimits, World } from '../world.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../contract/errors.ts';
 
 export const DEFAULT_RATE_LIMITS: RateLimits = { reads: 100, writes: 20, indicative_rfqs: 10, firm_rfqs: 5 };
 

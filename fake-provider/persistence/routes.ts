@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
 import { clockState } from '../../sim/clock.ts';
 import { defineRoute } from '../contract/route.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../contract/errors.ts';
 import { deleteSnapshot, listSnapshots, requireSnapshot, restoreSnapshot, takeSnapshot } from './snapshots.ts';
 
 const tag = 'Control';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Journal } from '../../sim/index.ts';
 import { defineStore, type World } from '../world.ts';
 import type { Runtime, ServeWorld } from '../runtime.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../contract/errors.ts';
 import { dropHeldRequests } from '../http/faults.ts';
 import { parseJournal, replayInto, type ParsedJournal } from '../replay/replay.ts';
 import { ReplayTape } from '../replay/tape.ts';

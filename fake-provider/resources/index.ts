@@ -19,7 +19,6 @@ import { zapsResource } from './zaps/index.ts';
 import { tradesResource } from './trades/index.ts';
 import { exportsResource } from './exports/index.ts';
 import { recoveriesResource } from './recoveries/index.ts';
-import { conductResource } from '../conduct/index.ts';
 
 /** The modules as declared: their types keep each route's contract (lib/api-types.ts derives the typed clients). */
 const MODULES = [
@@ -40,7 +39,6 @@ const MODULES = [
   zapsResource,
   exportsResource,
   recoveriesResource,
-  conductResource,
 ] as const;
 
 export const RESOURCES: readonly ResourceModule[] = MODULES;

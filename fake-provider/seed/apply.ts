@@ -4,8 +4,8 @@
 // are spendable (their deposits verified); pending deposits land after that and are left in flight.
 import type { World, Organization } from '../world.ts';
 import type { AnyRoute, ApiContext, Reply } from '../contract/route.ts';
-import { ApiError } from '../http/errors.ts';
-import { parseWith } from '../http/validate.ts';
+import { ApiError } from '../contract/errors.ts';
+import { parseWith } from '../contract/validate.ts';
 import { orgOfKey } from '../http/auth.ts';
 import { createOrganization } from '../organizations.ts';
 import { RESOURCES } from '../resources/index.ts';

@@ -8,7 +8,7 @@ import type { Runtime } from '../runtime.ts';
 import { sendJson } from '../http/pipeline.ts';
 import type { Probe } from '../http/planes.ts';
 import { isLoopback } from '../control/gate.ts';
-import { ApiError, envelope } from '../http/errors.ts';
+import { ApiError, envelope } from '../contract/errors.ts';
 
 /** Where the built page lives: dist/ui beside the bundles (from source, the checkout's dist/ui). */
 export const UI_DIST = new URL('../../dist/ui/', import.meta.url);

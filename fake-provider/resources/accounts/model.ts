@@ -2,8 +2,8 @@
 // list, attach an email, deactivate, and the guards other resources call before acting on an account.
 import { entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
-import { paginate, type Page } from '../../http/pagination.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { paginate, type Page } from '../../contract/pagination.ts';
 import { nativeAssetOf } from '../assets/index.ts';
 import { accountMachine, type AccountEffect, type AccountEvent, type AccountStatus } from './machine.ts';
 import { deriveWallet, WALLET_CHAINS, type WalletChain, type WalletKey } from './wallets.ts';

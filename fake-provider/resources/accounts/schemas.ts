@@ -1,6 +1,6 @@
 // Account request and response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
-import { cursorQuery, idString, limitQuery } from '../../http/validate.ts';
+import { cursorQuery, idString, limitQuery } from '../../contract/validate.ts';
 
 export const accountStatusEnum = z.enum(['active', 'deactivated', 'export_initiated', 'exported']);
 

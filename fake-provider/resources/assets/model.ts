@@ -2,8 +2,8 @@
 // table (bulk upsert, list, delete) and the resolution every resource uses when a request names an asset
 // by `asset_key` or by `symbol` (exactly one of the two).
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
-import { paginate, type Page } from '../../http/pagination.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { paginate, type Page } from '../../contract/pagination.ts';
 import type { Violation } from '../../resource.ts';
 import {
   ASSET_SEQ,

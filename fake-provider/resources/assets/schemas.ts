@@ -1,7 +1,7 @@
 // Asset, resolution and symbol request/response schemas, declared once: validation, types and OpenAPI.
 // Formats with their own error codes (asset_key grammar, symbol format) are checked by the model.
 import { z } from 'zod';
-import { boolQuery, cursorQuery, limitQuery } from '../../http/validate.ts';
+import { boolQuery, cursorQuery, limitQuery } from '../../contract/validate.ts';
 
 export const asset = z.object({
   asset_key: z.string(),

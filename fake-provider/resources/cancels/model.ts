@@ -2,7 +2,7 @@
 // on the sim clock with the `cancel` fault rules drawn at broadcast time, reads, and history records.
 import { entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import type { HistoryRecord } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { assetByKey } from '../assets/index.ts';

@@ -1,6 +1,6 @@
 // Cancel request and response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
-import { idString } from '../../http/validate.ts';
+import { idString } from '../../contract/validate.ts';
 import { failureCodesOf } from '../../failure-codes.ts';
 
 export const cancelStatusEnum = z.enum(['pending', 'sent', 'confirmed', 'failed']);

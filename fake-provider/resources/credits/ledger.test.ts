@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createSimKernel } from '../../../sim/index.ts';
 import { createWorld, type World } from '../../world.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import { edgesOf } from '../../engine/index.ts';
 import { creditInvariants } from './invariants.ts';
 import { creditMachine } from './machine.ts';

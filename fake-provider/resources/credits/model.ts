@@ -2,8 +2,8 @@
 // pending amounts keyed by their cause (unconfirmed deposits, in-flight settlements) and the balances.
 import { defineStore, type World } from '../../world.ts';
 import { compactLifecycle, dropWhere, EntityTable, publishDerived, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
-import { ApiError } from '../../http/errors.ts';
-import { paginate, type Page } from '../../http/pagination.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { paginate, type Page } from '../../contract/pagination.ts';
 import { creditMachine, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
 import type { Organization } from '../../world.ts';
 import type { ForgetScope } from '../../resource-records.ts';

@@ -1,6 +1,6 @@
 // Credit and balance request and response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
-import { cursorQuery, idString, limitQuery } from '../../http/validate.ts';
+import { cursorQuery, idString, limitQuery } from '../../contract/validate.ts';
 
 export const creditStatusEnum = z.enum(['open', 'consumed']);
 export const creditSourceTypeEnum = z.enum(['deposit', 'trade_settlement', 'change']);

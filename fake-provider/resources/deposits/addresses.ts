@@ -1,8 +1,8 @@
 // Deposit addresses: ephemeral on-chain addresses (one per account and chain while monitored, shared by
 // every asset of that chain), single-use zap addresses, their monitoring window, lookup and listing.
 import { defineStore, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
-import { paginate, type Page } from '../../http/pagination.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { paginate, type Page } from '../../contract/pagination.ts';
 import type { Asset } from '../assets/index.ts';
 import { deriveWallet, requireOperable, walletReady, type Account, type WalletChain, type WalletKey } from '../accounts/index.ts';
 import type { Organization } from '../../world.ts';

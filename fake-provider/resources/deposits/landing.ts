@@ -1,7 +1,7 @@
 // An on-chain transfer lands on a deposit address (control plane): every refusal before anything is drawn,
 // the deposit fault rules drawn at landing, then the stored deposit, its first step and its timers.
 import type { Organization, World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import { matches, type FaultSubject } from '../../../sim/index.ts';
 import { requireAsset } from '../assets/index.ts';
 import { accountStatus, accountStore } from '../accounts/index.ts';

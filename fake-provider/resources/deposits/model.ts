@@ -3,7 +3,7 @@
 // fault draws) is landing.ts; the timers that step a deposit (confirmations, screening) are checks.ts.
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { EntityTable, lifecycle, publish, publishDerived, statusOf, type MachineSnapshot } from '../../engine/index.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import { addPending, clearPending, createCredit, newCreditId } from '../credits/index.ts';
 import { findDepositAddress, type DepositAddress } from './addresses.ts';
 import { canonicalTxHash } from './chain-formats.ts';

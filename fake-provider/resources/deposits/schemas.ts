@@ -1,6 +1,6 @@
 // Deposit address, partner flag and /_sim/deposits schemas, declared once: validation, types and OpenAPI.
 import { z } from 'zod';
-import { atomsString, cursorQuery, idString, limitQuery } from '../../http/validate.ts';
+import { atomsString, cursorQuery, idString, limitQuery } from '../../contract/validate.ts';
 
 export const depositAddress = z.object({
   deposit_address_id: z.string(),

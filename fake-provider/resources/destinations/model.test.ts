@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import { deriveWallet } from '../accounts/index.ts';
 import { destinationsResource, getDestinationRecord, reactivateDestination, requireUsableDestination, suspendDestination } from './index.ts';
 

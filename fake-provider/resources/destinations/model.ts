@@ -2,8 +2,8 @@
 // delta-screening suspend/reactivate, and the guard trades, zaps and cancels call before paying out.
 import { entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
-import { paginate, type Page } from '../../http/pagination.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { paginate, type Page } from '../../contract/pagination.ts';
 import type { Violation } from '../../resource.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { addressProblem, resolveAssetRef } from '../assets/index.ts';

@@ -1,6 +1,6 @@
 // Destination request and response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
-import { cursorQuery, idString, limitQuery } from '../../http/validate.ts';
+import { cursorQuery, idString, limitQuery } from '../../contract/validate.ts';
 import { isCanonicalAssetKey } from '../assets/index.ts';
 
 export const destination = z.object({

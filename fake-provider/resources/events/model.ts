@@ -3,7 +3,7 @@
 import type { World } from '../../world.ts';
 import type { EventEnvelope, EventList, StoredEvent } from '../../engine/index.ts';
 import { matchesFilter, selectEvents, type EventFilter } from '../../engine/index.ts';
-import { decodeCursor, DEFAULT_LIMIT, encodeCursor, paginate, type Page } from '../../http/pagination.ts';
+import { decodeCursor, DEFAULT_LIMIT, encodeCursor, paginate, type Page } from '../../contract/pagination.ts';
 
 export interface FeedQuery {
   types?: string[];

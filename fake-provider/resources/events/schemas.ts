@@ -1,7 +1,7 @@
 // Event feed and activity schemas, declared once: the type-pattern grammar (shared with webhook replay),
 // the two query shapes and the envelope as served.
 import { z } from 'zod';
-import { commaList, cursorQuery, idString, limitQuery, msQuery } from '../../http/validate.ts';
+import { commaList, cursorQuery, idString, limitQuery, msQuery } from '../../contract/validate.ts';
 import { isCanonicalAssetKey } from '../assets/index.ts';
 import { creditSourceTypeEnum } from '../credits/index.ts';
 import { failureCodesOf } from '../../failure-codes.ts';

@@ -2,7 +2,7 @@
 // complete, status), and the sweep that delivers HPKE-sealed keys once the account's in-flight work ends.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import { sendEmail } from '../../emails.ts';
 import type { Violation } from '../../resource.ts';
 import type { StoredEvent } from '../../engine/index.ts';
@@ -11,7 +11,7 @@ import { tradeState, tradeStore } from '../trades/index.ts';
 import { zapState, zapStore } from '../zaps/index.ts';
 import { cancelStatus, cancelStore } from '../cancels/index.ts';
 import { sealBundle } from './hpke.ts';
-import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../../http/throttle.ts';
+import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../../contract/throttle.ts';
 import type { ForgetScope } from '../../resource-records.ts';
 
 export type ExportSource = 'integrator' | 'user_email';
@@ -118,7 +118,7 @@ export function initiateExport(world: World, ip: string, account_id: string): vo
 
 /**
  * POST /public/complete-export: the OTP is consumed here and becomes export-status's session proof. Each
- * wrong code counts against the account's live OTP; `otp_max_attempts` of them burn it (see http/throttle.ts).
+ * wrong code counts against the account's live OTP; `otp_max_attempts` of them burn it (see contract/throttle.ts).
  */
 export function completeExport(world: World, ip: string, input: { account_id: string; otp_code: string; target_public_key: string }): Account {
   throttleIp(world, ip);

@@ -1,6 +1,6 @@
 // Key-export request and response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
-import { idString } from '../../http/validate.ts';
+import { idString } from '../../contract/validate.ts';
 import { targetKeyProblem } from './hpke.ts';
 
 /** Uncompressed P-256 public key: 130 hex characters, `04` prefix, a point on the curve; else invalid_parameter. */

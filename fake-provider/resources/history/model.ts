@@ -1,7 +1,7 @@
 // GET /accounts/{account_id}/history over whatever resource modules provide records: terminal records
 // only, filtered, newest first (created_at_ms, then seq, descending), paged with opaque cursors.
-import { ApiError } from '../../http/errors.ts';
-import { decodeCursor, encodeCursor, DEFAULT_LIMIT, type Page } from '../../http/pagination.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { decodeCursor, encodeCursor, DEFAULT_LIMIT, type Page } from '../../contract/pagination.ts';
 import type { HistoryRecord, HistorySource } from '../../resource-records.ts';
 import type { World } from '../../world.ts';
 import { HISTORY_STATUSES, type HistoryStatus, type HistoryType } from './schemas.ts';

@@ -1,6 +1,6 @@
 // History query and record schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
-import { commaList, cursorQuery, idString, limitQuery, msQuery } from '../../http/validate.ts';
+import { commaList, cursorQuery, idString, limitQuery, msQuery } from '../../contract/validate.ts';
 import { isCanonicalAssetKey } from '../assets/index.ts';
 
 export const HISTORY_TYPES = ['trade', 'zap', 'cancel'] as const;

@@ -2,7 +2,7 @@
 // lazily from the asset's own seeded stream when a later minute is read, so nothing is ever scheduled
 // (settle stays idle) and a price depends only on the seed, the clock and the prices set, never on reads.
 import { defineStore, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import type { Rng } from '../../../sim/index.ts';
 import { ASSET_SEQ, ASSETS, requireAsset, type Asset } from '../assets/index.ts';
 import { DecimalColumn, PairColumn } from '../../engine/index.ts';

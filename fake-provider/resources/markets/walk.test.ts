@@ -2,7 +2,7 @@
 // the mean-reverting step, and wicks that always bracket the candle body.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import { formatUsd, parseUsd, roundSignificant, USD_PRICE_SCALE, walkStep, wick } from './walk.ts';
 
 describe('USD decimals', () => {

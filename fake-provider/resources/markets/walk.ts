@@ -1,7 +1,7 @@
 // USD price arithmetic in scaled BigInt (1e-12 USD units): decimal text in and out, one step of the
 // mean-reverting random walk, and candle wicks. Pure functions; the draws come from the caller's stream.
-import { ApiError } from '../../http/errors.ts';
-import { atomsToUi, POW10 } from '../../http/amounts.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { atomsToUi, POW10 } from '../../contract/amounts.ts';
 
 /** Scaled prices are integers of 1e-12 USD: `usdPriceScaled` of 3200 USD is 3_200_000_000_000_000n. */
 export const USD_PRICE_DECIMALS = 12;

@@ -1,6 +1,6 @@
 // The market maker's arithmetic in BigInt: basis-point decimals, the forward price of an input amount
 // (gross, fees, net) and its exact inverse (the least input whose net output reaches a target). Pure.
-import { atomsToUi, pow10 } from '../../http/amounts.ts';
+import { atomsToUi, pow10 } from '../../contract/amounts.ts';
 
 /** Basis points carry up to 4 decimals ("12.5"): they are held as integers of 1e-4 bps. */
 export const BPS_DECIMALS = 4;

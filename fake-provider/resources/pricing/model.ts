@@ -2,8 +2,8 @@
 // pair liquidity), what it pays (USD prices less a drawn spread, then the platform and integrator fees out
 // of the output), the route a quote takes, and how long solvers take to answer. BigInt throughout.
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
-import { pow10 } from '../../http/amounts.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { pow10 } from '../../contract/amounts.ts';
 import { requireAsset, type Asset } from '../assets/index.ts';
 import { formatUsd, parseUsd, USD_PRICE_SCALE, usdPriceScaled } from '../markets/index.ts';
 import { bpsUnits, forward, formatBps, leastInputFor, WHOLE_BPS_UNITS, type FeeRates, type Rate } from './arithmetic.ts';

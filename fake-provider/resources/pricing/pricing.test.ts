@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { newWorld } from '../../app.ts';
 import { DEFAULT_PROFILE } from '../../profile.ts';
 import { createOrganization } from '../../organizations.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import { assetByKey } from '../assets/catalog.ts';
 import { setUsdPrices } from '../markets/index.ts';
 import { checkPairAllowed, drawSolverLatencyMs, drawSpreadBps, forwardOut, price, serializeFees } from './index.ts';

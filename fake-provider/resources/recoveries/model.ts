@@ -4,7 +4,7 @@
 import { dropWhere, entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { defineStore, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import { sendEmail } from '../../emails.ts';
 import type { Violation } from '../../resource.ts';
 import { accountStore } from '../accounts/index.ts';
@@ -12,7 +12,7 @@ import { addressProblem, assetByKey } from '../assets/index.ts';
 import { cancelStatus, cancelStore, launchCancel, serializeCancel, type Cancel } from '../cancels/index.ts';
 import { creditHolder, creditStatus, creditStore, type Credit } from '../credits/index.ts';
 import { screen } from '../screening/index.ts';
-import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../../http/throttle.ts';
+import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../../contract/throttle.ts';
 import { recoveryMachine, type RecoveryEffect, type RecoveryEvent, type RecoveryStatus } from './machine.ts';
 import type { Organization } from '../../world.ts';
 import type { ForgetScope } from '../../resource-records.ts';

@@ -1,6 +1,6 @@
 // Recovery request and response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
-import { idString } from '../../http/validate.ts';
+import { idString } from '../../contract/validate.ts';
 
 /** OTPs are compared, never parsed: a malformed one is simply not the right one (401 invalid_otp). */
 const otpCode = z.string().min(1).max(64);

@@ -1,7 +1,7 @@
 // Accepting a firm quote into a trade: every check (quote, account, destination, credit) before any
 // change, then the trade starts (it locks the credit) and the quote is consumed by it.
 import type { Organization, World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { requireUsableDestination } from '../destinations/index.ts';
 import { startTrade } from '../trades/index.ts';

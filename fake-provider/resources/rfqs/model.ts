@@ -3,7 +3,7 @@
 // them as the wire shows them. Accepting a firm quote into a trade is accept.ts.
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { compactLifecycle, EntityTable, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import { resolveAssetRef, type Asset } from '../assets/index.ts';
 import { requireCredit } from '../credits/index.ts';
 import { drawSolverLatencyMs, drawSpreadBps, price, serializeFees, type Priced, type Side } from '../pricing/index.ts';

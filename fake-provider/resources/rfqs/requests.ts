@@ -2,8 +2,8 @@
 // its side, the parties it names (firm: operable account, usable destination, spendable credit), and the
 // credit's balance against the priced input. Each check throws the spec's error; none changes anything.
 import type { World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
-import { oneOfAmount } from '../../http/amounts.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { oneOfAmount } from '../../contract/amounts.ts';
 import { requireAccount, requireOperable, type Account } from '../accounts/index.ts';
 import type { Asset } from '../assets/index.ts';
 import { creditHolder, creditStatus, requireCredit, type Credit } from '../credits/index.ts';

@@ -1,6 +1,6 @@
 // RFQ, quote and accept request/response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
-import { atomsString, bpsString, idString, uiString } from '../../http/validate.ts';
+import { atomsString, bpsString, idString, uiString } from '../../contract/validate.ts';
 
 // Asset one-of pairs, amount one-of pairs, firm-only fields and ttl/wait bounds (profile settings) are
 // checked by the model, where the asset's decimals and the profile are known.

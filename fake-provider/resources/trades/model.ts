@@ -3,7 +3,7 @@
 // and serialize trades and their history records exactly as the spec shows them.
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { compactLifecycle, entityStore, publish, publishDerived, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../contract/errors.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
 import { assetByKey } from '../assets/index.ts';
 import { creditForSource, creditStore, creditSnapshot, lockCredit } from '../credits/index.ts';

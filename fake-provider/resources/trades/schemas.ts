@@ -1,6 +1,6 @@
 // Trade response schemas, declared once (validation of params, types, OpenAPI).
 import { z } from 'zod';
-import { idString } from '../../http/validate.ts';
+import { idString } from '../../contract/validate.ts';
 import { failureCodesOf } from '../../failure-codes.ts';
 
 export const tradeParams = z.object({ trade_id: idString });

@@ -4,8 +4,8 @@
 // deleted, retention passed) is in retention.ts.
 import { lifecycle, selectEvents, statusOf, type MachineSnapshot, type StoredEvent } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
-import { paginate, type Page } from '../../http/pagination.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { paginate, type Page } from '../../contract/pagination.ts';
 import { serializeEvent } from '../events/index.ts';
 import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEvent, type DeliveryState, type DeliveryStatus } from './machine.ts';
 import { createTransport, post, postTogether, signedRequest } from './sender.ts';

@@ -1,6 +1,6 @@
 // Webhook and delivery request/response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
-import { cursorQuery, idString, limitQuery } from '../../http/validate.ts';
+import { cursorQuery, idString, limitQuery } from '../../contract/validate.ts';
 import { typePattern } from '../events/index.ts';
 
 function isHttpUrl(text: string): boolean {

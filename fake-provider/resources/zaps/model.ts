@@ -3,8 +3,8 @@
 // lists and history are read.ts, invariants invariants.ts; execution runs in the shared driver (resources/execution).
 import { dropWhere, entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
-import { oneOfAmount } from '../../http/amounts.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { oneOfAmount } from '../../contract/amounts.ts';
 import { requireAccount, requireOperable } from '../accounts/index.ts';
 import { resolveAssetRef, type Asset } from '../assets/index.ts';
 import { creditHolder, creditStatus, lockCredit, releaseCredit, requireCredit, type Credit } from '../credits/index.ts';

@@ -1,8 +1,8 @@
 // Reading zaps as the wire shows them: one zap (404 across organizations), the list newest first, the
 // created and full bodies with poll_after_ms, list items, and the account history's zap records.
 import type { World } from '../../world.ts';
-import { ApiError } from '../../http/errors.ts';
-import { paginate, type Page } from '../../http/pagination.ts';
+import { ApiError } from '../../contract/errors.ts';
+import { paginate, type Page } from '../../contract/pagination.ts';
 import type { HistoryRecord } from '../../resource.ts';
 import { serializeDepositAddress } from '../deposits/index.ts';
 import { pollAfterMs, serializeSettlement, settlementSummary } from '../execution/index.ts';

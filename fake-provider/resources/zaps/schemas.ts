@@ -1,6 +1,6 @@
 // Zap request and response schemas, declared once: validation, types and the OpenAPI document.
 import { z } from 'zod';
-import { atomsString, bpsString, cursorQuery, idString, limitQuery, uiString } from '../../http/validate.ts';
+import { atomsString, bpsString, cursorQuery, idString, limitQuery, uiString } from '../../contract/validate.ts';
 import { ZAP_STATUSES } from './machine.ts';
 import { failureCodesOf } from '../../failure-codes.ts';
 
