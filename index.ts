@@ -4,12 +4,46 @@
 import { createSim as createSimImpl, type CreateSimOptions, type Sim } from './lib/sim.ts';
 import { deliveryChaos, faultPlan, journey, scenario } from './scenarios/arbitraries/index.ts';
 
-export type { AccountTruth, ConductReport, CreateSimOptions, FaultRule, FaultRuleInput, FaultTarget, Reply, Sim, SimEmail } from './lib/sim.ts';
+export type {
+  AccountTruth,
+  ConductReport,
+  CreateSimOptions,
+  FaultRule,
+  FaultRuleInput,
+  FaultTarget,
+  Reply,
+  Sim,
+  SimEmail,
+} from './lib/sim.ts';
 export type { DeliveryChaos, FaultPlan, Journey, JourneyRun, Scenario, WebhookTarget } from './scenarios/arbitraries/index.ts';
 // Resource and event types, and the reply type of any call, from the zod schemas that validate and document them.
 export type {
-  Account, ApiError, Asset, AssetSymbol, Balance, Cancel, Candle, Credit, Delivery, DepositAddress, Destination, ErrorEnvelope, Event, EventOf,
-  EventType, HistoryRecord, Market, Quote, Recovery, ResolvedAsset, Rfq, SimDeposit, Trade, Webhook, Zap, ZapListItem,
+  Account,
+  ApiError,
+  Asset,
+  AssetSymbol,
+  Balance,
+  Cancel,
+  Candle,
+  Credit,
+  Delivery,
+  DepositAddress,
+  Destination,
+  ErrorEnvelope,
+  Event,
+  EventOf,
+  EventType,
+  HistoryRecord,
+  Market,
+  Quote,
+  Recovery,
+  ResolvedAsset,
+  Rfq,
+  SimDeposit,
+  Trade,
+  Webhook,
+  Zap,
+  ZapListItem,
 } from './lib/types.ts';
 export type { ControlBody, HttpMethod, V1Body } from './lib/api-types.ts';
 

@@ -7,18 +7,24 @@ import { describe, expect, it } from 'vitest';
 import { runSwapsim, startServe } from '../fake-provider/testing/swapsim-cli.ts';
 import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
 
-
 describe('swapsim serve', () => {
   it('serves with the given key, journals inputs, and exits 0 on SIGTERM', async () => {
     const journal = join(mkdtempSync(join(tmpdir(), 'swapsim-cli-')), 'run.jsonl');
     const served = await startServe(['--port', '0', '--clock', 'virtual', '--seed', '7', '--api-key', 'sk_cli_test', '--journal', journal]);
     const base = served.base_url;
     expect(served.out()).toContain('sk_cli_test');
-    const res = await fetch(`${base}/accounts`, { method: 'POST', headers: { authorization: 'Bearer sk_cli_test', 'idempotency-key': 'k1', 'content-type': 'application/json' }, body: '{"label":"cli"}' });
+    const res = await fetch(`${base}/accounts`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_cli_test', 'idempotency-key': 'k1', 'content-type': 'application/json' },
+      body: '{"label":"cli"}',
+    });
     expect(res.status).toBe(200);
     served.child.kill('SIGTERM');
     expect(await served.exited).toBe(0);
-    const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     // The run ends with SIGTERM: a shutdown line (requests a delay_ms fault held would be answered 503 there).
     expect(lines.map((l) => l.kind)).toEqual(['header', 'fact', 'request', 'response', 'shutdown']);
     expect(lines[0]).toMatchObject({ kind: 'header', version: 2, seed: '7', clock: 'virtual' });
@@ -26,8 +32,19 @@ describe('swapsim serve', () => {
     expect(lines[0].secret_seed).toMatch(/^[0-9a-f]{64}$/);
     expect(statSync(journal).mode & 0o777).toBe(0o600);
     // Where the server listened: a replay judges webhook URLs against it (its own port differs).
-    expect(lines[1]).toMatchObject({ kind: 'fact', what: 'endpoint', key: 'server', value: { host: '127.0.0.1', port: Number(new URL(base).port) } });
-    expect(lines[2]).toMatchObject({ kind: 'request', method: 'POST', url: '/v1/accounts', body: '{"label":"cli"}', headers: { 'idempotency-key': 'k1' } });
+    expect(lines[1]).toMatchObject({
+      kind: 'fact',
+      what: 'endpoint',
+      key: 'server',
+      value: { host: '127.0.0.1', port: Number(new URL(base).port) },
+    });
+    expect(lines[2]).toMatchObject({
+      kind: 'request',
+      method: 'POST',
+      url: '/v1/accounts',
+      body: '{"label":"cli"}',
+      headers: { 'idempotency-key': 'k1' },
+    });
     expect(lines[3]).toMatchObject({ kind: 'response', request_id: lines[2].request_id, status: 200 });
   });
 
@@ -41,9 +58,13 @@ describe('swapsim serve', () => {
     const hung = async () => {
       const served = await startServe(['--port', '0', '--clock', 'virtual', '--api-key', 'sk_cli_hang', '--profile', profile]);
       const auth = { authorization: 'Bearer sk_cli_hang', 'content-type': 'application/json' };
-      expect((await fetch(`${served.base_url}/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: rx.url }) })).status).toBe(200);
+      expect(
+        (await fetch(`${served.base_url}/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: rx.url }) })).status,
+      ).toBe(200);
       const seen = rx.received.length;
-      expect((await fetch(`${served.base_url}/accounts`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'a1' }, body: '{}' })).status).toBe(200);
+      expect(
+        (await fetch(`${served.base_url}/accounts`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'a1' }, body: '{}' })).status,
+      ).toBe(200);
       void fetch(`${served.control_url}/clock/settle`, { method: 'POST', headers: auth, body: '{}' }).catch(() => undefined);
       for (let i = 0; i < 200 && rx.received.length === seen; i++) await new Promise((r) => setTimeout(r, 50));
       expect(rx.received.length).toBeGreaterThan(seen);
@@ -86,7 +107,12 @@ describe('swapsim serve', () => {
       expect(await served.exited).toBe(0);
     }
     // The refused /clock call is an input; the health probes are not.
-    const urls = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.kind === 'request').map((l) => l.url);
+    const urls = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.kind === 'request')
+      .map((l) => l.url);
     expect(urls).toEqual(['/_sim/clock', '/v1/openapi.json']);
   });
 
@@ -98,14 +124,20 @@ describe('swapsim serve', () => {
 });
 
 describe('start-up errors: one line with the cause and the fix, exit 2, never a stack or the usage text', () => {
-  const oneLine = (err: string): string[] => err.trim().split('\n').filter((l) => l !== '(add --help for usage)');
+  const oneLine = (err: string): string[] =>
+    err
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '(add --help for usage)');
   it('a port in use', async () => {
     const first = await startServe(['--port', '0', '--clock', 'virtual']);
     try {
       const port = new URL(first.base_url).port;
       const { code, err, out } = await runSwapsim(['serve', '--port', port, '--clock', 'virtual']);
       expect(code).toBe(2);
-      expect(oneLine(err)).toEqual([`swapsim serve: port ${port} on 127.0.0.1 is in use (another swapsim or \`npm start\`?); stop that process or pick another port with --port (0: any free port)`]);
+      expect(oneLine(err)).toEqual([
+        `swapsim serve: port ${port} on 127.0.0.1 is in use (another swapsim or \`npm start\`?); stop that process or pick another port with --port (0: any free port)`,
+      ]);
       expect(out).toBe('');
     } finally {
       first.child.kill('SIGTERM');
@@ -117,7 +149,10 @@ describe('start-up errors: one line with the cause and the fix, exit 2, never a 
     [['--port', '99999'], /argument '99999' is invalid\. a port is a whole number from 0 to 65535/],
     [['--port', 'http'], /argument 'http' is invalid/],
     [['--seed', ''], /--seed must not be empty/],
-    [['--journal', '/no/such/folder/run.jsonl'], /^swapsim serve: --journal \/no\/such\/folder\/run\.jsonl: the folder \/no\/such\/folder does not exist; create it first/],
+    [
+      ['--journal', '/no/such/folder/run.jsonl'],
+      /^swapsim serve: --journal \/no\/such\/folder\/run\.jsonl: the folder \/no\/such\/folder does not exist; create it first/,
+    ],
     [['--ready-file', '/no/such/folder/ready.json'], /^swapsim serve: --ready-file .*does not exist/],
     [['--host', '192.0.2.1'], /^swapsim serve: 192\.0\.2\.1 is not an address of this machine; use --host 127\.0\.0\.1/],
   ])('serve %j', async (args, message) => {
@@ -172,7 +207,12 @@ describe('swapsim serve --ready-file and swapsim wait', () => {
     const served = await startServe(['--port', '0', '--clock', 'virtual', '--ready-file', ready]);
     try {
       const file = JSON.parse(readFileSync(ready, 'utf8'));
-      expect(file).toEqual({ base_url: served.base_url, control_url: served.control_url, port: Number(new URL(served.base_url).port), pid: served.child.pid });
+      expect(file).toEqual({
+        base_url: served.base_url,
+        control_url: served.control_url,
+        port: Number(new URL(served.base_url).port),
+        pid: served.child.pid,
+      });
       expect((await fetch(`${file.control_url}/health`)).status).toBe(200);
       const waited = await waiting;
       expect(waited.code).toBe(0);
@@ -197,7 +237,10 @@ describe('swapsim serve --ready-file and swapsim wait', () => {
     await probe.exited;
     const { spawn } = await import('node:child_process');
     const { BIN } = await import('../fake-provider/testing/swapsim-cli.ts');
-    const child = spawn(process.execPath, [BIN, 'serve', '--clock', 'virtual'], { env: { ...process.env, SWAPSIM_PORT: port }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, 'serve', '--clock', 'virtual'], {
+      env: { ...process.env, SWAPSIM_PORT: port },
+      stdio: 'ignore',
+    });
     try {
       const waited = await runSwapsim(['wait', '--timeout', '60s'], { SWAPSIM_BASE_URL: `http://127.0.0.1:${port}/v1` });
       expect(waited.code).toBe(0);
@@ -210,7 +253,9 @@ describe('swapsim serve --ready-file and swapsim wait', () => {
 
 describe('bin/swapsim.js never builds at run time', () => {
   it('runs dist/cli.js as built: no esbuild, tsc or tsx is loaded', async () => {
-    const code_lines = readFileSync(new URL('../bin/swapsim.js', import.meta.url), 'utf8').split('\n').filter((l) => !l.trim().startsWith('//'));
+    const code_lines = readFileSync(new URL('../bin/swapsim.js', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((l) => !l.trim().startsWith('//'));
     expect(code_lines.join('\n')).not.toMatch(/build\.mjs|esbuild|execFile|spawn/);
     const { code, out } = await runSwapsim(['--version'], { NODE_DEBUG: 'module' });
     expect(code).toBe(0);

@@ -6,7 +6,8 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { startErrorMessage } from './start-errors.ts';
 
 const port = (v: string): number => {
-  if (!/^[0-9]+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535 (0: any free port)');
+  if (!/^[0-9]+$/.test(v) || Number(v) > 65535)
+    throw new InvalidArgumentError('a port is a whole number from 0 to 65535 (0: any free port)');
   return Number(v);
 };
 const whole = (v: string): number => {
@@ -30,8 +31,16 @@ export function registerExampleApp(program: Command): void {
     .description('serve the reference integrator (a correct app for `swapsim verify`), or a twin with one classic bug')
     .option('--port <port>', 'port to listen on (0: any free port)', port, 4020)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .addOption(new Option('--bug <name>', 'switch on one mistake (repeatable; --list-bugs names them)').argParser((v: string, prev: string[]) => [...prev, v]).default([], 'none'))
-    .addOption(new Option('--style <style>', 'how the webhook endpoint consumes a delivery it accepted').choices(['apply', 'feed-only', 'nudge', 'deferred']).default('apply'))
+    .addOption(
+      new Option('--bug <name>', 'switch on one mistake (repeatable; --list-bugs names them)')
+        .argParser((v: string, prev: string[]) => [...prev, v])
+        .default([], 'none'),
+    )
+    .addOption(
+      new Option('--style <style>', 'how the webhook endpoint consumes a delivery it accepted')
+        .choices(['apply', 'feed-only', 'nudge', 'deferred'])
+        .default('apply'),
+    )
     .option('--defer-ms <ms>', 'deferred style: apply this long after the 202', whole, 200)
     .option('--answer-delay-ms <ms>', 'take this long over every webhook before handling it', whole, 0)
     .option('--poll-ms <ms>', 'also read GET /events this often (0: only on configure and /probe/sync)', whole, 0)
@@ -48,11 +57,16 @@ export function registerExampleApp(program: Command): void {
         process.exit(2);
       }
       const { startIntegrator } = await import('../scenarios/examples/reference-integrator/app.ts');
-      let running;
+      let running: Awaited<ReturnType<typeof startIntegrator>>;
       try {
         running = await startIntegrator({
-          port: flags.port, host: flags.host, bugs: flags.bug.filter(isBug), poll_ms: flags.pollMs,
-          style: flags.style as 'apply', defer_ms: flags.deferMs, answer_delay_ms: flags.answerDelayMs,
+          port: flags.port,
+          host: flags.host,
+          bugs: flags.bug.filter(isBug),
+          poll_ms: flags.pollMs,
+          style: flags.style as 'apply',
+          defer_ms: flags.deferMs,
+          answer_delay_ms: flags.answerDelayMs,
         });
       } catch (err) {
         const message = startErrorMessage(err, { port: flags.port, host: flags.host });

@@ -1,10 +1,9 @@
 // `swapsim listen`: tails your organization's event feed (GET /v1/events) one compact line an event, and with
 // --forward-to registers a webhook to that URL for the session, prints its signing secret, shows each
 // delivery's answer from the delivery log (GET /v1/webhooks/{id}/deliveries), and takes it down on exit.
-import { Command, CommanderError } from 'commander';
+import type { Command, CommanderError } from 'commander';
 import { errorOf, type ApiClient, type Reply } from '../lib/http-client.ts';
 import { organizationOptions } from './trigger.ts';
-
 
 /** A delivery attempt's answer as printed: its HTTP status, or that none came (status 0: a timeout, a refused
  * connection, DNS). */
@@ -34,7 +33,7 @@ export interface Listening {
   stop(): Promise<void>;
 }
 
-export class ListenError extends Error {}
+class ListenError extends Error {}
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
@@ -50,7 +49,10 @@ function eventLine(e: any): string {
 }
 
 const must = <T>(r: Reply<T>, what: string): T => {
-  if (r.status !== 200) throw new ListenError(`${what}: ${r.status} ${r.network_error ?? errorOf(r.body)?.code ?? ''} ${errorOf(r.body)?.message ?? ''}`.trim());
+  if (r.status !== 200)
+    throw new ListenError(
+      `${what}: ${r.status} ${r.network_error ?? errorOf(r.body)?.code ?? ''} ${errorOf(r.body)?.message ?? ''}`.trim(),
+    );
   return r.body;
 };
 
@@ -103,10 +105,18 @@ export async function startListen(o: ListenOptions): Promise<Listening> {
     const created = await api.call('POST', '/webhooks', { body: { url: o.forward_to } });
     const w = must(created, `registering a webhook to ${o.forward_to}`).webhook;
     if (w.secret === undefined) throw new ListenError(`registering a webhook to ${o.forward_to}: the answer has no secret`);
-    webhook = { webhook_id: w.webhook_id, secret: w.secret, url: w.url, ...(previous ? { replaced: { webhook_id: previous.webhook_id, url: previous.url } } : {}) };
+    webhook = {
+      webhook_id: w.webhook_id,
+      secret: w.secret,
+      url: w.url,
+      ...(previous ? { replaced: { webhook_id: previous.webhook_id, url: previous.url } } : {}),
+    };
     o.print(`forwarding to ${w.url} through webhook ${w.webhook_id}`);
     o.print(`signing secret: ${w.secret}`);
-    if (previous) o.print(`your webhook ${previous.webhook_id} (${previous.url}) is inactive while this runs (the API keeps one active webhook per organization); it is made active again on exit`);
+    if (previous)
+      o.print(
+        `your webhook ${previous.webhook_id} (${previous.url}) is inactive while this runs (the API keeps one active webhook per organization); it is made active again on exit`,
+      );
   }
   o.print(`listening to ${base_url}/events${o.events ? ` (types ${o.events})` : ''}; Ctrl-C to stop`);
 
@@ -161,12 +171,18 @@ export async function startListen(o: ListenOptions): Promise<Listening> {
       if (!webhook) return;
       // The API has no DELETE for webhooks: deactivated, it gets no delivery and its pending retries stop.
       const off = await api.call('PATCH', `/webhooks/${webhook.webhook_id}`, { body: { active: false } });
-      o.print(off.status === 200 ? `webhook ${webhook.webhook_id} deactivated` : `could not deactivate webhook ${webhook.webhook_id}: ${off.status} ${errorOf(off.body)?.code ?? off.network_error ?? ''}`);
+      o.print(
+        off.status === 200
+          ? `webhook ${webhook.webhook_id} deactivated`
+          : `could not deactivate webhook ${webhook.webhook_id}: ${off.status} ${errorOf(off.body)?.code ?? off.network_error ?? ''}`,
+      );
       if (webhook.replaced) {
         const on = await api.call('PATCH', `/webhooks/${webhook.replaced.webhook_id}`, { body: { active: true } });
-        o.print(on.status === 200
-          ? `webhook ${webhook.replaced.webhook_id} active again; events of the session went to ${webhook.url} only: POST /v1/webhooks/${webhook.replaced.webhook_id}/replay {"since_ms": ${started_ms}} delivers them to it`
-          : `could not reactivate webhook ${webhook.replaced.webhook_id}: ${on.status} ${errorOf(on.body)?.code ?? on.network_error ?? ''}`);
+        o.print(
+          on.status === 200
+            ? `webhook ${webhook.replaced.webhook_id} active again; events of the session went to ${webhook.url} only: POST /v1/webhooks/${webhook.replaced.webhook_id}/replay {"since_ms": ${started_ms}} delivers them to it`
+            : `could not reactivate webhook ${webhook.replaced.webhook_id}: ${on.status} ${errorOf(on.body)?.code ?? on.network_error ?? ''}`,
+        );
       }
     },
   };
@@ -179,33 +195,52 @@ export function registerListen(program: Command): void {
     .option('--events <types>', 'only these event types (comma list, wildcards: trade.*,deposit.flagged)')
     .option('--interval-ms <ms>', 'how often to read the feed and the delivery log', (v) => Number(v), 500)
     .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
-    .action(async (flags: { forwardTo?: string; events?: string; baseUrl: string; apiKey: string; controlUrl?: string; controlToken?: string; intervalMs: number }, cmd: Command) => {
-      if (!Number.isInteger(flags.intervalMs) || flags.intervalMs < 50) cmd.error('swapsim listen: --interval-ms must be an integer of at least 50', { exitCode: 2 });
-      let session: Listening;
-      try {
-        session = await startListen({
-          base_url: flags.baseUrl, api_key: flags.apiKey, events: flags.events, forward_to: flags.forwardTo,
-          control_url: flags.controlUrl, control_token: flags.controlToken, interval_ms: flags.intervalMs,
-          print: (line) => process.stdout.write(`${line}\n`),
-        });
-      } catch (err) {
-        if (err instanceof ListenError) cmd.error(`swapsim listen: ${err.message}`, { exitCode: 2, code: 'swapsim.usage' });
-        throw err;
-      }
-      let closing = false;
-      const shutdown = (signal: string): void => {
-        if (closing) process.exit(1);
-        closing = true;
-        process.stdout.write(`listen: ${signal}, stopping\n`);
-        session.stop().then(
-          () => process.exit(0),
-          (err) => {
-            process.stderr.write(`listen: ${err instanceof Error ? err.message : String(err)}\n`);
-            process.exit(1);
-          },
-        );
-      };
-      process.on('SIGINT', () => shutdown('SIGINT'));
-      process.on('SIGTERM', () => shutdown('SIGTERM'));
-    });
+    .action(
+      async (
+        flags: {
+          forwardTo?: string;
+          events?: string;
+          baseUrl: string;
+          apiKey: string;
+          controlUrl?: string;
+          controlToken?: string;
+          intervalMs: number;
+        },
+        cmd: Command,
+      ) => {
+        if (!Number.isInteger(flags.intervalMs) || flags.intervalMs < 50)
+          cmd.error('swapsim listen: --interval-ms must be an integer of at least 50', { exitCode: 2 });
+        let session: Listening;
+        try {
+          session = await startListen({
+            base_url: flags.baseUrl,
+            api_key: flags.apiKey,
+            events: flags.events,
+            forward_to: flags.forwardTo,
+            control_url: flags.controlUrl,
+            control_token: flags.controlToken,
+            interval_ms: flags.intervalMs,
+            print: (line) => process.stdout.write(`${line}\n`),
+          });
+        } catch (err) {
+          if (err instanceof ListenError) cmd.error(`swapsim listen: ${err.message}`, { exitCode: 2, code: 'swapsim.usage' });
+          throw err;
+        }
+        let closing = false;
+        const shutdown = (signal: string): void => {
+          if (closing) process.exit(1);
+          closing = true;
+          process.stdout.write(`listen: ${signal}, stopping\n`);
+          session.stop().then(
+            () => process.exit(0),
+            (err) => {
+              process.stderr.write(`listen: ${err instanceof Error ? err.message : String(err)}\n`);
+              process.exit(1);
+            },
+          );
+        };
+        process.on('SIGINT', () => shutdown('SIGINT'));
+        process.on('SIGTERM', () => shutdown('SIGTERM'));
+      },
+    );
 }

@@ -28,7 +28,11 @@ async function call(base: string, key: string, method: string, path: string, bod
 }
 
 const control = async (served: Served, path: string, body: unknown): Promise<any> => {
-  const res = await fetch(served.control_url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(served.control_url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return res.json();
 };
@@ -37,7 +41,8 @@ describe('serve --state survives SIGKILL', () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'swapsim-state-')), 'world');
   // --demo seeds the first start only: a restart reopens the same people.
   const args = ['--state', dir, '--port', '0', '--clock', 'realtime', '--speed', '50', '--seed', 'persist', '--demo'];
-  const people = async (s: Served): Promise<unknown[]> => JSON.parse((await call(s.base_url, 'sk_sim_demo', 'GET', '/accounts?limit=100')).text).accounts;
+  const people = async (s: Served): Promise<unknown[]> =>
+    JSON.parse((await call(s.base_url, 'sk_sim_demo', 'GET', '/accounts?limit=100')).text).accounts;
   let demo: unknown[] = [];
   let receiver: Receiver;
   let key = '';
@@ -65,7 +70,9 @@ describe('serve --state survives SIGKILL', () => {
     expect(acknowledged.every((a) => a.status === 200)).toBe(true);
     expect(receiver.received.length).toBeGreaterThan(0);
     // Mid-traffic: writes in flight when the process dies; those answered count as acknowledged.
-    const inflight = Array.from({ length: 8 }, (_, i) => call(first.base_url, key, 'POST', '/accounts', { label: `late-${i}` }, `late-${i}`));
+    const inflight = Array.from({ length: 8 }, (_, i) =>
+      call(first.base_url, key, 'POST', '/accounts', { label: `late-${i}` }, `late-${i}`),
+    );
     await new Promise((r) => setTimeout(r, 5));
     first.child.kill('SIGKILL');
     const settled = await Promise.allSettled(inflight);
@@ -84,7 +91,10 @@ describe('serve --state survives SIGKILL', () => {
     expect(restarted.out()).toMatch(/reopened .*journal\.jsonl \(replayed \d+ inputs, verified \d+ answers\)/);
     expect(restarted.out()).not.toContain('seeded');
     expect(await people(restarted)).toEqual(demo);
-    const lines = readFileSync(join(dir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(join(dir, 'journal.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const answers = new Map(lines.filter((l) => l.kind === 'response').map((l) => [JSON.parse(l.body).request_id, l]));
     for (const a of acknowledged) {
       const line = answers.get(JSON.parse(a.text).request_id);
@@ -108,7 +118,8 @@ describe('serve --state survives SIGKILL', () => {
     expect(created.status).toBe(200);
     after = created;
     const id = JSON.parse(created.text).account.account_id;
-    for (let i = 0; i < 100 && !receiver.received.slice(seen).some((r) => r.body.account_id === id); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && !receiver.received.slice(seen).some((r) => r.body.account_id === id); i++)
+      await new Promise((r) => setTimeout(r, 50));
     const delivered = receiver.received.slice(seen).find((r) => r.body.account_id === id);
     expect(delivered?.signature_valid).toBe(true);
     const invariants = (await (await fetch(`${restarted.control_url}/invariants`)).json()) as { violations: unknown[] };
@@ -119,12 +130,15 @@ describe('serve --state survives SIGKILL', () => {
     restarted.child.kill('SIGTERM');
     expect(await restarted.exited).toBe(0);
     const journal = join(dir, 'journal.jsonl');
-    const responses = readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"kind":"response"'));
+    const responses = readFileSync(journal, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"kind":"response"'));
     expect(responses.map((l) => JSON.parse(l).body)).toContain(after!.text);
     const out: string[] = [];
     const err: string[] = [];
-    expect(await runReplay(journal, { verify: true }, { out: (l) => void out.push(l), err: (l) => void err.push(l) }), err.join('\n')).toBe(0);
+    expect(await runReplay(journal, { verify: true }, { out: (l) => void out.push(l), err: (l) => void err.push(l) }), err.join('\n')).toBe(
+      0,
+    );
     expect(out.join('\n')).toContain(`verified ${responses.length} responses, 0 mismatches`);
   }, 60_000);
 });
-

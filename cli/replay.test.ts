@@ -8,7 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../fake-provider/testing/harness.ts';
 import { startReceiver, type Receiver } from '../scenarios/dsl/webhook-receiver.ts';
 import { firmQuote } from '../fake-provider/testing/flows.ts';
-import { ARB_ETH, ARB_USDC, creditZap, funded, fundedCredit, newDestination, pinPrices, postZap } from '../fake-provider/testing/fixtures/zaps.ts';
+import {
+  ARB_ETH,
+  ARB_USDC,
+  creditZap,
+  funded,
+  fundedCredit,
+  newDestination,
+  pinPrices,
+  postZap,
+} from '../fake-provider/testing/fixtures/zaps.ts';
 import { postCancel } from '../fake-provider/testing/fixtures/cancels.ts';
 import { recipientKeys } from '../scenarios/library/export-recipient.ts';
 import { runReplay } from './replay.ts';
@@ -43,7 +52,14 @@ async function mixedSession(sim: TestSim, receiver: Receiver): Promise<void> {
   };
 
   const f = await funded(sim);
-  const { quote_id } = await firmQuote(sim, { account_id: f.account_id, credit_id: f.credit_id, destination_id: f.destination_id, from: ARB_USDC, to: ARB_ETH, amount_in_atoms: '20000000' });
+  const { quote_id } = await firmQuote(sim, {
+    account_id: f.account_id,
+    credit_id: f.credit_id,
+    destination_id: f.destination_id,
+    from: ARB_USDC,
+    to: ARB_ETH,
+    amount_in_atoms: '20000000',
+  });
   expectOk(await sim.api('POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: '50' } }));
   await sim.settle();
   // History loads the resource registry on first use (a dynamic import): the replay waits for its answer.
@@ -57,15 +73,36 @@ async function mixedSession(sim: TestSim, receiver: Receiver): Promise<void> {
   expect([200, 202], JSON.stringify(cancel.body)).toContain(cancel.status);
 
   // A lost response: the write takes effect, the client sees a 500, the retry with its key gets the reply.
-  expectOk(await sim.control('POST', '/faults', { target: 'http', effect: { lose_response: true }, match: { method: 'POST', path: '/v1/accounts' }, times: 1 }));
+  expectOk(
+    await sim.control('POST', '/faults', {
+      target: 'http',
+      effect: { lose_response: true },
+      match: { method: 'POST', path: '/v1/accounts' },
+      times: 1,
+    }),
+  );
   expect((await sim.api('POST', '/accounts', { body: { label: 'lost' }, idem: 'lost-1' })).status).toBe(500);
   expectOk(await sim.api('POST', '/accounts', { body: { label: 'lost' }, idem: 'lost-1' }));
-  expectOk(await sim.control('POST', '/faults', { target: 'http', effect: { lose_response: true, mode: 'reset' }, match: { method: 'POST', path: '/v1/accounts' }, times: 1 }));
+  expectOk(
+    await sim.control('POST', '/faults', {
+      target: 'http',
+      effect: { lose_response: true, mode: 'reset' },
+      match: { method: 'POST', path: '/v1/accounts' },
+      times: 1,
+    }),
+  );
   await expect(sim.api('POST', '/accounts', { body: { label: 'reset' }, idem: 'reset-1' })).rejects.toThrow();
   expectOk(await sim.api('POST', '/accounts', { body: { label: 'reset' }, idem: 'reset-1' }));
 
   // A request held on the sim clock by a delay_ms fault: it takes effect inside the next clock advance.
-  expectOk(await sim.control('POST', '/faults', { target: 'http', effect: { delay_ms: 2_000 }, match: { method: 'POST', path: '/v1/accounts' }, times: 1 }));
+  expectOk(
+    await sim.control('POST', '/faults', {
+      target: 'http',
+      effect: { delay_ms: 2_000 },
+      match: { method: 'POST', path: '/v1/accounts' },
+      times: 1,
+    }),
+  );
   const held = sim.api('POST', '/accounts', { body: { label: 'held' }, idem: 'held-1' });
   expectOk(await sim.api('GET', '/accounts?limit=5'));
   await sim.advance(2_000);
@@ -115,7 +152,10 @@ describe('swapsim replay', () => {
   afterAll(() => receiver.close());
 
   it('a recorded mixed session replays and verifies byte for byte, without calling the receiver', async () => {
-    const kinds = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l).kind);
+    const kinds = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).kind);
     expect(kinds[0]).toBe('header');
     for (const kind of ['request', 'response', 'outside', 'fact']) expect(kinds).toContain(kind);
     const seen = receiver.received.length;
@@ -176,7 +216,9 @@ describe('swapsim replay', () => {
     writeFileSync(tampered, lines.join('\n'));
     const r = io();
     expect(await runReplay(tampered, { verify: true }, r.io)).toBe(1);
-    expect(r.err.join('\n')).toMatch(new RegExp(`diverged from the journal at line ${n + 1}: the journal holds the answer to webhook dlv_x`));
+    expect(r.err.join('\n')).toMatch(
+      new RegExp(`diverged from the journal at line ${n + 1}: the journal holds the answer to webhook dlv_x`),
+    );
   }, 60_000);
 
   it('without --verify, a run that takes another path is still caught (exit 1)', async () => {
@@ -229,7 +271,10 @@ describe('swapsim replay of a realtime run', () => {
       await sim.close();
       await receiver.close();
     }
-    const kinds = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l).kind);
+    const kinds = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).kind);
     expect(kinds).toContain('clock');
     const r = io();
     expect(await runReplay(journal, { verify: true }, r.io), r.err.join('\n')).toBe(0);
@@ -237,22 +282,37 @@ describe('swapsim replay of a realtime run', () => {
   }, 60_000);
 });
 
-
 describe('swapsim replay of a served process killed with SIGKILL', () => {
   it('replays up to the last complete line, verifying what was answered and replaying the request cut off', async () => {
     const journal = tmp('killed.jsonl');
     // The receiver never answers: the clock advance that delivers to it is in flight when the process dies.
     const receiver = await startReceiver();
     receiver.answer = () => 'hang';
-    const served = await startServe(['--port', '0', '--clock', 'virtual', '--seed', '9', '--api-key', 'sk_kill_test', '--journal', journal]);
+    const served = await startServe([
+      '--port',
+      '0',
+      '--clock',
+      'virtual',
+      '--seed',
+      '9',
+      '--api-key',
+      'sk_kill_test',
+      '--journal',
+      journal,
+    ]);
     try {
       const base = served.base_url;
       const headers = { authorization: 'Bearer sk_kill_test', 'content-type': 'application/json' };
-      const post = (path: string, body: unknown, key: string) => fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body: JSON.stringify(body) });
+      const post = (path: string, body: unknown, key: string) =>
+        fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body: JSON.stringify(body) });
       expect((await post('/webhooks', { url: receiver.url }, 'w')).status).toBe(200);
       for (let i = 0; i < 4; i++) expect((await post('/accounts', { label: `a${i}` }, `k${i}`)).status).toBe(200);
       expect((await fetch(`${base}/accounts?limit=10`, { headers })).status).toBe(200);
-      void fetch(`${base.replace('/v1', '/_sim')}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ms":5000}' }).catch(() => undefined);
+      void fetch(`${base.replace('/v1', '/_sim')}/clock/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"ms":5000}',
+      }).catch(() => undefined);
       for (let i = 0; i < 400 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
       expect(receiver.received.length).toBeGreaterThan(0);
     } finally {
@@ -260,13 +320,18 @@ describe('swapsim replay of a served process killed with SIGKILL', () => {
       await served.exited;
       await receiver.close();
     }
-    const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     // The hanging attempt's wall-time stamp is kept as a fact after the request that ran it.
     expect(lines.filter((l) => l.kind !== 'fact').at(-1)).toMatchObject({ kind: 'request', url: '/_sim/clock/advance' });
     expect(lines.at(-1)).toMatchObject({ kind: 'fact', what: 'webhook_timestamp' });
     const r = await runSwapsim(['replay', journal, '--verify']);
     expect(r.code, r.err).toBe(0);
-    expect(r.out.trim()).toMatch(/^replayed 7 inputs, verified 6 responses, 0 mismatches; 1 still running when the journal ends \(req_\w+\)$/);
+    expect(r.out.trim()).toMatch(
+      /^replayed 7 inputs, verified 6 responses, 0 mismatches; 1 still running when the journal ends \(req_\w+\)$/,
+    );
   }, 60_000);
 
   it('the command exits 2 on a file that is not a journal', async () => {

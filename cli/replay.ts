@@ -15,17 +15,24 @@ const positiveInt = (v: string): number => {
 };
 
 /** Runs a replay and prints its outcome; returns the exit status. */
-export async function runReplay(file: string, opts: ReplayOptions, io: ReplayIo = { out: console.log, err: console.error }): Promise<number> {
+export async function runReplay(
+  file: string,
+  opts: ReplayOptions,
+  io: ReplayIo = { out: console.log, err: console.error },
+): Promise<number> {
   // Loaded here, not at the top: `swapsim --help` stays light (cli/main.ts).
   const { JournalError, parseJournal, replayJournal } = await import('../fake-provider/replay/run.ts');
   const { SWAPSIM_VERSION } = await import('../fake-provider/replay/record.ts');
-  let report;
+  let report: Awaited<ReturnType<typeof replayJournal>>;
   try {
     const journal = parseJournal(readFileSync(file, 'utf8'));
     if (journal.header.swapsim_version !== SWAPSIM_VERSION) {
-      io.err(`swapsim replay: ${file} was written by swapsim ${journal.header.swapsim_version}, this is ${SWAPSIM_VERSION}: engine changes between them show as mismatches`);
+      io.err(
+        `swapsim replay: ${file} was written by swapsim ${journal.header.swapsim_version}, this is ${SWAPSIM_VERSION}: engine changes between them show as mismatches`,
+      );
     }
-    if (journal.partial_line) io.err(`swapsim replay: ${file} ends inside a line (the run was cut off); replaying up to its last complete line`);
+    if (journal.partial_line)
+      io.err(`swapsim replay: ${file} ends inside a line (the run was cut off); replaying up to its last complete line`);
     report = await replayJournal(journal, opts);
   } catch (e) {
     if (e instanceof JournalError || (e as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -46,7 +53,10 @@ export async function runReplay(file: string, opts: ReplayOptions, io: ReplayIo 
     return 1;
   }
   const verified = opts.verify ? `verified ${report.verified} responses, 0 mismatches` : 'responses not verified (pass --verify)';
-  const cut = report.unfinished.length > 0 ? `; ${report.unfinished.length} still running when the journal ends (${report.unfinished.join(', ')})` : '';
+  const cut =
+    report.unfinished.length > 0
+      ? `; ${report.unfinished.length} still running when the journal ends (${report.unfinished.join(', ')})`
+      : '';
   io.out(`replayed ${report.inputs} inputs, ${verified}${cut}`);
   return 0;
 }

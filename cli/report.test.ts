@@ -1,6 +1,3 @@
-// `swapsim report` as a user runs it (a real process): prints the written page's path, exit 0; exit 2 with a
-// clear message on an unreadable or unknown input; --history over the given bench results.
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -11,7 +11,9 @@ interface ReportFlags {
 export function registerReport(program: Command): void {
   program
     .command('report')
-    .description('write a self-contained report.html for run folders or JSON files (scenario, verify, bench, k6 summary) and print its path')
+    .description(
+      'write a self-contained report.html for run folders or JSON files (scenario, verify, bench, k6 summary) and print its path',
+    )
     .argument('[paths...]', 'run folders holding report.json, or JSON files')
     .option('--history', 'bench history: the given bench results (or every bench run under reports/out) side by side')
     .option('--no-compare', 'leave earlier bench runs out of a bench report')

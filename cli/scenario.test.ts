@@ -71,7 +71,18 @@ describe('swapsim scenario', () => {
     const served = await startServe(['--port', '0', '--clock', 'virtual', '--api-key', 'sk_cli_scenario']);
     servers.push(served.child);
     const urls = { base: served.base_url, control: served.control_url };
-    const { code, out, err } = await swapsim(['scenario', 'run', 'cancel-credit', 'deposit-flagged-high-risk-score', '--base-url', urls.base, '--api-key', 'sk_cli_scenario', '--control-url', urls.control]);
+    const { code, out, err } = await swapsim([
+      'scenario',
+      'run',
+      'cancel-credit',
+      'deposit-flagged-high-risk-score',
+      '--base-url',
+      urls.base,
+      '--api-key',
+      'sk_cli_scenario',
+      '--control-url',
+      urls.control,
+    ]);
     expect(code, out + err).toBe(0);
     expect(out).toMatch(/^2 passed, 0 failed$/m);
     const batch = reportOf(err);

@@ -2,7 +2,7 @@
 // scenario, virtual clock, --seed) or against a running swapsim (--base-url/--control-url; one fresh
 // organization per scenario). Prints each run's timeline, writes the batch as report.json.
 // Exit status: 0 all passed, 1 a scenario failed, 2 usage errors (unknown name, bad options).
-import { Command, CommanderError } from 'commander';
+import type { Command, CommanderError } from 'commander';
 import { createProgress } from '../reports/progress.ts';
 import { outputDir, writeReportJson } from '../reports/output.ts';
 import type { ScenarioBatch, ScenarioRun } from '../reports/types.ts';
@@ -28,14 +28,20 @@ interface RunFlags {
 class UsageError extends Error {}
 
 /** The scenarios named (in the order given), or all (without the canary unless asked). */
-export function selectScenarios(names: string[], flags: { all?: boolean; includeCanary?: boolean }, { closeNames, isCanary, SCENARIOS, scenarioByName }: Library): Scenario[] {
+function selectScenarios(
+  names: string[],
+  flags: { all?: boolean; includeCanary?: boolean },
+  { closeNames, isCanary, SCENARIOS, scenarioByName }: Library,
+): Scenario[] {
   if (names.length === 0 && !flags.all) throw new UsageError('name one or more scenarios, or pass --all (see `swapsim scenario list`)');
   const picked: Scenario[] = [];
   for (const name of names) {
     const s = scenarioByName(name);
     if (!s) {
       const close = closeNames(name);
-      throw new UsageError(`unknown scenario '${name}'${close.length ? `; did you mean: ${close.join(', ')}?` : ''} (see \`swapsim scenario list\`)`);
+      throw new UsageError(
+        `unknown scenario '${name}'${close.length ? `; did you mean: ${close.join(', ')}?` : ''} (see \`swapsim scenario list\`)`,
+      );
     }
     if (!picked.includes(s)) picked.push(s);
   }
@@ -58,8 +64,11 @@ async function remoteTarget(flags: RunFlags): Promise<RemoteTarget | undefined> 
   if (flags.apiKey) {
     const { request } = await dsl();
     // The key is only checked: each scenario runs in its own new organization with its own key.
-    const r = await request(`${flags.baseUrl.replace(/\/$/, '')}/assets?limit=1`, 'GET', undefined, { authorization: `Bearer ${flags.apiKey}` });
-    if (r.status !== 200) throw new UsageError(`GET ${flags.baseUrl}/assets with --api-key answered ${r.status} ${r.network_error ?? JSON.stringify(r.body)}`);
+    const r = await request(`${flags.baseUrl.replace(/\/$/, '')}/assets?limit=1`, 'GET', undefined, {
+      authorization: `Bearer ${flags.apiKey}`,
+    });
+    if (r.status !== 200)
+      throw new UsageError(`GET ${flags.baseUrl}/assets with --api-key answered ${r.status} ${r.network_error ?? JSON.stringify(r.body)}`);
   }
   return remote;
 }
@@ -78,14 +87,21 @@ async function runCommand(names: string[], flags: RunFlags): Promise<number> {
   let failures = 0;
   const onRun = (run: ScenarioRun, done: number): void => {
     if (!run.ok) failures++;
-    if (!flags.json) process.stdout.write(flags.quiet ? `${formatRun({ ...run, timeline: [], conduct: [] }).split('\n').at(-1)}\n` : `${formatRun(run)}\n\n`);
+    if (!flags.json)
+      process.stdout.write(
+        flags.quiet
+          ? `${formatRun({ ...run, timeline: [], conduct: [] })
+              .split('\n')
+              .at(-1)}\n`
+          : `${formatRun(run)}\n\n`,
+      );
     progress?.tick({ done, failures, note: run.name });
   };
   const batch = await runBatch(list, { seed: flags.seed, remote, onRun });
   progress?.done();
   const dir = outputDir(list.length === 1 ? `scenario-${list[0].name}` : 'scenarios');
   const path = writeReportJson(dir, batch);
-  if (flags.json) process.stdout.write(JSON.stringify(batch) + '\n');
+  if (flags.json) process.stdout.write(`${JSON.stringify(batch)}\n`);
   else process.stdout.write(`${summaryLine(batch)}\n`);
   process.stderr.write(`report: ${path}\n`);
   process.stderr.write(`page: ${await writeReport(dir)}\n`);
@@ -96,7 +112,7 @@ async function listCommand(flags: { json?: boolean; tag?: string }): Promise<voi
   const { SCENARIOS } = await library();
   const list = SCENARIOS.filter((s) => !flags.tag || s.tags.includes(flags.tag));
   if (flags.json) {
-    process.stdout.write(JSON.stringify(list.map((s) => ({ name: s.name, tags: s.tags, summary: s.summary }))) + '\n');
+    process.stdout.write(`${JSON.stringify(list.map((s) => ({ name: s.name, tags: s.tags, summary: s.summary })))}\n`);
     return;
   }
   const width = Math.max(...list.map((s) => s.name.length));

@@ -42,10 +42,15 @@ export async function seedAtStart(running: RunningServer, flags: SeedFlags): Pro
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (flags.controlToken) headers.authorization = `Bearer ${flags.controlToken}`;
   const res = await fetch(`${running.control_url}/init`, { method: 'POST', headers, body: JSON.stringify(body) });
-  const reply = (await res.json()) as { error?: { code: string; message: string; param?: string }; organizations?: Array<{ accounts: unknown[] }> };
+  const reply = (await res.json()) as {
+    error?: { code: string; message: string; param?: string };
+    organizations?: Array<{ accounts: unknown[] }>;
+  };
   if (!res.ok || !reply.organizations) {
     const e = reply.error;
-    throw new StartError(`${what}: refused (${res.status} ${e?.code ?? 'error'}${e?.param ? ` at ${e.param}` : ''}): ${e?.message ?? JSON.stringify(reply)}`);
+    throw new StartError(
+      `${what}: refused (${res.status} ${e?.code ?? 'error'}${e?.param ? ` at ${e.param}` : ''}): ${e?.message ?? JSON.stringify(reply)}`,
+    );
   }
   const accounts = reply.organizations.reduce((n, o) => n + o.accounts.length, 0);
   return `swapsim: ${what}: seeded ${reply.organizations.length} organization(s), ${accounts} account(s)`;

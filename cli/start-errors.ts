@@ -14,7 +14,8 @@ export function startErrorMessage(err: unknown, opts: { port: number; host: stri
     case 'EADDRINUSE':
       return `port ${opts.port} on ${opts.host} is in use (another swapsim or \`npm start\`?); stop that process or pick another port with --port (0: any free port)`;
     case 'EACCES':
-      if (e.syscall === 'listen' || e.syscall === 'bind') return `not allowed to listen on ${where} (ports below 1024 need privileges); pick a port of 1024 or more with --port`;
+      if (e.syscall === 'listen' || e.syscall === 'bind')
+        return `not allowed to listen on ${where} (ports below 1024 need privileges); pick a port of 1024 or more with --port`;
       return `cannot write ${e.path ?? 'a file'}: permission denied; pick another path`;
     case 'EADDRNOTAVAIL':
       return `${opts.host} is not an address of this machine; use --host 127.0.0.1 (or 0.0.0.0 for every interface)`;

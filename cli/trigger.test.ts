@@ -13,7 +13,13 @@ const receivers: Receiver[] = [];
 
 const api = async (method: string, path: string, body?: unknown): Promise<any> => {
   const res = await fetch(`${served.base_url}${path}`, {
-    method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': `t-${path}-${Math.round(performance.now())}` }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: {
+      authorization: `Bearer ${KEY}`,
+      'content-type': 'application/json',
+      'idempotency-key': `t-${path}-${Math.round(performance.now())}`,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   return res.json();
 };
@@ -36,7 +42,11 @@ describe('swapsim trigger', () => {
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
     expect(lines.at(-1)).toBe(`${TRIGGERS.length} triggers (swapsim trigger NAME --api-key KEY)`);
-    for (const s of TRIGGERS) expect(lines.some((l) => l.startsWith(`${s.name} `) && l.includes(s.summary)), s.name).toBe(true);
+    for (const s of TRIGGERS)
+      expect(
+        lines.some((l) => l.startsWith(`${s.name} `) && l.includes(s.summary)),
+        s.name,
+      ).toBe(true);
   });
 
   it('runs a reorg in your organization: your webhook gets orphaned then reconfirmed; --json has the ids and events', async () => {
@@ -81,12 +91,21 @@ describe('swapsim trigger, interrupted', () => {
     try {
       const rx = await startReceiver();
       receivers.push(rx);
-      await fetch(`${rt.base_url}/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': 'rt-hook' }, body: JSON.stringify({ url: rx.url }) });
-      const child = spawn(process.execPath, [BIN, 'trigger', 'webhook-outage-recovered-from-feed', '--base-url', rt.base_url, '--api-key', KEY], { stdio: ['ignore', 'pipe', 'pipe'] });
+      await fetch(`${rt.base_url}/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': 'rt-hook' },
+        body: JSON.stringify({ url: rx.url }),
+      });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'trigger', 'webhook-outage-recovered-from-feed', '--base-url', rt.base_url, '--api-key', KEY],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let err = '';
       child.stderr.on('data', (d) => (err += d));
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      const faults = async (): Promise<unknown[]> => ((await (await fetch(`${rt.control_url}/faults`)).json()) as { faults: unknown[] }).faults;
+      const faults = async (): Promise<unknown[]> =>
+        ((await (await fetch(`${rt.control_url}/faults`)).json()) as { faults: unknown[] }).faults;
       for (let i = 0; i < 600 && (await faults()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(await faults()).toHaveLength(1);
       child.kill('SIGINT');
@@ -104,7 +123,11 @@ describe('swapsim listen', () => {
   it('--forward-to: prints the secret, the events and each answer; on SIGINT takes its webhook down and gives yours back', async () => {
     const fwd = await startReceiver();
     receivers.push(fwd);
-    const child = spawn(process.execPath, [BIN, 'listen', '--base-url', served.base_url, '--api-key', KEY, '--forward-to', fwd.url, '--interval-ms', '100'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'listen', '--base-url', served.base_url, '--api-key', KEY, '--forward-to', fwd.url, '--interval-ms', '100'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -2,13 +2,13 @@
 // (your API key: your webhook and your event feed see it) on a running swapsim, virtual or realtime clock.
 // Exit status: 0 the case ran and its checks passed, 1 a check or step failed, 2 usage (unknown name, a
 // case that cannot run as asked, an unreachable server or unknown key).
-import { Command, CommanderError } from 'commander';
+import type { Command, CommanderError } from 'commander';
 
 const dsl = () => import('../scenarios/dsl/index.ts');
 const library = () => import('../scenarios/library/index.ts');
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010/v1';
-export const DEFAULT_API_KEY = 'sk_sim_demo';
+const DEFAULT_BASE_URL = 'http://127.0.0.1:4010/v1';
+const DEFAULT_API_KEY = 'sk_sim_demo';
 
 /** The options that say which organization on which server (shared by trigger and listen). */
 export function organizationOptions(cmd: Command, control_url_help: string): Command {
@@ -33,12 +33,16 @@ interface TriggerFlags {
 async function listTriggers(json: boolean | undefined): Promise<void> {
   const { TRIGGERS } = await library();
   if (json) {
-    process.stdout.write(JSON.stringify(TRIGGERS.map((s) => ({ name: s.name, tags: s.tags, summary: s.summary, ...(s.trigger?.fresh_account ? { new_account_only: s.trigger.fresh_account } : {}), ...(s.org ? { needs: s.org } : {}) }))) + '\n');
+    process.stdout.write(
+      `${JSON.stringify(TRIGGERS.map((s) => ({ name: s.name, tags: s.tags, summary: s.summary, ...(s.trigger?.fresh_account ? { new_account_only: s.trigger.fresh_account } : {}), ...(s.org ? { needs: s.org } : {}) })))}\n`,
+    );
     return;
   }
   const width = Math.max(...TRIGGERS.map((s) => s.name.length));
   for (const s of TRIGGERS) {
-    const notes = [s.org?.partner_screening ? 'needs partner screening' : '', s.trigger?.fresh_account ? 'new account only' : ''].filter(Boolean);
+    const notes = [s.org?.partner_screening ? 'needs partner screening' : '', s.trigger?.fresh_account ? 'new account only' : ''].filter(
+      Boolean,
+    );
     process.stdout.write(`${s.name.padEnd(width)}  ${s.summary}${notes.length ? ` [${notes.join('; ')}]` : ''}\n`);
   }
   process.stdout.write(`${TRIGGERS.length} triggers (swapsim trigger NAME --api-key KEY)\n`);
@@ -54,8 +58,12 @@ async function runOne(name: string, flags: TriggerFlags, fail: (message: string)
   const { formatTrigger, runTrigger, TriggerRefused } = await dsl();
   try {
     const run = await runTrigger(s!, {
-      base_url: flags.baseUrl, api_key: flags.apiKey, control_url: flags.controlUrl, control_token: flags.controlToken,
-      account_id: flags.account, seed: flags.seed,
+      base_url: flags.baseUrl,
+      api_key: flags.apiKey,
+      control_url: flags.controlUrl,
+      control_token: flags.controlToken,
+      account_id: flags.account,
+      seed: flags.seed,
       // Interrupted: take the case's fault rules off your server (an outage's drop rule must not outlive it).
       onCleanup: (cleanup) => {
         const stop = (signal: string): void => {

@@ -1,7 +1,3 @@
-// `swapsim verify` as a user runs it: a real process against a real app (the reference integrator, with and
-// without a bug), its exit status (0 pass, 1 mismatch, 2 usage or unreachable app), its report file, and a
-// printed replay command that reproduces the failure word for word.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +39,9 @@ describe('swapsim verify', () => {
     const r = await swapsim(['verify', '--app', buggy.url, '--runs', '5', '--seed', '5']);
     expect(r.code, r.err).toBe(1);
     const first = r.out.split('\n')[0];
-    expect(first).toMatch(/^swapsim verify: FAIL: state mismatch: balance acct_\S+ \S+ available_atoms: app "\d+", provider "\d+" \(the app counts more than the provider holds\)$/);
+    expect(first).toMatch(
+      /^swapsim verify: FAIL: state mismatch: balance acct_\S+ \S+ available_atoms: app "\d+", provider "\d+" \(the app counts more than the provider holds\)$/,
+    );
     expect(r.out).toContain('run 1 failed, 0 passed before it (seed 5, provider seed verify-5/run-1');
     expect(r.out).toMatch(/Case \(\d+ steps.*\):\n {2}1\. setup: account #0 is created/);
     // A balance's events: the asset's deposits and credits, then what spends them.

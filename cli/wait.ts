@@ -6,7 +6,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 
 const DURATION = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m)?$/;
 
-export function parseWaitDuration(v: string): number {
+function parseWaitDuration(v: string): number {
   const m = DURATION.exec(v.trim());
   if (!m) throw new InvalidArgumentError('a duration such as 90s, 5m or 500ms');
   return Number(m[1]) * { ms: 1, s: 1_000, m: 60_000 }[m[2] ?? 's']!;
@@ -40,7 +40,7 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-export async function waitFor(flags: WaitFlags): Promise<number> {
+async function waitFor(flags: WaitFlags): Promise<number> {
   const started = Date.now();
   for (;;) {
     const url = healthUrl(flags);
@@ -50,7 +50,9 @@ export async function waitFor(flags: WaitFlags): Promise<number> {
     }
     if (Date.now() - started >= flags.timeout) {
       const what = flags.readyFile !== undefined && url === null ? `no ready file ${flags.readyFile}` : `no answer from ${url}`;
-      console.error(`swapsim wait: ${what} after ${(flags.timeout / 1000).toFixed(0)} s; did \`swapsim serve\` start (its output says why not)? Raise --timeout if it is only slow`);
+      console.error(
+        `swapsim wait: ${what} after ${(flags.timeout / 1000).toFixed(0)} s; did \`swapsim serve\` start (its output says why not)? Raise --timeout if it is only slow`,
+      );
       return 1;
     }
     await new Promise((r) => setTimeout(r, flags.intervalMs));
@@ -66,13 +68,22 @@ export function registerWait(program: Command): void {
   program
     .command('wait')
     .description('wait until a swapsim serves (GET /_sim/health answers 200); exit 1 only once --timeout has passed')
-    .option('--url <url>', 'health URL to poll (default: that of env SWAPSIM_BASE_URL, else http://127.0.0.1:4010/_sim/health)', defaultHealthUrl())
+    .option(
+      '--url <url>',
+      'health URL to poll (default: that of env SWAPSIM_BASE_URL, else http://127.0.0.1:4010/_sim/health)',
+      defaultHealthUrl(),
+    )
     .option('--ready-file <file>', "wait for this file (from `swapsim serve --ready-file`), then for its server's health")
     .option('--timeout <duration>', 'give up after this long (90s, 5m, …)', parseWaitDuration, 300_000)
-    .option('--interval-ms <ms>', 'pause between polls', (v) => {
-      if (!/^[0-9]+$/.test(v) || Number(v) < 10) throw new InvalidArgumentError('a whole number of at least 10');
-      return Number(v);
-    }, 200)
+    .option(
+      '--interval-ms <ms>',
+      'pause between polls',
+      (v) => {
+        if (!/^[0-9]+$/.test(v) || Number(v) < 10) throw new InvalidArgumentError('a whole number of at least 10');
+        return Number(v);
+      },
+      200,
+    )
     .action(async (flags: WaitFlags) => {
       process.exitCode = await waitFor(flags);
     });

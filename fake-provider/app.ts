@@ -51,7 +51,10 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
     worlds: new Map(),
     keyWorlds: new Map(),
     options,
-    limiter: createRateLimiter({ retry_after: () => runtime.world.profile.rate_limit_retry_after, algorithm: () => runtime.world.profile.rate_limit_algorithm }),
+    limiter: createRateLimiter({
+      retry_after: () => runtime.world.profile.rate_limit_retry_after,
+      algorithm: () => runtime.world.profile.rate_limit_algorithm,
+    }),
     bugs: [],
     stopRealtime: () => undefined,
     reset() {
@@ -68,7 +71,9 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
     const sim = runtime.world.sim;
     // A replay moves the clock from the journal's clock lines instead.
     if (sim.clock.mode !== 'realtime' || sim.journal.mode === 'replay') return;
-    runtime.stopRealtime = sim.scheduler.startRealtime((ms) => sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms }));
+    runtime.stopRealtime = sim.scheduler.startRealtime((ms) =>
+      sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms }),
+    );
   };
   startDriver();
   return runtime;
@@ -79,14 +84,17 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
  * never by name): client conduct per API key, and the oracle's witness of idempotent answers, which sits apart
  * from the idempotency store it checks (it sees the answers, not the store).
  */
-const OBSERVERS: readonly RequestObserver[] = [conductObserver, { idempotentWrite: noteIdempotentWrite, idempotentAnswer: witnessIdempotentAnswer }];
+const OBSERVERS: readonly RequestObserver[] = [
+  conductObserver,
+  { idempotentWrite: noteIdempotentWrite, idempotentAnswer: witnessIdempotentAnswer },
+];
 
 export function apiRoutes(): AnyRoute[] {
   return RESOURCES.flatMap((r) => r.routes ?? []);
 }
 
 /** The OpenAPI 3.1 document of /v1, generated from the same zod schemas that validate requests. */
-export function openapiDocument(): unknown {
+function openapiDocument(): unknown {
   return v1Document(apiRoutes(), { envelope: eventEnvelope });
 }
 
@@ -100,7 +108,12 @@ export function createApp(runtime: Runtime, server: ServerOptions = {}): Fastify
     runtime.bugs.push({ request_id, message: err instanceof Error ? err.message : String(err) });
     console.error(`[swapsim] internal error on ${request_id}:`, err instanceof Error ? err.stack : err);
   };
-  const controlPlane = [...controlRoutes(runtime), ...RESOURCES.flatMap((r) => r.control ?? []), ...conductRoutes, ...uiDataRoutes(runtime)];
+  const controlPlane = [
+    ...controlRoutes(runtime),
+    ...RESOURCES.flatMap((r) => r.control ?? []),
+    ...conductRoutes,
+    ...uiDataRoutes(runtime),
+  ];
   return frontDoor({
     planes: [
       {
@@ -123,7 +136,10 @@ export function createApp(runtime: Runtime, server: ServerOptions = {}): Fastify
     // Readiness for scripts and CI (`curl --retry-connrefused …/_sim/health`): answered before the journal (a
     // probe is not an input), the control gate (it tells nothing but that the server is up) and any rate limit.
     probes: [
-      { path: '/_sim/health', serve: (_request, reply) => void sendJson(reply, 200, { status: 'ok', version: SWAPSIM_VERSION }, { 'cache-control': 'no-store' }) },
+      {
+        path: '/_sim/health',
+        serve: (_request, reply) => void sendJson(reply, 200, { status: 'ok', version: SWAPSIM_VERSION }, { 'cache-control': 'no-store' }),
+      },
       // The dashboard's files (fake-provider/ui): no data in them, and a page load is not an input.
       ...uiAssetRoutes(runtime),
     ],

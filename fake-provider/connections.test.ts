@@ -28,7 +28,8 @@ function socketTo(s: RunningServer): Promise<{ socket: Socket; text: () => strin
   });
 }
 
-const within = <T>(p: Promise<T>, ms: number) => Promise.race([p.then(() => 'done' as const), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms))]);
+const within = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p.then(() => 'done' as const), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms))]);
 
 describe('connection limits', () => {
   it('headers that never finish are answered 408 in the envelope and the socket closed', async () => {
@@ -43,7 +44,9 @@ describe('connection limits', () => {
   it('a body that never finishes loses its connection; the server stays healthy', async () => {
     const s = await server({ headers_timeout_ms: 300, request_timeout_ms: 600 });
     const c = await socketTo(s);
-    c.socket.write('POST /v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_conn_test\r\nIdempotency-Key: slow\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"lab');
+    c.socket.write(
+      'POST /v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_conn_test\r\nIdempotency-Key: slow\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"lab',
+    );
     expect(await within(c.closed, 10_000)).toBe('done');
     const inv = (await (await fetch(`${s.control_url}/invariants`)).json()) as { ok: boolean };
     expect(inv.ok).toBe(true);
@@ -69,8 +72,12 @@ describe('connection limits', () => {
     };
     const s = await server({ headers_timeout_ms: 300, request_timeout_ms: 500 });
     const auth = { authorization: 'Bearer sk_conn_test', 'content-type': 'application/json' };
-    expect((await fetch(`${s.base_url}/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: rx.url }) })).status).toBe(200);
-    expect((await fetch(`${s.base_url}/accounts`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'a' }, body: '{}' })).status).toBe(200);
+    expect((await fetch(`${s.base_url}/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: rx.url }) })).status).toBe(
+      200,
+    );
+    expect(
+      (await fetch(`${s.base_url}/accounts`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'a' }, body: '{}' })).status,
+    ).toBe(200);
     const settled = await fetch(`${s.control_url}/clock/settle`, { method: 'POST', headers: auth, body: JSON.stringify({ max_ms: 1000 }) });
     expect(settled.status).toBe(200);
     expect(rx.received.length).toBeGreaterThan(0);

@@ -28,9 +28,21 @@ async function run(seed: string, secret_seed: string): Promise<{ hash: string; e
     const eth = (await api('POST', `/accounts/${acct}/deposit-addresses`, { asset_key: 'native.evm:1' })).deposit_address;
     const btc = (await api('POST', `/accounts/${acct}/deposit-addresses`, { asset_key: 'native.btc' })).deposit_address;
     await control('POST', '/deposits', { deposit_address_id: eth.deposit_address_id, atoms: '1500000000000000000' });
-    await control('POST', '/screening/addresses', { address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', flag_reason: 'mixer_association' });
-    await control('POST', '/deposits', { deposit_address_id: btc.deposit_address_id, atoms: '250000', source_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' });
-    const dest = (await api('POST', `/accounts/${acct}/destinations`, { asset_key: 'native.evm:1', address: '0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf' })).destination;
+    await control('POST', '/screening/addresses', {
+      address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+      flag_reason: 'mixer_association',
+    });
+    await control('POST', '/deposits', {
+      deposit_address_id: btc.deposit_address_id,
+      atoms: '250000',
+      source_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+    });
+    const dest = (
+      await api('POST', `/accounts/${acct}/destinations`, {
+        asset_key: 'native.evm:1',
+        address: '0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf',
+      })
+    ).destination;
     await control('POST', `/destinations/${dest.destination_id}/suspend`, { reason: 'delta screening' });
     await control('POST', '/clock/settle', {});
     await api('GET', `/accounts/${acct}/balances`);

@@ -5,8 +5,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import {
-  FAILURE_CODES, FAILURE_STAGES, failureCodesOf, faultCodesOf, LIFECYCLE_ERROR_CODES,
-  type FailureCode, type FailureCodeOf, type FailureKind, type FailureStage,
+  FAILURE_CODES,
+  FAILURE_STAGES,
+  failureCodesOf,
+  faultCodesOf,
+  LIFECYCLE_ERROR_CODES,
+  type FailureCode,
+  type FailureCodeOf,
+  type FailureKind,
+  type FailureStage,
 } from './failure-codes.ts';
 import { SPEC_FAILURE_CODES } from './oracle/spec-failure-codes.ts';
 import { DEFAULT_PROFILE } from './profile.ts';
@@ -26,7 +33,7 @@ const ALL = Object.keys(FAILURE_CODES) as FailureCode[];
 const ENTITY_KINDS = ['trade', 'zap', 'cancel', 'recovery'] as const;
 const sorted = <T>(xs: Iterable<T>): T[] => [...xs].sort();
 
-describe('the failure-code registry against the oracle\'s table (written from the spec apart from it)', () => {
+describe("the failure-code registry against the oracle's table (written from the spec apart from it)", () => {
   /** The registry as the oracle sees it: entity kinds (not the deposit fault target) and spec phases. */
   const asSpec = (code: FailureCode) => {
     const e = FAILURE_CODES[code];
@@ -49,13 +56,18 @@ describe('the failure-code registry against the oracle\'s table (written from th
     const page = readFileSync(new URL('../docs/failure-codes.md', import.meta.url), 'utf8');
     const list = (cell: string) => (cell === '—' ? [] : cell.split(', '));
     const rows = [...page.matchAll(/^\| `([a-z_]+)` \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$/gm)].map(([, code, kinds, stages, status]) => ({
-      code, kinds: list(kinds.trim()), stages: list(stages.trim()), status: status.trim(),
+      code,
+      kinds: list(kinds.trim()),
+      stages: list(stages.trim()),
+      status: status.trim(),
     }));
-    expect(rows).toEqual(ALL.map((code) => {
-      const e = FAILURE_CODES[code];
-      const status = e.status === null ? expect.stringMatching(/^fixed: \d{3}$/) : String(e.status);
-      return { code, kinds: [...e.kinds], stages: [...e.stages], status };
-    }));
+    expect(rows).toEqual(
+      ALL.map((code) => {
+        const e = FAILURE_CODES[code];
+        const status = e.status === null ? expect.stringMatching(/^fixed: \d{3}$/) : String(e.status);
+        return { code, kinds: [...e.kinds], stages: [...e.stages], status };
+      }),
+    );
   });
 
   it('a code fails something exactly when it is not a request-time code, and each has a stage', () => {
@@ -87,15 +99,19 @@ describe('the failure-code registry against the oracle\'s table (written from th
 });
 
 describe('lists derived from the registry', () => {
-  it('the profile: one status setting per lifecycle code, its default the registry\'s, in registry order', () => {
+  it("the profile: one status setting per lifecycle code, its default the registry's, in registry order", () => {
     const withStatus = ALL.filter((c) => FAILURE_CODES[c].status !== null);
     expect(LIFECYCLE_ERROR_CODES).toEqual(withStatus);
     expect(Object.entries(DEFAULT_PROFILE.lifecycle_error_status)).toEqual(withStatus.map((c) => [c, FAILURE_CODES[c].status]));
     expect(Object.keys(profileSchema.shape.lifecycle_error_status.shape)).toEqual(withStatus);
   });
 
-  it('the error catalog: every code once; a code without a profile status has the spec\'s fixed one', () => {
-    for (const code of ALL) expect(ERROR_CODES.filter((c) => c === code), code).toHaveLength(1);
+  it("the error catalog: every code once; a code without a profile status has the spec's fixed one", () => {
+    for (const code of ALL)
+      expect(
+        ERROR_CODES.filter((c) => c === code),
+        code,
+      ).toHaveLength(1);
     const all599 = Object.fromEntries(LIFECYCLE_ERROR_CODES.map((c) => [c, 599]));
     const other = { ...DEFAULT_PROFILE, lifecycle_error_status: all599 } as typeof DEFAULT_PROFILE;
     for (const code of ALL) {
@@ -126,7 +142,7 @@ describe('lists derived from the registry', () => {
     expect(sorted(Object.keys(FAIL_CODES))).toEqual(sorted(['trade', 'zap', 'cancel', 'deposit', 'recovery']));
   });
 
-  it('response schemas (so OpenAPI and the typed clients): failure_code is the enum of the kind\'s codes', () => {
+  it("response schemas (so OpenAPI and the typed clients): failure_code is the enum of the kind's codes", () => {
     const enumOf = (schema: typeof trade | typeof zap | typeof cancel) =>
       (z.toJSONSchema(schema.shape.failure_code.unwrap()) as { enum?: string[] }).enum;
     expect(enumOf(trade)).toEqual(failureCodesOf('trade'));
@@ -134,7 +150,7 @@ describe('lists derived from the registry', () => {
     expect(enumOf(cancel)).toEqual(failureCodesOf('cancel'));
   });
 
-  it('the library\'s types (checked by the typecheck): failure_code is the kind\'s codes, a fault rule its target\'s', () => {
+  it("the library's types (checked by the typecheck): failure_code is the kind's codes, a fault rule its target's", () => {
     expectTypeOf<NonNullable<Trade['failure_code']>>().toEqualTypeOf<FailureCodeOf<'trade'>>();
     expectTypeOf<NonNullable<Zap['failure_code']>>().toEqualTypeOf<FailureCodeOf<'zap'>>();
     expectTypeOf<NonNullable<Cancel['failure_code']>>().toEqualTypeOf<FailureCodeOf<'cancel'>>();
@@ -144,7 +160,7 @@ describe('lists derived from the registry', () => {
     expect(wrong.target).toBe('trade');
   });
 
-  it('event schemas: <kind>.failed takes exactly the kind\'s codes', () => {
+  it("event schemas: <kind>.failed takes exactly the kind's codes", () => {
     const data = {
       trade: { trade_id: 'trd_1', quote_id: 'qt_1' },
       zap: { zap_id: 'zap_1' },
@@ -154,7 +170,11 @@ describe('lists derived from the registry', () => {
     for (const kind of ENTITY_KINDS) {
       for (const code of ALL) {
         const event = {
-          event_id: 'evt_1', type: `${kind}.failed`, created_at_ms: 0, account_id: 'acct_1', data: { ...data[kind], failure_code: code },
+          event_id: 'evt_1',
+          type: `${kind}.failed`,
+          created_at_ms: 0,
+          account_id: 'acct_1',
+          data: { ...data[kind], failure_code: code },
         };
         const accepted = (failureCodesOf(kind) as readonly string[]).includes(code);
         expect(eventEnvelope.safeParse(event).success, `${kind}.failed with ${code}`).toBe(accepted);
@@ -172,21 +192,36 @@ describe('lists derived from the registry', () => {
   });
 });
 
-describe('the adversarial profile draws each code\'s status from a stream of its own', () => {
+describe("the adversarial profile draws each code's status from a stream of its own", () => {
   it('keeps every other setting what it was before the per-code streams (seeds 1-3), and draws the statuses per code', () => {
     // Taken from the profile as it was drawn before (statuses from the profile's own stream), seeds 1-3.
     const before = {
       1: {
-        delete_destination_status: 200, otp_max_attempts: 5, rate_limit_algorithm: 'token_bucket', webhook_body_style: 'escaped',
-        reorg_after_ms: 86_000, cancel_broadcast_ms: 4392, error_type_by_status: { '403': 'forbidden', '5xx': 'server_error' },
+        delete_destination_status: 200,
+        otp_max_attempts: 5,
+        rate_limit_algorithm: 'token_bucket',
+        webhook_body_style: 'escaped',
+        reorg_after_ms: 86_000,
+        cancel_broadcast_ms: 4392,
+        error_type_by_status: { '403': 'forbidden', '5xx': 'server_error' },
       },
       2: {
-        delete_destination_status: 204, otp_max_attempts: 3, rate_limit_algorithm: 'token_bucket', webhook_body_style: 'mixed',
-        reorg_after_ms: 116_000, cancel_broadcast_ms: 3310, error_type_by_status: { '401': 'unauthorized', '5xx': 'internal_error' },
+        delete_destination_status: 204,
+        otp_max_attempts: 3,
+        rate_limit_algorithm: 'token_bucket',
+        webhook_body_style: 'mixed',
+        reorg_after_ms: 116_000,
+        cancel_broadcast_ms: 3310,
+        error_type_by_status: { '401': 'unauthorized', '5xx': 'internal_error' },
       },
       3: {
-        delete_destination_status: 200, otp_max_attempts: 5, rate_limit_algorithm: 'fixed_window', webhook_body_style: 'escaped',
-        reorg_after_ms: 104_000, cancel_broadcast_ms: 1369, error_type_by_status: { '429': 'invalid_request', '422': 'validation_error' },
+        delete_destination_status: 200,
+        otp_max_attempts: 5,
+        rate_limit_algorithm: 'fixed_window',
+        webhook_body_style: 'escaped',
+        reorg_after_ms: 104_000,
+        cancel_broadcast_ms: 1369,
+        error_type_by_status: { '429': 'invalid_request', '422': 'validation_error' },
       },
     } as const;
     for (const [seed, settings] of Object.entries(before)) expect(adversarialProfile(Number(seed)), `seed ${seed}`).toMatchObject(settings);

@@ -110,9 +110,10 @@ export const LIFECYCLE_ERROR_CODES: Codes<LifecycleErrorCode> = nonEmpty(
 );
 
 /** The default `lifecycle_error_status`, code by code in registry order. */
-export const DEFAULT_LIFECYCLE_STATUS = Object.fromEntries(
-  LIFECYCLE_ERROR_CODES.map((c) => [c, entry(c).status]),
-) as Record<LifecycleErrorCode, number>;
+export const DEFAULT_LIFECYCLE_STATUS = Object.fromEntries(LIFECYCLE_ERROR_CODES.map((c) => [c, entry(c).status])) as Record<
+  LifecycleErrorCode,
+  number
+>;
 
 /** The codes this kind can fail with, in registry order. */
 export function failureCodesOf<K extends FailureKind>(kind: K): Codes<FailureCodeOf<K>> {

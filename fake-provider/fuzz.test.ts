@@ -32,12 +32,28 @@ const garbageValue = fc.oneof(
   fc.constant(null),
   fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
   fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 3 }),
-  fc.constantFrom('-1', '0', '1e9', '0x00', 'native.evm:1', 'NATIVE.BTC', '999999999999999999999999999999999999', '1.0000000000000000000001', '../../etc', '%00', '🙂'),
+  fc.constantFrom(
+    '-1',
+    '0',
+    '1e9',
+    '0x00',
+    'native.evm:1',
+    'NATIVE.BTC',
+    '999999999999999999999999999999999999',
+    '1.0000000000000000000001',
+    '../../etc',
+    '%00',
+    '🙂',
+  ),
 );
 
 function bodyFor(route: AnyRoute): fc.Arbitrary<string | undefined> {
   const keys = shapeKeys(route.body);
-  const object = fc.dictionary(keys.length > 0 ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }), garbageValue, { maxKeys: 6 });
+  const object = fc.dictionary(
+    keys.length > 0 ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }),
+    garbageValue,
+    { maxKeys: 6 },
+  );
   return fc.oneof(
     object.map((o) => JSON.stringify(o)),
     fc.jsonValue().map((v) => JSON.stringify(v)),
@@ -51,8 +67,10 @@ function queryFor(route: AnyRoute): fc.Arbitrary<string> {
   const keys = shapeKeys(route.query);
   const key = keys.length > 0 ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 6 })) : fc.string({ maxLength: 6 });
   return fc
-    .array(fc.tuple(key, fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '0', '101', '1.5', 'true', 'trade.*', '*', ''))), { maxLength: 4 })
-    .map((pairs) => (pairs.length ? '?' + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&') : ''));
+    .array(fc.tuple(key, fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '0', '101', '1.5', 'true', 'trade.*', '*', ''))), {
+      maxLength: 4,
+    })
+    .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}` : ''));
 }
 
 function pathFor(route: AnyRoute): fc.Arbitrary<string> {
@@ -60,27 +78,55 @@ function pathFor(route: AnyRoute): fc.Arbitrary<string> {
   if (params.length === 0) return fc.constant(route.path);
   // Raw values (not encoded) include malformed percent-escapes such as `%` and `%zz`.
   const raw = fc.constantFrom('%', '%zz', '%E0%A4%A', '..', '%2F');
-  return fc.tuple(...params.map((p) => fc.oneof(fc.constantFrom(...(ids[p] ?? ['x'])).map(encodeURIComponent), fc.string({ minLength: 1, maxLength: 30 }).map(encodeURIComponent), raw))).map((values) => {
-    let path = route.path;
-    params.forEach((p, i) => (path = path.replace(`:${p}`, values[i])));
-    return path;
-  });
+  return fc
+    .tuple(
+      ...params.map((p) =>
+        fc.oneof(
+          fc.constantFrom(...(ids[p] ?? ['x'])).map(encodeURIComponent),
+          fc.string({ minLength: 1, maxLength: 30 }).map(encodeURIComponent),
+          raw,
+        ),
+      ),
+    )
+    .map((values) => {
+      let path = route.path;
+      params.forEach((p, i) => (path = path.replace(`:${p}`, values[i])));
+      return path;
+    });
 }
 
 const headerArb = fc.record({
   auth: fc.oneof(fc.constant('good'), fc.constant('none'), fc.string({ maxLength: 20 })),
   idem: fc.oneof(fc.constant(undefined), fc.string({ maxLength: 300 })),
-  contentType: fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-7', undefined),
+  contentType: fc.constantFrom(
+    'application/json',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/json; charset=utf-7',
+    undefined,
+  ),
 });
 
-async function hit(base: string, route: AnyRoute, path: string, query: string, body: string | undefined, h: { auth: string; idem: string | undefined; contentType: string | undefined }) {
+async function hit(
+  base: string,
+  route: AnyRoute,
+  path: string,
+  query: string,
+  body: string | undefined,
+  h: { auth: string; idem: string | undefined; contentType: string | undefined },
+) {
   const headers: Record<string, string> = {};
   if (h.auth === 'good') headers.authorization = `Bearer ${sim.api_key}`;
   else if (h.auth !== 'none') headers.authorization = h.auth.replace(/[^\x20-\x7e]/g, '');
   if (h.idem !== undefined) headers['idempotency-key'] = h.idem.replace(/[^\x20-\x7e]/g, '');
   if (h.contentType) headers['content-type'] = h.contentType;
   const method = route.method.toUpperCase();
-  const res = await fetch(base + path + query, { method, headers, body: method === 'GET' || method === 'DELETE' ? undefined : body, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(base + path + query, {
+    method,
+    headers,
+    body: method === 'GET' || method === 'DELETE' ? undefined : body,
+    signal: AbortSignal.timeout(10_000),
+  });
   const text = await res.text();
   return { status: res.status, text };
 }
@@ -103,9 +149,14 @@ describe('garbage in, envelope out', () => {
   it('every /v1 route answers garbage with a catalogued 4xx (or a success), never a 5xx', async () => {
     const routes = apiRoutes();
     await fc.assert(
-      fc.asyncProperty(fc.nat({ max: routes.length - 1 }).chain((i) => fc.tuple(fc.constant(routes[i]), pathFor(routes[i]), queryFor(routes[i]), bodyFor(routes[i]), headerArb)), async ([route, path, query, body, h]) => {
-        checkAnswer(route, await hit(sim.base_url, route, path, query, body, h));
-      }),
+      fc.asyncProperty(
+        fc
+          .nat({ max: routes.length - 1 })
+          .chain((i) => fc.tuple(fc.constant(routes[i]), pathFor(routes[i]), queryFor(routes[i]), bodyFor(routes[i]), headerArb)),
+        async ([route, path, query, body, h]) => {
+          checkAnswer(route, await hit(sim.base_url, route, path, query, body, h));
+        },
+      ),
       { numRuns: 400, seed: 20260101, verbose: 1 },
     );
   });
@@ -114,9 +165,14 @@ describe('garbage in, envelope out', () => {
     // Reset is left out: it would only empty the world the other calls are probing.
     const routes = [...controlRoutes(sim.running.runtime), ...RESOURCES.flatMap((r) => r.control ?? [])].filter((r) => r.path !== '/reset');
     await fc.assert(
-      fc.asyncProperty(fc.nat({ max: routes.length - 1 }).chain((i) => fc.tuple(fc.constant(routes[i]), pathFor(routes[i]), queryFor(routes[i]), bodyFor(routes[i]), headerArb)), async ([route, path, query, body, h]) => {
-        checkAnswer(route, await hit(sim.control_url, route, path, query, body, h));
-      }),
+      fc.asyncProperty(
+        fc
+          .nat({ max: routes.length - 1 })
+          .chain((i) => fc.tuple(fc.constant(routes[i]), pathFor(routes[i]), queryFor(routes[i]), bodyFor(routes[i]), headerArb)),
+        async ([route, path, query, body, h]) => {
+          checkAnswer(route, await hit(sim.control_url, route, path, query, body, h));
+        },
+      ),
       { numRuns: 200, seed: 20260102, verbose: 1 },
     );
   });

@@ -56,12 +56,32 @@ describe('conduct recorder', () => {
     const world = s.running.runtime.world;
     for (let i = 0; i < 3 * CONDUCT_WINDOW; i++) {
       recordRequest(world, 'sk_fresh_keys', {
-        request_id: `req_${i}`, method: 'POST', path: `/accounts/acct_${i}/destinations`, route_path: '/accounts/:account_id/destinations', query: {}, body: { i },
-        idempotency_key: `fresh-${i}`, status: i % 2 === 0 ? 503 : 200, reply_body: {}, headers: undefined, error_code: null, lost: false,
+        request_id: `req_${i}`,
+        method: 'POST',
+        path: `/accounts/acct_${i}/destinations`,
+        route_path: '/accounts/:account_id/destinations',
+        query: {},
+        body: { i },
+        idempotency_key: `fresh-${i}`,
+        status: i % 2 === 0 ? 503 : 200,
+        reply_body: {},
+        headers: undefined,
+        error_code: null,
+        lost: false,
       });
       recordRequest(world, 'sk_fresh_keys', {
-        request_id: `req_l${i}`, method: 'GET', path: `/accounts/acct_${i}/credits`, route_path: '/accounts/:account_id/credits', query: {}, body: undefined,
-        idempotency_key: null, status: 200, reply_body: { credits: [], has_more: true, next_cursor: `c${i}` }, headers: undefined, error_code: null, lost: false,
+        request_id: `req_l${i}`,
+        method: 'GET',
+        path: `/accounts/acct_${i}/credits`,
+        route_path: '/accounts/:account_id/credits',
+        query: {},
+        body: undefined,
+        idempotency_key: null,
+        status: 200,
+        reply_body: { credits: [], has_more: true, next_cursor: `c${i}` },
+        headers: undefined,
+        error_code: null,
+        lost: false,
       });
     }
     const sizes = conductSizes(world, 'sk_fresh_keys');

@@ -22,7 +22,8 @@ async function ownClockOrg(s: TestSim, clock: Record<string, unknown> = { mode: 
   expect(r.status).toBe(200);
   return r.body.organization as { organization_id: string; api_key: string; clock: { now_ms: number; mode: string } };
 }
-const clockOf = async (s: TestSim, org?: string): Promise<number> => (await s.control('GET', org ? `/clock?organization_id=${org}` : '/clock')).body.clock.now_ms;
+const clockOf = async (s: TestSim, org?: string): Promise<number> =>
+  (await s.control('GET', org ? `/clock?organization_id=${org}` : '/clock')).body.clock.now_ms;
 
 describe('per-organization clocks', () => {
   it('a scoped advance moves only that organization; an unscoped one keeps its meaning (the server clock)', async () => {
@@ -43,11 +44,12 @@ describe('per-organization clocks', () => {
     expect(await clockOf(s, b.organization_id)).toBe(t0);
   });
 
-  it('/v1 runs in the key\'s world: its work waits for its own clock, not the server\'s', async () => {
+  it("/v1 runs in the key's world: its work waits for its own clock, not the server's", async () => {
     const s = opened(await startTestSim());
     const a = await ownClockOrg(s);
     const acct = (await s.api('POST', '/accounts', { key: a.api_key, body: {} })).body.account.account_id;
-    const wallets = async () => (await s.api('GET', `/accounts/${acct}/activity?types=account.wallet_created`, { key: a.api_key })).body.events.length;
+    const wallets = async () =>
+      (await s.api('GET', `/accounts/${acct}/activity?types=account.wallet_created`, { key: a.api_key })).body.events.length;
     // The server's clock moving does nothing for it; its own does.
     await s.advance(60_000);
     expect(await wallets()).toBe(0);
@@ -135,7 +137,9 @@ describe('per-organization clocks', () => {
     expect((await s.control('DELETE', `/organizations/${a.organization_id}`)).status).toBe(200);
     const sent = rx.received.length;
     expect((await s.api('GET', '/accounts', { key: a.api_key })).status).toBe(401);
-    expect((await s.control('GET', '/organizations')).body.organizations.map((o: { organization_id: string }) => o.organization_id)).not.toContain(a.organization_id);
+    expect(
+      (await s.control('GET', '/organizations')).body.organizations.map((o: { organization_id: string }) => o.organization_id),
+    ).not.toContain(a.organization_id);
     expect((await s.control('POST', '/clock/advance', { ms: 3_600_000, organization_id: a.organization_id })).status).toBe(404);
     await s.advance(3_600_000);
     await sleep(100);

@@ -28,24 +28,68 @@ const HALF_ETH = '500000000000000000';
 
 /** What the world holds for one organization, store by store (0 everywhere once it is deleted). */
 function retained(world: World, org_id: string, api_key: string, ids = new Set<string>()): Record<string, number> {
-  const accounts = new Set(accountStore(world).list.filter((a) => a.org_id === org_id).map((a) => a.account_id));
+  const accounts = new Set(
+    accountStore(world)
+      .list.filter((a) => a.org_id === org_id)
+      .map((a) => a.account_id),
+  );
   const count = <T>(items: Iterable<T>, mine: (t: T) => boolean, id: (t: T) => string): number => {
     let n = 0;
-    for (const t of items) if (mine(t)) (n++, ids.add(id(t)));
+    for (const t of items) {
+      if (!mine(t)) continue;
+      n++;
+      ids.add(id(t));
+    }
     return n;
   };
   const out: Record<string, number> = {
-    accounts: count(accountStore(world).byId.values(), (a) => a.org_id === org_id, (a) => a.account_id),
-    credits: count(creditStore(world).list, (c) => c.org_id === org_id, (c) => c.credit_id),
+    accounts: count(
+      accountStore(world).byId.values(),
+      (a) => a.org_id === org_id,
+      (a) => a.account_id,
+    ),
+    credits: count(
+      creditStore(world).list,
+      (c) => c.org_id === org_id,
+      (c) => c.credit_id,
+    ),
     credit_ledgers: [...creditStore(world).accounts.keys()].filter((a) => accounts.has(a)).length,
-    deposits: count(depositStore(world).list, (d) => d.address.org_id === org_id, (d) => d.deposit_id),
-    deposit_addresses: count(depositAddressStore(world).byId.values(), (d) => d.org_id === org_id, (d) => d.deposit_address_id),
-    trades: count(tradeStore(world).list, (t) => accounts.has(t.swap.account_id), (t) => t.trade_id),
-    rfqs: count(rfqStore(world).rfqs.values(), (r) => r.org_id === org_id, (r) => r.rfq_id),
-    quotes: count(rfqStore(world).quotes.values(), (q) => q.rfq.org_id === org_id, (q) => q.quote_id),
-    destinations: count(destinationStore(world).list, (d) => d.org_id === org_id, (d) => d.destination_id),
+    deposits: count(
+      depositStore(world).list,
+      (d) => d.address.org_id === org_id,
+      (d) => d.deposit_id,
+    ),
+    deposit_addresses: count(
+      depositAddressStore(world).byId.values(),
+      (d) => d.org_id === org_id,
+      (d) => d.deposit_address_id,
+    ),
+    trades: count(
+      tradeStore(world).list,
+      (t) => accounts.has(t.swap.account_id),
+      (t) => t.trade_id,
+    ),
+    rfqs: count(
+      rfqStore(world).rfqs.values(),
+      (r) => r.org_id === org_id,
+      (r) => r.rfq_id,
+    ),
+    quotes: count(
+      rfqStore(world).quotes.values(),
+      (q) => q.rfq.org_id === org_id,
+      (q) => q.quote_id,
+    ),
+    destinations: count(
+      destinationStore(world).list,
+      (d) => d.org_id === org_id,
+      (d) => d.destination_id,
+    ),
     webhooks: webhookStore(world).list.filter((w) => w.org_id === org_id).length,
-    deliveries: count(webhookStore(world).deliveryList, (d) => d.org_id === org_id, (d) => d.delivery_id),
+    deliveries: count(
+      webhookStore(world).deliveryList,
+      (d) => d.org_id === org_id,
+      (d) => d.delivery_id,
+    ),
     export_otps: [...exportStore(world).otps.keys()].filter((a) => accounts.has(a)).length,
     export_windows: [...exportStore(world).initiations.keys()].filter((a) => accounts.has(a)).length,
     emails: emailStore(world).filter((e) => accounts.has(e.account_id)).length,
@@ -83,7 +127,8 @@ describe('DELETE /_sim/organizations/{id} frees what the organization owns', () 
     const g = await traffic(s, gone.api_key, rx.url);
     const k = await traffic(s, kept.api_key, rx.url);
     // Work still scheduled for the org: a deposit confirming, an RFQ solving, wallets being derived.
-    const da = (await s.api('POST', `/accounts/${g.account_id}/deposit-addresses`, { key: gone.api_key, body: { asset_key: ETH } })).body.deposit_address;
+    const da = (await s.api('POST', `/accounts/${g.account_id}/deposit-addresses`, { key: gone.api_key, body: { asset_key: ETH } })).body
+      .deposit_address;
     expect((await s.control('POST', '/deposits', { deposit_address_id: da.deposit_address_id, atoms: ONE_ETH })).status).toBe(200);
     expect((await s.api('POST', '/accounts', { key: gone.api_key, body: {} })).status).toBe(200);
     await s.advance(1);
@@ -91,7 +136,26 @@ describe('DELETE /_sim/organizations/{id} frees what the organization owns', () 
     const goneIds = new Set<string>();
     const before = retained(world, gone.organization_id, gone.api_key, goneIds);
     const keptBefore = retained(world, kept.organization_id, kept.api_key);
-    for (const store of ['accounts', 'credits', 'credit_ledgers', 'deposits', 'deposit_addresses', 'trades', 'rfqs', 'quotes', 'destinations', 'webhooks', 'deliveries', 'export_otps', 'export_windows', 'emails', 'symbols', 'events', 'transitions', 'conduct_requests']) {
+    for (const store of [
+      'accounts',
+      'credits',
+      'credit_ledgers',
+      'deposits',
+      'deposit_addresses',
+      'trades',
+      'rfqs',
+      'quotes',
+      'destinations',
+      'webhooks',
+      'deliveries',
+      'export_otps',
+      'export_windows',
+      'emails',
+      'symbols',
+      'events',
+      'transitions',
+      'conduct_requests',
+    ]) {
       expect(before[store], store).toBeGreaterThan(0);
     }
     const idemBefore = idempotencyRecords(world);
@@ -113,7 +177,15 @@ describe('DELETE /_sim/organizations/{id} frees what the organization owns', () 
     // The other org still trades, reads its feed and gets its deliveries.
     const credit_id = await fund(s, k.account_id, ETH, ONE_ETH, kept.api_key);
     const destination_id = await destination(s, k.account_id, USDC, kept.api_key);
-    const { quote_id } = await firmQuote(s, { account_id: k.account_id, credit_id, destination_id, from: ETH, to: USDC, amount_in_atoms: HALF_ETH, key: kept.api_key });
+    const { quote_id } = await firmQuote(s, {
+      account_id: k.account_id,
+      credit_id,
+      destination_id,
+      from: ETH,
+      to: USDC,
+      amount_in_atoms: HALF_ETH,
+      key: kept.api_key,
+    });
     expect((await s.api('POST', `/quotes/${quote_id}/accept`, { key: kept.api_key, body: { slippage_bps: '100' } })).status).toBe(200);
     await s.settle();
     const feed = await s.api('GET', '/events?limit=100', { key: kept.api_key });

@@ -24,7 +24,10 @@ export interface OrganizationInput {
  */
 export function refusePastMaxOrganizations(world: World, hosted = 0): void {
   if (world.orgs.size + hosted >= world.profile.max_organizations) {
-    throw new ApiError('quota_exceeded', `the server holds its maximum of ${world.profile.max_organizations} organizations (profile max_organizations); delete one first`);
+    throw new ApiError(
+      'quota_exceeded',
+      `the server holds its maximum of ${world.profile.max_organizations} organizations (profile max_organizations); delete one first`,
+    );
   }
 }
 

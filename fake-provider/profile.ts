@@ -3,7 +3,6 @@
 // settings and their type are declared once, by the schema (profiles/schema.ts); this file holds the default.
 import { DEFAULT_LIFECYCLE_STATUS, LIFECYCLE_ERROR_CODES, type LifecycleErrorCode } from './failure-codes.ts';
 import {
-  PROFILE_CHAINS,
   RATE_LIMIT_ALGORITHMS,
   WEBHOOK_BODY_STYLES,
   WEBHOOK_DELIVERY_ORDERS,
@@ -13,7 +12,7 @@ import {
   type WebhookDeliveryOrder,
 } from './profiles/schema.ts';
 
-export { LIFECYCLE_ERROR_CODES, PROFILE_CHAINS, RATE_LIMIT_ALGORITHMS, WEBHOOK_BODY_STYLES, WEBHOOK_DELIVERY_ORDERS };
+export { LIFECYCLE_ERROR_CODES, RATE_LIMIT_ALGORITHMS, WEBHOOK_BODY_STYLES, WEBHOOK_DELIVERY_ORDERS };
 export type { LifecycleErrorCode, Profile, RateLimitAlgorithm, WebhookBodyStyle, WebhookDeliveryOrder };
 
 /** One chain's block time and finality threshold (`profile.chains[chain]`). */

@@ -20,7 +20,14 @@ async function setup() {
   const credit_id = await fund(sim, account_id, ETH, '1000000000000000000');
   const usdcDest = await destination(sim, account_id, USDC);
   const ethDest = await destination(sim, account_id, ETH);
-  const { quote_id } = await firmQuote(sim, { account_id, credit_id, destination_id: usdcDest, from: ETH, to: USDC, amount_in_atoms: '500000000000000000' });
+  const { quote_id } = await firmQuote(sim, {
+    account_id,
+    credit_id,
+    destination_id: usdcDest,
+    from: ETH,
+    to: USDC,
+    amount_in_atoms: '500000000000000000',
+  });
   return { account_id, credit_id, usdcDest, ethDest, quote_id };
 }
 
@@ -35,7 +42,9 @@ describe('races', () => {
       fc.asyncProperty(fc.scheduler(), async (s) => {
         const f = await setup();
         const accept = launch(s, 'accept', () => sim.api('POST', `/quotes/${f.quote_id}/accept`, { body: { slippage_bps: '100' } }));
-        const cancel = launch(s, 'cancel', () => sim.api('POST', '/cancels', { body: { account_id: f.account_id, credit_id: f.credit_id, destination_id: f.ethDest } }));
+        const cancel = launch(s, 'cancel', () =>
+          sim.api('POST', '/cancels', { body: { account_id: f.account_id, credit_id: f.credit_id, destination_id: f.ethDest } }),
+        );
         await s.waitAll();
         const [a, c] = await Promise.all([accept, cancel]);
         const wins = [a, c].filter((r) => r.status === 200);
@@ -44,7 +53,9 @@ describe('races', () => {
         expect(loser.status).toBe(409);
         expect(loser.body.error.code).toBe('credit_in_use');
         await sim.settle();
-        const credit = (await sim.api('GET', `/accounts/${f.account_id}/credits?status=consumed&limit=100`)).body.credits.filter((x: { credit_id: string }) => x.credit_id === f.credit_id);
+        const credit = (await sim.api('GET', `/accounts/${f.account_id}/credits?status=consumed&limit=100`)).body.credits.filter(
+          (x: { credit_id: string }) => x.credit_id === f.credit_id,
+        );
         expect(credit).toHaveLength(1);
         expect((await sim.invariants()).violations).toEqual([]);
       }),
@@ -74,12 +85,16 @@ describe('races', () => {
       fc.asyncProperty(fc.scheduler(), fc.integer({ min: 2, max: 4 }), async (s, copies) => {
         const f = await setup();
         const key = `race-${f.quote_id}`;
-        const calls = Array.from({ length: copies }, (_, i) => launch(s, `copy${i}`, () => sim.api('POST', `/quotes/${f.quote_id}/accept`, { body: { slippage_bps: '100' }, idem: key })));
+        const calls = Array.from({ length: copies }, (_, i) =>
+          launch(s, `copy${i}`, () => sim.api('POST', `/quotes/${f.quote_id}/accept`, { body: { slippage_bps: '100' }, idem: key })),
+        );
         await s.waitAll();
         const results = await Promise.all(calls);
         for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
         expect(new Set(results.map((r) => JSON.stringify(r.body))).size).toBe(1);
-        const trades = sim.running.runtime.world.events.all.filter((e) => e.envelope.type === 'trade.executing' && e.envelope.data.quote_id === f.quote_id);
+        const trades = sim.running.runtime.world.events.all.filter(
+          (e) => e.envelope.type === 'trade.executing' && e.envelope.data.quote_id === f.quote_id,
+        );
         expect(trades).toHaveLength(1);
       }),
       { numRuns: 12 },

@@ -4,7 +4,7 @@ import type { AnyRoute } from './contract/route.ts';
 import type { Organization, World } from './world.ts';
 import type { ForgetScope, HistorySource, Violation } from './resource-records.ts';
 
-export type { ForgetScope, HistoryRecord, Violation } from './resource-records.ts';
+export type { HistoryRecord, Violation } from './resource-records.ts';
 
 export interface ResourceModule extends HistorySource {
   name: string;

@@ -10,7 +10,8 @@ import { webhookStore } from './resources/webhooks/model.ts';
 import { retentionState } from './retention.ts';
 
 const opened = closeAfterEach(afterEach);
-const sim = async (profile: Partial<Profile>): Promise<TestSim> => opened(await startTestSim({ profile: { ...DEFAULT_PROFILE, ...profile } }));
+const sim = async (profile: Partial<Profile>): Promise<TestSim> =>
+  opened(await startTestSim({ profile: { ...DEFAULT_PROFILE, ...profile } }));
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const ETH = 'native.evm:42161';
@@ -23,14 +24,23 @@ async function tradeWithDeliveries(s: TestSim): Promise<{ account_id: string; we
   const account_id = await readyAccount(s);
   const credit_id = await fund(s, account_id, ETH, '1000000000000000000');
   const destination_id = await destination(s, account_id, USDC);
-  const { quote_id } = await firmQuote(s, { account_id, credit_id, destination_id, from: ETH, to: USDC, amount_in_atoms: '500000000000000000' });
+  const { quote_id } = await firmQuote(s, {
+    account_id,
+    credit_id,
+    destination_id,
+    from: ETH,
+    to: USDC,
+    amount_in_atoms: '500000000000000000',
+  });
   expect((await s.api('POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: '100' } })).status).toBe(200);
   await s.settle();
   return { account_id, webhook_id };
 }
 
-const feed = async (s: TestSim) => (await s.api('GET', '/events?limit=100')).body.events as Array<{ event_id: string; created_at_ms: number }>;
-const deliveries = async (s: TestSim, webhook_id: string) => (await s.api('GET', `/webhooks/${webhook_id}/deliveries?limit=100`)).body.deliveries as unknown[];
+const feed = async (s: TestSim) =>
+  (await s.api('GET', '/events?limit=100')).body.events as Array<{ event_id: string; created_at_ms: number }>;
+const deliveries = async (s: TestSim, webhook_id: string) =>
+  (await s.api('GET', `/webhooks/${webhook_id}/deliveries?limit=100`)).body.deliveries as unknown[];
 
 describe('retention sweeps', () => {
   it('events past event_retention_ms leave the feed, their deliveries and transitions go; newer ones stay; invariants stay green', async () => {
@@ -65,7 +75,9 @@ describe('retention sweeps', () => {
     const left = (await deliveries(s, webhook_id)) as Array<{ event_id: string }>;
     expect(left.map((d) => d.event_id).sort()).toEqual(now.map((e) => e.event_id).sort());
     expect(retentionState(world).deliveries_swept).toBe(oldDeliveries);
-    expect(world.transitions.records.some((r) => r.kind === 'webhook_delivery' && !webhookStore(world).deliveries.has(r.entity_id))).toBe(false);
+    expect(world.transitions.records.some((r) => r.kind === 'webhook_delivery' && !webhookStore(world).deliveries.has(r.entity_id))).toBe(
+      false,
+    );
     expect(world.transitions.length).toBeLessThan(transitionsBefore);
     // Checks against the whole event history are skipped (and say why); the others run and hold.
     const inv = (await s.control('GET', '/invariants')).body;
@@ -125,7 +137,12 @@ describe('retention sweeps', () => {
     const live = new Set((await feed(s)).map((e) => e.event_id));
     expect(mine.every((d) => live.has(d.event_id))).toBe(true);
     // The old delivery's retries (it would retry for 72 h) never go out again: only the new event's do.
-    const swept = new Set(rx.received.slice(0, during).map((r) => r.body.event_id).filter((id) => !live.has(id)));
+    const swept = new Set(
+      rx.received
+        .slice(0, during)
+        .map((r) => r.body.event_id)
+        .filter((id) => !live.has(id)),
+    );
     expect(swept.size).toBeGreaterThanOrEqual(1);
     const afterSweep = rx.received.length;
     await s.advance(24 * HOUR);

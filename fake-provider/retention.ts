@@ -40,7 +40,7 @@ export function retentionState(world: World): { events_before_ms: number; events
 }
 
 /** Runs one sweep now: events past `event_retention_ms`, deliveries past `webhook_delivery_retention_ms`. */
-export function sweepRetention(world: World): void {
+function sweepRetention(world: World): void {
   const state = retention(world);
   const now_ms = world.sim.now_ms();
   const events_before_ms = now_ms - world.profile.event_retention_ms;

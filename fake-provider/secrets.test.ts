@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts';
 import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
 import { publish } from './engine/publish.ts';
-import { DEFAULT_PROFILE } from './profile.ts';
 
 const opened = closeAfterEach(afterEach);
 const sim = async (opts: Parameters<typeof startTestSim>[0] = {}): Promise<TestSim> => opened(await startTestSim(opts));
@@ -42,7 +41,10 @@ describe('the secret stream', () => {
     const probed = await sim({ seed: 9, secret_seed: 'x' });
     await probed.control('GET', '/clock');
     await probed.api('GET', '/assets?limit=1');
-    const first = async (s: TestSim) => [(await s.api('POST', '/accounts', { body: {} })).body.account.account_id, (await s.newOrg()).organization_id];
+    const first = async (s: TestSim) => [
+      (await s.api('POST', '/accounts', { body: {} })).body.account.account_id,
+      (await s.newOrg()).organization_id,
+    ];
     expect(await first(probed)).toEqual(await first(plain));
   });
 });
@@ -80,13 +82,17 @@ describe('DELETE /_sim/organizations/{id}', () => {
     expect(del.status).toBe(200);
     expect(del.body).toMatchObject({ deleted: true, organization_id: gone.organization_id });
     expect((await s.api('GET', '/webhooks', { key: gone.api_key })).status).toBe(401);
-    expect((await s.control('GET', '/organizations')).body.organizations.map((o: any) => o.organization_id)).not.toContain(gone.organization_id);
+    expect((await s.control('GET', '/organizations')).body.organizations.map((o: any) => o.organization_id)).not.toContain(
+      gone.organization_id,
+    );
     // Its pending retry never goes out.
     await s.advance(3_600_000);
     expect(rx.received).toHaveLength(1);
     expect((await s.api('GET', '/webhooks', { key: kept.api_key })).status).toBe(200);
-    expect((await s.control('DELETE', `/organizations/${gone.organization_id}`)).body.error).toMatchObject({ code: 'not_found', param: 'organization_id' });
+    expect((await s.control('DELETE', `/organizations/${gone.organization_id}`)).body.error).toMatchObject({
+      code: 'not_found',
+      param: 'organization_id',
+    });
     expect((await s.invariants()).ok).toBe(true);
   });
 });
-

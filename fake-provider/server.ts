@@ -11,7 +11,7 @@ import { refuseConnect } from './http/limits.ts';
 import { dropOrgWorlds } from './worlds.ts';
 
 /** How long close() lets requests already running finish before their connections are destroyed. */
-export const CLOSE_GRACE_MS = 2_000;
+const CLOSE_GRACE_MS = 2_000;
 
 /** Connection limits (docs/shared-server.md): a slow or idle client holds a socket this long at most. */
 export interface ConnectionLimits {
@@ -25,7 +25,7 @@ export interface ConnectionLimits {
   max_connections: number;
 }
 
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   headers_timeout_ms: 10_000,
   request_timeout_ms: 30_000,
   // Webhook receivers may call back into the API while a delivery is in flight: keep-alive stays short.
@@ -43,13 +43,16 @@ export type RunningServer = ServedWorld;
 function listened(runtime: Runtime, host: string, port: number): void {
   const endpoint = runtime.options.endpoint!;
   const journal = runtime.world.sim.journal;
-  const recorded = journal.mode === 'replay' ? (journal.fact('endpoint', 'server') as { host: string; port: number } | undefined) : undefined;
+  const recorded =
+    journal.mode === 'replay' ? (journal.fact('endpoint', 'server') as { host: string; port: number } | undefined) : undefined;
   endpoint.host = recorded?.host ?? host;
   endpoint.port = recorded?.port ?? port;
   if (journal.mode === 'record') journal.write({ kind: 'fact', what: 'endpoint', key: 'server', value: { host, port } });
 }
 
-export async function serve(options: RuntimeOptions & { port?: number; host?: string; limits?: Partial<ConnectionLimits> }): Promise<RunningServer> {
+export async function serve(
+  options: RuntimeOptions & { port?: number; host?: string; limits?: Partial<ConnectionLimits> },
+): Promise<RunningServer> {
   // The fast keccak compiles asynchronously; a world that never yields to the event loop would not get it.
   await keccakReady;
   const runtime = createRuntime({ ...options, serve_world: serve });

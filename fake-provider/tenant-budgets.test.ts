@@ -8,7 +8,8 @@ import { idempotencyBytes } from './http/idempotency.ts';
 import { conductBudget, conductOf } from './conduct/recorder.ts';
 
 const opened = closeAfterEach(afterEach);
-const sim = async (profile: Partial<Profile> = {}): Promise<TestSim> => opened(await startTestSim({ profile: { ...DEFAULT_PROFILE, ...profile } }));
+const sim = async (profile: Partial<Profile> = {}): Promise<TestSim> =>
+  opened(await startTestSim({ profile: { ...DEFAULT_PROFILE, ...profile } }));
 const fast = { rate_limits: { reads: 10_000, writes: 10_000 } };
 
 describe('conduct memory per organization', () => {
@@ -49,7 +50,11 @@ describe('conduct memory per organization', () => {
     await s.api('GET', '/accounts', { key: quiet.api_key });
     for (let i = 0; i < 120; i++) {
       // Accepted 255-character keys on a cheap write (404): each is kept in the key's record until the budget trims it.
-      await s.api('POST', '/accounts/acct_nobody/deposit-addresses', { key: noisy.api_key, idem: `${i}`.padEnd(255, 'z'), body: { asset_key: 'btc' } });
+      await s.api('POST', '/accounts/acct_nobody/deposit-addresses', {
+        key: noisy.api_key,
+        idem: `${i}`.padEnd(255, 'z'),
+        body: { asset_key: 'btc' },
+      });
     }
     const world = s.running.runtime.world;
     const bytes = conductBudget(world, noisy.organization_id).bytes;
@@ -65,16 +70,35 @@ describe('idempotency memory per organization', () => {
     const s = await sim({ idempotency_max_bytes_per_org: 8 * 1024 });
     const noisy = await s.newOrg(fast);
     const quiet = await s.newOrg(fast);
-    const kept = await s.api('POST', '/accounts/acct_nobody/deposit-addresses', { key: quiet.api_key, idem: 'quiet-1', body: { asset_key: 'btc' } });
-    for (let i = 0; i < 80; i++) await s.api('POST', '/accounts/acct_nobody/deposit-addresses', { key: noisy.api_key, idem: `noisy-${i}`, body: { asset_key: 'btc' } });
+    const kept = await s.api('POST', '/accounts/acct_nobody/deposit-addresses', {
+      key: quiet.api_key,
+      idem: 'quiet-1',
+      body: { asset_key: 'btc' },
+    });
+    for (let i = 0; i < 80; i++)
+      await s.api('POST', '/accounts/acct_nobody/deposit-addresses', {
+        key: noisy.api_key,
+        idem: `noisy-${i}`,
+        body: { asset_key: 'btc' },
+      });
     const world = s.running.runtime.world;
     expect(idempotencyBytes(world, noisy.organization_id)).toBeLessThanOrEqual(8 * 1024);
     expect(idempotencyBytes(world, noisy.organization_id)).toBeGreaterThan(4 * 1024);
     // The noisy tenant's oldest key is forgotten (a different payload is no conflict now); its newest is kept.
-    expect((await s.api('POST', '/accounts/acct_other/deposit-addresses', { key: noisy.api_key, idem: 'noisy-0', body: { asset_key: 'btc' } })).status).toBe(404);
-    expect((await s.api('POST', '/accounts/acct_other/deposit-addresses', { key: noisy.api_key, idem: 'noisy-79', body: { asset_key: 'btc' } })).status).toBe(409);
+    expect(
+      (await s.api('POST', '/accounts/acct_other/deposit-addresses', { key: noisy.api_key, idem: 'noisy-0', body: { asset_key: 'btc' } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await s.api('POST', '/accounts/acct_other/deposit-addresses', { key: noisy.api_key, idem: 'noisy-79', body: { asset_key: 'btc' } }))
+        .status,
+    ).toBe(409);
     // The quiet tenant's record is untouched: the same key answers the same request id.
-    const again = await s.api('POST', '/accounts/acct_nobody/deposit-addresses', { key: quiet.api_key, idem: 'quiet-1', body: { asset_key: 'btc' } });
+    const again = await s.api('POST', '/accounts/acct_nobody/deposit-addresses', {
+      key: quiet.api_key,
+      idem: 'quiet-1',
+      body: { asset_key: 'btc' },
+    });
     expect(again.body.request_id).toBe(kept.body.request_id);
   });
 });

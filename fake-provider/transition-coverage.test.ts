@@ -24,13 +24,18 @@ const sims: TestSim[] = [];
 const key = (machine: string, from: string | null, event: string, to: string): string => `${machine}: ${from} --${event}--> ${to}`;
 
 async function newSim(profile = DEFAULT_PROFILE, seed_orgs?: { api_keys: string[]; partner_screening: boolean }[]): Promise<TestSim> {
-  const sim = await startTestSim({ profile, seed: `coverage-${sims.length}`, ...(seed_orgs ? { seed_orgs, api_key: seed_orgs[0].api_keys[0] } : {}) });
+  const sim = await startTestSim({
+    profile,
+    seed: `coverage-${sims.length}`,
+    ...(seed_orgs ? { seed_orgs, api_key: seed_orgs[0].api_keys[0] } : {}),
+  });
   sims.push(sim);
   return sim;
 }
 
 function collect(sim: TestSim): void {
-  for (const r of sim.running.runtime.world.transitions.records as TransitionRecord[]) if (r.from !== null) taken.add(key(r.kind, r.from, r.event, r.to));
+  for (const r of sim.running.runtime.world.transitions.records as TransitionRecord[])
+    if (r.from !== null) taken.add(key(r.kind, r.from, r.event, r.to));
 }
 
 afterAll(async () => {
@@ -91,7 +96,9 @@ describe('transition coverage through the HTTP API', () => {
     const slow = await accountWithAddress(sim, 'native.evm:1');
     await sim.control('POST', '/deposits', { deposit_address_id: slow.deposit_address_id, atoms: '1000' });
     const flagged = await sim.control('POST', '/deposits', { deposit_address_id: slow.deposit_address_id, atoms: '5' });
-    const f = await sim.api('POST', `/deposits/${slow.deposit_address_id}/flag`, { body: { tx_hash: flagged.body.deposit.tx_hash, flag_category: 'fraud', flag_message: 'known scam' } });
+    const f = await sim.api('POST', `/deposits/${slow.deposit_address_id}/flag`, {
+      body: { tx_hash: flagged.body.deposit.tx_hash, flag_category: 'fraud', flag_message: 'known scam' },
+    });
     expect(f.status, JSON.stringify(f.body)).toBe(200);
     await sim.settle();
     collect(sim);
@@ -122,7 +129,9 @@ describe('transition coverage through the HTTP API', () => {
   it('destinations: suspend, reactivate, delete usable and suspended', async () => {
     const sim = await newSim();
     const a = (await sim.api('POST', '/accounts', { body: {} })).body.account.account_id;
-    const reg = async (address: string) => (await sim.api('POST', `/accounts/${a}/destinations`, { body: { asset_key: 'native.evm:1', address } })).body.destination.destination_id;
+    const reg = async (address: string) =>
+      (await sim.api('POST', `/accounts/${a}/destinations`, { body: { asset_key: 'native.evm:1', address } })).body.destination
+        .destination_id;
     const d1 = await reg('0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf');
     const d2 = await reg('0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF');
     await sim.control('POST', `/destinations/${d1}/suspend`, { reason: 'r' });
@@ -139,7 +148,9 @@ describe('transition coverage through the HTTP API', () => {
     for (const atoms of ['1000', '2000', '3000']) await sim.control('POST', '/deposits', { deposit_address_id, atoms });
     await sim.settle();
     const credits = (await sim.api('GET', `/accounts/${account_id}/credits`)).body.credits.map((c: { credit_id: string }) => c.credit_id);
-    const dest = await sim.api('POST', `/accounts/${account_id}/destinations`, { body: { asset_key: 'native.evm:42161', address: '0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf' } });
+    const dest = await sim.api('POST', `/accounts/${account_id}/destinations`, {
+      body: { asset_key: 'native.evm:42161', address: '0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf' },
+    });
     const destination_id = dest.body.destination.destination_id;
     await sim.control('POST', '/faults', { target: 'cancel', effect: { fail: 'broadcast_failed' }, match: { ids: [credits[0]] } });
     await sim.control('POST', '/faults', { target: 'cancel', effect: { fail: 'confirmation_timeout' }, match: { ids: [credits[1]] } });
@@ -167,7 +178,15 @@ describe('transition coverage through the HTTP API', () => {
     const destination_id = await destination(sim, account_id, 'native.evm:42161');
     await sim.control('POST', '/faults', { target: 'zap', effect: { fail: 'settlement_failed' }, match: { account_id }, times: 1 });
     const z = await sim.api('POST', '/zaps', {
-      body: { account_id, credit_id, destination_id, from_asset_key: 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831', to_asset_key: 'native.evm:42161', amount_in_atoms: '50000000', min_amount_out_atoms: '0' },
+      body: {
+        account_id,
+        credit_id,
+        destination_id,
+        from_asset_key: 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831',
+        to_asset_key: 'native.evm:42161',
+        amount_in_atoms: '50000000',
+        min_amount_out_atoms: '0',
+      },
     });
     expect(z.status, JSON.stringify(z.body)).toBe(200);
     await sim.settle();
@@ -184,7 +203,14 @@ describe('transition coverage through the HTTP API', () => {
     const credit_id = await fund(sim, account_id, ETH, '1000000000000000000');
     const trade = async (fault?: Record<string, unknown>) => {
       if (fault) await sim.control('POST', '/faults', { target: 'trade', effect: fault, match: { account_id }, times: 1 });
-      const { quote_id } = await firmQuote(sim, { account_id, credit_id, destination_id, from: ETH, to: USDC, amount_in_atoms: '100000000000000000' });
+      const { quote_id } = await firmQuote(sim, {
+        account_id,
+        credit_id,
+        destination_id,
+        from: ETH,
+        to: USDC,
+        amount_in_atoms: '100000000000000000',
+      });
       const r = await sim.api('POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: '100' } });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       await sim.settle();
@@ -200,7 +226,13 @@ describe('transition coverage through the HTTP API', () => {
     expect(settled.status).toBe('settled');
     const types = sim.running.runtime.world.events.all.map((e) => e.envelope.type).filter((t) => t.startsWith('trade.settlement_'));
     // The settlement_orphaned failure, then one leg at a time: orphaned, reconfirmed, orphaned, reconfirmed.
-    expect(types).toEqual(['trade.settlement_orphaned', 'trade.settlement_orphaned', 'trade.settlement_reconfirmed', 'trade.settlement_orphaned', 'trade.settlement_reconfirmed']);
+    expect(types).toEqual([
+      'trade.settlement_orphaned',
+      'trade.settlement_orphaned',
+      'trade.settlement_reconfirmed',
+      'trade.settlement_orphaned',
+      'trade.settlement_reconfirmed',
+    ]);
     collect(sim);
   });
 

@@ -61,7 +61,7 @@ export interface World {
   newIdParts(): IdParts;
 }
 
-export interface WorldHooks {
+interface WorldHooks {
   /** Told of every event as it is published (its envelope is made only if a listener reads it). */
   eventPublished: Array<(world: World, event: StoredEvent) => void>;
 }

@@ -34,7 +34,8 @@ export interface OwnClock {
 /** The organizations of every world, the default one's first. */
 export function allOrganizations(runtime: Runtime): Array<{ org: Organization; world: World; own_clock: boolean }> {
   const out = [...runtime.world.orgs.values()].map((org) => ({ org, world: runtime.world, own_clock: false }));
-  for (const hosted of runtime.worlds.values()) for (const org of hosted.world.orgs.values()) out.push({ org, world: hosted.world, own_clock: true });
+  for (const hosted of runtime.worlds.values())
+    for (const org of hosted.world.orgs.values()) out.push({ org, world: hosted.world, own_clock: true });
   return out;
 }
 
@@ -69,7 +70,9 @@ export function createOrgWorld(runtime: Runtime, input: OrganizationInput, clock
   let stop = (): void => undefined;
   // A replay moves the clock from the journal's clock lines (scoped to this organization) instead.
   if (clock.mode === 'realtime' && sim.journal.mode !== 'replay') {
-    stop = sim.scheduler.startRealtime((ms) => sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms, organization_id }));
+    stop = sim.scheduler.startRealtime((ms) =>
+      sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms, organization_id }),
+    );
   }
   const hosted: HostedWorld = { world, stop };
   runtime.worlds.set(organization_id, hosted);
@@ -89,7 +92,8 @@ export function dropOrgWorld(runtime: Runtime, organization_id: string): boolean
   hosted.stop();
   dropHeldRequests(hosted.world);
   closeDeliveries(hosted.world);
-  for (const org of hosted.world.orgs.values()) for (const k of org.api_keys) if (runtime.keyWorlds.get(k) === hosted.world) runtime.keyWorlds.delete(k);
+  for (const org of hosted.world.orgs.values())
+    for (const k of org.api_keys) if (runtime.keyWorlds.get(k) === hosted.world) runtime.keyWorlds.delete(k);
   return true;
 }
 
@@ -121,7 +125,10 @@ const SERVER_PATH = /^\/_sim\/(organizations|reset)(\/|$|\?)/;
  * keeps today's meaning, the default world. A clock call scoped to an organization that shares the server
  * clock is refused (it would move every such tenant's time), and so is a scope naming no organization.
  */
-export function pickWorld(runtime: Pick<Runtime, 'world' | 'worlds' | 'keyWorlds'>, req: RoutedRequest): { world: World; refusal: ApiError | null } {
+export function pickWorld(
+  runtime: Pick<Runtime, 'world' | 'worlds' | 'keyWorlds'>,
+  req: RoutedRequest,
+): { world: World; refusal: ApiError | null } {
   const url = req.url;
   if (url.startsWith('/v1')) {
     if (runtime.worlds.size === 0) return { world: runtime.world, refusal: null };
@@ -136,12 +143,28 @@ function scoped(runtime: Pick<Runtime, 'world' | 'worlds'>, req: RoutedRequest, 
   if (id === undefined) return { world: runtime.world, refusal: null };
   const body = req.body as Record<string, unknown> | undefined;
   if (body !== null && typeof body === 'object' && 'organization_id' in body) delete body.organization_id;
-  if (SERVER_PATH.test(url)) return { world: runtime.world, refusal: new ApiError('invalid_parameter', 'organization_id scopes a call to one organization\'s world; organizations and reset are the server\'s calls', { param: 'organization_id' }) };
+  if (SERVER_PATH.test(url))
+    return {
+      world: runtime.world,
+      refusal: new ApiError(
+        'invalid_parameter',
+        "organization_id scopes a call to one organization's world; organizations and reset are the server's calls",
+        { param: 'organization_id' },
+      ),
+    };
   const hosted = runtime.worlds.get(id);
   if (hosted !== undefined) return { world: hosted.world, refusal: null };
-  if (!runtime.world.orgs.has(id)) return { world: runtime.world, refusal: new ApiError('not_found', `no organization ${id}`, { param: 'organization_id' }) };
+  if (!runtime.world.orgs.has(id))
+    return { world: runtime.world, refusal: new ApiError('not_found', `no organization ${id}`, { param: 'organization_id' }) };
   if (CLOCK_PATH.test(url)) {
-    return { world: runtime.world, refusal: new ApiError('invalid_parameter', `organization ${id} shares the server clock (it was created without a clock option): a scoped clock call would move every such tenant's time`, { param: 'organization_id' }) };
+    return {
+      world: runtime.world,
+      refusal: new ApiError(
+        'invalid_parameter',
+        `organization ${id} shares the server clock (it was created without a clock option): a scoped clock call would move every such tenant's time`,
+        { param: 'organization_id' },
+      ),
+    };
   }
   return { world: runtime.world, refusal: null };
 }

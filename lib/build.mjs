@@ -76,14 +76,23 @@ await build({
   logLevel: 'warning',
 });
 for (const f of ['index.html', 'app.css']) copyFileSync(resolve(root, 'dashboard/page', f), resolve(ui, f));
-writeFileSync(resolve(ui, 'triggers.json'), execFileSync(process.execPath, [resolve(root, 'bin/swapsim.js'), 'trigger', '--list', '--json'], { cwd: root, env: { ...process.env, SWAPSIM_FROM_SOURCE: '' } }));
+writeFileSync(
+  resolve(ui, 'triggers.json'),
+  execFileSync(process.execPath, [resolve(root, 'bin/swapsim.js'), 'trigger', '--list', '--json'], {
+    cwd: root,
+    env: { ...process.env, SWAPSIM_FROM_SOURCE: '' },
+  }),
+);
 
 if (!jsOnly) {
   rmSync(resolve(root, 'dist/types'), { recursive: true, force: true });
   const tsc = resolve(root, 'node_modules/.bin/tsc');
   execFileSync(tsc, ['-p', resolve(root, 'lib/tsconfig.types.json')], { stdio: 'inherit', cwd: root });
   const { Extractor, ExtractorConfig } = await import('@microsoft/api-extractor');
-  const rolled = Extractor.invoke(ExtractorConfig.loadFileAndPrepare(resolve(root, 'lib/api-extractor.json')), { localBuild: true, showVerboseMessages: false });
+  const rolled = Extractor.invoke(ExtractorConfig.loadFileAndPrepare(resolve(root, 'lib/api-extractor.json')), {
+    localBuild: true,
+    showVerboseMessages: false,
+  });
   if (!rolled.succeeded) throw new Error(`API Extractor: ${rolled.errorCount} errors, ${rolled.warningCount} warnings`);
   // The same declarations for `require` (package.json exports): read as CommonJS, their `import … from
   // 'fast-check'` resolves to fast-check's CommonJS types, the copy a CommonJS project's own import gets; one

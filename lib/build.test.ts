@@ -27,6 +27,7 @@ describe('the built CLI', () => {
   });
 
   it('needs no tsx anywhere in dist/', () => {
-    for (const f of readdirSync(DIST).filter((f) => f.endsWith('.js'))) expect(readFileSync(join(DIST, f), 'utf8'), f).not.toMatch(/["']tsx(\/[^"']*)?["']/);
+    for (const f of readdirSync(DIST).filter((f) => f.endsWith('.js')))
+      expect(readFileSync(join(DIST, f), 'utf8'), f).not.toMatch(/["']tsx(\/[^"']*)?["']/);
   });
 });

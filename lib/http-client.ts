@@ -19,7 +19,9 @@ export interface Reply<T = unknown> {
 /** The `error` of an error envelope (spec: Errors), or undefined for any other body. */
 export function errorOf(body: unknown): ApiError | undefined {
   const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
-  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as ApiError) : undefined;
+  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
+    ? (error as ApiError)
+    : undefined;
 }
 
 /** The `error.code` of an error envelope, or undefined for any other body. */
@@ -56,7 +58,12 @@ export async function request<T = unknown>(url: string, method: string, body: un
     }
     return { status: res.status, body: parsed as T, headers: res.headers };
   } catch (err) {
-    return { status: 0, body: undefined as T, headers: new Headers(), network_error: err instanceof Error ? `${err.message}${err.cause ? `: ${String(err.cause)}` : ''}` : String(err) };
+    return {
+      status: 0,
+      body: undefined as T,
+      headers: new Headers(),
+      network_error: err instanceof Error ? `${err.message}${err.cause ? `: ${String(err.cause)}` : ''}` : String(err),
+    };
   }
 }
 
@@ -93,11 +100,17 @@ export function apiClient(base_url: string, api_key: string, idem_prefix: string
  * scoped to that organization's own world (one created with a clock of its own; docs/control-plane.md).
  */
 export function controlClient(control_url: string, token?: string, organization_id?: string) {
-  const scoped = (path: string): string => (organization_id === undefined ? path : `${path}${path.includes('?') ? '&' : '?'}organization_id=${encodeURIComponent(organization_id)}`);
+  const scoped = (path: string): string =>
+    organization_id === undefined ? path : `${path}${path.includes('?') ? '&' : '?'}organization_id=${encodeURIComponent(organization_id)}`;
   return {
     control_url,
     call<M extends HttpMethod, P extends string>(method: M, path: P, body?: unknown): Promise<Reply<ControlBody<M, P>>> {
-      return request<ControlBody<M, P>>(control_url + scoped(path), method.toUpperCase(), body, token ? { authorization: `Bearer ${token}` } : {});
+      return request<ControlBody<M, P>>(
+        control_url + scoped(path),
+        method.toUpperCase(),
+        body,
+        token ? { authorization: `Bearer ${token}` } : {},
+      );
     },
   };
 }

@@ -30,7 +30,9 @@ async function graphOf(files: string[], context: string): Promise<DependencyTree
 }
 
 const edges = (tree: DependencyTree): Array<[string, string]> =>
-  Object.entries(tree).flatMap(([issuer, deps]) => (deps ?? []).flatMap((d) => (d.id === null ? [] : [[issuer, d.id] as [string, string]])));
+  Object.entries(tree).flatMap(([issuer, deps]) =>
+    (deps ?? []).flatMap((d) => (d.id === null ? [] : [[issuer, d.id] as [string, string]])),
+  );
 
 /** `fake-provider/resources/<name>/<file>` → [name, file], else null. */
 function resourceFile(path: string): [string, string] | null {
@@ -81,12 +83,15 @@ function reachesPastIndex(tree: DependencyTree): string[] {
  * and organizations, its control plane and dashboard, journals and state; the top drives a server from outside
  * (fake-provider/testing/ included: a test's harness is a client).
  */
-export const FLOORS: ReadonlyArray<{ floor: string; holds: RegExp }> = [
+const FLOORS: ReadonlyArray<{ floor: string; holds: RegExp }> = [
   { floor: 'sim', holds: /^sim\// },
   { floor: 'engine', holds: /^fake-provider\/(engine\/|profiles\/|(world|profile|network|failure-codes)\.ts$)/ },
   { floor: 'resources', holds: /^fake-provider\/(resources\/|contract\/|(resource|resource-records|emails|retention)\.ts$)/ },
   { floor: 'planes', holds: /^fake-provider\/(http|conduct|oracle)\// },
-  { floor: 'app', holds: /^fake-provider\/(control|ui|replay|persistence|seed)\/|^fake-provider\/(app|server|runtime|worlds|organizations)\.ts$/ },
+  {
+    floor: 'app',
+    holds: /^fake-provider\/(control|ui|replay|persistence|seed)\/|^fake-provider\/(app|server|runtime|worlds|organizations)\.ts$/,
+  },
   { floor: 'top', holds: /^(scenarios|cli|lib|load|reports|scripts|dashboard|fake-provider\/testing)\/|^index\.ts$/ },
 ];
 
@@ -102,7 +107,8 @@ function upwardImports(tree: DependencyTree): string[] {
     if (isTestOnly(issuer) || !id.endsWith('.ts') || id.includes('node_modules')) continue;
     const from = floorOf(issuer);
     const to = floorOf(id);
-    if (from < 0 || to < 0 || to > from) found.push(`${issuer} (${FLOORS[from]?.floor ?? 'no floor'}) -> ${id} (${FLOORS[to]?.floor ?? 'no floor'})`);
+    if (from < 0 || to < 0 || to > from)
+      found.push(`${issuer} (${FLOORS[from]?.floor ?? 'no floor'}) -> ${id} (${FLOORS[to]?.floor ?? 'no floor'})`);
   }
   return [...new Set(found)].sort();
 }
@@ -156,15 +162,29 @@ describe('import graph', () => {
       write('fake-provider/resources/a/a.test.ts', "import { b } from '../b/model.ts';\nexport const t = b;\n"),
     ];
     const t = await graphOf(files, dir);
-    const cycles = parseCircular(t).map((c) => c.map((p) => relative(dir, resolve(dir, p))).sort().join(' '));
+    const cycles = parseCircular(t).map((c) =>
+      c
+        .map((p) => relative(dir, resolve(dir, p)))
+        .sort()
+        .join(' '),
+    );
     expect(cycles.sort()).toEqual(['registry.ts route.ts', 'store.ts world.ts']);
     expect(reachesPastIndex(t)).toEqual(['fake-provider/resources/a/model.ts -> fake-provider/resources/b/model.ts']);
     const floors = await graphOf(
-      [write('sim/clock.ts', "import type { World } from '../fake-provider/world.ts';\nexport type T = World;\n"), write('fake-provider/world.ts', 'export interface World { n: number }\n')],
+      [
+        write('sim/clock.ts', "import type { World } from '../fake-provider/world.ts';\nexport type T = World;\n"),
+        write('fake-provider/world.ts', 'export interface World { n: number }\n'),
+      ],
       dir,
     );
     expect(upwardImports(floors)).toEqual(['sim/clock.ts (sim) -> fake-provider/world.ts (engine)']);
-    const shipped = await graphOf([write('main.ts', "export const run = () => import('./lib.ts');\n"), write('lib.ts', "export { t } from './fake-provider/resources/a/a.test.ts';\n")], dir);
+    const shipped = await graphOf(
+      [
+        write('main.ts', "export const run = () => import('./lib.ts');\n"),
+        write('lib.ts', "export { t } from './fake-provider/resources/a/a.test.ts';\n"),
+      ],
+      dir,
+    );
     expect(testOnlyReached(shipped, ['main.ts'])).toEqual(['main.ts -> lib.ts -> fake-provider/resources/a/a.test.ts']);
   });
 });

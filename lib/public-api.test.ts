@@ -27,7 +27,11 @@ describe('public API', () => {
       require: { types: './dist/index.d.cts', default: './dist/index.js' },
     });
     expect(existsSync(resolve(ROOT, pkg.exports['.'].import.default))).toBe(true);
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', "const m = await import('swapsim'); console.log(Object.keys(m).sort().join(','))"], { cwd: ROOT, encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', "const m = await import('swapsim'); console.log(Object.keys(m).sort().join(','))"],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     expect(out.trim()).toBe(PINNED.join(','));
   });
 
@@ -38,7 +42,8 @@ describe('public API', () => {
       const start = await sim.now_ms();
       const account_id: string = (await sim.api('POST', '/accounts', { body: { label: 'alice' } })).body.account.account_id;
       expect(await sim.advance(5_000)).toBe(start + 5_000);
-      const da = (await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key: 'native.evm:42161' } })).body.deposit_address;
+      const da = (await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key: 'native.evm:42161' } })).body
+        .deposit_address;
       const rule = await sim.faults.add({ target: 'deposit', effect: { delay_ms: 60_000 }, match: { account_id }, times: 1 });
       expect((await sim.faults.list()).map((f) => f.fault_id)).toEqual([rule.fault_id]);
       const deposit = await sim.deposit({ deposit_address_id: da.deposit_address_id, atoms: '5000' });
@@ -48,8 +53,13 @@ describe('public API', () => {
       expect((await sim.truth(account_id)).balances).toEqual([{ asset_key: 'native.evm:42161', available_atoms: '0' }]);
       await sim.settle();
       expect(await sim.truth(account_id)).toEqual({
-        balances: [{ asset_key: 'native.evm:42161', available_atoms: '5000' }], trades: [], zaps: [], cancels: [],
-        deposits: [{ deposit_address_id: da.deposit_address_id, tx_hash: deposit.tx_hash, status: 'verified', credited: true }], destinations: [], recoveries: [],
+        balances: [{ asset_key: 'native.evm:42161', available_atoms: '5000' }],
+        trades: [],
+        zaps: [],
+        cancels: [],
+        deposits: [{ deposit_address_id: da.deposit_address_id, tx_hash: deposit.tx_hash, status: 'verified', credited: true }],
+        destinations: [],
+        recoveries: [],
       });
       await sim.faults.clear();
       expect(await sim.faults.list()).toEqual([]);
@@ -74,7 +84,10 @@ describe('public API', () => {
     const [chaos] = fc.sample(arbitraries.deliveryChaos({ background: false }), { numRuns: 1, seed: 3 });
     expect(Object.values(chaos.background).every((p) => p === 0)).toBe(true);
     // The smallest values are the calm ones: one account, no steps, no faults, no chaos.
-    const smallest = fc.check(fc.property(arbitraries.journey(), arbitraries.faultPlan(), arbitraries.deliveryChaos(), () => false), { seed: 5 });
+    const smallest = fc.check(
+      fc.property(arbitraries.journey(), arbitraries.faultPlan(), arbitraries.deliveryChaos(), () => false),
+      { seed: 5 },
+    );
     const [sj, sf, sc] = smallest.counterexample! as [Journey, FaultPlan, DeliveryChaos];
     expect([sj.steps.length, sj.accounts.length, sf.steps.length, sc.items.length]).toEqual([0, 1, 0, 0]);
     expect(String(sc)).toBe('no delivery chaos');
@@ -85,7 +98,13 @@ describe('public API', () => {
     const busy = values.find((v) => v.faults.steps.length > 0 && v.chaos.items.length > 0)!;
     const lines = String(busy).trim().split('\n');
     expect(lines.map((l) => Number(l.split('.')[0]))).toEqual(lines.map((_, i) => i + 1));
-    expect(lines.length).toBe(busy.journey.accounts.length + busy.journey.steps.length + busy.faults.steps.length + busy.chaos.items.length + (String(busy.chaos).startsWith('background') ? 1 : 0));
+    expect(lines.length).toBe(
+      busy.journey.accounts.length +
+        busy.journey.steps.length +
+        busy.faults.steps.length +
+        busy.chaos.items.length +
+        (String(busy.chaos).startsWith('background') ? 1 : 0),
+    );
     for (const v of values) {
       expect(String(v)).not.toContain('NaN');
       expect(String(v.faults)).not.toContain('NaN');

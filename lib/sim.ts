@@ -40,7 +40,7 @@ export interface CreateSimOptions {
 }
 
 /** A snapshot of the whole sim: a position in its journal (docs/persistence.md#snapshots). */
-export interface SimSnapshot {
+interface SimSnapshot {
   snapshot_id: string;
   request_id: string;
   created_at_ms: number;
@@ -125,7 +125,11 @@ export interface Sim {
    * The reply body is typed by method and path (`sim.api('GET', `/trades/${id}`)` gives `{ trade: Trade }`);
    * a path no route declares gives `unknown`, and `sim.api<T>(…)` names the type yourself.
    */
-  api<M extends HttpMethod, P extends string>(method: M, path: P, opts?: { body?: unknown; key?: string; idempotency_key?: string }): Promise<Reply<V1Body<M, P>>>;
+  api<M extends HttpMethod, P extends string>(
+    method: M,
+    path: P,
+    opts?: { body?: unknown; key?: string; idempotency_key?: string },
+  ): Promise<Reply<V1Body<M, P>>>;
   api<T>(method: string, path: string, opts?: { body?: unknown; key?: string; idempotency_key?: string }): Promise<Reply<T>>;
   /** A control-plane call (`/_sim` + path), typed like `api` where the route declares its response. */
   control<M extends HttpMethod, P extends string>(method: M, path: P, body?: unknown): Promise<Reply<ControlBody<M, P>>>;
@@ -204,19 +208,50 @@ async function truthOf(sim: Sim, account_id: string): Promise<AccountTruth> {
   const trade_ids = await idsFromActivity(sim, account_id, 'trade.executing', 'trade_id');
   const cancel_ids = await idsFromActivity(sim, account_id, 'cancel.created', 'cancel_id');
   const trades = [];
-  for (const id of trade_ids) trades.push({ trade_id: id, status: must<{ trade: { status: string } }>(await sim.api('GET', `/trades/${id}`), 'trade').trade.status });
+  for (const id of trade_ids)
+    trades.push({ trade_id: id, status: must<{ trade: { status: string } }>(await sim.api('GET', `/trades/${id}`), 'trade').trade.status });
   const cancels = [];
-  for (const id of cancel_ids) cancels.push({ cancel_id: id, status: must<{ cancel: { status: string } }>(await sim.api('GET', `/cancels/${id}`), 'cancel').cancel.status });
-  const zaps = (await listAll<{ zap_id: string; status: string }>(sim, `/zaps?account_id=${account_id}`, 'zaps')).map((z) => ({ zap_id: z.zap_id, status: z.status }));
-  const landed = must<{ deposits: Array<{ deposit_address_id: string; tx_hash: string; status: string }> }>(await sim.control('GET', `/deposits?account_id=${encodeURIComponent(account_id)}`), 'deposits').deposits;
-  const deposits = landed.map((d) => ({ deposit_address_id: d.deposit_address_id, tx_hash: d.tx_hash, status: d.status, credited: d.status === 'verified' }));
-  const destinations = (await listAll<{ destination_id: string; suspended_at_ms: number | null }>(sim, `/accounts/${account_id}/destinations`, 'destinations')).map((d) => ({ destination_id: d.destination_id, suspended: d.suspended_at_ms !== null }));
+  for (const id of cancel_ids)
+    cancels.push({
+      cancel_id: id,
+      status: must<{ cancel: { status: string } }>(await sim.api('GET', `/cancels/${id}`), 'cancel').cancel.status,
+    });
+  const zaps = (await listAll<{ zap_id: string; status: string }>(sim, `/zaps?account_id=${account_id}`, 'zaps')).map((z) => ({
+    zap_id: z.zap_id,
+    status: z.status,
+  }));
+  const landed = must<{ deposits: Array<{ deposit_address_id: string; tx_hash: string; status: string }> }>(
+    await sim.control('GET', `/deposits?account_id=${encodeURIComponent(account_id)}`),
+    'deposits',
+  ).deposits;
+  const deposits = landed.map((d) => ({
+    deposit_address_id: d.deposit_address_id,
+    tx_hash: d.tx_hash,
+    status: d.status,
+    credited: d.status === 'verified',
+  }));
+  const destinations = (
+    await listAll<{ destination_id: string; suspended_at_ms: number | null }>(sim, `/accounts/${account_id}/destinations`, 'destinations')
+  ).map((d) => ({ destination_id: d.destination_id, suspended: d.suspended_at_ms !== null }));
   const recovery_status = new Map<string, string>();
   // Oldest first whatever order the profile lists activity in (`activity_order`): the latest event names the status.
-  const recovery_events = await listAll<{ type: string; created_at_ms: number; data: Record<string, string> }>(sim, `/accounts/${account_id}/activity?types=recovery.*`, 'events');
-  for (const e of [...recovery_events].sort((a, b) => a.created_at_ms - b.created_at_ms)) recovery_status.set(e.data.recovery_id, e.type.split('.')[1]);
+  const recovery_events = await listAll<{ type: string; created_at_ms: number; data: Record<string, string> }>(
+    sim,
+    `/accounts/${account_id}/activity?types=recovery.*`,
+    'events',
+  );
+  for (const e of [...recovery_events].sort((a, b) => a.created_at_ms - b.created_at_ms))
+    recovery_status.set(e.data.recovery_id, e.type.split('.')[1]);
   const recoveries = [...recovery_status].map(([recovery_id, status]) => ({ recovery_id, status }));
-  return { balances: balances.map((b) => ({ asset_key: b.asset_key, available_atoms: b.available_atoms })), trades, zaps, cancels, deposits, destinations, recoveries };
+  return {
+    balances: balances.map((b) => ({ asset_key: b.asset_key, available_atoms: b.available_atoms })),
+    trades,
+    zaps,
+    cancels,
+    deposits,
+    destinations,
+    recoveries,
+  };
 }
 
 export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
@@ -224,7 +259,8 @@ export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
   const running = await startServer(options, given);
   // A reopened world's keys are its first organization's (those of its header's `seed_orgs`).
   const api_keys = options.from === undefined ? given : ([...running.runtime.world.orgs.values()][0]?.api_keys ?? given);
-  const control = (method: string, path: string, body?: unknown): Promise<Reply<never>> => call(running.control_url + path, method.toUpperCase(), {}, body) as Promise<Reply<never>>;
+  const control = (method: string, path: string, body?: unknown): Promise<Reply<never>> =>
+    call(running.control_url + path, method.toUpperCase(), {}, body) as Promise<Reply<never>>;
   const sim: Sim = {
     base_url: running.base_url,
     control_url: running.control_url,
@@ -246,7 +282,8 @@ export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
       return must<{ clock: { now_ms: number } }>(await control('POST', '/clock/advance', { ms }), 'advance').clock.now_ms;
     },
     async settle(max_ms) {
-      return must<{ clock: { now_ms: number } }>(await control('POST', '/clock/settle', max_ms === undefined ? {} : { max_ms }), 'settle').clock.now_ms;
+      return must<{ clock: { now_ms: number } }>(await control('POST', '/clock/settle', max_ms === undefined ? {} : { max_ms }), 'settle')
+        .clock.now_ms;
     },
     async deposit(input) {
       return must<{ deposit: SimDeposit }>(await control('POST', '/deposits', input), 'deposit').deposit;
@@ -273,10 +310,16 @@ export async function createSim(options: CreateSimOptions = {}): Promise<Sim> {
       return must(await control('GET', '/invariants'), 'invariants');
     },
     async conduct(api_key) {
-      return must<{ conduct: ConductReport }>(await control('GET', `/conduct?api_key=${encodeURIComponent(api_key ?? api_keys[0])}`), 'conduct').conduct;
+      return must<{ conduct: ConductReport }>(
+        await control('GET', `/conduct?api_key=${encodeURIComponent(api_key ?? api_keys[0])}`),
+        'conduct',
+      ).conduct;
     },
     async webhook(url) {
-      const hook = must<{ webhook: { webhook_id: string; secret: string } }>(await sim.api('POST', '/webhooks', { body: { url, active: true } }), 'webhook').webhook;
+      const hook = must<{ webhook: { webhook_id: string; secret: string } }>(
+        await sim.api('POST', '/webhooks', { body: { url, active: true } }),
+        'webhook',
+      ).webhook;
       return { webhook_id: hook.webhook_id, secret: hook.secret };
     },
     async snapshot() {

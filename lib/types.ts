@@ -32,7 +32,13 @@ export type Destination = z.output<typeof destination>;
 export type Event = z.output<typeof eventEnvelope>;
 export type EventType = Event['type'];
 /** The event of one type (or types): `EventOf<'deposit.verified'>['data']`. */
-export type EventOf<T extends EventType> = Event extends infer E ? (E extends { type: infer U } ? (T extends U ? Omit<E, 'type'> & { type: T } : never) : never) : never;
+export type EventOf<T extends EventType> = Event extends infer E
+  ? E extends { type: infer U }
+    ? T extends U
+      ? Omit<E, 'type'> & { type: T }
+      : never
+    : never
+  : never;
 export type HistoryRecord = z.output<typeof historyRecord>;
 export type Market = z.output<typeof market>;
 export type Candle = z.output<typeof candle>;

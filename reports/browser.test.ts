@@ -12,7 +12,15 @@ import { outputDir, writeReportJson } from './output.ts';
 import { fixture } from './testing/html.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const present = existsSync(CHROMIUM);
 // Skipped where Chromium is missing; the title carries why, and scripts/run-tests.mjs prints it on its last line.
 const SKIP_NOTE = present ? '' : ` (skipped: no ${CHROMIUM}; Debian: apt-get install -y chromium, .ci/run installs it)`;
@@ -27,15 +35,22 @@ async function report(name: string, data: unknown): Promise<string> {
   return writeReport(run);
 }
 
-interface Seen { errors: string[]; requests: string[] }
+interface Seen {
+  errors: string[];
+  requests: string[];
+}
 
 /** Opens a report page, collecting console errors, page errors and any request that is not the file itself. */
 async function open(path: string) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const seen: Seen = { errors: [], requests: [] };
-  page.on('console', (m) => { if (m.type() === 'error') seen.errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') seen.errors.push(m.text());
+  });
   page.on('pageerror', (e) => seen.errors.push(e.message));
-  page.on('request', (r) => { if (r.url() !== pathToFileURL(path).href) seen.requests.push(r.url()); });
+  page.on('request', (r) => {
+    if (r.url() !== pathToFileURL(path).href) seen.requests.push(r.url());
+  });
   await page.goto(pathToFileURL(path).href, { waitUntil: 'load' });
   return { page, seen };
 }
@@ -52,10 +67,12 @@ describe.skipIf(!present)(`reports in headless Chromium${SKIP_NOTE}`, () => {
   it('scenario report: swimlane charts and tables render, the failure shows, no console error', async () => {
     const path = await report('scenario', fixture('scenario-batch.json'));
     const { page, seen } = await open(path);
-    const charts = await page.$$eval('figure.chart svg', (svgs) => svgs.map((s) => {
-      const r = s.getBoundingClientRect();
-      return { w: r.width, h: r.height, marks: s.querySelectorAll('.role-mark path, .role-mark text').length };
-    }));
+    const charts = await page.$$eval('figure.chart svg', (svgs) =>
+      svgs.map((s) => {
+        const r = s.getBoundingClientRect();
+        return { w: r.width, h: r.height, marks: s.querySelectorAll('.role-mark path, .role-mark text').length };
+      }),
+    );
     expect(charts).toHaveLength(3);
     for (const c of charts) {
       expect(c.w).toBeGreaterThan(600);
@@ -89,7 +106,9 @@ describe.skipIf(!present)(`reports in headless Chromium${SKIP_NOTE}`, () => {
   it('load report: rate, 429-share and latency charts and the thresholds table render, no console error', async () => {
     const path = await report('load', fixture('k6-1.x-writes.json'));
     const { page, seen } = await open(path);
-    const sizes = await page.$$eval('figure.chart svg', (svgs) => svgs.map((s) => s.getBoundingClientRect()).map((r) => [r.width, r.height]));
+    const sizes = await page.$$eval('figure.chart svg', (svgs) =>
+      svgs.map((s) => s.getBoundingClientRect()).map((r) => [r.width, r.height]),
+    );
     expect(sizes).toHaveLength(3);
     for (const [w, h] of sizes) expect(w * h).toBeGreaterThan(20_000);
     expect(await page.locator('#limits svg').first().getByText('limit 20/s').count()).toBe(1);

@@ -27,7 +27,9 @@ describe('report kinds', () => {
   });
 
   it('refuses unknown input with a message naming what it got', async () => {
-    await expect(buildReport({ kind: 'nope' })).rejects.toThrow(/not a report input \(kind "nope"\); expected kind scenario \| scenario-batch/);
+    await expect(buildReport({ kind: 'nope' })).rejects.toThrow(
+      /not a report input \(kind "nope"\); expected kind scenario \| scenario-batch/,
+    );
     await expect(buildReport([1, 2])).rejects.toThrow(ReportInputError);
     await expect(buildReport(null)).rejects.toThrow(/not a report input \(object\)/);
   });
@@ -67,7 +69,11 @@ describe('writeReport', () => {
     runDir(root, '20261121-000000-scenario', fixture('scenario-batch.json'));
     const mine = runDir(root, '20261122-180247-bench', fixture('bench-2.json'));
     runDir(root, '20261123-000000-bench', fixture('bench-recorded-a.json'));
-    expect(findBenchRuns(root).map((p) => basename(dirname(p)))).toEqual(['20261120-091403-bench', '20261122-180247-bench', '20261123-000000-bench']);
+    expect(findBenchRuns(root).map((p) => basename(dirname(p)))).toEqual([
+      '20261120-091403-bench',
+      '20261122-180247-bench',
+      '20261123-000000-bench',
+    ]);
     const html = readFileSync(await writeReport(mine), 'utf8');
     expect(html).toContain('Compared with earlier runs');
     expect(html).toContain('req/s #2');

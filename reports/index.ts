@@ -32,7 +32,10 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 
 /** The report kind of a parsed input, or undefined when it is none we know. */
 export function reportKind(input: unknown): (typeof REPORT_KINDS)[number] | undefined {
-  if (isObj(input) && typeof input.kind === 'string') return (REPORT_KINDS as readonly string[]).includes(input.kind) && input.kind !== 'k6-summary' ? (input.kind as (typeof REPORT_KINDS)[number]) : undefined;
+  if (isObj(input) && typeof input.kind === 'string')
+    return (REPORT_KINDS as readonly string[]).includes(input.kind) && input.kind !== 'k6-summary'
+      ? (input.kind as (typeof REPORT_KINDS)[number])
+      : undefined;
   return isK6Summary(input) ? 'k6-summary' : undefined;
 }
 
@@ -41,16 +44,33 @@ export function buildModel(input: unknown, opts: BuildOptions = {}): ReportModel
   const kind = reportKind(input);
   const data = input as Record<string, unknown>;
   switch (kind) {
-    case 'scenario': return buildScenarioRun(data);
-    case 'scenario-batch': return buildScenarioBatch(data);
-    case 'verify': return buildVerify(data);
-    case 'bench': return buildBench(data as Partial<BenchResult>, opts.history ?? []);
-    case 'bench-history': return buildBenchHistory(Array.isArray(data.runs) ? (data.runs as BenchRun[]).filter(isObj).map((r) => ({ label: String(r.label ?? ''), source: typeof r.source === 'string' ? r.source : undefined, result: isObj(r.result) ? r.result : {} })) : []);
-    case 'soak': return buildSoak(data);
-    case 'k6-summary': return buildLoad(input, { name: opts.name });
+    case 'scenario':
+      return buildScenarioRun(data);
+    case 'scenario-batch':
+      return buildScenarioBatch(data);
+    case 'verify':
+      return buildVerify(data);
+    case 'bench':
+      return buildBench(data as Partial<BenchResult>, opts.history ?? []);
+    case 'bench-history':
+      return buildBenchHistory(
+        Array.isArray(data.runs)
+          ? (data.runs as BenchRun[]).filter(isObj).map((r) => ({
+              label: String(r.label ?? ''),
+              source: typeof r.source === 'string' ? r.source : undefined,
+              result: isObj(r.result) ? r.result : {},
+            }))
+          : [],
+      );
+    case 'soak':
+      return buildSoak(data);
+    case 'k6-summary':
+      return buildLoad(input, { name: opts.name });
     default: {
       const got = isObj(input) && 'kind' in input ? `kind ${JSON.stringify(input.kind)}` : Array.isArray(input) ? 'an array' : typeof input;
-      throw new ReportInputError(`not a report input (${got}); expected kind ${REPORT_KINDS.filter((k) => k !== 'k6-summary').join(' | ')} or a k6 handleSummary JSON`);
+      throw new ReportInputError(
+        `not a report input (${got}); expected kind ${REPORT_KINDS.filter((k) => k !== 'k6-summary').join(' | ')} or a k6 handleSummary JSON`,
+      );
     }
   }
 }
@@ -59,7 +79,10 @@ export function buildModel(input: unknown, opts: BuildOptions = {}): ReportModel
  * Builds the self-contained HTML report for a parsed input; `json` is what belongs in report.json.
  * @example const { html } = await buildReport(JSON.parse(readFileSync('report.json', 'utf8')));
  */
-export async function buildReport(input: unknown, opts: BuildOptions = {}): Promise<{ html: string; json: unknown; kind: string; title: string }> {
+export async function buildReport(
+  input: unknown,
+  opts: BuildOptions = {},
+): Promise<{ html: string; json: unknown; kind: string; title: string }> {
   const model = buildModel(input, opts);
   return { html: await renderHtml(model), json: input, kind: model.kind, title: model.title };
 }
@@ -133,14 +156,18 @@ const safeKind = (path: string): string | undefined => {
 
 const benchRun = (path: string): BenchRun => {
   const result = readJson(path) as BenchResult;
-  if (reportKind(result) !== 'bench') throw new ReportInputError(`${path} is not a bench result (kind ${JSON.stringify((result as { kind?: unknown })?.kind)})`);
+  if (reportKind(result) !== 'bench')
+    throw new ReportInputError(`${path} is not a bench result (kind ${JSON.stringify((result as { kind?: unknown })?.kind)})`);
   return { label: String(result.started_at ?? basename(dirname(path))), source: path, result };
 };
 
 /** Up to `max` bench runs written before the one in `dir`, from the folders beside it. */
 function earlierBenchRuns(dir: string, max = 9): BenchRun[] {
   const mine = join(dir, 'report.json');
-  return findBenchRuns(dirname(dir)).filter((p) => p < mine).slice(-max).map(benchRun);
+  return findBenchRuns(dirname(dir))
+    .filter((p) => p < mine)
+    .slice(-max)
+    .map(benchRun);
 }
 
 /**
@@ -149,8 +176,13 @@ function earlierBenchRuns(dir: string, max = 9): BenchRun[] {
  * @example const path = await writeBenchHistory(); // all of reports/out/*\/report.json of kind bench
  */
 export async function writeBenchHistory(files: string[] = [], opts: WriteOptions = {}): Promise<string> {
-  const paths = files.length ? files.map((f) => (existsSync(f) && statSync(f).isDirectory() ? join(f, 'report.json') : f)) : findBenchRuns(opts.root);
-  if (paths.length === 0) throw new ReportInputError(`no bench results found${files.length ? '' : ` under ${opts.root ?? reportsRoot()}`}; run npm run bench first`);
+  const paths = files.length
+    ? files.map((f) => (existsSync(f) && statSync(f).isDirectory() ? join(f, 'report.json') : f))
+    : findBenchRuns(opts.root);
+  if (paths.length === 0)
+    throw new ReportInputError(
+      `no bench results found${files.length ? '' : ` under ${opts.root ?? reportsRoot()}`}; run npm run bench first`,
+    );
   const runs = paths.map((p) => benchRun(resolve(p))).sort((a, b) => a.label.localeCompare(b.label));
   const history: BenchHistory = { kind: 'bench-history', runs: runs as BenchHistory['runs'] };
   const dir = outputDir('bench-history', opts.root);

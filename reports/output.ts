@@ -24,6 +24,6 @@ export function outputDir(name: string, root = reportsRoot(), now = new Date()):
 export function writeReportJson(dir: string, data: unknown): string {
   const path = resolve(dir, 'report.json');
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify(data, null, 2) + '\n');
+  writeFileSync(path, `${JSON.stringify(data, null, 2)}\n`);
   return path;
 }

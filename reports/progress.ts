@@ -36,12 +36,12 @@ export function createProgress(opts: ProgressOptions): Progress {
       const t = now_ms();
       if (t - last_line_ms >= every_ms || state.done === opts.total) {
         last_line_ms = t;
-        stream.write(line() + '\n');
+        stream.write(`${line()}\n`);
       }
     },
     done(summary) {
       if (stream.isTTY) stream.write(`\r\x1b[2K${line()}\n`);
-      if (summary) stream.write(summary + '\n');
+      if (summary) stream.write(`${summary}\n`);
     },
   };
 }

@@ -124,7 +124,14 @@ export interface BenchHistory {
  *  that separates the phases in the sub-metric names (e.g. the scenario name in `http_reqs{scenario:over}`). */
 export interface K6SummaryExtras {
   script?: string;
-  phases?: Array<{ name: string; limit_class?: string; limit_per_s?: number; offered_rate_per_s?: number; duration_s?: number; start_s?: number }>;
+  phases?: Array<{
+    name: string;
+    limit_class?: string;
+    limit_per_s?: number;
+    offered_rate_per_s?: number;
+    duration_s?: number;
+    start_s?: number;
+  }>;
 }
 
 /** One fast-check failure of a soaked property, as fast-check printed it. */

@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
@@ -78,7 +79,7 @@ check('install the tarball into a fresh project', () => {
 check("the README's CI example runs under vitest (ESM)", () => {
   copyFileSync(join(root, 'scenarios/examples/testing-in-ci.test.ts'), join(app, 'ci.test.ts'));
   const out = run(join(app, 'node_modules/.bin/vitest'), ['run', '--reporter=dot'], app);
-  const m = /Tests\s+(\d+) passed/.exec(out.replace(/\x1b\[[0-9;]*m/g, ''));
+  const m = /Tests\s+(\d+) passed/.exec(stripVTControlCharacters(out));
   if (!m) throw new Error(`no passing tests reported:\n${out}`);
   return `${m[1]} passed`;
 });
@@ -86,7 +87,9 @@ check("the README's CI example runs under vitest (ESM)", () => {
 check("the README's CI example and the typed API type-check against dist/index.d.ts", () => {
   // The shipped declarations carry the types: a reply follows from method and path, a misspelt field does not
   // compile (an unused @ts-expect-error fails), events narrow by type, fault rules by target.
-  writeFileSync(join(app, 'typed.ts'), `import { createSim, type Account, type EventOf, type FaultRuleInput } from 'swapsim';
+  writeFileSync(
+    join(app, 'typed.ts'),
+    `import { createSim, type Account, type EventOf, type FaultRuleInput } from 'swapsim';
 export async function typed(): Promise<string | undefined> {
   const sim = await createSim();
   const r = await sim.api('POST', '/accounts', { body: { label: 'alice' } });
@@ -103,8 +106,15 @@ export async function typed(): Promise<string | undefined> {
   await sim.close();
   return settled?.data.credit_id;
 }
-`);
-  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] }, files: ['ci.test.ts', 'typed.ts'] }));
+`,
+  );
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] },
+      files: ['ci.test.ts', 'typed.ts'],
+    }),
+  );
   run(join(root, 'node_modules/.bin/tsc'), ['-p', app], app);
   return `dist/index.d.ts ${(statSync(join(root, 'dist/index.d.ts')).size / 1e3).toFixed(0)} KB`;
 });
@@ -121,9 +131,16 @@ export async function property(): Promise<void> {
   await sim.close();
 }
 `;
-const consumerTsconfig = (files) => JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] }, files });
+const consumerTsconfig = (files) =>
+  JSON.stringify({
+    compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'] },
+    files,
+  });
 
-for (const [what, type, ext] of [['an ESM TypeScript project (type: module; .ts and .mts)', 'module', 'mts'], ["a CommonJS TypeScript project (type: commonjs, npm init's default; .ts and .cts)", 'commonjs', 'cts']]) {
+for (const [what, type, ext] of [
+  ['an ESM TypeScript project (type: module; .ts and .mts)', 'module', 'mts'],
+  ["a CommonJS TypeScript project (type: commonjs, npm init's default; .ts and .cts)", 'commonjs', 'cts'],
+]) {
   check(`${what} passes arbitraries.scenario() to fc.assert`, () => {
     const dir = join(app, type);
     mkdirSync(dir);
@@ -136,7 +153,9 @@ for (const [what, type, ext] of [['an ESM TypeScript project (type: module; .ts 
 }
 
 check('require() from CommonJS', () => {
-  writeFileSync(join(app, 'check.cjs'), `const { createSim, arbitraries, dsl } = require('swapsim');
+  writeFileSync(
+    join(app, 'check.cjs'),
+    `const { createSim, arbitraries, dsl } = require('swapsim');
 if (typeof arbitraries.scenario !== 'function' || typeof dsl.runScenario !== 'function') throw new Error('exports missing');
 createSim({ seed: 1 }).then(async (sim) => {
   const r = await sim.api('GET', '/assets');
@@ -144,7 +163,8 @@ createSim({ seed: 1 }).then(async (sim) => {
   if (r.status !== 200 || r.body.assets.length === 0) throw new Error('GET /assets answered ' + r.status);
   console.log('ok ' + r.body.assets.length + ' assets');
 });
-`);
+`,
+  );
   return run(process.execPath, ['check.cjs'], app).trim();
 });
 
@@ -180,6 +200,9 @@ else console.log(`kept ${work}`);
 const failed = results.filter((ok) => !ok).length;
 // Its counts, for the line .ci/run prints over every suite (scripts/run-tests.mjs --sum).
 mkdirSync(join(root, 'reports/out'), { recursive: true });
-writeFileSync(join(root, 'reports/out/test-summary-package.json'), JSON.stringify({ passed: results.length - failed, failed, skipped: [] }) + '\n');
+writeFileSync(
+  join(root, 'reports/out/test-summary-package.json'),
+  `${JSON.stringify({ passed: results.length - failed, failed, skipped: [] })}\n`,
+);
 console.log(`${results.length - failed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -81,7 +81,9 @@ function sum(suites) {
       missing.push(suite);
     }
   }
-  console.log(line(total) + (missing.length ? `; counted as failed: no summary from ${missing.join(', ')} (it did not run to the end)` : ''));
+  console.log(
+    line(total) + (missing.length ? `; counted as failed: no summary from ${missing.join(', ')} (it did not run to the end)` : ''),
+  );
   process.exit(total.failed > 0 ? 1 : 0);
 }
 
@@ -112,13 +114,15 @@ function run(suite, extra) {
     for (const file of results.testResults ?? []) {
       // A file that failed to load counts as a failure even when it held no test.
       if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) counts.failed++;
-      for (const a of file.assertionResults ?? []) if (a.status === 'skipped' || a.status === 'pending' || a.status === 'todo') counts.skipped.push({ test: a.fullName, reason: skipReason(a) });
+      for (const a of file.assertionResults ?? [])
+        if (a.status === 'skipped' || a.status === 'pending' || a.status === 'todo')
+          counts.skipped.push({ test: a.fullName, reason: skipReason(a) });
     }
   } catch {
     counts.failed = Math.max(counts.failed, 1);
   }
   if (ran.status !== 0 && counts.failed === 0) counts.failed = 1;
-  writeFileSync(summaryPath(suite), JSON.stringify(counts, null, 2) + '\n');
+  writeFileSync(summaryPath(suite), `${JSON.stringify(counts, null, 2)}\n`);
   console.log(line(counts));
   process.exit(counts.failed > 0 || ran.status !== 0 ? 1 : 0);
 }
@@ -128,5 +132,8 @@ const sumAt = args.indexOf('--sum');
 if (sumAt >= 0) sum(args[sumAt + 1].split(','));
 else {
   const suiteArg = args.find((a) => a.startsWith('--suite='));
-  run(suiteArg ? suiteArg.slice('--suite='.length) : 'main', args.filter((a) => a !== suiteArg));
+  run(
+    suiteArg ? suiteArg.slice('--suite='.length) : 'main',
+    args.filter((a) => a !== suiteArg),
+  );
 }

@@ -15,12 +15,17 @@ export interface SoakProgressLine {
   error?: string;
 }
 
-export function soakProgress<A extends unknown[]>(property: string, body: (...args: A) => Promise<void>, env: NodeJS.ProcessEnv = process.env): (...args: A) => Promise<void> {
+export function soakProgress<A extends unknown[]>(
+  property: string,
+  body: (...args: A) => Promise<void>,
+  env: NodeJS.ProcessEnv = process.env,
+): (...args: A) => Promise<void> {
   const file = env.SWAPSIM_PROGRESS_FILE;
   if (!file) return body;
   const every = Math.max(1, Math.floor(Number(env.SWAPSIM_PROGRESS_EVERY)) || 10);
   const state = { runs: 0, failed: false, shrinks: 0 };
-  const note = (error?: string): void => appendFileSync(file, JSON.stringify({ property, ...state, t_ms: Date.now(), error } satisfies SoakProgressLine) + '\n');
+  const note = (error?: string): void =>
+    appendFileSync(file, `${JSON.stringify({ property, ...state, t_ms: Date.now(), error } satisfies SoakProgressLine)}\n`);
   return async (...args: A): Promise<void> => {
     if (state.failed) state.shrinks++;
     else state.runs++;

@@ -5,8 +5,9 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, type CommanderError, InvalidArgumentError } from 'commander';
 import { writeReport } from '../reports/index.ts';
 import { outputDir, writeReportJson } from '../reports/output.ts';
 import { createProgress, type Progress, type ProgressOptions } from '../reports/progress.ts';
@@ -30,8 +31,18 @@ export interface SoakTarget {
 }
 
 export const TARGETS: SoakTarget[] = [
-  { name: 'core', test_file: 'scenarios/model/core-model.test.ts', env: { runs: 'SWAPSIM_MODEL_RUNS', seed: 'SWAPSIM_MODEL_SEED', path: 'SWAPSIM_MODEL_PATH' }, replay_dir: 'scenarios/model' },
-  { name: 'trading', test_file: 'scenarios/model-trading/trading-model.test.ts', env: { runs: 'SWAPSIM_TRADING_RUNS', seed: 'SWAPSIM_TRADING_SEED', path: 'SWAPSIM_TRADING_PATH' }, replay_dir: 'scenarios/model-trading' },
+  {
+    name: 'core',
+    test_file: 'scenarios/model/core-model.test.ts',
+    env: { runs: 'SWAPSIM_MODEL_RUNS', seed: 'SWAPSIM_MODEL_SEED', path: 'SWAPSIM_MODEL_PATH' },
+    replay_dir: 'scenarios/model',
+  },
+  {
+    name: 'trading',
+    test_file: 'scenarios/model-trading/trading-model.test.ts',
+    env: { runs: 'SWAPSIM_TRADING_RUNS', seed: 'SWAPSIM_TRADING_SEED', path: 'SWAPSIM_TRADING_PATH' },
+    replay_dir: 'scenarios/model-trading',
+  },
 ];
 
 export interface SoakOptions {
@@ -48,7 +59,7 @@ export interface SoakOptions {
 export const replayCommand = (t: SoakTarget, seed: number, path: string): string =>
   `${t.env.seed}=${seed} ${t.env.path}=${path} npx vitest run ${t.replay_dir}`;
 
-const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
+const stripAnsi = (s: string): string => stripVTControlCharacters(s);
 
 /** fast-check's failure report (the message of the error fc.assert throws), as far as it can be read. */
 export function parseFastCheckFailure(message: string): Omit<SoakFailure, 'replay_command' | 'error'> | undefined {
@@ -60,14 +71,22 @@ export function parseFastCheckFailure(message: string): Omit<SoakFailure, 'repla
   const shrinks = /^Shrunk (\d+) time\(s\)$/m.exec(text);
   const after = /Property failed after (\d+) tests/.exec(text);
   return {
-    seed: Number(where[1]), path: where[2], counterexample,
+    seed: Number(where[1]),
+    path: where[2],
+    counterexample,
     ...(replay ? { replay_path: replay[1] } : {}),
     ...(shrinks ? { shrinks: Number(shrinks[1]) } : {}),
     ...(after ? { after_runs: Number(after[1]) } : {}),
   };
 }
 
-interface Live { runs: number; failed: boolean; shrinks: number; error?: string; samples: SoakSample[] }
+interface Live {
+  runs: number;
+  failed: boolean;
+  shrinks: number;
+  error?: string;
+  samples: SoakSample[];
+}
 
 /** Follows the progress file the tests append to; `poll()` reads what is new since the last call. */
 function tailProgress(file: string, started_epoch_ms: number, live: Map<string, Live>): { poll: () => boolean } {
@@ -105,7 +124,8 @@ function tailProgress(file: string, started_epoch_ms: number, live: Map<string, 
   };
 }
 
-const thin = <T>(xs: T[], max: number): T[] => (xs.length <= max ? xs : xs.filter((_, i) => i % Math.ceil(xs.length / max) === 0 || i === xs.length - 1));
+const thin = <T>(xs: T[], max: number): T[] =>
+  xs.length <= max ? xs : xs.filter((_, i) => i % Math.ceil(xs.length / max) === 0 || i === xs.length - 1);
 
 /** Feeds progress.ts from the live counts. Off a TTY only a change is passed on (progress.ts then writes at
  *  most a line per interval, and every tick once all runs are done: unchanged ticks would repeat that line). */
@@ -120,7 +140,14 @@ function ticker(progress: Progress, live: Map<string, Live>, runs: number, tty: 
   };
 }
 
-interface VitestJson { testResults?: Array<{ name: string; message?: string; status?: string; assertionResults?: Array<{ status: string; duration?: number; failureMessages?: string[] }> }> }
+interface VitestJson {
+  testResults?: Array<{
+    name: string;
+    message?: string;
+    status?: string;
+    assertionResults?: Array<{ status: string; duration?: number; failureMessages?: string[] }>;
+  }>;
+}
 
 function readJson<T>(path: string): T | undefined {
   try {
@@ -136,15 +163,29 @@ function propertyResult(t: SoakTarget, o: SoakOptions, json: VitestJson | undefi
   const test = file?.assertionResults?.[0];
   const passed = test?.status === 'passed';
   const parsed = test && !passed ? (test.failureMessages ?? []).map(parseFastCheckFailure).find(Boolean) : undefined;
-  const failures: SoakFailure[] = parsed ? [{ ...parsed, ...(p.error ? { error: stripAnsi(p.error) } : {}), replay_command: replayCommand(t, parsed.seed, parsed.path) }] : [];
+  const failures: SoakFailure[] = parsed
+    ? [{ ...parsed, ...(p.error ? { error: stripAnsi(p.error) } : {}), replay_command: replayCommand(t, parsed.seed, parsed.path) }]
+    : [];
   const runs = passed ? o.runs : (parsed?.after_runs ?? p.runs);
   const took_ms = test?.duration ?? wall_ms;
   const noVerdict = !passed && !parsed;
-  const why = noVerdict ? stripAnsi(test?.failureMessages?.[0] ?? file?.message ?? (json ? 'vitest reported no result for it' : 'vitest wrote no results')).split('\n').slice(0, 12).join('\n') : undefined;
+  const why = noVerdict
+    ? stripAnsi(test?.failureMessages?.[0] ?? file?.message ?? (json ? 'vitest reported no result for it' : 'vitest wrote no results'))
+        .split('\n')
+        .slice(0, 12)
+        .join('\n')
+    : undefined;
   return {
-    name: t.name, test_file: t.test_file, runs_requested: o.runs, runs, seed: o.seed, passed, failures,
+    name: t.name,
+    test_file: t.test_file,
+    runs_requested: o.runs,
+    runs,
+    seed: o.seed,
+    passed,
+    failures,
     ...(why ? { error: `${why} (full output: vitest.log beside report.json)` } : {}),
-    wall_ms: Math.round(took_ms), runs_per_s: took_ms > 0 ? Math.round((runs / (took_ms / 1000)) * 100) / 100 : 0,
+    wall_ms: Math.round(took_ms),
+    runs_per_s: took_ms > 0 ? Math.round((runs / (took_ms / 1000)) * 100) / 100 : 0,
     samples: thin(p.samples, MAX_SAMPLES),
   };
 }
@@ -152,16 +193,26 @@ function propertyResult(t: SoakTarget, o: SoakOptions, json: VitestJson | undefi
 function runVitest(o: SoakOptions, env: NodeJS.ProcessEnv, json: string, log: string): Promise<number> {
   const configs = [...new Set(o.targets.map((t) => t.config))];
   if (configs.length > 1) throw new Error('soak targets must share one vitest config');
-  const args = [VITEST, 'run', ...o.targets.map((t) => t.test_file), '--reporter=json', `--outputFile.json=${json}`, '--testTimeout=0', ...(configs[0] ? ['--config', configs[0]] : [])];
+  const args = [
+    VITEST,
+    'run',
+    ...o.targets.map((t) => t.test_file),
+    '--reporter=json',
+    `--outputFile.json=${json}`,
+    '--testTimeout=0',
+    ...(configs[0] ? ['--config', configs[0]] : []),
+  ];
   const fd = openSync(log, 'a');
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
   const stop = (): void => void child.kill('SIGINT');
   process.once('SIGINT', stop);
-  return new Promise((done) => child.on('exit', (code, signal) => {
-    process.off('SIGINT', stop);
-    closeSync(fd);
-    done(code ?? (signal ? 130 : 1));
-  }));
+  return new Promise((done) =>
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', stop);
+      closeSync(fd);
+      done(code ?? (signal ? 130 : 1));
+    }),
+  );
 }
 
 /**
@@ -172,7 +223,11 @@ export async function runSoak(o: SoakOptions): Promise<{ result: SoakResult; dir
   const dir = outputDir(`soak-${o.targets.map((t) => t.name).join('-')}`, o.root);
   const file = join(dir, 'progress.jsonl');
   const json = join(dir, 'vitest.json');
-  const env: NodeJS.ProcessEnv = { ...process.env, SWAPSIM_PROGRESS_FILE: file, SWAPSIM_PROGRESS_EVERY: String(Math.max(1, Math.round(o.runs / 500))) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SWAPSIM_PROGRESS_FILE: file,
+    SWAPSIM_PROGRESS_EVERY: String(Math.max(1, Math.round(o.runs / 500))),
+  };
   for (const t of o.targets) Object.assign(env, { [t.env.runs]: String(o.runs), [t.env.seed]: String(o.seed) });
   for (const t of o.targets) delete env[t.env.path];
   const started_at = new Date();
@@ -199,8 +254,16 @@ export async function runSoak(o: SoakOptions): Promise<{ result: SoakResult; dir
   const failed = properties.filter((p) => !p.passed).length;
   progress.done();
   const result: SoakResult = {
-    kind: 'soak', started_at: started_at.toISOString(), command: o.command, seed: o.seed, runs_requested: o.runs,
-    passed: properties.length - failed, failed, wall_ms, machine: { cpus: cpus().length, node: process.version }, properties,
+    kind: 'soak',
+    started_at: started_at.toISOString(),
+    command: o.command,
+    seed: o.seed,
+    runs_requested: o.runs,
+    passed: properties.length - failed,
+    failed,
+    wall_ms,
+    machine: { cpus: cpus().length, node: process.version },
+    properties,
   };
   writeReportJson(dir, result);
   return { result, dir, page: await writeReport(dir) };
@@ -213,9 +276,14 @@ export const exitCodeFor = (r: SoakResult): number => (r.failed ? 1 : 0);
 export function formatSoak(r: SoakResult): string {
   const lines: string[] = [];
   for (const p of r.properties) {
-    lines.push(`${p.name}: ${p.passed ? 'passed' : 'FAILED'}, ${p.runs}/${p.runs_requested} runs in ${(p.wall_ms / 1000).toFixed(1)}s (${p.runs_per_s} runs/s), seed ${p.seed}`);
+    lines.push(
+      `${p.name}: ${p.passed ? 'passed' : 'FAILED'}, ${p.runs}/${p.runs_requested} runs in ${(p.wall_ms / 1000).toFixed(1)}s (${p.runs_per_s} runs/s), seed ${p.seed}`,
+    );
     for (const f of p.failures) {
-      lines.push(`  seed ${f.seed}, path ${f.path}${f.replay_path ? `, replayPath ${f.replay_path}` : ''}`, `  counterexample: ${f.counterexample}`);
+      lines.push(
+        `  seed ${f.seed}, path ${f.path}${f.replay_path ? `, replayPath ${f.replay_path}` : ''}`,
+        `  counterexample: ${f.counterexample}`,
+      );
       if (f.error) lines.push(`  error: ${f.error.split('\n')[0]}`);
       lines.push(`  replay: ${f.replay_command}`);
     }
@@ -250,8 +318,13 @@ async function main(argv: string[]): Promise<void> {
   const flags = program.opts<{ runs: number; seed?: number; only?: string }>();
   const seed = flags.seed ?? (Math.random() * 2 ** 32) | 0;
   const targets = TARGETS.filter((t) => !flags.only || t.name === flags.only);
-  const { result, dir, page } = await runSoak({ runs: flags.runs, seed, targets, command: ['scripts/soak.ts', ...argv.slice(2)].join(' ') });
-  process.stdout.write(formatSoak(result) + '\n');
+  const { result, dir, page } = await runSoak({
+    runs: flags.runs,
+    seed,
+    targets,
+    command: ['scripts/soak.ts', ...argv.slice(2)].join(' '),
+  });
+  process.stdout.write(`${formatSoak(result)}\n`);
   process.stderr.write(`report: ${join(dir, 'report.json')}\npage: ${page}\n`);
   process.exitCode = exitCodeFor(result);
 }

@@ -13,7 +13,15 @@ import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
 const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/ui');
 const ETH = 'native.evm:42161';
 const USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const unthrottled = { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 };
 
 const sim = await startTestSim({ seed_orgs: [] });
@@ -27,15 +35,33 @@ rx.secret = (await sim.api('POST', '/webhooks', { key: a.api_key, body: { url: r
 const account = await readyAccount(sim, a.api_key);
 const dest = await destination(sim, account, USDC, a.api_key);
 let tradeId = '';
-for (const [i, fail] of [[0, false], [1, true], [2, false]] as const) {
+for (const [i, fail] of [
+  [0, false],
+  [1, true],
+  [2, false],
+] as const) {
   const credit = await fund(sim, account, ETH, `${i + 1}000000000000000000`, a.api_key);
   if (fail) await sim.control('POST', '/faults', { target: 'trade', effect: { fail: 'settlement_failed' }, times: 1 });
-  const { quote_id } = await firmQuote(sim, { account_id: account, credit_id: credit, destination_id: dest, from: ETH, to: USDC, amount_in_atoms: '500000000000000000', key: a.api_key });
-  const trade = (await sim.api('POST', `/quotes/${quote_id}/accept`, { key: a.api_key, body: { slippage_bps: '50' } })).body.trade.trade_id as string;
+  const { quote_id } = await firmQuote(sim, {
+    account_id: account,
+    credit_id: credit,
+    destination_id: dest,
+    from: ETH,
+    to: USDC,
+    amount_in_atoms: '500000000000000000',
+    key: a.api_key,
+  });
+  const trade = (await sim.api('POST', `/quotes/${quote_id}/accept`, { key: a.api_key, body: { slippage_bps: '50' } })).body.trade
+    .trade_id as string;
   if (!fail) tradeId = trade;
   await sim.settle();
 }
-await sim.control('POST', '/faults', { target: 'webhook', effect: { webhook: 'duplicate' }, match: { event_type: 'trade.*' }, probability: 0.5 });
+await sim.control('POST', '/faults', {
+  target: 'webhook',
+  effect: { webhook: 'duplicate' },
+  match: { event_type: 'trade.*' },
+  probability: 0.5,
+});
 await fund(sim, await readyAccount(sim, b.api_key), ETH, '3000000000000000000', b.api_key);
 // A conduct finding: the same Idempotency-Key with another body; the new account's first deliveries fail.
 failing = 4;
@@ -47,7 +73,9 @@ mkdirSync(OUT, { recursive: true });
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
 const origin = new URL(sim.control_url).origin;
 const page = await browser.newPage({ viewport: { width: 1360, height: 820 } });
-page.on('pageerror', (e) => { throw e; });
+page.on('pageerror', (e) => {
+  throw e;
+});
 await page.goto(`${origin}/_sim/ui`);
 await page.waitForSelector('[data-testid="orgs"] tr[data-org]');
 

@@ -34,13 +34,20 @@ const { values } = parseArgs({
 const concurrency = values.concurrency === undefined ? DEFAULT_CONCURRENCY : Number(values.concurrency);
 const seed = Number(values.seed);
 /** `--seeds 1-5` (or `1,3,7`); default the one `--seed`. */
-const seeds: number[] = values.seeds === undefined ? [seed] : values.seeds.includes('-') ? (([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i))(values.seeds.split('-').map(Number)) : values.seeds.split(',').map(Number);
+const seeds: number[] =
+  values.seeds === undefined
+    ? [seed]
+    : values.seeds.includes('-')
+      ? (([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i))(values.seeds.split('-').map(Number))
+      : values.seeds.split(',').map(Number);
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 async function reference(): Promise<void> {
   const app = await startIntegrator();
   const r = await verify({ app_url: app.url, runs: 100, seed, concurrency });
-  console.log(`reference integrator, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass, ${r.passed} runs`} in ${secs(r.wall_ms)}; conduct findings ${r.conduct.length}`);
+  console.log(
+    `reference integrator, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass, ${r.passed} runs`} in ${secs(r.wall_ms)}; conduct findings ${r.conduct.length}`,
+  );
   await app.close();
 }
 
@@ -49,7 +56,9 @@ async function styles(): Promise<void> {
   for (const style of INTEGRATOR_STYLES.filter((s) => s !== 'apply')) {
     const app = await startIntegrator({ style });
     const r = await verify({ app_url: app.url, runs: 100, seed, concurrency });
-    console.log(`${style} consumer, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass, ${r.passed} runs`} in ${secs(r.wall_ms)}; conduct findings ${r.conduct.length}`);
+    console.log(
+      `${style} consumer, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass, ${r.passed} runs`} in ${secs(r.wall_ms)}; conduct findings ${r.conduct.length}`,
+    );
     await app.close();
   }
 }
@@ -82,7 +91,9 @@ async function twins(seed: number): Promise<void> {
     }
     let same = 0;
     for (let i = 0; i < 5; i++) if ((await verify({ app_url: app.url, seed, case: f.case_token })).failure?.headline === f.headline) same++;
-    console.log(`  ${bug}: run ${r.runs_to_catch}, ${f.shrunk_steps.length} steps (from ${f.original_steps}), ${r.num_shrinks} shrink attempts, ${secs(r.wall_ms)}, replays ${same}/5: ${f.headline}`);
+    console.log(
+      `  ${bug}: run ${r.runs_to_catch}, ${f.shrunk_steps.length} steps (from ${f.original_steps}), ${r.num_shrinks} shrink attempts, ${secs(r.wall_ms)}, replays ${same}/5: ${f.headline}`,
+    );
     await app.close();
   }
 }
@@ -106,7 +117,8 @@ function answerWaits(records: readonly RelayRecord[]): { waiting_ms: number; cha
   }
   waiting_ms += end - start;
   const attempts = new Map<string, Set<number>>();
-  for (const r of records) if (r.kind === 'provider') attempts.set(r.delivery_id, (attempts.get(r.delivery_id) ?? new Set()).add(r.signed_at_ms));
+  for (const r of records)
+    if (r.kind === 'provider') attempts.set(r.delivery_id, (attempts.get(r.delivery_id) ?? new Set()).add(r.signed_at_ms));
   const chain = Math.max(0, ...[...attempts.values()].map((a) => a.size));
   return { waiting_ms, chain };
 }
@@ -124,14 +136,20 @@ async function slowApp(delay_ms: number, runs: number): Promise<void> {
   // A batch's runs overlap: its wait is the union of every run's answers, its floor the longest chain in any run.
   let batch: { records: RelayRecord[]; chain: number; wall_ms: number; seen: number } = { records: [], chain: 0, wall_ms: 0, seen: 0 };
   const r = await verify({
-    app_url: url, runs, seed, time_limit_ms: 600_000, concurrency,
+    app_url: url,
+    runs,
+    seed,
+    time_limit_ms: 600_000,
+    concurrency,
     on_run: (u) => {
       const w = answerWaits(u.records);
       walls.push(u.wall_ms);
       batch.records.push(...u.records);
       batch.chain = Math.max(batch.chain, w.chain);
       batch.wall_ms = Math.max(batch.wall_ms, u.wall_ms);
-      process.stderr.write(`  slow app: run ${u.run} (batch ${u.batch} of ${u.batch_size}) ${secs(u.wall_ms)}, answers pending ${secs(w.waiting_ms)}, longest chain of one delivery's attempts ${w.chain}\n`);
+      process.stderr.write(
+        `  slow app: run ${u.run} (batch ${u.batch} of ${u.batch_size}) ${secs(u.wall_ms)}, answers pending ${secs(w.waiting_ms)}, longest chain of one delivery's attempts ${w.chain}\n`,
+      );
       if (++batch.seen < u.batch_size) return;
       const b = answerWaits(batch.records);
       batches++;
@@ -139,14 +157,20 @@ async function slowApp(delay_ms: number, runs: number): Promise<void> {
       waiting_ms += b.waiting_ms;
       floor_ms += batch.chain * delay_ms;
       if (b.waiting_ms > 1.5 * delay_ms) more++;
-      process.stderr.write(`  slow app: batch ${u.batch} (${u.batch_size} runs) ${secs(batch.wall_ms)}, answers pending ${secs(b.waiting_ms)}\n`);
+      process.stderr.write(
+        `  slow app: batch ${u.batch} (${u.batch_size} runs) ${secs(batch.wall_ms)}, answers pending ${secs(b.waiting_ms)}\n`,
+      );
       batch = { records: [], chain: 0, wall_ms: 0, seen: 0 };
     },
   });
   const per_run = r.runs > 0 ? r.wall_ms / r.runs : 0;
   const median = (xs: number[]): number => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
-  console.log(`correct app answering each webhook ${delay_ms} ms late, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass`}, ${r.runs} of ${runs} runs in ${secs(r.wall_ms)}${r.interrupted ? ' (10 min limit reached)' : ''}; ${secs(per_run)} per run (median run ${secs(median(walls))}); ${batches} batches (median batch ${secs(median(batch_walls))}); conduct findings ${r.conduct.length}`);
-  console.log(`  where it went: answers pending ${secs(waiting_ms)} of it (${more} of ${batches} batches waited longer than one answer); floor ${secs(floor_ms)}: each batch's longest chain of one delivery's attempts (a retry follows its answered failure) × ${delay_ms} ms`);
+  console.log(
+    `correct app answering each webhook ${delay_ms} ms late, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass`}, ${r.runs} of ${runs} runs in ${secs(r.wall_ms)}${r.interrupted ? ' (10 min limit reached)' : ''}; ${secs(per_run)} per run (median run ${secs(median(walls))}); ${batches} batches (median batch ${secs(median(batch_walls))}); conduct findings ${r.conduct.length}`,
+  );
+  console.log(
+    `  where it went: answers pending ${secs(waiting_ms)} of it (${more} of ${batches} batches waited longer than one answer); floor ${secs(floor_ms)}: each batch's longest chain of one delivery's attempts (a retry follows its answered failure) × ${delay_ms} ms`,
+  );
   await app.close();
 }
 
@@ -157,14 +181,22 @@ async function coverage(): Promise<void> {
   for (const s of seeds) {
     const r = await verify({ app_url: app.url, runs: 10, seed: s, concurrency });
     per_seed.push({ seed: s, rows: r.coverage, ok: !r.failure && r.passed === 10 });
-    process.stderr.write(`  coverage: seed ${s} ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass`}, ${r.coverage.filter((c) => c.runs.length > 0).length} of ${r.coverage.length} items, ${secs(r.wall_ms)}\n`);
+    process.stderr.write(
+      `  coverage: seed ${s} ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass`}, ${r.coverage.filter((c) => c.runs.length > 0).length} of ${r.coverage.length} items, ${secs(r.wall_ms)}\n`,
+    );
   }
   await app.close();
   const missing = per_seed.flatMap((p) => p.rows.filter((r) => r.runs.length === 0).map((r) => `${r.item} at seed ${p.seed}`));
-  console.log(`coverage, reference integrator, runs 1–10 at seeds ${seeds[0]}–${seeds[seeds.length - 1]}: ${missing.length === 0 ? `every item reached at every seed` : `NOT REACHED: ${missing.join(', ')}`}; ${per_seed.filter((p) => p.ok).length} of ${per_seed.length} seeds passed`);
+  console.log(
+    `coverage, reference integrator, runs 1–10 at seeds ${seeds[0]}–${seeds[seeds.length - 1]}: ${missing.length === 0 ? `every item reached at every seed` : `NOT REACHED: ${missing.join(', ')}`}; ${per_seed.filter((p) => p.ok).length} of ${per_seed.length} seeds passed`,
+  );
   // Every seed's column would be too wide to read: how many seeds reached each item, and the runs at the first three.
   const shown = per_seed.slice(0, 3);
-  console.log('', `| item | seeds that reached it in runs 1–10 | ${shown.map((p) => `runs at seed ${p.seed}`).join(' | ')} |`, `|---|---|${shown.map(() => '---').join('|')}|`);
+  console.log(
+    '',
+    `| item | seeds that reached it in runs 1–10 | ${shown.map((p) => `runs at seed ${p.seed}`).join(' | ')} |`,
+    `|---|---|${shown.map(() => '---').join('|')}|`,
+  );
   for (const [i, row] of per_seed[0].rows.entries()) {
     const at = per_seed.filter((p) => p.rows[i].runs.length > 0).length;
     console.log(`| \`${row.item}\` | ${at} of ${per_seed.length} | ${shown.map((p) => compactRuns(p.rows[i].runs) || '—').join(' | ')} |`);

@@ -17,7 +17,7 @@ export interface Clock {
 }
 
 /** 2026-01-01T00:00:00Z: a fixed, readable epoch so that seeded runs print the same timestamps. */
-export const DEFAULT_START_MS = 1_767_225_600_000;
+const DEFAULT_START_MS = 1_767_225_600_000;
 
 /** A class, so every world's clock shares one `now_ms` (see SimScheduler in scheduler.ts for why). */
 class SimClock implements Clock {

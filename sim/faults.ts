@@ -14,7 +14,7 @@ export type FaultEffect =
   | { lose_response: true }
   | { flag: string };
 
-export interface FaultMatch {
+interface FaultMatch {
   ids?: string[];
   account_id?: string;
   asset_key?: string;
@@ -34,7 +34,7 @@ export interface FaultRule {
   created_at_ms: number;
 }
 
-export interface FaultFiring {
+interface FaultFiring {
   fault_id: string;
   target: FaultTarget;
   at_ms: number;

@@ -12,7 +12,7 @@ export interface JournalEntry {
 }
 
 /** `off`: nothing is kept; `record`: lines go to the file; `replay`: outside inputs come from a recording. */
-export type JournalMode = 'off' | 'record' | 'replay';
+type JournalMode = 'off' | 'record' | 'replay';
 
 export interface Journal {
   readonly path: string | null;
@@ -47,7 +47,7 @@ export function createJournal(path: string | null, opts: { header?: JournalEntry
   const syncAnswers = opts.sync === 'answers';
   const write = (entry: JournalEntry): void => {
     if (fd === null) return;
-    writeSync(fd, JSON.stringify(entry) + '\n');
+    writeSync(fd, `${JSON.stringify(entry)}\n`);
     if (syncAnswers && entry.kind === 'response') fsyncSync(fd);
   };
   if (opts.header) write(opts.header);

@@ -30,7 +30,10 @@ function referenceRng(seed: string, name: string) {
   return {
     next: () => u32() / 2 ** 32,
     bytes,
-    hex: (n: number) => bytes(n).map((x) => x.toString(16).padStart(2, '0')).join(''),
+    hex: (n: number) =>
+      bytes(n)
+        .map((x) => x.toString(16).padStart(2, '0'))
+        .join(''),
   };
 }
 

@@ -112,7 +112,11 @@ interface TaskScript {
   cancel: number | null;
 }
 
-type Step = { op: 'schedule'; offset_ms: number; script: number } | { op: 'cancel'; id: number } | { op: 'advance'; ms: number } | { op: 'settle' };
+type Step =
+  | { op: 'schedule'; offset_ms: number; script: number }
+  | { op: 'cancel'; id: number }
+  | { op: 'advance'; ms: number }
+  | { op: 'settle' };
 
 /** Small offsets, plus ones a multiple of the bucket cache's 256 slots apart (two due times sharing a slot). */
 const offsetArb = (min: number, max: number): fc.Arbitrary<number> =>
@@ -138,19 +142,22 @@ async function drive(make: (clock: ReturnType<typeof createClock>) => Driven, sc
   const seen: unknown[] = [];
   // A task bound keeps a script whose tasks keep spawning at the same instant finite.
   let spawned = 0;
-  const task = (n: number): (() => void) => () => {
-    const script = scripts[n];
-    seen.push(`${script.kind}${n}@${clock.now_ms()}`);
-    if (spawned < 200) {
-      for (const child of script.children) {
-        spawned++;
-        seen.push(['id', s.schedule(clock.now_ms() + child.offset_ms, scripts[child.script].kind, task(child.script))]);
+  const task =
+    (n: number): (() => void) =>
+    () => {
+      const script = scripts[n];
+      seen.push(`${script.kind}${n}@${clock.now_ms()}`);
+      if (spawned < 200) {
+        for (const child of script.children) {
+          spawned++;
+          seen.push(['id', s.schedule(clock.now_ms() + child.offset_ms, scripts[child.script].kind, task(child.script))]);
+        }
       }
-    }
-    if (script.cancel !== null) seen.push(['cancel', script.cancel, s.cancel(script.cancel)]);
-  };
+      if (script.cancel !== null) seen.push(['cancel', script.cancel, s.cancel(script.cancel)]);
+    };
   for (const step of steps) {
-    if (step.op === 'schedule') seen.push(['id', s.schedule(clock.now_ms() + step.offset_ms, scripts[step.script].kind, task(step.script))]);
+    if (step.op === 'schedule')
+      seen.push(['id', s.schedule(clock.now_ms() + step.offset_ms, scripts[step.script].kind, task(step.script))]);
     else if (step.op === 'cancel') seen.push(['cancel', step.id, s.cancel(step.id)]);
     else if (step.op === 'advance') seen.push(['advance', await s.advance(step.ms), clock.now_ms()]);
     else seen.push(['settle', await s.settle(1_000), clock.now_ms()]);
@@ -278,7 +285,13 @@ describe('scheduler owners', () => {
 
   it('runAs restores the outer owner when fn throws', () => {
     const s = createScheduler(createClock());
-    expect(() => s.runAs('org_a', () => s.runAs('org_b', () => { throw new Error('x'); }))).toThrow('x');
+    expect(() =>
+      s.runAs('org_a', () =>
+        s.runAs('org_b', () => {
+          throw new Error('x');
+        }),
+      ),
+    ).toThrow('x');
     expect(s.owner()).toBeNull();
   });
 
@@ -292,7 +305,11 @@ describe('scheduler owners', () => {
       tasks.forEach(([due, who], i) => s.runAs(who, () => s.schedule(t0 + due, 'k', () => void ran.push(i))));
       s.cancelOwned('org_a');
       await s.advance(100);
-      const expected = tasks.map((t, i) => [t, i] as const).filter(([t]) => t[1] !== 'org_a').sort((x, y) => x[0][0] - y[0][0] || x[1] - y[1]).map(([, i]) => i);
+      const expected = tasks
+        .map((t, i) => [t, i] as const)
+        .filter(([t]) => t[1] !== 'org_a')
+        .sort((x, y) => x[0][0] - y[0][0] || x[1] - y[1])
+        .map(([, i]) => i);
       expect(ran).toEqual(expected);
     },
   );

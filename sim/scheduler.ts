@@ -4,7 +4,7 @@
 // deleted organization's pending work can be cancelled. The realtime driver lives here too.
 import { type Clock, wallNow_ms } from './clock.ts';
 
-export interface Task {
+interface Task {
   readonly task_id: number;
   readonly due_ms: number;
   /** A short label for timelines and `settle` reports, e.g. `deposit.confirm`. */
@@ -12,7 +12,7 @@ export interface Task {
   readonly run: () => void | Promise<void>;
 }
 
-export interface RunReport {
+interface RunReport {
   ran: number;
   kinds: Record<string, number>;
   /** True when the task bound stopped the run before the work was done. */
@@ -297,7 +297,7 @@ class SimScheduler implements Scheduler {
   schedule(due_ms: number, kind: string, run: Task['run']): number {
     const task_id = ++this.seq;
     const now = this.clock.now_ms();
-    this.timers.push(task_id, due_ms > now ? due_ms : now, kind, run, this.current_owner);
+    this.timers.push(task_id, Math.max(due_ms, now), kind, run, this.current_owner);
     this.pendingIds.set(task_id);
     this.live++;
     return task_id;

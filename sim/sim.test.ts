@@ -128,7 +128,11 @@ describe('scheduler', () => {
 describe('fault plan', () => {
   it('matches by target, effect kind and match fields; counts times down; records firings', () => {
     const plan = createFaultPlan(createRng(1).fork('faults'));
-    plan.add({ target: 'deposit', effect: { flag: 'sanctions_match' }, match: { account_id: 'acct_1' }, probability: 1, times: 2 }, 'f1', 0);
+    plan.add(
+      { target: 'deposit', effect: { flag: 'sanctions_match' }, match: { account_id: 'acct_1' }, probability: 1, times: 2 },
+      'f1',
+      0,
+    );
     const subject = { account_id: 'acct_1', accepts: ['flag'] };
     expect(plan.fire('deposit', { account_id: 'acct_2', accepts: ['flag'] }, 0)).toHaveLength(0);
     expect(plan.fire('deposit', { account_id: 'acct_1', accepts: ['delay_ms'] }, 0)).toHaveLength(0);
@@ -143,7 +147,11 @@ describe('fault plan', () => {
   it('draws probability from its stream reproducibly, with wildcard event types', () => {
     const draw = (): number[] => {
       const plan = createFaultPlan(createRng(9).fork('faults'));
-      plan.add({ target: 'webhook', effect: { webhook: 'drop' }, match: { event_type: 'deposit.*' }, probability: 0.5, times: null }, 'f', 0);
+      plan.add(
+        { target: 'webhook', effect: { webhook: 'drop' }, match: { event_type: 'deposit.*' }, probability: 0.5, times: null },
+        'f',
+        0,
+      );
       return Array.from({ length: 40 }, (_, i) => plan.fire('webhook', { event_type: 'deposit.verified', accepts: ['webhook'] }, i).length);
     };
     const a = draw();
@@ -161,7 +169,10 @@ describe('journal', () => {
     j.write({ kind: 'api', sim_ms: 1, method: 'GET' });
     expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(1);
     j.write({ kind: 'clock', sim_ms: 2, op: 'advance', ms: 5 });
-    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.kind)).toEqual(['api', 'clock']);
     j.close();
   });

@@ -32,7 +32,8 @@ function h(tag: string, attrs: Attrs = {}, ...children: Array<Node | string | nu
   return el;
 }
 
-const iso = (ms: number | null | undefined): string => (ms === null || ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').replace('Z', ''));
+const iso = (ms: number | null | undefined): string =>
+  ms === null || ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 const suffix = (key: string): string => `…${key.slice(-4)}`;
 
 function table(head: string[], rows: HTMLElement[], testid: string): HTMLElement {
@@ -61,10 +62,19 @@ const client = new Client(credentials);
 const orgMode = (): boolean => credentials.api_key !== null && credentials.api_key !== '';
 
 const TABS: Array<[string, string]> = [
-  ['world', 'Organizations'], ['accounts', 'Accounts'], ['lifecycles', 'Lifecycles'], ['webhooks', 'Webhooks'],
-  ['faults', 'Faults'], ['triggers', 'Triggers'], ['conduct', 'Conduct'], ['invariants', 'Invariants'],
+  ['world', 'Organizations'],
+  ['accounts', 'Accounts'],
+  ['lifecycles', 'Lifecycles'],
+  ['webhooks', 'Webhooks'],
+  ['faults', 'Faults'],
+  ['triggers', 'Triggers'],
+  ['conduct', 'Conduct'],
+  ['invariants', 'Invariants'],
 ];
-const ORG_TABS: Array<[string, string]> = [['accounts', 'Accounts'], ['feed', 'Events']];
+const ORG_TABS: Array<[string, string]> = [
+  ['accounts', 'Accounts'],
+  ['feed', 'Events'],
+];
 
 function cursorOf(name: string): string | undefined {
   return state.pages.get(name)?.at(-1);
@@ -72,8 +82,33 @@ function cursorOf(name: string): string | undefined {
 
 function pager(name: string, reply: { has_more: boolean; next_cursor: string | null; total?: number }, shown: number): HTMLElement {
   const stack = state.pages.get(name) ?? [undefined];
-  const prev = h('button', { class: 'act', 'data-testid': `${name}-prev`, disabled: stack.length <= 1, onclick: () => { stack.pop(); state.pages.set(name, stack); void draw(); } }, '‹ newer');
-  const next = h('button', { class: 'act', 'data-testid': `${name}-next`, disabled: !reply.has_more, onclick: () => { state.pages.set(name, [...stack, reply.next_cursor ?? undefined]); void draw(); } }, 'older ›');
+  const prev = h(
+    'button',
+    {
+      class: 'act',
+      'data-testid': `${name}-prev`,
+      disabled: stack.length <= 1,
+      onclick: () => {
+        stack.pop();
+        state.pages.set(name, stack);
+        void draw();
+      },
+    },
+    '‹ newer',
+  );
+  const next = h(
+    'button',
+    {
+      class: 'act',
+      'data-testid': `${name}-next`,
+      disabled: !reply.has_more,
+      onclick: () => {
+        state.pages.set(name, [...stack, reply.next_cursor ?? undefined]);
+        void draw();
+      },
+    },
+    'older ›',
+  );
   const total = reply.total === undefined ? '' : ` of ${reply.total}`;
   return h('div', { class: 'pager' }, prev, next, h('span', { class: 'muted' }, `page ${stack.length}, ${shown} shown${total}`));
 }
@@ -103,7 +138,24 @@ const ownClock = (): string | null => (currentOrg()?.clock !== undefined ? state
 
 function drawTabs(): void {
   const nav = document.getElementById('tabs')!;
-  nav.replaceChildren(...(orgMode() ? ORG_TABS : TABS).map(([id, label]) => h('button', { class: state.tab === id ? 'on' : '', 'data-tab': id, onclick: () => { state.tab = id; notice('', null); drawTabs(); void draw(); } }, label)));
+  nav.replaceChildren(
+    ...(orgMode() ? ORG_TABS : TABS).map(([id, label]) =>
+      h(
+        'button',
+        {
+          class: state.tab === id ? 'on' : '',
+          'data-tab': id,
+          onclick: () => {
+            state.tab = id;
+            notice('', null);
+            drawTabs();
+            void draw();
+          },
+        },
+        label,
+      ),
+    ),
+  );
 }
 
 async function drawBar(pulse: { now_ms: number; mode: string; speed: number } | null): Promise<void> {
@@ -113,8 +165,26 @@ async function drawBar(pulse: { now_ms: number; mode: string; speed: number } | 
 }
 
 function orgPicker(): HTMLElement {
-  const select = h('select', { 'data-testid': 'org', onchange: (e) => { state.org_id = (e.target as HTMLSelectElement).value; state.entity = ''; state.account = ''; state.pages.clear(); void draw(); } },
-    ...state.orgs.map((o) => h('option', { value: o.organization_id, selected: o.organization_id === state.org_id }, `${o.organization_id} (key ${suffix(o.api_key)})`)));
+  const select = h(
+    'select',
+    {
+      'data-testid': 'org',
+      onchange: (e) => {
+        state.org_id = (e.target as HTMLSelectElement).value;
+        state.entity = '';
+        state.account = '';
+        state.pages.clear();
+        void draw();
+      },
+    },
+    ...state.orgs.map((o) =>
+      h(
+        'option',
+        { value: o.organization_id, selected: o.organization_id === state.org_id },
+        `${o.organization_id} (key ${suffix(o.api_key)})`,
+      ),
+    ),
+  );
   return h('label', {}, 'Organization ', select);
 }
 
@@ -125,14 +195,31 @@ function clockLevers(): HTMLElement {
   const run = async (path: string, body: Record<string, unknown>): Promise<void> => {
     const org = ownClock();
     const r = await client.sim('POST', path, org === null ? body : { ...body, organization_id: org });
-    const done = r.body?.ran !== undefined ? `ran ${r.body.ran.ran}${r.body.pending !== undefined ? `, ${r.body.pending} pending` : ''}` : `speed ×${r.body?.clock?.speed}`;
+    const done =
+      r.body?.ran !== undefined
+        ? `ran ${r.body.ran.ran}${r.body.pending !== undefined ? `, ${r.body.pending} pending` : ''}`
+        : `speed ×${r.body?.clock?.speed}`;
     notice('clock-result', r.status === 200 ? h('div', { class: 'note' }, done) : fail(r));
     await poll();
   };
-  return h('span', {}, 'Clock ', ms, ' ms ',
-    h('button', { class: 'act', 'data-testid': 'advance', onclick: () => void run('/clock/advance', { ms: Number(ms.value) }) }, 'Advance'), ' ',
-    h('button', { class: 'act', 'data-testid': 'settle', onclick: () => void run('/clock/settle', {}) }, 'Settle'), ' realtime ×',
-    speed, ' ', h('button', { class: 'act', 'data-testid': 'set-speed', onclick: () => void run('/clock/speed', { speed: Number(speed.value) }) }, 'Set speed'));
+  return h(
+    'span',
+    {},
+    'Clock ',
+    ms,
+    ' ms ',
+    h('button', { class: 'act', 'data-testid': 'advance', onclick: () => void run('/clock/advance', { ms: Number(ms.value) }) }, 'Advance'),
+    ' ',
+    h('button', { class: 'act', 'data-testid': 'settle', onclick: () => void run('/clock/settle', {}) }, 'Settle'),
+    ' realtime ×',
+    speed,
+    ' ',
+    h(
+      'button',
+      { class: 'act', 'data-testid': 'set-speed', onclick: () => void run('/clock/speed', { speed: Number(speed.value) }) },
+      'Set speed',
+    ),
+  );
 }
 
 function drawLevers(): void {
@@ -145,7 +232,17 @@ function drawLevers(): void {
 }
 
 function signOut(): HTMLElement {
-  return h('button', { class: 'act right', onclick: () => { saveCredentials({ control_token: null, api_key: null }); location.reload(); } }, 'Sign out');
+  return h(
+    'button',
+    {
+      class: 'act right',
+      onclick: () => {
+        saveCredentials({ control_token: null, api_key: null });
+        location.reload();
+      },
+    },
+    'Sign out',
+  );
 }
 
 // ---- sign in (a control token, or one organization's key) ----
@@ -153,12 +250,38 @@ function signOut(): HTMLElement {
 function signIn(message: string): HTMLElement {
   const token = h('input', { type: 'password', 'data-testid': 'token', class: 'secret' }) as HTMLInputElement;
   const key = h('input', { type: 'password', 'data-testid': 'api-key', class: 'secret' }) as HTMLInputElement;
-  const go = (c: Credentials): void => { saveCredentials(c); location.reload(); };
-  return h('div', { 'data-testid': 'sign-in' },
+  const go = (c: Credentials): void => {
+    saveCredentials(c);
+    location.reload();
+  };
+  return h(
+    'div',
+    { 'data-testid': 'sign-in' },
     h('div', { class: 'error' }, message),
     h('p', {}, 'This server requires its control token (swapsim serve --control-token). Or see one organization only, with its API key.'),
-    h('p', {}, h('label', {}, 'Control token ', token), ' ', h('button', { class: 'act', 'data-testid': 'sign-in-token', onclick: () => go({ control_token: token.value, api_key: null }) }, 'Sign in')),
-    h('p', {}, h('label', {}, 'Organization API key ', key), ' ', h('button', { class: 'act', 'data-testid': 'sign-in-key', onclick: () => go({ control_token: null, api_key: key.value }) }, 'Sign in')));
+    h(
+      'p',
+      {},
+      h('label', {}, 'Control token ', token),
+      ' ',
+      h(
+        'button',
+        { class: 'act', 'data-testid': 'sign-in-token', onclick: () => go({ control_token: token.value, api_key: null }) },
+        'Sign in',
+      ),
+    ),
+    h(
+      'p',
+      {},
+      h('label', {}, 'Organization API key ', key),
+      ' ',
+      h(
+        'button',
+        { class: 'act', 'data-testid': 'sign-in-key', onclick: () => go({ control_token: null, api_key: key.value }) },
+        'Sign in',
+      ),
+    ),
+  );
 }
 
 // ---- views ----
@@ -168,68 +291,244 @@ async function viewWorld(): Promise<HTMLElement> {
   const r = state.orgsFresh ? { status: 200, body: { organizations: state.orgs } } : await client.sim('GET', '/organizations');
   state.orgsFresh = false;
   if (r.status !== 200) return fail(r);
-  const rows = (r.body.organizations as Org[]).map((o) => h('tr', { class: 'pick', 'data-org': o.organization_id, onclick: () => { state.org_id = o.organization_id; state.tab = 'accounts'; state.pages.clear(); drawTabs(); drawLevers(); void draw(); } },
-    h('td', { class: 'mono' }, o.organization_id), h('td', { class: 'mono' }, o.api_keys.map(suffix).join(' ')),
-    h('td', {}, String(o.platform_fee_bps)), h('td', {}, String(o.integrator_fee_bps)), h('td', {}, String(o.recovery_enabled)), h('td', {}, String(o.partner_screening)),
-    h('td', { class: 'mono' }, (o.forbidden_assets as string[]).join(', ')), h('td', { class: 'mono' }, Object.entries(o.rate_limits as Record<string, number>).map(([k, v]) => `${k} ${v}/s`).join(', ')), h('td', {}, iso(o.created_at_ms as number))));
-  return h('section', {}, h('h2', {}, `Organizations (${rows.length})`),
-    table(['organization', 'keys', 'platform fee bps', 'integrator fee bps', 'recovery', 'partner screening', 'forbidden assets', 'rate limits', 'created'], rows, 'orgs'),
-    h('p', { class: 'muted' }, 'Pick one to see its accounts; the organization picker above scopes every view.'));
+  const rows = (r.body.organizations as Org[]).map((o) =>
+    h(
+      'tr',
+      {
+        class: 'pick',
+        'data-org': o.organization_id,
+        onclick: () => {
+          state.org_id = o.organization_id;
+          state.tab = 'accounts';
+          state.pages.clear();
+          drawTabs();
+          drawLevers();
+          void draw();
+        },
+      },
+      h('td', { class: 'mono' }, o.organization_id),
+      h('td', { class: 'mono' }, o.api_keys.map(suffix).join(' ')),
+      h('td', {}, String(o.platform_fee_bps)),
+      h('td', {}, String(o.integrator_fee_bps)),
+      h('td', {}, String(o.recovery_enabled)),
+      h('td', {}, String(o.partner_screening)),
+      h('td', { class: 'mono' }, (o.forbidden_assets as string[]).join(', ')),
+      h(
+        'td',
+        { class: 'mono' },
+        Object.entries(o.rate_limits as Record<string, number>)
+          .map(([k, v]) => `${k} ${v}/s`)
+          .join(', '),
+      ),
+      h('td', {}, iso(o.created_at_ms as number)),
+    ),
+  );
+  return h(
+    'section',
+    {},
+    h('h2', {}, `Organizations (${rows.length})`),
+    table(
+      [
+        'organization',
+        'keys',
+        'platform fee bps',
+        'integrator fee bps',
+        'recovery',
+        'partner screening',
+        'forbidden assets',
+        'rate limits',
+        'created',
+      ],
+      rows,
+      'orgs',
+    ),
+    h('p', { class: 'muted' }, 'Pick one to see its accounts; the organization picker above scopes every view.'),
+  );
 }
 
 async function viewAccounts(): Promise<HTMLElement> {
   if (!state.org_id) return h('p', {}, 'No organization yet: POST /_sim/organizations makes one.');
-  const r = await client.sim('GET', `/ui/accounts?organization_id=${encodeURIComponent(state.org_id)}&limit=${PAGE}${q('cursor', cursorOf('accounts'))}`);
+  const r = await client.sim(
+    'GET',
+    `/ui/accounts?organization_id=${encodeURIComponent(state.org_id)}&limit=${PAGE}${q('cursor', cursorOf('accounts'))}`,
+  );
   if (r.status !== 200) return fail(r);
-  const rows = (r.body.accounts as any[]).map((a) => h('tr', { class: `pick${a.account_id === state.account ? ' sel' : ''}`, 'data-account': a.account_id, onclick: () => { state.account = a.account_id; resetPages('credits'); void draw(); } },
-    h('td', { class: 'mono' }, a.account_id), h('td', {}, a.label ?? ''), h('td', {}, a.status),
-    h('td', { class: 'mono' }, ...(a.balances as any[]).flatMap((b) => [`${b.available_atoms} ${b.asset_key}${b.pending_atoms !== '0' ? ` (+${b.pending_atoms} pending)` : ''}`, h('br')])),
-    h('td', {}, `${a.credits.open} open · ${a.credits.locked} locked · ${a.credits.consumed} consumed`)));
-  const left = h('section', {}, h('h2', {}, 'Accounts'), table(['account', 'label', 'status', 'balances (available atoms)', 'credits'], rows, 'accounts'), pager('accounts', r.body, rows.length));
-  return h('div', { class: 'cols' }, left, state.account ? await credits(state.account) : h('p', { class: 'muted' }, 'Pick an account to see its credits.'));
+  const rows = (r.body.accounts as any[]).map((a) =>
+    h(
+      'tr',
+      {
+        class: `pick${a.account_id === state.account ? ' sel' : ''}`,
+        'data-account': a.account_id,
+        onclick: () => {
+          state.account = a.account_id;
+          resetPages('credits');
+          void draw();
+        },
+      },
+      h('td', { class: 'mono' }, a.account_id),
+      h('td', {}, a.label ?? ''),
+      h('td', {}, a.status),
+      h(
+        'td',
+        { class: 'mono' },
+        ...(a.balances as any[]).flatMap((b) => [
+          `${b.available_atoms} ${b.asset_key}${b.pending_atoms !== '0' ? ` (+${b.pending_atoms} pending)` : ''}`,
+          h('br'),
+        ]),
+      ),
+      h('td', {}, `${a.credits.open} open · ${a.credits.locked} locked · ${a.credits.consumed} consumed`),
+    ),
+  );
+  const left = h(
+    'section',
+    {},
+    h('h2', {}, 'Accounts'),
+    table(['account', 'label', 'status', 'balances (available atoms)', 'credits'], rows, 'accounts'),
+    pager('accounts', r.body, rows.length),
+  );
+  return h(
+    'div',
+    { class: 'cols' },
+    left,
+    state.account ? await credits(state.account) : h('p', { class: 'muted' }, 'Pick an account to see its credits.'),
+  );
 }
 
 async function credits(account_id: string): Promise<HTMLElement> {
-  const r = await client.sim('GET', `/ui/credits?account_id=${encodeURIComponent(account_id)}&limit=${PAGE}${q('cursor', cursorOf('credits'))}`);
+  const r = await client.sim(
+    'GET',
+    `/ui/credits?account_id=${encodeURIComponent(account_id)}&limit=${PAGE}${q('cursor', cursorOf('credits'))}`,
+  );
   if (r.status !== 200) return fail(r);
-  const rows = (r.body.credits as any[]).map((c) => h('tr', { 'data-credit': c.credit_id },
-    h('td', { class: 'mono' }, c.credit_id), h('td', { class: 'mono' }, `${c.atoms} ${c.asset_key}`),
-    h('td', {}, h('span', { class: `tag ${c.status === 'open' ? 'ok' : c.status === 'locked' ? '' : 'muted'}` }, c.status)),
-    h('td', {}, `${c.source_type} `, entityLink(c.source_id)), h('td', { class: 'mono' }, c.held_by ? entityLink(c.held_by) : c.consumed_by ? entityLink(c.consumed_by) : ''), h('td', {}, iso(c.created_at_ms))));
-  return h('section', {}, h('h2', {}, `Credits of ${account_id}`), table(['credit', 'amount', 'status', 'came from', 'held / consumed by', 'created'], rows, 'credits'), pager('credits', r.body, rows.length));
+  const rows = (r.body.credits as any[]).map((c) =>
+    h(
+      'tr',
+      { 'data-credit': c.credit_id },
+      h('td', { class: 'mono' }, c.credit_id),
+      h('td', { class: 'mono' }, `${c.atoms} ${c.asset_key}`),
+      h('td', {}, h('span', { class: `tag ${c.status === 'open' ? 'ok' : c.status === 'locked' ? '' : 'muted'}` }, c.status)),
+      h('td', {}, `${c.source_type} `, entityLink(c.source_id)),
+      h('td', { class: 'mono' }, c.held_by ? entityLink(c.held_by) : c.consumed_by ? entityLink(c.consumed_by) : ''),
+      h('td', {}, iso(c.created_at_ms)),
+    ),
+  );
+  return h(
+    'section',
+    {},
+    h('h2', {}, `Credits of ${account_id}`),
+    table(['credit', 'amount', 'status', 'came from', 'held / consumed by', 'created'], rows, 'credits'),
+    pager('credits', r.body, rows.length),
+  );
 }
 
 /** An id that opens its timeline in the Lifecycles view. */
 function entityLink(id: string): HTMLElement {
-  return h('a', { href: '#', class: 'mono', onclick: (e) => { e.preventDefault(); state.entity = id; state.entityAccount = state.account; state.tab = 'lifecycles'; drawTabs(); void draw(); } }, id);
+  return h(
+    'a',
+    {
+      href: '#',
+      class: 'mono',
+      onclick: (e) => {
+        e.preventDefault();
+        state.entity = id;
+        state.entityAccount = state.account;
+        state.tab = 'lifecycles';
+        drawTabs();
+        void draw();
+      },
+    },
+    id,
+  );
 }
 
 async function viewLifecycles(): Promise<HTMLElement> {
   if (!state.org_id) return h('p', {}, 'No organization yet.');
-  const kind = h('select', { 'data-testid': 'kind', onchange: (e) => { state.kind = (e.target as HTMLSelectElement).value; resetPages('entities'); void draw(); } }, ...ENTITY_KINDS.map((k) => h('option', { value: k, selected: k === state.kind }, k)));
+  const kind = h(
+    'select',
+    {
+      'data-testid': 'kind',
+      onchange: (e) => {
+        state.kind = (e.target as HTMLSelectElement).value;
+        resetPages('entities');
+        void draw();
+      },
+    },
+    ...ENTITY_KINDS.map((k) => h('option', { value: k, selected: k === state.kind }, k)),
+  );
   // The list and the open timeline are read at once: a click on a row waits for one round trip, not two.
   const panel = state.entity ? timeline(state.entity) : null;
-  const r = await client.sim('GET', `/ui/entities?organization_id=${encodeURIComponent(state.org_id)}&kind=${state.kind}&limit=${PAGE}${q('cursor', cursorOf('entities'))}`);
+  const r = await client.sim(
+    'GET',
+    `/ui/entities?organization_id=${encodeURIComponent(state.org_id)}&kind=${state.kind}&limit=${PAGE}${q('cursor', cursorOf('entities'))}`,
+  );
   if (r.status !== 200) return fail(r);
-  const rows = (r.body.entities as any[]).map((x) => h('tr', { class: `pick${x.id === state.entity ? ' sel' : ''}`, 'data-entity': x.id, onclick: () => { state.entity = x.id; state.entityAccount = x.account_id ?? ''; void draw(); } },
-    h('td', { class: 'mono' }, x.id), h('td', { class: 'mono' }, x.account_id ?? ''), h('td', {}, x.status), h('td', {}, iso(x.created_at_ms))));
-  const left = h('section', {}, h('h2', {}, 'Lifecycles ', kind), table([state.kind, 'account', 'status', 'created'], rows, 'entities'), pager('entities', r.body, rows.length));
-  return h('div', { class: 'cols' }, left, panel ? await panel : h('p', { class: 'muted' }, 'Pick one to see its timeline: transitions, events, fault firings and webhook attempts.'));
+  const rows = (r.body.entities as any[]).map((x) =>
+    h(
+      'tr',
+      {
+        class: `pick${x.id === state.entity ? ' sel' : ''}`,
+        'data-entity': x.id,
+        onclick: () => {
+          state.entity = x.id;
+          state.entityAccount = x.account_id ?? '';
+          void draw();
+        },
+      },
+      h('td', { class: 'mono' }, x.id),
+      h('td', { class: 'mono' }, x.account_id ?? ''),
+      h('td', {}, x.status),
+      h('td', {}, iso(x.created_at_ms)),
+    ),
+  );
+  const left = h(
+    'section',
+    {},
+    h('h2', {}, 'Lifecycles ', kind),
+    table([state.kind, 'account', 'status', 'created'], rows, 'entities'),
+    pager('entities', r.body, rows.length),
+  );
+  return h(
+    'div',
+    { class: 'cols' },
+    left,
+    panel
+      ? await panel
+      : h('p', { class: 'muted' }, 'Pick one to see its timeline: transitions, events, fault firings and webhook attempts.'),
+  );
 }
 
 async function timeline(entity_id: string): Promise<HTMLElement> {
-  const r = await client.sim('GET', `/timeline?entity_id=${encodeURIComponent(entity_id)}${q('account_id', state.entityAccount || undefined)}`);
+  const r = await client.sim(
+    'GET',
+    `/timeline?entity_id=${encodeURIComponent(entity_id)}${q('account_id', state.entityAccount || undefined)}`,
+  );
   if (r.status !== 200) return fail(r);
-  const rows = (r.body.timeline as any[]).map((t) => h('tr', { class: t.kind },
-    h('td', {}, iso(t.sim_ms)), h('td', {}, t.kind), h('td', { class: 'mono' }, `${t.entity_type} ${t.entity_id}`),
-    h('td', { class: t.ok === false ? 'bad' : '' }, t.kind === 'transition' ? `${t.from ?? '∅'} → ${t.to}` : (t.event_type ?? '')), h('td', { class: 'mono' }, t.detail ?? '')));
-  return h('section', { 'data-testid': 'timeline-panel' }, h('h2', {}, `Timeline of ${entity_id}`), table(['sim time', 'kind', 'entity', 'what', 'detail'], rows, 'timeline'));
+  const rows = (r.body.timeline as any[]).map((t) =>
+    h(
+      'tr',
+      { class: t.kind },
+      h('td', {}, iso(t.sim_ms)),
+      h('td', {}, t.kind),
+      h('td', { class: 'mono' }, `${t.entity_type} ${t.entity_id}`),
+      h('td', { class: t.ok === false ? 'bad' : '' }, t.kind === 'transition' ? `${t.from ?? '∅'} → ${t.to}` : (t.event_type ?? '')),
+      h('td', { class: 'mono' }, t.detail ?? ''),
+    ),
+  );
+  return h(
+    'section',
+    { 'data-testid': 'timeline-panel' },
+    h('h2', {}, `Timeline of ${entity_id}`),
+    table(['sim time', 'kind', 'entity', 'what', 'detail'], rows, 'timeline'),
+  );
 }
 
 async function viewWebhooks(): Promise<HTMLElement> {
   const org = currentOrg();
   if (!org) return h('p', {}, 'No organization yet.');
-  const r = await client.sim('GET', `/ui/events?organization_id=${encodeURIComponent(org.organization_id)}&limit=${PAGE}${q('cursor', cursorOf('events'))}`);
+  const r = await client.sim(
+    'GET',
+    `/ui/events?organization_id=${encodeURIComponent(org.organization_id)}&limit=${PAGE}${q('cursor', cursorOf('events'))}`,
+  );
   if (r.status !== 200) return fail(r);
   const replay = async (e: any): Promise<void> => {
     const hooks = await client.v1('GET', '/webhooks', org.api_key);
@@ -240,19 +539,61 @@ async function viewWebhooks(): Promise<HTMLElement> {
     }
     const body = { since_ms: e.created_at_ms, types: [e.type] };
     const out = await client.v1('POST', `/webhooks/${active.webhook_id}/replay`, org.api_key, body);
-    notice('replay-result', out.status === 200 ? h('div', { class: 'note' }, `replay ${out.body.status}: ${e.type} since ${iso(e.created_at_ms)} to ${active.webhook_id}`) : fail(out));
+    notice(
+      'replay-result',
+      out.status === 200
+        ? h('div', { class: 'note' }, `replay ${out.body.status}: ${e.type} since ${iso(e.created_at_ms)} to ${active.webhook_id}`)
+        : fail(out),
+    );
     await poll();
   };
-  const rows = (r.body.events as any[]).map((e) => h('tr', { 'data-event': e.event_id },
-    h('td', {}, iso(e.created_at_ms)), h('td', {}, e.type), h('td', { class: 'mono' }, e.event_id), h('td', { class: 'mono' }, e.account_id),
-    h('td', {}, ...(e.deliveries as any[]).map((d) => h('div', { 'data-delivery': d.delivery_id },
-      h('span', { class: `tag ${d.status === 'success' ? 'ok' : d.status === 'failed' ? 'bad' : ''}` }, d.status), d.replay ? ' replay ' : ' ',
-      h('span', { class: 'mono' }, d.delivery_id),
-      h('ol', {}, ...(d.attempts as any[]).map((a) => h('li', { class: a.http_status >= 200 && a.http_status < 300 ? 'ok' : 'bad' }, `${iso(a.at_ms)} HTTP ${a.http_status} (${a.copies} sent${a.effects.length ? `, ${a.effects.join('+')}` : ''}) → ${a.state}`)))))),
-    h('td', {}, h('button', { class: 'act', 'data-testid': 'replay', onclick: () => void replay(e) }, 'Replay'))));
-  return h('section', {}, h('h2', {}, 'Events and webhook deliveries'),
-    h('p', { class: 'muted' }, 'Replay asks POST /v1/webhooks/{id}/replay for this event\'s type since its time (the spec\'s replay): this event and later ones of its type are sent again.'),
-    table(['created', 'type', 'event', 'account', 'deliveries and attempts', ''], rows, 'events'), pager('events', r.body, rows.length));
+  const rows = (r.body.events as any[]).map((e) =>
+    h(
+      'tr',
+      { 'data-event': e.event_id },
+      h('td', {}, iso(e.created_at_ms)),
+      h('td', {}, e.type),
+      h('td', { class: 'mono' }, e.event_id),
+      h('td', { class: 'mono' }, e.account_id),
+      h(
+        'td',
+        {},
+        ...(e.deliveries as any[]).map((d) =>
+          h(
+            'div',
+            { 'data-delivery': d.delivery_id },
+            h('span', { class: `tag ${d.status === 'success' ? 'ok' : d.status === 'failed' ? 'bad' : ''}` }, d.status),
+            d.replay ? ' replay ' : ' ',
+            h('span', { class: 'mono' }, d.delivery_id),
+            h(
+              'ol',
+              {},
+              ...(d.attempts as any[]).map((a) =>
+                h(
+                  'li',
+                  { class: a.http_status >= 200 && a.http_status < 300 ? 'ok' : 'bad' },
+                  `${iso(a.at_ms)} HTTP ${a.http_status} (${a.copies} sent${a.effects.length ? `, ${a.effects.join('+')}` : ''}) → ${a.state}`,
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+      h('td', {}, h('button', { class: 'act', 'data-testid': 'replay', onclick: () => void replay(e) }, 'Replay')),
+    ),
+  );
+  return h(
+    'section',
+    {},
+    h('h2', {}, 'Events and webhook deliveries'),
+    h(
+      'p',
+      { class: 'muted' },
+      "Replay asks POST /v1/webhooks/{id}/replay for this event's type since its time (the spec's replay): this event and later ones of its type are sent again.",
+    ),
+    table(['created', 'type', 'event', 'account', 'deliveries and attempts', ''], rows, 'events'),
+    pager('events', r.body, rows.length),
+  );
 }
 
 async function viewFaults(): Promise<HTMLElement> {
@@ -271,14 +612,43 @@ async function viewFaults(): Promise<HTMLElement> {
     notice('fault-result', res.status === 200 ? h('div', { class: 'note' }, `removed ${id}`) : fail(res));
     await draw();
   };
-  const rules = (r.body.faults as any[]).map((f) => h('tr', { 'data-fault': f.fault_id },
-    h('td', { class: 'mono' }, f.fault_id), h('td', {}, f.target), h('td', { class: 'mono' }, JSON.stringify(f.effect)), h('td', { class: 'mono' }, JSON.stringify(f.match)),
-    h('td', {}, String(f.probability)), h('td', {}, f.times === null ? '∞' : String(f.times)), h('td', {}, h('button', { class: 'act', 'data-testid': 'remove-fault', onclick: () => void remove(f.fault_id) }, 'Remove'))));
-  const fired = (r.body.fired as any[]).slice(-200).reverse().map((f) => h('tr', {}, h('td', {}, iso(f.at_ms)), h('td', { class: 'mono' }, f.fault_id), h('td', {}, f.target), h('td', { class: 'mono' }, f.subject)));
-  return h('section', {},
-    h('h2', {}, 'Add a rule (the body of POST /_sim/faults, checked by the server)'), text, h('button', { class: 'act', 'data-testid': 'add-fault', onclick: () => void add() }, 'Add rule'),
-    h('h2', {}, `Rules (${rules.length})`), table(['rule', 'target', 'effect', 'match', 'probability', 'times left', ''], rules, 'faults'),
-    h('h2', {}, `Fired (${r.body.fired.length}, newest first)`), table(['sim time', 'rule', 'target', 'subject'], fired, 'fired'));
+  const rules = (r.body.faults as any[]).map((f) =>
+    h(
+      'tr',
+      { 'data-fault': f.fault_id },
+      h('td', { class: 'mono' }, f.fault_id),
+      h('td', {}, f.target),
+      h('td', { class: 'mono' }, JSON.stringify(f.effect)),
+      h('td', { class: 'mono' }, JSON.stringify(f.match)),
+      h('td', {}, String(f.probability)),
+      h('td', {}, f.times === null ? '∞' : String(f.times)),
+      h('td', {}, h('button', { class: 'act', 'data-testid': 'remove-fault', onclick: () => void remove(f.fault_id) }, 'Remove')),
+    ),
+  );
+  const fired = (r.body.fired as any[])
+    .slice(-200)
+    .reverse()
+    .map((f) =>
+      h(
+        'tr',
+        {},
+        h('td', {}, iso(f.at_ms)),
+        h('td', { class: 'mono' }, f.fault_id),
+        h('td', {}, f.target),
+        h('td', { class: 'mono' }, f.subject),
+      ),
+    );
+  return h(
+    'section',
+    {},
+    h('h2', {}, 'Add a rule (the body of POST /_sim/faults, checked by the server)'),
+    text,
+    h('button', { class: 'act', 'data-testid': 'add-fault', onclick: () => void add() }, 'Add rule'),
+    h('h2', {}, `Rules (${rules.length})`),
+    table(['rule', 'target', 'effect', 'match', 'probability', 'times left', ''], rules, 'faults'),
+    h('h2', {}, `Fired (${r.body.fired.length}, newest first)`),
+    table(['sim time', 'rule', 'target', 'subject'], fired, 'fired'),
+  );
 }
 
 async function viewTriggers(): Promise<HTMLElement> {
@@ -288,12 +658,26 @@ async function viewTriggers(): Promise<HTMLElement> {
   const list = (await res.json()) as Array<{ name: string; summary: string; new_account_only?: boolean; needs?: Record<string, unknown> }>;
   const base = `${location.origin}/v1`;
   const token = credentials.control_token ? ' --control-token "$SWAPSIM_CONTROL_TOKEN"' : '';
-  const rows = list.map((t) => h('tr', { 'data-trigger': t.name },
-    h('td', { class: 'mono' }, t.name), h('td', {}, t.summary, t.needs ? h('span', { class: 'muted' }, ` (needs ${Object.keys(t.needs).join(', ')})`) : ''),
-    h('td', {}, h('code', { class: 'mono' }, org ? `swapsim trigger ${t.name} --base-url ${base} --api-key ${org.api_key}${token}` : ''))));
-  return h('section', {}, h('h2', {}, `Triggers of the scenario library (${list.length})`),
-    h('p', { class: 'muted' }, 'Each runs one edge case inside the chosen organization (its webhook and feed see it). The page shows the command for that organization; it does not run the case itself (docs/LIMITATIONS.md).'),
-    table(['trigger', 'what it does', `command for ${org?.organization_id ?? '(no organization)'}`], rows, 'triggers'));
+  const rows = list.map((t) =>
+    h(
+      'tr',
+      { 'data-trigger': t.name },
+      h('td', { class: 'mono' }, t.name),
+      h('td', {}, t.summary, t.needs ? h('span', { class: 'muted' }, ` (needs ${Object.keys(t.needs).join(', ')})`) : ''),
+      h('td', {}, h('code', { class: 'mono' }, org ? `swapsim trigger ${t.name} --base-url ${base} --api-key ${org.api_key}${token}` : '')),
+    ),
+  );
+  return h(
+    'section',
+    {},
+    h('h2', {}, `Triggers of the scenario library (${list.length})`),
+    h(
+      'p',
+      { class: 'muted' },
+      'Each runs one edge case inside the chosen organization (its webhook and feed see it). The page shows the command for that organization; it does not run the case itself (docs/LIMITATIONS.md).',
+    ),
+    table(['trigger', 'what it does', `command for ${org?.organization_id ?? '(no organization)'}`], rows, 'triggers'),
+  );
 }
 
 async function viewConduct(): Promise<HTMLElement> {
@@ -304,8 +688,17 @@ async function viewConduct(): Promise<HTMLElement> {
     const r = await client.sim('GET', `/conduct?api_key=${encodeURIComponent(key)}`);
     if (r.status !== 200) return fail(r);
     const c = r.body.conduct;
-    const rows = (c.findings as any[]).map((f) => h('tr', {}, h('td', {}, f.kind), h('td', {}, f.message), h('td', { class: 'mono' }, f.request_ids.join(' '))));
-    sections.push(h('section', {}, h('h2', {}, `Key ${c.api_key}: ${c.requests.length} requests, ${rows.length} findings`), table(['finding', 'message', 'requests'], rows, 'conduct')));
+    const rows = (c.findings as any[]).map((f) =>
+      h('tr', {}, h('td', {}, f.kind), h('td', {}, f.message), h('td', { class: 'mono' }, f.request_ids.join(' '))),
+    );
+    sections.push(
+      h(
+        'section',
+        {},
+        h('h2', {}, `Key ${c.api_key}: ${c.requests.length} requests, ${rows.length} findings`),
+        table(['finding', 'message', 'requests'], rows, 'conduct'),
+      ),
+    );
   }
   return h('div', {}, ...sections);
 }
@@ -313,12 +706,26 @@ async function viewConduct(): Promise<HTMLElement> {
 async function viewInvariants(): Promise<HTMLElement> {
   const r = await client.sim('GET', '/invariants');
   if (r.status !== 200) return fail(r);
-  const rows = (r.body.violations as any[]).map((v) => h('tr', {}, h('td', {}, v.invariant), h('td', { class: 'mono' }, v.entity_id ?? ''), h('td', {}, v.message)));
-  return h('section', {},
-    h('h2', {}, 'Invariants ', h('span', { class: `tag ${r.body.ok ? 'ok' : 'bad'}`, 'data-testid': 'invariants-ok' }, r.body.ok ? 'ok' : `${rows.length} violations`)),
+  const rows = (r.body.violations as any[]).map((v) =>
+    h('tr', {}, h('td', {}, v.invariant), h('td', { class: 'mono' }, v.entity_id ?? ''), h('td', {}, v.message)),
+  );
+  return h(
+    'section',
+    {},
+    h(
+      'h2',
+      {},
+      'Invariants ',
+      h(
+        'span',
+        { class: `tag ${r.body.ok ? 'ok' : 'bad'}`, 'data-testid': 'invariants-ok' },
+        r.body.ok ? 'ok' : `${rows.length} violations`,
+      ),
+    ),
     h('p', { class: 'muted' }, `${r.body.checked.length} checks: ${r.body.checked.join(', ')}`),
     r.body.skipped ? h('p', { class: 'muted' }, `skipped: ${(r.body.skipped as any[]).map((s) => s.invariant).join(', ')}`) : null,
-    table(['invariant', 'entity', 'message'], rows, 'violations'));
+    table(['invariant', 'entity', 'message'], rows, 'violations'),
+  );
 }
 
 // ---- organization mode: one organization's data through /v1 with its key ----
@@ -327,19 +734,65 @@ async function viewOrgAccounts(): Promise<HTMLElement> {
   const key = credentials.api_key!;
   const r = await client.v1('GET', `/accounts?limit=${PAGE}${q('cursor', cursorOf('v1-accounts'))}`, key);
   if (r.status !== 200) return fail(r);
-  const rows = (r.body.accounts as any[]).map((a) => h('tr', { class: `pick${a.account_id === state.account ? ' sel' : ''}`, 'data-account': a.account_id, onclick: () => { state.account = a.account_id; void draw(); } },
-    h('td', { class: 'mono' }, a.account_id), h('td', {}, a.label ?? ''), h('td', {}, a.status)));
-  const left = h('section', {}, h('h2', {}, 'Accounts'), table(['account', 'label', 'status'], rows, 'accounts'), pager('v1-accounts', r.body, rows.length));
+  const rows = (r.body.accounts as any[]).map((a) =>
+    h(
+      'tr',
+      {
+        class: `pick${a.account_id === state.account ? ' sel' : ''}`,
+        'data-account': a.account_id,
+        onclick: () => {
+          state.account = a.account_id;
+          void draw();
+        },
+      },
+      h('td', { class: 'mono' }, a.account_id),
+      h('td', {}, a.label ?? ''),
+      h('td', {}, a.status),
+    ),
+  );
+  const left = h(
+    'section',
+    {},
+    h('h2', {}, 'Accounts'),
+    table(['account', 'label', 'status'], rows, 'accounts'),
+    pager('v1-accounts', r.body, rows.length),
+  );
   if (!state.account) return h('div', { class: 'cols' }, left, h('p', { class: 'muted' }, 'Pick an account.'));
   const id = encodeURIComponent(state.account);
   const [balances, open, consumed] = await Promise.all([
-    client.v1('GET', `/accounts/${id}/balances?limit=100`, key), client.v1('GET', `/accounts/${id}/credits?status=open&limit=100`, key), client.v1('GET', `/accounts/${id}/credits?status=consumed&limit=100`, key),
+    client.v1('GET', `/accounts/${id}/balances?limit=100`, key),
+    client.v1('GET', `/accounts/${id}/credits?status=open&limit=100`, key),
+    client.v1('GET', `/accounts/${id}/credits?status=consumed&limit=100`, key),
   ]);
   for (const x of [balances, open, consumed]) if (x.status !== 200) return fail(x);
-  const credit = (c: any) => h('tr', { 'data-credit': c.credit_id }, h('td', { class: 'mono' }, c.credit_id), h('td', { class: 'mono' }, `${c.atoms} ${c.asset_key}`), h('td', {}, c.status), h('td', {}, `${c.source_type} `, h('span', { class: 'mono' }, c.source_id)));
-  return h('div', { class: 'cols' }, left, h('section', {},
-    h('h2', {}, 'Balances'), table(['asset', 'available', 'pending'], (balances.body.balances as any[]).map((b) => h('tr', {}, h('td', { class: 'mono' }, b.asset_key), h('td', {}, b.available_atoms), h('td', {}, b.pending_atoms))), 'balances'),
-    h('h2', {}, 'Credits'), table(['credit', 'amount', 'status', 'came from'], [...open.body.credits, ...consumed.body.credits].map(credit), 'credits')));
+  const credit = (c: any) =>
+    h(
+      'tr',
+      { 'data-credit': c.credit_id },
+      h('td', { class: 'mono' }, c.credit_id),
+      h('td', { class: 'mono' }, `${c.atoms} ${c.asset_key}`),
+      h('td', {}, c.status),
+      h('td', {}, `${c.source_type} `, h('span', { class: 'mono' }, c.source_id)),
+    );
+  return h(
+    'div',
+    { class: 'cols' },
+    left,
+    h(
+      'section',
+      {},
+      h('h2', {}, 'Balances'),
+      table(
+        ['asset', 'available', 'pending'],
+        (balances.body.balances as any[]).map((b) =>
+          h('tr', {}, h('td', { class: 'mono' }, b.asset_key), h('td', {}, b.available_atoms), h('td', {}, b.pending_atoms)),
+        ),
+        'balances',
+      ),
+      h('h2', {}, 'Credits'),
+      table(['credit', 'amount', 'status', 'came from'], [...open.body.credits, ...consumed.body.credits].map(credit), 'credits'),
+    ),
+  );
 }
 
 /** The organization's event feed, read forward from the feed's own cursor and kept as it grows. */
@@ -361,8 +814,26 @@ async function readFeed(): Promise<number | Awaited<ReturnType<typeof client.v1>
 async function viewFeed(): Promise<HTMLElement> {
   const read = await readFeed();
   if (typeof read !== 'number') return fail(read);
-  const rows = feed.events.slice(-200).reverse().map((e) => h('tr', { 'data-event': e.event_id }, h('td', {}, iso(e.created_at_ms)), h('td', {}, e.type), h('td', { class: 'mono' }, e.event_id), h('td', { class: 'mono' }, e.account_id), h('td', { class: 'mono' }, JSON.stringify(e.data))));
-  return h('section', {}, h('h2', {}, `Events (${feed.events.length}, newest first)`), table(['created', 'type', 'event', 'account', 'data'], rows, 'feed'));
+  const rows = feed.events
+    .slice(-200)
+    .reverse()
+    .map((e) =>
+      h(
+        'tr',
+        { 'data-event': e.event_id },
+        h('td', {}, iso(e.created_at_ms)),
+        h('td', {}, e.type),
+        h('td', { class: 'mono' }, e.event_id),
+        h('td', { class: 'mono' }, e.account_id),
+        h('td', { class: 'mono' }, JSON.stringify(e.data)),
+      ),
+    );
+  return h(
+    'section',
+    {},
+    h('h2', {}, `Events (${feed.events.length}, newest first)`),
+    table(['created', 'type', 'event', 'account', 'data'], rows, 'feed'),
+  );
 }
 
 // ---- drawing and live updates ----
@@ -370,15 +841,27 @@ async function viewFeed(): Promise<HTMLElement> {
 const q = (name: string, value: string | undefined): string => (value === undefined ? '' : `&${name}=${encodeURIComponent(value)}`);
 
 const VIEWS: Record<string, () => Promise<HTMLElement>> = {
-  world: viewWorld, accounts: viewAccounts, lifecycles: viewLifecycles, webhooks: viewWebhooks, faults: viewFaults,
-  triggers: viewTriggers, conduct: viewConduct, invariants: viewInvariants,
+  world: viewWorld,
+  accounts: viewAccounts,
+  lifecycles: viewLifecycles,
+  webhooks: viewWebhooks,
+  faults: viewFaults,
+  triggers: viewTriggers,
+  conduct: viewConduct,
+  invariants: viewInvariants,
 };
 const ORG_VIEWS: Record<string, () => Promise<HTMLElement>> = { accounts: viewOrgAccounts, feed: viewFeed };
 
 let drawing: Promise<void> | null = null;
 /** The last click's time (ms since navigation, the event's own stamp). */
 let lastClick_ms = 0;
-document.addEventListener('click', (e) => { lastClick_ms = e.timeStamp; }, { capture: true });
+document.addEventListener(
+  'click',
+  (e) => {
+    lastClick_ms = e.timeStamp;
+  },
+  { capture: true },
+);
 let again = false;
 
 /** Redraws the open view; a redraw asked for while one runs happens once after it (never two at once). */

@@ -19,10 +19,15 @@ const client = async (rate_limits: Record<string, number> = RAISED) => (await si
 const report = async (key: string) => {
   const r = await sim.control('GET', `/conduct?api_key=${encodeURIComponent(key)}`);
   expect(r.status).toBe(200);
-  return r.body.conduct as { api_key: string; requests: Array<Record<string, unknown>>; findings: Array<{ kind: string; api_key_suffix: string; request_ids: string[]; message: string }> };
+  return r.body.conduct as {
+    api_key: string;
+    requests: Array<Record<string, unknown>>;
+    findings: Array<{ kind: string; api_key_suffix: string; request_ids: string[]; message: string }>;
+  };
 };
 const findings = async (key: string, kind?: string) => (await report(key)).findings.filter((f) => kind === undefined || f.kind === kind);
-const fault = async (body: Record<string, unknown>) => expect((await sim.control('POST', '/faults', { target: 'http', ...body })).status).toBe(200);
+const fault = async (body: Record<string, unknown>) =>
+  expect((await sim.control('POST', '/faults', { target: 'http', ...body })).status).toBe(200);
 const wallWait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('client conduct', () => {
@@ -34,7 +39,13 @@ describe('client conduct', () => {
     const early = await sim.api('GET', '/assets', { key: rude });
     expect(early.status).toBe(200);
     const f = await findings(rude, 'retry_after_ignored');
-    expect(f).toEqual([expect.objectContaining({ kind: 'retry_after_ignored', api_key_suffix: rude.slice(-4), request_ids: [first.body.request_id, early.body.request_id] })]);
+    expect(f).toEqual([
+      expect.objectContaining({
+        kind: 'retry_after_ignored',
+        api_key_suffix: rude.slice(-4),
+        request_ids: [first.body.request_id, early.body.request_id],
+      }),
+    ]);
 
     const polite = await client();
     await fault({ effect: { http_status: 429 }, match: { path: '/v1/assets' }, times: 1 });
@@ -83,7 +94,10 @@ describe('client conduct', () => {
     try {
       expect((await rt.control('PUT', '/market/prices', { prices: { [ARB_ETH]: '3200', [ARB_USDC]: '1' } })).status).toBe(200);
       const key = (await rt.newOrg({ rate_limits: RAISED })).api_key;
-      const rtFindings = async (k: string) => ((await rt.control('GET', `/conduct?api_key=${encodeURIComponent(k)}`)).body.conduct.findings as Array<{ kind: string }>).filter((f) => f.kind === 'poll_too_fast');
+      const rtFindings = async (k: string) =>
+        ((await rt.control('GET', `/conduct?api_key=${encodeURIComponent(k)}`)).body.conduct.findings as Array<{ kind: string }>).filter(
+          (f) => f.kind === 'poll_too_fast',
+        );
       for (let round = 0; round < 3; round++) {
         const created = await rt.api('POST', '/rfqs', { key, body: indicativeBody({ wait_ms: 0 }) });
         expect(created.status).toBe(202);
@@ -111,7 +125,9 @@ describe('client conduct', () => {
     const a = await sim.api('POST', '/accounts', { key: rude, body: { label: 'a' }, idem: 'reuse-1' });
     const b = await sim.api('POST', '/accounts', { key: rude, body: { label: 'b' }, idem: 'reuse-1' });
     expect(b.status).toBe(409);
-    expect(await findings(rude)).toEqual([expect.objectContaining({ kind: 'idempotency_key_reuse', request_ids: [a.body.request_id, b.body.request_id] })]);
+    expect(await findings(rude)).toEqual([
+      expect.objectContaining({ kind: 'idempotency_key_reuse', request_ids: [a.body.request_id, b.body.request_id] }),
+    ]);
 
     const polite = await client();
     await sim.api('POST', '/accounts', { key: polite, body: { label: 'a' }, idem: 'reuse-2' });
@@ -128,8 +144,14 @@ describe('client conduct', () => {
     const retry = await sim.api('POST', '/accounts', { key: rude, body: { label: 'dup' }, idem: 'rw-2' });
     expect(retry.status).toBe(200);
     expect((await sim.api('GET', '/accounts', { key: rude })).body.accounts).toHaveLength(2);
-    expect(await findings(rude)).toEqual([expect.objectContaining({ kind: 'retry_without_idempotency_key', request_ids: [lost.body.request_id, retry.body.request_id] })]);
-    expect((await report(rude)).requests.find((r) => r.request_id === lost.body.request_id)).toMatchObject({ lost: true, status: 500, idempotency_key: 'rw-1' });
+    expect(await findings(rude)).toEqual([
+      expect.objectContaining({ kind: 'retry_without_idempotency_key', request_ids: [lost.body.request_id, retry.body.request_id] }),
+    ]);
+    expect((await report(rude)).requests.find((r) => r.request_id === lost.body.request_id)).toMatchObject({
+      lost: true,
+      status: 500,
+      idempotency_key: 'rw-1',
+    });
 
     const polite = await client();
     await fault({ effect: { lose_response: true }, match: { method: 'POST', path: '/v1/accounts' }, times: 1 });
@@ -176,7 +198,16 @@ describe('client conduct', () => {
     await sim.api('GET', '/assets', { key });
     const one = await report(key);
     expect(one.api_key).toBe(`…${key.slice(-4)}`);
-    expect(one.requests).toEqual([expect.objectContaining({ method: 'GET', path: '/assets', status: 200, idempotency_key: null, sim_ms: expect.any(Number), wall_ms: expect.any(Number) })]);
+    expect(one.requests).toEqual([
+      expect.objectContaining({
+        method: 'GET',
+        path: '/assets',
+        status: 200,
+        idempotency_key: null,
+        sim_ms: expect.any(Number),
+        wall_ms: expect.any(Number),
+      }),
+    ]);
     const all = await sim.control('GET', '/conduct');
     expect(all.status).toBe(200);
     expect(Array.isArray(all.body.conduct)).toBe(true);
@@ -211,8 +242,18 @@ describe('client conduct', () => {
     const world = sim.running.runtime.world;
     for (let i = 0; i < CONDUCT_REQUESTS_KEPT + 5; i++) {
       recordRequest(world, 'sk_cap_test', {
-        request_id: `req_${i}`, method: 'GET', path: '/assets', route_path: '/assets', query: {}, body: undefined, idempotency_key: null,
-        status: 200, reply_body: {}, headers: undefined, error_code: null, lost: false,
+        request_id: `req_${i}`,
+        method: 'GET',
+        path: '/assets',
+        route_path: '/assets',
+        query: {},
+        body: undefined,
+        idempotency_key: null,
+        status: 200,
+        reply_body: {},
+        headers: undefined,
+        error_code: null,
+        lost: false,
       });
     }
     const r = conductOf(world, 'sk_cap_test');

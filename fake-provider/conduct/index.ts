@@ -6,7 +6,7 @@ import { replyContract } from '../contract/route.ts';
 import { conductRoutes } from './routes.ts';
 import { forgetConduct } from './recorder.ts';
 
-export { recordRequest, conductOf, allConduct, type Finding, type FindingKind, type ConductRequest, type ConductReport, type RequestFacts } from './recorder.ts';
+export { conductOf } from './recorder.ts';
 export { conductRoutes };
 
 /** GET /_sim/conduct's reply contract, for the typed control clients (lib/api-types.ts). */

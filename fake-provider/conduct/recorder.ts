@@ -7,16 +7,16 @@ import { defineStore, type World } from '../world.ts';
 import { fingerprint, IDEMPOTENCY_KEY_MAX_CHARS } from '../http/idempotency.ts';
 import { orgOfKey } from '../http/auth.ts';
 
-export type FindingKind = 'retry_after_ignored' | 'poll_too_fast' | 'idempotency_key_reuse' | 'retry_without_idempotency_key' | 'ignored_has_more';
+type FindingKind = 'retry_after_ignored' | 'poll_too_fast' | 'idempotency_key_reuse' | 'retry_without_idempotency_key' | 'ignored_has_more';
 
-export interface Finding {
+interface Finding {
   kind: FindingKind;
   api_key_suffix: string;
   request_ids: string[];
   message: string;
 }
 
-export interface ConductRequest {
+interface ConductRequest {
   request_id: string;
   method: string;
   path: string;
@@ -65,7 +65,7 @@ export interface RequestFacts {
  * show less sim time, even 0 ms after a reply that said 3 ms. The poll is then measured on wall time × speed
  * too (the larger counts), less this for timer and clock granularity. On a virtual clock: no slack.
  */
-export const REALTIME_POLL_TOLERANCE_MS = 20;
+const REALTIME_POLL_TOLERANCE_MS = 20;
 
 /** Records kept per key (oldest dropped first). */
 export const CONDUCT_REQUESTS_KEPT = 1000;
@@ -114,15 +114,26 @@ const orgBytes = defineStore('conduct-bytes', () => new Map<string, number>());
 const ENTRY_OVERHEAD_BYTES = 120;
 const strBytes = (s: string | null | undefined): number => (s == null ? 0 : 2 * s.length);
 
-export const keySuffix = (api_key: string): string => api_key.slice(-4);
-export const maskKey = (api_key: string): string => `…${keySuffix(api_key)}`;
+const keySuffix = (api_key: string): string => api_key.slice(-4);
+const maskKey = (api_key: string): string => `…${keySuffix(api_key)}`;
 
 function forKey(world: World, api_key: string): KeyConduct {
   const store = conduct(world);
   let c = store.get(api_key);
   if (!c) {
     const org_id = orgOfKey(world, api_key)?.organization_id ?? '';
-    c = { org_id, bytes: 0, refused: { long_idempotency_keys: 0, unknown_query_params: 0 }, requests: [], findings: [], throttle: null, polls: new Map(), keys: new Map(), failed_writes: new Map(), lists: new Map() };
+    c = {
+      org_id,
+      bytes: 0,
+      refused: { long_idempotency_keys: 0, unknown_query_params: 0 },
+      requests: [],
+      findings: [],
+      throttle: null,
+      polls: new Map(),
+      keys: new Map(),
+      failed_writes: new Map(),
+      lists: new Map(),
+    };
     store.set(api_key, c);
   }
   return c;
@@ -131,7 +142,14 @@ function forKey(world: World, api_key: string): KeyConduct {
 /** What a record holds, estimated: its strings (UTF-16) and a fixed cost per entry. */
 function measure(c: KeyConduct): number {
   let n = 0;
-  for (const r of c.requests) n += strBytes(r.request_id) + strBytes(r.path) + strBytes(r.idempotency_key) + strBytes(r.body_fingerprint) + strBytes(r.next_cursor) + ENTRY_OVERHEAD_BYTES;
+  for (const r of c.requests)
+    n +=
+      strBytes(r.request_id) +
+      strBytes(r.path) +
+      strBytes(r.idempotency_key) +
+      strBytes(r.body_fingerprint) +
+      strBytes(r.next_cursor) +
+      ENTRY_OVERHEAD_BYTES;
   for (const f of c.findings) n += strBytes(f.message) + f.request_ids.reduce((a, id) => a + strBytes(id), 0) + ENTRY_OVERHEAD_BYTES;
   for (const [k, v] of c.polls) n += strBytes(k) + strBytes(v.request_id) + ENTRY_OVERHEAD_BYTES;
   for (const [k, v] of c.keys) n += strBytes(k) + strBytes(v) + ENTRY_OVERHEAD_BYTES;
@@ -166,7 +184,10 @@ function keepUnderBudget(world: World, c: KeyConduct): void {
   let total = 0;
   for (const k of mine) total += k.bytes = measure(k);
   for (const k of [c, ...mine.filter((k) => k !== c)]) {
-    while (total > budget && (k.requests.length > 0 || k.findings.length > 0 || k.polls.size + k.keys.size + k.failed_writes.size + k.lists.size > 0)) {
+    while (
+      total > budget &&
+      (k.requests.length > 0 || k.findings.length > 0 || k.polls.size + k.keys.size + k.failed_writes.size + k.lists.size > 0)
+    ) {
       halve(k);
       const after = measure(k);
       total -= k.bytes - after;
@@ -187,7 +208,10 @@ function pollAfterOf(body: unknown): number | null {
 }
 
 function listKey(path: string, query: Record<string, unknown>): string {
-  const filters = Object.keys(query).filter((k) => k !== 'cursor' && k !== 'limit').sort().map((k) => `${k}=${String(query[k])}`);
+  const filters = Object.keys(query)
+    .filter((k) => k !== 'cursor' && k !== 'limit')
+    .sort()
+    .map((k) => `${k}=${String(query[k])}`);
   return `${path}?${filters.join('&')}`;
 }
 
@@ -218,12 +242,24 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
   }
   c.refused.unknown_query_params += f.unknown_query_params ?? 0;
   const before_bytes = c.bytes;
-  c.bytes += strBytes(f.request_id) + strBytes(f.path) + strBytes(f.idempotency_key) + strBytes(print) + strBytes(next_cursor) + ENTRY_OVERHEAD_BYTES;
+  c.bytes +=
+    strBytes(f.request_id) +
+    strBytes(f.path) +
+    strBytes(f.idempotency_key) +
+    strBytes(print) +
+    strBytes(next_cursor) +
+    ENTRY_OVERHEAD_BYTES;
   const poll_after_ms = polled && !f.lost && f.status === 200 ? pollAfterOf(f.reply_body) : null;
 
   // Retry-After is on wall time, like the rate limits themselves.
   if (c.throttle && wall_ms < c.throttle.until_wall_ms) {
-    addFinding(c, suffix, 'retry_after_ignored', [c.throttle.request_id, f.request_id], `${f.method} ${f.path} sent ${c.throttle.until_wall_ms - wall_ms} ms before the Retry-After of ${c.throttle.request_id} elapsed`);
+    addFinding(
+      c,
+      suffix,
+      'retry_after_ignored',
+      [c.throttle.request_id, f.request_id],
+      `${f.method} ${f.path} sent ${c.throttle.until_wall_ms - wall_ms} ms before the Retry-After of ${c.throttle.request_id} elapsed`,
+    );
   }
   if (f.status === 429 && retry_after_s !== null && Number.isFinite(retry_after_s)) {
     c.throttle = { request_id: f.request_id, until_wall_ms: wall_ms + retry_after_s * 1000 };
@@ -235,7 +271,13 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     const realtime = clock.mode === 'realtime';
     const waited_ms = prev ? (realtime ? Math.max(sim_ms - prev.at_ms, (wall_ms - prev.wall_ms) * clock.speed) : sim_ms - prev.at_ms) : 0;
     if (prev && waited_ms + (realtime ? REALTIME_POLL_TOLERANCE_MS : 0) < prev.poll_after_ms) {
-      addFinding(c, suffix, 'poll_too_fast', [prev.request_id, f.request_id], `GET ${f.path} polled ${Math.round(waited_ms)} ms after ${prev.request_id}, which said poll_after_ms ${prev.poll_after_ms}${realtime ? ` (realtime: ${REALTIME_POLL_TOLERANCE_MS} ms allowed for clock jitter)` : ''}`);
+      addFinding(
+        c,
+        suffix,
+        'poll_too_fast',
+        [prev.request_id, f.request_id],
+        `GET ${f.path} polled ${Math.round(waited_ms)} ms after ${prev.request_id}, which said poll_after_ms ${prev.poll_after_ms}${realtime ? ` (realtime: ${REALTIME_POLL_TOLERANCE_MS} ms allowed for clock jitter)` : ''}`,
+      );
     }
     if (poll_after_ms !== null) c.polls.set(f.path, { request_id: f.request_id, at_ms: sim_ms, wall_ms, poll_after_ms });
     else if (f.status === 200) c.polls.delete(f.path);
@@ -245,12 +287,19 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     const entity = m && reply ? reply[m[1].slice(0, -1)] : undefined;
     const id = isRecord(entity) ? entity[`${m![1].slice(0, -1)}_id`] : undefined;
     const after = pollAfterOf(f.reply_body);
-    if (typeof id === 'string' && after !== null) c.polls.set(`/${m![1]}/${id}`, { request_id: f.request_id, at_ms: sim_ms, wall_ms, poll_after_ms: after });
+    if (typeof id === 'string' && after !== null)
+      c.polls.set(`/${m![1]}/${id}`, { request_id: f.request_id, at_ms: sim_ms, wall_ms, poll_after_ms: after });
   }
 
   if (f.error_code === 'idempotency_key_reuse') {
     const first = f.idempotency_key === null ? undefined : c.keys.get(f.idempotency_key);
-    addFinding(c, suffix, 'idempotency_key_reuse', first ? [first, f.request_id] : [f.request_id], `Idempotency-Key ${f.idempotency_key} reused with a different request (${f.method} ${f.path})`);
+    addFinding(
+      c,
+      suffix,
+      'idempotency_key_reuse',
+      first ? [first, f.request_id] : [f.request_id],
+      `Idempotency-Key ${f.idempotency_key} reused with a different request (${f.method} ${f.path})`,
+    );
   } else if (f.idempotency_key !== null && !c.keys.has(f.idempotency_key)) {
     c.keys.set(f.idempotency_key, f.request_id);
     c.bytes += strBytes(f.idempotency_key) + strBytes(f.request_id) + ENTRY_OVERHEAD_BYTES;
@@ -261,7 +310,13 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     if (failed) {
       c.failed_writes.delete(print);
       if (failed.idempotency_key === null || f.idempotency_key !== failed.idempotency_key) {
-        addFinding(c, suffix, 'retry_without_idempotency_key', [failed.request_id, f.request_id], `${f.method} ${f.path} retried after ${failed.request_id} failed, without its Idempotency-Key${failed.idempotency_key ? ` ${failed.idempotency_key}` : ''}`);
+        addFinding(
+          c,
+          suffix,
+          'retry_without_idempotency_key',
+          [failed.request_id, f.request_id],
+          `${f.method} ${f.path} retried after ${failed.request_id} failed, without its Idempotency-Key${failed.idempotency_key ? ` ${failed.idempotency_key}` : ''}`,
+        );
       }
     }
     if (f.lost || f.status >= 500) c.failed_writes.set(print, { request_id: f.request_id, idempotency_key: f.idempotency_key });
@@ -272,19 +327,35 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     const fromTop = f.query.cursor === undefined || f.query.cursor === '';
     const pending = c.lists.get(key);
     if (pending && fromTop) {
-      addFinding(c, suffix, 'ignored_has_more', [pending.request_id, f.request_id], `GET ${f.path} read from the top again although ${pending.request_id} said has_more with next_cursor ${pending.next_cursor}`);
+      addFinding(
+        c,
+        suffix,
+        'ignored_has_more',
+        [pending.request_id, f.request_id],
+        `GET ${f.path} read from the top again although ${pending.request_id} said has_more with next_cursor ${pending.next_cursor}`,
+      );
     }
     if (!fromTop) c.lists.delete(key);
     else if (has_more === true && !f.lost) {
       c.lists.set(key, { request_id: f.request_id, next_cursor });
       c.bytes += strBytes(key) + strBytes(f.request_id) + strBytes(next_cursor) + ENTRY_OVERHEAD_BYTES;
-    }
-    else if (has_more === false) c.lists.delete(key);
+    } else if (has_more === false) c.lists.delete(key);
   }
 
   c.requests.push({
-    request_id: f.request_id, method: f.method, path: f.path, idempotency_key: f.idempotency_key, body_fingerprint: print,
-    status: f.status, lost: f.lost, retry_after_s, poll_after_ms, has_more, next_cursor, sim_ms, wall_ms,
+    request_id: f.request_id,
+    method: f.method,
+    path: f.path,
+    idempotency_key: f.idempotency_key,
+    body_fingerprint: print,
+    status: f.status,
+    lost: f.lost,
+    retry_after_s,
+    poll_after_ms,
+    has_more,
+    next_cursor,
+    sim_ms,
+    wall_ms,
   });
   // Trimmed in batches (amortized O(1) per request, where a splice per request copied the whole list); readers take the last KEPT.
   if (c.requests.length >= 2 * CONDUCT_REQUESTS_KEPT) c.requests.splice(0, c.requests.length - CONDUCT_REQUESTS_KEPT);
@@ -302,7 +373,10 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
 }
 
 /** Estimated bytes an organization's conduct records hold, and the strings refused (counted, not kept). */
-export function conductBudget(world: World, org_id: string): { bytes: number; long_idempotency_keys: number; unknown_query_params: number } {
+export function conductBudget(
+  world: World,
+  org_id: string,
+): { bytes: number; long_idempotency_keys: number; unknown_query_params: number } {
   let long_idempotency_keys = 0;
   let unknown_query_params = 0;
   for (const c of conduct(world).values()) {
@@ -321,14 +395,22 @@ export interface ConductReport {
 
 export function conductOf(world: World, api_key: string): ConductReport {
   const c = conduct(world).get(api_key);
-  return { api_key: maskKey(api_key), requests: c?.requests.slice(-CONDUCT_REQUESTS_KEPT) ?? [], findings: c?.findings.slice(-CONDUCT_WINDOW) ?? [] };
+  return {
+    api_key: maskKey(api_key),
+    requests: c?.requests.slice(-CONDUCT_REQUESTS_KEPT) ?? [],
+    findings: c?.findings.slice(-CONDUCT_WINDOW) ?? [],
+  };
 }
 
 /** How much one key's record holds, for the memory-bound tests and the soak bench. */
 export function conductSizes(world: World, api_key: string): { requests: number; findings: number; largest_map: number } {
   const c = conduct(world).get(api_key);
   if (!c) return { requests: 0, findings: 0, largest_map: 0 };
-  return { requests: c.requests.length, findings: c.findings.length, largest_map: Math.max(c.keys.size, c.polls.size, c.failed_writes.size, c.lists.size) };
+  return {
+    requests: c.requests.length,
+    findings: c.findings.length,
+    largest_map: Math.max(c.keys.size, c.polls.size, c.failed_writes.size, c.lists.size),
+  };
 }
 
 export function allConduct(world: World): ConductReport[] {

@@ -7,8 +7,14 @@ const tag = 'Simulation control';
 
 export const conductRoutes = [
   defineRoute({
-    auth: 'public', method: 'get', path: '/conduct', tag, summary: 'Client-conduct findings per API key',
+    auth: 'public',
+    method: 'get',
+    path: '/conduct',
+    tag,
+    summary: 'Client-conduct findings per API key',
     query: z.object({ api_key: z.string().min(1).optional() }),
-    handler: ({ query }, { world }) => ({ body: { conduct: query.api_key === undefined ? allConduct(world) : conductOf(world, query.api_key) } }),
+    handler: ({ query }, { world }) => ({
+      body: { conduct: query.api_key === undefined ? allConduct(world) : conductOf(world, query.api_key) },
+    }),
   }),
 ];

@@ -8,13 +8,13 @@ export const POW10: readonly bigint[] = Array.from({ length: 40 }, (_, n) => 10n
 /** 10^n as a bigint. */
 export const pow10 = (n: number): bigint => POW10[n] ?? 10n ** BigInt(n);
 
-export function parseAtoms(text: string, param: string): bigint {
+function parseAtoms(text: string, param: string): bigint {
   if (!/^(0|[1-9][0-9]*)$/.test(text)) throw new ApiError('invalid_parameter', `${param} must be a non-negative integer string`, { param });
   return BigInt(text);
 }
 
 /** `1.5` with 6 decimals → 1500000n; more fractional digits than `decimals` → ui_precision_exceeded. */
-export function uiToAtoms(text: string, decimals: number, param: string): bigint {
+function uiToAtoms(text: string, decimals: number, param: string): bigint {
   const m = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/.exec(text);
   if (!m) throw new ApiError('invalid_parameter', `${param} must be a non-negative decimal string`, { param });
   const frac = m[2] ?? '';
@@ -29,7 +29,7 @@ export function atomsToUi(atoms: bigint, decimals: number): string {
   const s = (neg ? -atoms : atoms).toString().padStart(decimals + 1, '0');
   const int = s.slice(0, s.length - decimals);
   const frac = decimals > 0 ? s.slice(s.length - decimals).replace(/0+$/, '') : '';
-  return (neg ? '-' : '') + int + (frac ? '.' + frac : '');
+  return (neg ? '-' : '') + int + (frac ? `.${frac}` : '');
 }
 
 /**

@@ -71,20 +71,17 @@ const FIXED_STATUS = {
   not_implemented: 501,
 } as const;
 
-export type FixedCode = keyof typeof FIXED_STATUS;
+type FixedCode = keyof typeof FIXED_STATUS;
 export type ErrorCode = FixedCode | LifecycleErrorCode;
 
-export const ERROR_CODES: readonly ErrorCode[] = [
-  ...(Object.keys(FIXED_STATUS) as FixedCode[]),
-  ...LIFECYCLE_ERROR_CODES,
-];
+export const ERROR_CODES: readonly ErrorCode[] = [...(Object.keys(FIXED_STATUS) as FixedCode[]), ...LIFECYCLE_ERROR_CODES];
 
 export function statusOf(code: ErrorCode, profile: Profile): number {
   if (code in FIXED_STATUS) return FIXED_STATUS[code as FixedCode];
   return profile.lifecycle_error_status[code as LifecycleErrorCode];
 }
 
-export function errorTypeOf(status: number, profile: Profile): string {
+function errorTypeOf(status: number, profile: Profile): string {
   const t = profile.error_type_by_status;
   if (status >= 500) return t['5xx'];
   const key = String(status) as keyof typeof t;

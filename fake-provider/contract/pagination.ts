@@ -25,7 +25,11 @@ export function decodeCursor(cursor: string, order: 'asc' | 'desc'): number {
  * Pages `items`, which must already be filtered and sorted by `seqOf` in `order`.
  * For newest-first lists pass order 'desc'.
  */
-export function paginate<T>(items: readonly T[], seqOf: (t: T) => number, opts: { limit?: number; cursor?: string; order?: 'asc' | 'desc' }): Page<T> {
+export function paginate<T>(
+  items: readonly T[],
+  seqOf: (t: T) => number,
+  opts: { limit?: number; cursor?: string; order?: 'asc' | 'desc' },
+): Page<T> {
   const order = opts.order ?? 'asc';
   const limit = opts.limit ?? DEFAULT_LIMIT;
   let start = 0;

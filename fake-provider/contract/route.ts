@@ -66,8 +66,14 @@ export interface PublicRoute<M extends Method, Path extends string, B, Q, P, R> 
  * input), the contract kept in the type (method, path and schemas), so lib/api-types.ts derives typed
  * clients from the same declarations that validate and document.
  */
-export interface RouteDeclaration<M extends Method = Method, Path extends string = string, B = Schema | undefined, Q = Schema | undefined, P = Schema | undefined, R = Schema | undefined>
-  extends RouteBase<M, Path, B, Q, P, R> {
+export interface RouteDeclaration<
+  M extends Method = Method,
+  Path extends string = string,
+  B = Schema | undefined,
+  Q = Schema | undefined,
+  P = Schema | undefined,
+  R = Schema | undefined,
+> extends RouteBase<M, Path, B, Q, P, R> {
   auth?: 'bearer' | 'public';
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler: (input: any, ctx: any) => Reply | Promise<Reply>;
@@ -81,7 +87,8 @@ export function replyContract<R extends AnyRoute>(route: R): ReplyContract<R> {
   return { method: route.method, path: route.path, response: route.response } as ReplyContract<R>;
 }
 /** Per route of a union (a mapped type alone would merge the union's methods and paths). */
-export type ReplyContract<R> = R extends RouteDeclaration<infer M, infer P, infer _B, infer _Q, infer _Pa, infer S> ? { method: M; path: P; response?: S } : never;
+export type ReplyContract<R> =
+  R extends RouteDeclaration<infer M, infer P, infer _B, infer _Q, infer _Pa, infer S> ? { method: M; path: P; response?: S } : never;
 
 /** The registry's element type: any declared route. */
 export type AnyRoute = RouteDeclaration;
@@ -102,11 +109,17 @@ export function listBody<T, U>(key: string, page: Page<T>, serialize: (t: T) => 
   return { [key]: page.items.map(serialize), has_more: page.has_more, next_cursor: page.next_cursor };
 }
 
-type ListShape<K extends string, I extends Schema> = { request_id: z.ZodString } & { [P in K]: z.ZodArray<I> } & { has_more: z.ZodBoolean; next_cursor: z.ZodNullable<z.ZodString> };
+type ListShape<K extends string, I extends Schema> = { request_id: z.ZodString } & { [P in K]: z.ZodArray<I> } & {
+  has_more: z.ZodBoolean;
+  next_cursor: z.ZodNullable<z.ZodString>;
+};
 
 /** A zod schema for the list shape (OpenAPI and the typed clients), typed by its key and item. */
 export function listSchema<K extends string, I extends Schema>(key: K, item: I): z.ZodObject<ListShape<K, I>> {
-  return z.object({ request_id: z.string(), [key]: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() } as ListShape<K, I>);
+  return z.object({ request_id: z.string(), [key]: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() } as ListShape<
+    K,
+    I
+  >);
 }
 
 /** Route path `/a/:id` → OpenAPI `/a/{id}`. */

@@ -25,7 +25,14 @@ function recent(windows: Windows, key: string, limit: WindowLimit, now_ms: numbe
  * Throws 429 `rate_limited` (with Retry-After when the profile says so) when `key` is at its limit. `now_ms`
  * is sim time unless given (the auth throttle passes wall time: its Retry-After must hold on a virtual clock).
  */
-export function checkWindow(world: World, windows: Windows, key: string, limit: WindowLimit, what: string, now_ms = world.sim.now_ms()): void {
+export function checkWindow(
+  world: World,
+  windows: Windows,
+  key: string,
+  limit: WindowLimit,
+  what: string,
+  now_ms = world.sim.now_ms(),
+): void {
   const hits = recent(windows, key, limit, now_ms);
   if (hits.length < limit.max) return;
   const wait_ms = hits[0]! + limit.window_ms - now_ms;
@@ -56,7 +63,11 @@ export function wrongOtpGuess(world: World, otp: GuardedOtp | null, burn: () => 
   const message = `the OTP is not valid for ${text.subject}`;
   if (otp !== null && ++otp.wrong_guesses >= world.profile.otp_max_attempts) {
     burn();
-    return new ApiError('invalid_otp', `${message}; after ${world.profile.otp_max_attempts} wrong codes it no longer works: ${text.again} for a new one`, { param: 'otp_code' });
+    return new ApiError(
+      'invalid_otp',
+      `${message}; after ${world.profile.otp_max_attempts} wrong codes it no longer works: ${text.again} for a new one`,
+      { param: 'otp_code' },
+    );
   }
   return new ApiError('invalid_otp', message, { param: 'otp_code' });
 }

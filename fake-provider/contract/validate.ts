@@ -4,11 +4,11 @@ import { z } from 'zod';
 import { ApiError, type ErrorCode } from './errors.ts';
 
 /** Attach to a refinement to choose the error code: `.refine(fn, { params: { api_code: 'invalid_asset_key' } })`. */
-export interface IssueParams {
+interface IssueParams {
   api_code?: ErrorCode;
 }
 
-export function toApiError(error: z.ZodError, where: 'body' | 'query' | 'path' | 'header'): ApiError {
+function toApiError(error: z.ZodError, where: 'body' | 'query' | 'path' | 'header'): ApiError {
   const issue = error.issues[0];
   const param = issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
   const label = param ?? where;
@@ -74,11 +74,20 @@ export const limitQuery = z
   .transform(Number)
   .refine((n) => n >= 1 && n <= 100, 'must be an integer from 1 to 100')
   .optional();
-export const msQuery = z.string().regex(/^[0-9]{1,15}$/, 'must be an integer (ms since epoch)').transform(Number).optional();
+export const msQuery = z
+  .string()
+  .regex(/^[0-9]{1,15}$/, 'must be an integer (ms since epoch)')
+  .transform(Number)
+  .optional();
 export const cursorQuery = z.string().min(1).max(512).optional();
 /** Comma list in a query string, e.g. `types=trade.*,zap.settled`. */
 export const commaList = z
   .string()
   .max(2048)
-  .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0));
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0),
+  );
 export const boolQuery = z.enum(['true', 'false']).transform((s) => s === 'true');

@@ -17,22 +17,32 @@ export const FAIL_CODES = {
   recovery: faultCodesOf('recovery'),
 } as const satisfies Partial<Record<FaultTarget, readonly string[]>>;
 
-export const FLAG_REASONS = ['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged'] as const;
+const FLAG_REASONS = ['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged'] as const;
 
 /** Each effect kind's shape, by kind (the rule's `effect` holds exactly one). */
 const EFFECTS = {
   fail: z.object({ fail: z.string().min(1) }).strict(),
   reorg: z.object({ reorg: z.enum(['out', 'in']) }).strict(),
-  delay_ms: z.object({ delay_ms: z.number().int().min(0).max(7 * 24 * 3_600_000) }).strict(),
+  delay_ms: z
+    .object({
+      delay_ms: z
+        .number()
+        .int()
+        .min(0)
+        .max(7 * 24 * 3_600_000),
+    })
+    .strict(),
   webhook: z.object({ webhook: z.enum(['drop', 'duplicate', 'reorder', 'bad_signature']) }).strict(),
-  http_status: z.object({ http_status: z.union([z.literal(429), z.literal(500), z.literal(503)]), retry_after: z.boolean().optional() }).strict(),
+  http_status: z
+    .object({ http_status: z.union([z.literal(429), z.literal(500), z.literal(503)]), retry_after: z.boolean().optional() })
+    .strict(),
   lose_response: z.object({ lose_response: z.literal(true), mode: z.enum(['error_500', 'reset']).optional() }).strict(),
   flag: z.object({ flag: z.enum(FLAG_REASONS) }).strict(),
 };
 type EffectKind = keyof typeof EFFECTS;
 
 /** (target → effect kinds) applied by this version. Extend as lifecycles land. */
-export const IMPLEMENTED_EFFECTS = {
+const IMPLEMENTED_EFFECTS = {
   deposit: ['fail', 'flag', 'delay_ms'],
   webhook: ['webhook', 'delay_ms'],
   trade: ['fail', 'reorg', 'delay_ms'],
@@ -44,7 +54,15 @@ export const IMPLEMENTED_EFFECTS = {
 
 export const faultBody = z.object({
   target: z.enum(FAULT_TARGETS),
-  effect: z.union([EFFECTS.fail, EFFECTS.reorg, EFFECTS.delay_ms, EFFECTS.webhook, EFFECTS.http_status, EFFECTS.lose_response, EFFECTS.flag]),
+  effect: z.union([
+    EFFECTS.fail,
+    EFFECTS.reorg,
+    EFFECTS.delay_ms,
+    EFFECTS.webhook,
+    EFFECTS.http_status,
+    EFFECTS.lose_response,
+    EFFECTS.flag,
+  ]),
   match: z
     .object({
       ids: z.array(z.string().min(1)).max(100).optional(),
@@ -81,13 +99,21 @@ export function checkFault(target: FaultTarget, effect: FaultEffect, match: { pa
   // A `*` matches only at the end (a prefix): one elsewhere would be taken literally and never fire.
   for (const field of ['path', 'event_type'] as const) {
     const pattern = match[field];
-    if (pattern !== undefined && pattern.slice(0, -1).includes('*')) {
-      throw new ApiError('invalid_parameter', `match.${field} may hold a * only at its end (a prefix match): ${JSON.stringify(pattern)} would never fire`, { param: `match.${field}` });
+    if (pattern?.slice(0, -1).includes('*')) {
+      throw new ApiError(
+        'invalid_parameter',
+        `match.${field} may hold a * only at its end (a prefix match): ${JSON.stringify(pattern)} would never fire`,
+        { param: `match.${field}` },
+      );
     }
   }
   const kind = Object.keys(effect)[0];
   if (!(IMPLEMENTED_EFFECTS[target] as readonly string[]).includes(kind)) {
-    throw new ApiError('not_implemented', `fault effect ${kind} on target ${target} is not implemented in this swapsim version (see docs/LIMITATIONS.md)`, { param: 'effect' });
+    throw new ApiError(
+      'not_implemented',
+      `fault effect ${kind} on target ${target} is not implemented in this swapsim version (see docs/LIMITATIONS.md)`,
+      { param: 'effect' },
+    );
   }
   if ('fail' in effect) {
     const codes: readonly string[] = (FAIL_CODES as Partial<Record<FaultTarget, readonly string[]>>)[target] ?? [];

@@ -15,7 +15,11 @@ export function isLoopback(address: string | undefined): boolean {
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
-export function controlAllowed(runtime: Pick<Runtime, 'options'>, remoteAddress: string | undefined, authorization: string | undefined): ApiError | null {
+export function controlAllowed(
+  runtime: Pick<Runtime, 'options'>,
+  remoteAddress: string | undefined,
+  authorization: string | undefined,
+): ApiError | null {
   const token = runtime.options.control_token;
   if (token) {
     const given = bearerToken(authorization);

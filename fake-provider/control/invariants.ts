@@ -16,7 +16,11 @@ import { retentionState } from '../retention.ts';
  */
 const NEEDS_EVENT_HISTORY = ['spec.', 'credits.event_matches', 'deposits.events_once', 'cancels.events', 'destinations.events_'];
 
-export function checkInvariants(world: World): { checked: string[]; violations: Violation[]; skipped: Array<{ invariant: string; reason: string }> } {
+export function checkInvariants(world: World): {
+  checked: string[];
+  violations: Violation[];
+  skipped: Array<{ invariant: string; reason: string }>;
+} {
   const result = checkAll(world);
   const swept = retentionState(world).events_swept;
   if (swept === 0) return { ...result, skipped: [] };
@@ -36,7 +40,8 @@ function checkAll(world: World): { checked: string[]; violations: Violation[] } 
 
   const seen = new Set<string>();
   for (const e of world.events.all) {
-    if (seen.has(e.envelope.event_id)) violations.push({ invariant: 'event_ids_unique', entity_id: e.envelope.event_id, message: 'duplicate event id' });
+    if (seen.has(e.envelope.event_id))
+      violations.push({ invariant: 'event_ids_unique', entity_id: e.envelope.event_id, message: 'duplicate event id' });
     seen.add(e.envelope.event_id);
     if (!Object.isFrozen(e.envelope) || !Object.isFrozen(e.envelope.data)) {
       violations.push({ invariant: 'events_immutable', entity_id: e.envelope.event_id, message: 'event is not frozen' });
@@ -48,13 +53,26 @@ function checkAll(world: World): { checked: string[]; violations: Violation[] } 
     const machine = machineInfo(r.kind);
     const key = `${r.kind}:${r.entity_id}`;
     const prev = last.get(key) ?? null;
-    if (prev !== r.from) violations.push({ invariant: 'lifecycle_paths', entity_id: r.entity_id, message: `${r.kind} went ${r.from}→${r.to} but was in ${prev}` });
+    if (prev !== r.from)
+      violations.push({
+        invariant: 'lifecycle_paths',
+        entity_id: r.entity_id,
+        message: `${r.kind} went ${r.from}→${r.to} but was in ${prev}`,
+      });
     if (machine) {
       if (r.from !== null && machine.finals.has(r.from)) {
-        violations.push({ invariant: 'terminal_states_absorb', entity_id: r.entity_id, message: `${r.kind} left terminal state ${r.from}` });
+        violations.push({
+          invariant: 'terminal_states_absorb',
+          entity_id: r.entity_id,
+          message: `${r.kind} left terminal state ${r.from}`,
+        });
       }
       if (r.from !== null && r.from !== r.to && !machineEdges(r.kind).has(`${r.from}|${r.event}|${r.to}`)) {
-        violations.push({ invariant: 'lifecycle_paths', entity_id: r.entity_id, message: `${r.kind} ${r.from} --${r.event}--> ${r.to} is not an edge of the machine` });
+        violations.push({
+          invariant: 'lifecycle_paths',
+          entity_id: r.entity_id,
+          message: `${r.kind} ${r.from} --${r.event}--> ${r.to} is not an edge of the machine`,
+        });
       }
     }
     last.set(key, r.to);

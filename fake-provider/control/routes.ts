@@ -19,7 +19,17 @@ import { clockState } from '../../sim/clock.ts';
 import { RESOURCES } from '../resources/index.ts';
 import { checkFault, faultBody } from './faults.ts';
 import { checkInvariants } from './invariants.ts';
-import { advanceReply, clockReply, emailList, faultList, faultReply, invariantsReply, organizationList, organizationReply, settleReply } from './schemas.ts';
+import {
+  advanceReply,
+  clockReply,
+  emailList,
+  faultList,
+  faultReply,
+  invariantsReply,
+  organizationList,
+  organizationReply,
+  settleReply,
+} from './schemas.ts';
 import { emailsFor } from '../emails.ts';
 import { timelineRoutes } from './timeline.ts';
 import { seedRoutes } from '../seed/routes.ts';
@@ -30,7 +40,12 @@ const tag = 'Control';
  * A control call's organization scope (worlds.ts routes the call by it before the body is parsed, and takes it off
  * the body): declared here so the OpenAPI document and the typed clients show it.
  */
-const scope = z.string().min(1).max(256).optional().describe('run the call in this organization\'s own world (one created with a clock); absent: the server\'s');
+const scope = z
+  .string()
+  .min(1)
+  .max(256)
+  .optional()
+  .describe("run the call in this organization's own world (one created with a clock); absent: the server's");
 const HOUR = 3_600_000;
 
 const orgBody = z.object({
@@ -41,7 +56,12 @@ const orgBody = z.object({
   partner_screening: z.boolean().optional(),
   // Validated asset keys (grammar, then catalog), so a policy never names an asset that cannot exist.
   forbidden_assets: z
-    .array(z.string().refine(isCanonicalAssetKey, { message: 'must be a canonical asset_key', params: { api_code: 'invalid_asset_key' } }).refine((k) => assetByKey(k) !== undefined, { message: 'is not a supported asset', params: { api_code: 'asset_not_supported' } }))
+    .array(
+      z
+        .string()
+        .refine(isCanonicalAssetKey, { message: 'must be a canonical asset_key', params: { api_code: 'invalid_asset_key' } })
+        .refine((k) => assetByKey(k) !== undefined, { message: 'is not a supported asset', params: { api_code: 'asset_not_supported' } }),
+    )
     .max(1000)
     .optional(),
   rate_limits: z
@@ -68,7 +88,13 @@ export function controlRoutes(runtime: Runtime) {
   const clock = (world: World) => clockState(world.sim.clock);
   return [
     defineRoute({
-      auth: 'public', method: 'post', path: '/organizations', tag, summary: 'Create an organization', body: orgBody, response: organizationReply,
+      auth: 'public',
+      method: 'post',
+      path: '/organizations',
+      tag,
+      summary: 'Create an organization',
+      body: orgBody,
+      response: organizationReply,
       handler: ({ body }, { world }) => {
         if (body.api_key !== undefined && orgOfKeyAnywhere(runtime, body.api_key) !== undefined) {
           throw new ApiError('invalid_parameter', 'that api_key already belongs to an organization', { param: 'api_key' });
@@ -85,11 +111,22 @@ export function controlRoutes(runtime: Runtime) {
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/organizations', tag, summary: 'List organizations', response: organizationList,
-      handler: () => ({ body: { organizations: allOrganizations(runtime).map((o) => serializeOrganization(o.org, o.own_clock ? o.world : undefined)) } }),
+      auth: 'public',
+      method: 'get',
+      path: '/organizations',
+      tag,
+      summary: 'List organizations',
+      response: organizationList,
+      handler: () => ({
+        body: { organizations: allOrganizations(runtime).map((o) => serializeOrganization(o.org, o.own_clock ? o.world : undefined)) },
+      }),
     }),
     defineRoute({
-      auth: 'public', method: 'delete', path: '/organizations/:organization_id', tag, summary: 'Remove an organization and its keys',
+      auth: 'public',
+      method: 'delete',
+      path: '/organizations/:organization_id',
+      tag,
+      summary: 'Remove an organization and its keys',
       params: z.object({ organization_id: z.string().min(1).max(256) }),
       handler: ({ params }, { world }) => {
         // An organization with a clock of its own: its whole world goes (clock, scheduler, outbox, stores).
@@ -108,30 +145,74 @@ export function controlRoutes(runtime: Runtime) {
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/profile', tag, summary: 'The active behaviour-profile settings',
+      auth: 'public',
+      method: 'get',
+      path: '/profile',
+      tag,
+      summary: 'The active behaviour-profile settings',
       handler: (_i, { world }) => ({ body: { profile: world.profile } }),
     }),
-    defineRoute({ auth: 'public', method: 'get', path: '/clock', tag, summary: 'Read the sim clock', response: clockReply, query: z.object({ organization_id: scope }), handler: (_i, { world }) => ({ body: { clock: clock(world) } }) }),
     defineRoute({
-      auth: 'public', method: 'post', path: '/clock/advance', tag, summary: 'Advance the sim clock, running what falls due',
-      body: z.object({ ms: z.number().int().min(0).max(365 * 24 * HOUR), organization_id: scope }), response: advanceReply,
+      auth: 'public',
+      method: 'get',
+      path: '/clock',
+      tag,
+      summary: 'Read the sim clock',
+      response: clockReply,
+      query: z.object({ organization_id: scope }),
+      handler: (_i, { world }) => ({ body: { clock: clock(world) } }),
+    }),
+    defineRoute({
+      auth: 'public',
+      method: 'post',
+      path: '/clock/advance',
+      tag,
+      summary: 'Advance the sim clock, running what falls due',
+      body: z.object({
+        ms: z
+          .number()
+          .int()
+          .min(0)
+          .max(365 * 24 * HOUR),
+        organization_id: scope,
+      }),
+      response: advanceReply,
       handler: async ({ body }, { world }) => {
         const ran = await world.sim.scheduler.advance(body.ms);
         return { body: { clock: clock(world), ran } };
       },
     }),
     defineRoute({
-      auth: 'public', method: 'post', path: '/clock/speed', tag, summary: 'Change a realtime clock\'s speed (sim ms per wall ms), from now on',
-      body: z.object({ speed: z.number().min(0.001).max(1_000_000), organization_id: scope }), response: clockReply,
+      auth: 'public',
+      method: 'post',
+      path: '/clock/speed',
+      tag,
+      summary: "Change a realtime clock's speed (sim ms per wall ms), from now on",
+      body: z.object({ speed: z.number().min(0.001).max(1_000_000), organization_id: scope }),
+      response: clockReply,
       handler: ({ body }, { world }) => {
-        if (world.sim.clock.mode !== 'realtime') throw new ApiError('clock_not_realtime', 'a virtual clock has no speed: it moves only when advanced (POST /_sim/clock/advance)');
+        if (world.sim.clock.mode !== 'realtime')
+          throw new ApiError('clock_not_realtime', 'a virtual clock has no speed: it moves only when advanced (POST /_sim/clock/advance)');
         world.sim.clock.setSpeed(body.speed);
         return { body: { clock: clock(world) } };
       },
     }),
     defineRoute({
-      auth: 'public', method: 'post', path: '/clock/settle', tag, summary: 'Advance until no scheduled work remains (default bound 80 h)',
-      body: z.object({ max_ms: z.number().int().min(0).max(365 * 24 * HOUR).optional(), organization_id: scope }), response: settleReply,
+      auth: 'public',
+      method: 'post',
+      path: '/clock/settle',
+      tag,
+      summary: 'Advance until no scheduled work remains (default bound 80 h)',
+      body: z.object({
+        max_ms: z
+          .number()
+          .int()
+          .min(0)
+          .max(365 * 24 * HOUR)
+          .optional(),
+        organization_id: scope,
+      }),
+      response: settleReply,
       handler: async ({ body }, { world }) => {
         const max_ms = body.max_ms ?? 80 * HOUR;
         const ran = await world.sim.scheduler.settle(max_ms);
@@ -139,11 +220,23 @@ export function controlRoutes(runtime: Runtime) {
       },
     }),
     defineRoute({
-      auth: 'public', method: 'post', path: '/faults', tag, summary: 'Add a fault rule', body: faultBody, response: faultReply,
+      auth: 'public',
+      method: 'post',
+      path: '/faults',
+      tag,
+      summary: 'Add a fault rule',
+      body: faultBody,
+      response: faultReply,
       handler: ({ body }, { world }) => {
         checkFault(body.target, body.effect, body.match);
         const rule = world.sim.faults.add(
-          { target: body.target, effect: body.effect, match: body.match ?? {}, probability: body.probability ?? 1, times: body.times ?? null },
+          {
+            target: body.target,
+            effect: body.effect,
+            match: body.match ?? {},
+            probability: body.probability ?? 1,
+            times: body.times ?? null,
+          },
           world.newId('fault'),
           world.sim.now_ms(),
         );
@@ -151,38 +244,71 @@ export function controlRoutes(runtime: Runtime) {
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/faults', tag, summary: 'Fault rules and what fired', response: faultList,
+      auth: 'public',
+      method: 'get',
+      path: '/faults',
+      tag,
+      summary: 'Fault rules and what fired',
+      response: faultList,
       handler: (_i, { world }) => ({ body: { faults: world.sim.faults.list(), fired: world.sim.faults.firings() } }),
     }),
     defineRoute({
-      auth: 'public', method: 'delete', path: '/faults/:fault_id', tag, summary: 'Remove a fault rule',
+      auth: 'public',
+      method: 'delete',
+      path: '/faults/:fault_id',
+      tag,
+      summary: 'Remove a fault rule',
       params: z.object({ fault_id: z.string().min(1) }),
       handler: ({ params }, { world }) => {
-        if (!world.sim.faults.remove(params.fault_id)) throw new ApiError('not_found', `no fault ${params.fault_id}`, { param: 'fault_id' });
+        if (!world.sim.faults.remove(params.fault_id))
+          throw new ApiError('not_found', `no fault ${params.fault_id}`, { param: 'fault_id' });
         return { body: { deleted: true, fault_id: params.fault_id } };
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/invariants', tag, summary: 'Check every invariant over the whole state', response: invariantsReply,
+      auth: 'public',
+      method: 'get',
+      path: '/invariants',
+      tag,
+      summary: 'Check every invariant over the whole state',
+      response: invariantsReply,
       handler: (_i, { world }) => {
         const result = checkInvariants(world);
         // Unscoped: the organizations with worlds of their own are checked too, each named in its violations.
         if (world === runtime.world) {
           for (const [id, hosted] of runtime.worlds) {
-            for (const v of checkInvariants(hosted.world).violations) result.violations.push({ ...v, message: `organization ${id} (own clock): ${v.message}` });
+            for (const v of checkInvariants(hosted.world).violations)
+              result.violations.push({ ...v, message: `organization ${id} (own clock): ${v.message}` });
           }
         }
-        for (const bug of runtime.bugs) result.violations.push({ invariant: 'no_internal_errors', message: `${bug.request_id}: ${bug.message}` });
-        return { body: { ok: result.violations.length === 0, checked: result.checked, violations: result.violations, ...(result.skipped.length > 0 ? { skipped: result.skipped } : {}) } };
+        for (const bug of runtime.bugs)
+          result.violations.push({ invariant: 'no_internal_errors', message: `${bug.request_id}: ${bug.message}` });
+        return {
+          body: {
+            ok: result.violations.length === 0,
+            checked: result.checked,
+            violations: result.violations,
+            ...(result.skipped.length > 0 ? { skipped: result.skipped } : {}),
+          },
+        };
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/emails', tag, summary: 'The OTP inbox', response: emailList,
+      auth: 'public',
+      method: 'get',
+      path: '/emails',
+      tag,
+      summary: 'The OTP inbox',
+      response: emailList,
       query: z.object({ account_id: z.string().min(1).optional() }),
       handler: ({ query }, { world }) => ({ body: { emails: emailsFor(world, query.account_id) } }),
     }),
     defineRoute({
-      auth: 'public', method: 'post', path: '/reset', tag, summary: 'Empty world, same settings',
+      auth: 'public',
+      method: 'post',
+      path: '/reset',
+      tag,
+      summary: 'Empty world, same settings',
       handler: () => {
         const world = runtime.reset();
         return { body: { reset: true, clock: clockState(world.sim.clock) } };

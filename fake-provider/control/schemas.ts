@@ -4,7 +4,11 @@ import { z } from 'zod';
 import { faultBody } from './faults.ts';
 import { FAULT_TARGETS } from '../../sim/faults.ts';
 
-export const clock = z.object({ now_ms: z.number().int(), mode: z.enum(['virtual', 'realtime']), speed: z.number().describe('realtime: sim ms per wall ms (1 on a virtual clock)') });
+const clock = z.object({
+  now_ms: z.number().int(),
+  mode: z.enum(['virtual', 'realtime']),
+  speed: z.number().describe('realtime: sim ms per wall ms (1 on a virtual clock)'),
+});
 const runReport = z.object({ ran: z.number().int(), kinds: z.record(z.string(), z.number().int()), truncated: z.boolean() });
 
 export const clockReply = z.object({ request_id: z.string(), clock });
@@ -12,7 +16,7 @@ export const advanceReply = z.object({ request_id: z.string(), clock, ran: runRe
 export const settleReply = z.object({ request_id: z.string(), clock, ran: runReport, pending: z.number().int() });
 
 const rateLimits = z.object({ reads: z.number(), writes: z.number(), indicative_rfqs: z.number(), firm_rfqs: z.number() });
-export const organization = z.object({
+const organization = z.object({
   organization_id: z.string(),
   api_key: z.string(),
   api_keys: z.array(z.string()),
@@ -30,7 +34,7 @@ export const organizationReply = z.object({ request_id: z.string(), organization
 export const organizationList = z.object({ request_id: z.string(), organizations: z.array(organization) });
 
 /** A stored rule: what was posted, with its defaults filled in (`times: null` is unlimited). */
-export const faultRule = faultBody.extend({
+const faultRule = faultBody.extend({
   fault_id: z.string(),
   match: faultBody.shape.match.unwrap(),
   probability: z.number(),
@@ -51,13 +55,17 @@ export const invariantsReply = z.object({
   violations: z.array(z.object({ invariant: z.string(), entity_id: z.string().optional(), message: z.string() })),
 });
 
-export const email = z.object({ account_id: z.string(), email: z.string(), purpose: z.enum(['recovery', 'export']), otp_code: z.string(), sent_at_ms: z.number().int() });
+const email = z.object({
+  account_id: z.string(),
+  email: z.string(),
+  purpose: z.enum(['recovery', 'export']),
+  otp_code: z.string(),
+  sent_at_ms: z.number().int(),
+});
 export const emailList = z.object({ request_id: z.string(), emails: z.array(email) });
 
-export const deletedReply = (key: string) => z.object({ request_id: z.string(), deleted: z.literal(true), [key]: z.string() });
-
 /** One timeline row (reports/types.ts `TimelineEntry`). */
-export const timelineEntry = z.object({
+const timelineEntry = z.object({
   sim_ms: z.number().int(),
   entity_type: z.string(),
   entity_id: z.string(),

@@ -8,7 +8,11 @@ const opened = closeAfterEach(afterEach);
 describe('strict control-plane bodies', () => {
   it('refuses an unknown field at any depth, naming it, and adds nothing', async () => {
     const s = opened(await startTestSim());
-    const misspelt = await s.control('POST', '/faults', { target: 'trade', effect: { fail: 'execution_failed' }, where: { account_id: 'acct_x' } });
+    const misspelt = await s.control('POST', '/faults', {
+      target: 'trade',
+      effect: { fail: 'execution_failed' },
+      where: { account_id: 'acct_x' },
+    });
     expect(misspelt.status).toBe(400);
     expect(misspelt.body.error).toMatchObject({ code: 'invalid_parameter', param: 'where' });
     expect(misspelt.body.error.message).toContain('where');
@@ -21,7 +25,10 @@ describe('strict control-plane bodies', () => {
     expect(clock.body.error).toMatchObject({ code: 'invalid_parameter', param: 'max_ms' });
     expect((await s.control('GET', '/clock')).body.clock.now_ms).toBe(before_ms);
     // Known fields still pass, and /v1 still ignores unknown ones.
-    expect((await s.control('POST', '/faults', { target: 'trade', effect: { fail: 'execution_failed' }, match: { account_id: 'acct_x' } })).status).toBe(200);
+    expect(
+      (await s.control('POST', '/faults', { target: 'trade', effect: { fail: 'execution_failed' }, match: { account_id: 'acct_x' } }))
+        .status,
+    ).toBe(200);
     expect((await s.api('POST', '/accounts', { body: { label: 'x', x_future_field: 1 } })).status).toBe(200);
   });
 });

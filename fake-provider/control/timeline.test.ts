@@ -27,7 +27,12 @@ beforeAll(async () => {
   const w = await sim.api('POST', '/webhooks', { body: { url: receiver.url } });
   receiver.secret = w.body.webhook.secret;
   // The first delivery attempt of every event is dropped: each event shows a failed and a later good attempt.
-  await sim.control('POST', '/faults', { target: 'webhook', effect: { webhook: 'drop' }, match: { event_type: 'deposit.verified' }, times: 1 });
+  await sim.control('POST', '/faults', {
+    target: 'webhook',
+    effect: { webhook: 'drop' },
+    match: { event_type: 'deposit.verified' },
+    times: 1,
+  });
   account_id = await readyAccount(sim);
   credit_id = await fund(sim, account_id, ETH, '1000');
   other = await sim.newOrg();
@@ -42,8 +47,17 @@ describe('GET /_sim/timeline', () => {
   it('lists transitions, events, fault firings and deliveries, oldest first, deposits under their own id', async () => {
     const all = await timeline();
     expect(all.map((e) => e.sim_ms)).toEqual([...all.map((e) => e.sim_ms)].sort((a, b) => a - b));
-    expect(all).toContainEqual({ sim_ms: expect.any(Number), entity_type: 'account', entity_id: account_id, kind: 'transition', to: 'active', detail: 'CREATE' });
-    expect(all).toContainEqual(expect.objectContaining({ entity_type: 'account', entity_id: account_id, kind: 'event', event_type: 'account.created' }));
+    expect(all).toContainEqual({
+      sim_ms: expect.any(Number),
+      entity_type: 'account',
+      entity_id: account_id,
+      kind: 'transition',
+      to: 'active',
+      detail: 'CREATE',
+    });
+    expect(all).toContainEqual(
+      expect.objectContaining({ entity_type: 'account', entity_id: account_id, kind: 'event', event_type: 'account.created' }),
+    );
     const deposit = all.find((e) => e.kind === 'transition' && e.entity_type === 'deposit' && e.to === 'verified')!;
     expect(deposit).toMatchObject({ from: 'pending', detail: 'CONFIRM' });
     const depositEvents = all.filter((e) => e.kind === 'event' && e.event_type?.startsWith('deposit.'));
@@ -51,7 +65,9 @@ describe('GET /_sim/timeline', () => {
       ['deposit', deposit.entity_id, 'deposit.pending'],
       ['deposit', deposit.entity_id, 'deposit.verified'],
     ]);
-    expect(all).toContainEqual(expect.objectContaining({ entity_type: 'credit', entity_id: credit_id, kind: 'event', event_type: 'credit.created' }));
+    expect(all).toContainEqual(
+      expect.objectContaining({ entity_type: 'credit', entity_id: credit_id, kind: 'event', event_type: 'credit.created' }),
+    );
     const fault = all.filter((e) => e.kind === 'fault');
     expect(fault).toHaveLength(1);
     expect(fault[0]).toMatchObject({ entity_type: 'webhook', detail: expect.stringContaining('{"webhook":"drop"}') });
@@ -76,7 +92,9 @@ describe('GET /_sim/timeline', () => {
     const deposit_id = (await timeline()).find((e) => e.entity_type === 'deposit')!.entity_id;
     // The credit's own rows, the events naming it (deposit.verified is the deposit's) and their deliveries.
     expect(new Set(credit.filter((e) => e.kind !== 'delivery').map((e) => e.entity_id))).toEqual(new Set([credit_id, deposit_id]));
-    expect(credit.filter((e) => e.kind === 'delivery').every((e) => e.event_type === 'deposit.verified' || e.event_type === 'credit.created')).toBe(true);
+    expect(
+      credit.filter((e) => e.kind === 'delivery').every((e) => e.event_type === 'deposit.verified' || e.event_type === 'credit.created'),
+    ).toBe(true);
     expect(credit.filter((e) => e.kind === 'transition').every((e) => e.entity_id === credit_id)).toBe(true);
     expect(credit.filter((e) => e.kind === 'event').map((e) => e.event_type)).toEqual(['deposit.verified', 'credit.created']);
     const mine = await timeline(`?organization_id=${[...sim.running.runtime.world.orgs.keys()][0]}`);

@@ -29,7 +29,7 @@ export interface TimelineEntry {
   ok?: boolean;
 }
 
-export interface TimelineQuery {
+interface TimelineQuery {
   since_ms?: number;
   until_ms?: number;
   /** Exact entities: their transitions, the events naming them, those events' deliveries, fault firings naming them. */
@@ -55,7 +55,8 @@ function scopeIds(world: World, q: TimelineQuery): Set<string> | null {
   if (q.entity_ids === undefined && q.organization_id === undefined) return null;
   const ids = new Set(q.entity_ids ?? []);
   if (q.organization_id !== undefined) {
-    if (!world.orgs.has(q.organization_id)) throw new ApiError('not_found', `no organization ${q.organization_id}`, { param: 'organization_id' });
+    if (!world.orgs.has(q.organization_id))
+      throw new ApiError('not_found', `no organization ${q.organization_id}`, { param: 'organization_id' });
     for (const e of world.events.all) if (e.org_id === q.organization_id) for (const id of idsOf(e)) ids.add(id);
     // Deposits are named by address in events; their lifecycle runs under the deposit id.
     for (const account_id of [...ids]) for (const d of listDeposits(world, { account_id })) ids.add(d.deposit_id);
@@ -64,14 +65,17 @@ function scopeIds(world: World, q: TimelineQuery): Set<string> | null {
   return ids;
 }
 
-const inWindow = (q: TimelineQuery, at_ms: number): boolean => (q.since_ms === undefined || at_ms >= q.since_ms) && (q.until_ms === undefined || at_ms <= q.until_ms);
+const inWindow = (q: TimelineQuery, at_ms: number): boolean =>
+  (q.since_ms === undefined || at_ms >= q.since_ms) && (q.until_ms === undefined || at_ms <= q.until_ms);
 
 /** The entity an event is about: `trade.filled` → the trade; deposit events → the deposit's own id. */
 function eventEntity(world: World, e: StoredEvent): { entity_type: string; entity_id: string } {
   const entity_type = e.envelope.type.split('.')[0];
   const data = e.envelope.data;
   if (entity_type === 'deposit' && typeof data.deposit_address_id === 'string') {
-    const deposits = listDeposits(world, { deposit_address_id: data.deposit_address_id }).filter((d) => d.landed_at_ms <= e.envelope.created_at_ms);
+    const deposits = listDeposits(world, { deposit_address_id: data.deposit_address_id }).filter(
+      (d) => d.landed_at_ms <= e.envelope.created_at_ms,
+    );
     const d = deposits.find((x) => x.tx_hash === data.tx_hash) ?? deposits.at(-1);
     if (d) return { entity_type, entity_id: d.deposit_id };
   }
@@ -85,7 +89,15 @@ function transitionEntries(world: World, q: TimelineQuery, scope: Set<string> | 
   const one = scope !== null && scope.size === 1 && q.organization_id === undefined ? [...scope][0] : undefined;
   for (const r of one === undefined ? world.transitions.all() : world.transitions.forEntity(one)) {
     if (!inWindow(q, r.at_ms) || (scope && !scope.has(r.entity_id))) continue;
-    out.push({ sim_ms: r.at_ms, entity_type: r.kind, entity_id: r.entity_id, kind: 'transition', ...(r.from === null ? {} : { from: r.from }), to: r.to, detail: r.event });
+    out.push({
+      sim_ms: r.at_ms,
+      entity_type: r.kind,
+      entity_id: r.entity_id,
+      kind: 'transition',
+      ...(r.from === null ? {} : { from: r.from }),
+      to: r.to,
+      detail: r.event,
+    });
   }
   return out;
 }
@@ -97,7 +109,13 @@ function eventEntries(world: World, q: TimelineQuery, scope: Set<string> | null,
     // In scope whatever its time: a delivery attempt inside the window may carry an older event.
     seen.add(e.envelope.event_id);
     if (!inWindow(q, e.envelope.created_at_ms)) continue;
-    out.push({ sim_ms: e.envelope.created_at_ms, ...eventEntity(world, e), kind: 'event', event_type: e.envelope.type, detail: e.envelope.event_id });
+    out.push({
+      sim_ms: e.envelope.created_at_ms,
+      ...eventEntity(world, e),
+      kind: 'event',
+      event_type: e.envelope.type,
+      detail: e.envelope.event_id,
+    });
   }
   return out;
 }
@@ -111,7 +129,11 @@ function deliveryEntries(world: World, q: TimelineQuery, events: Set<string>): T
       if (!inWindow(q, a.at_ms)) continue;
       const effects = a.effects.length > 0 ? `, ${a.effects.join('+')}` : '';
       out.push({
-        sim_ms: a.at_ms, entity_type: 'webhook_delivery', entity_id: d.delivery_id, kind: 'delivery', event_type: type,
+        sim_ms: a.at_ms,
+        entity_type: 'webhook_delivery',
+        entity_id: d.delivery_id,
+        kind: 'delivery',
+        event_type: type,
         detail: `${d.event_id} HTTP ${a.http_status} (${a.copies} sent${effects}${d.replay ? ', replay' : ''}) → ${a.state}`,
         ok: a.http_status >= 200 && a.http_status < 300,
       });
@@ -128,7 +150,10 @@ function faultEntries(world: World, q: TimelineQuery, scope: Set<string> | null)
     if (!inWindow(q, f.at_ms) || (scope && !subjects.some((s) => scope.has(s)))) continue;
     const rule = rules.get(f.fault_id);
     out.push({
-      sim_ms: f.at_ms, entity_type: f.target, entity_id: subjects[0] ?? f.fault_id, kind: 'fault',
+      sim_ms: f.at_ms,
+      entity_type: f.target,
+      entity_id: subjects[0] ?? f.fault_id,
+      kind: 'fault',
       detail: `${f.fault_id} ${rule ? JSON.stringify(rule.effect) : '(rule removed)'} on ${f.subject}`,
     });
   }
@@ -136,7 +161,7 @@ function faultEntries(world: World, q: TimelineQuery, scope: Set<string> | null)
 }
 
 /** The merged timeline, oldest first; at one sim time, transitions, then events, faults, deliveries. */
-export function buildTimeline(world: World, q: TimelineQuery): TimelineEntry[] {
+function buildTimeline(world: World, q: TimelineQuery): TimelineEntry[] {
   const scope = scopeIds(world, q);
   const seen = new Set<string>();
   const events = eventEntries(world, q, scope, seen);
@@ -157,10 +182,21 @@ const timelineQuery = z.object({
 export function timelineRoutes() {
   return [
     defineRoute({
-      auth: 'public', method: 'get', path: '/timeline', tag: 'Control', summary: 'Transitions, events, fault firings and webhook attempts per entity, oldest first',
-      query: timelineQuery, response: timelineReply,
+      auth: 'public',
+      method: 'get',
+      path: '/timeline',
+      tag: 'Control',
+      summary: 'Transitions, events, fault firings and webhook attempts per entity, oldest first',
+      query: timelineQuery,
+      response: timelineReply,
       handler: ({ query }, { world }) => {
-        const timeline = buildTimeline(world, { since_ms: query.since_ms, until_ms: query.until_ms, entity_ids: query.entity_id, organization_id: query.organization_id, account_id: query.account_id });
+        const timeline = buildTimeline(world, {
+          since_ms: query.since_ms,
+          until_ms: query.until_ms,
+          entity_ids: query.entity_id,
+          organization_id: query.organization_id,
+          account_id: query.account_id,
+        });
         return { body: { now_ms: world.sim.now_ms(), timeline } };
       },
     }),

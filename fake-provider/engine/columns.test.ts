@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { DecimalColumn, PairColumn } from './columns.ts';
 
-const tenDigits = fc.tuple(fc.bigInt({ min: 0n, max: 9_999_999_999n }), fc.integer({ min: 0, max: 20 })).map(([m, e]) => m * 10n ** BigInt(e));
+const tenDigits = fc
+  .tuple(fc.bigInt({ min: 0n, max: 9_999_999_999n }), fc.integer({ min: 0, max: 20 }))
+  .map(([m, e]) => m * 10n ** BigInt(e));
 
 describe('DecimalColumn', () => {
   test.prop([fc.array(tenDigits, { maxLength: 50 })])('gives back every value pushed', (xs) => {
@@ -35,7 +37,11 @@ describe('PairColumn', () => {
     col.push(3, 4);
     col.push(1_000_000, 7);
     col.push(5, 2 ** 40);
-    expect([col.at(0), col.at(1), col.at(2)]).toEqual([[3, 4], [1_000_000, 7], [5, 2 ** 40]]);
+    expect([col.at(0), col.at(1), col.at(2)]).toEqual([
+      [3, 4],
+      [1_000_000, 7],
+      [5, 2 ** 40],
+    ]);
     expect(() => col.push(0, -1)).toThrow(/not a pair/);
     expect(() => col.push(0.5, 1)).toThrow(/not a pair/);
     expect(col.length).toBe(3);

@@ -57,7 +57,8 @@ export class PairColumn {
   #wide: Map<number, [number, number]> | undefined;
 
   constructor(bound: number) {
-    if (!Number.isInteger(bound) || bound < 1 || bound * bound > Number.MAX_SAFE_INTEGER) throw new Error(`PairColumn: pairs below ${bound} do not pack exactly`);
+    if (!Number.isInteger(bound) || bound < 1 || bound * bound > Number.MAX_SAFE_INTEGER)
+      throw new Error(`PairColumn: pairs below ${bound} do not pack exactly`);
     this.#bound = bound;
   }
 
@@ -67,7 +68,8 @@ export class PairColumn {
 
   push(a: number, b: number): void {
     const n = this.#bound;
-    if (!Number.isSafeInteger(a) || !Number.isSafeInteger(b) || a < 0 || b < 0) throw new Error(`PairColumn: (${a}, ${b}) is not a pair of non-negative integers`);
+    if (!Number.isSafeInteger(a) || !Number.isSafeInteger(b) || a < 0 || b < 0)
+      throw new Error(`PairColumn: (${a}, ${b}) is not a pair of non-negative integers`);
     if (a < n && b < n) {
       this.#values.push(a * n + b);
       return;

@@ -25,7 +25,14 @@ function filled(n: number) {
   const byTx = table.lookupIndex((c) => c.tx);
   const made: Credit[] = [];
   for (let i = 0; i < n; i++) {
-    const c = { credit_id: world.newId('cred'), org: i % 3 === 0 ? 'org_a' : 'org_b', source_type: 'deposit', source_id: `dep_${i}`, role: 'deposit', tx: `0x${i}` };
+    const c = {
+      credit_id: world.newId('cred'),
+      org: i % 3 === 0 ? 'org_a' : 'org_b',
+      source_type: 'deposit',
+      source_id: `dep_${i}`,
+      role: 'deposit',
+      tx: `0x${i}`,
+    };
     made.push(table.insert(c));
   }
   return { world, table, bySource, byTx, made };
@@ -75,7 +82,14 @@ describe('EntityTable', () => {
     const late = table.uniqueIndex(['source_id']);
     expect(late.find('dep_7')).toBe(table.list[7]);
     table.retain((c) => c.source_id !== 'dep_7');
-    const c = table.insert({ credit_id: world.newId('cred'), org: 'org_c', source_type: 'deposit', source_id: 'dep_7', role: 'deposit', tx: '0xnew' });
+    const c = table.insert({
+      credit_id: world.newId('cred'),
+      org: 'org_c',
+      source_type: 'deposit',
+      source_id: 'dep_7',
+      role: 'deposit',
+      tx: '0xnew',
+    });
     expect(late.find('dep_7')).toBe(c);
     expect(late.size).toBe(10);
   });
@@ -84,7 +98,15 @@ describe('EntityTable', () => {
     const world = createWorld({ sim: createSimKernel({ seed: 'entity-table-nolist' }), profile: DEFAULT_PROFILE });
     const table = new EntityTable<Credit>('cred', idOf, { keepsList: false });
     const made = Array.from({ length: 6 }, (_, i) =>
-      table.insert({ credit_id: world.newId('cred'), org: i % 2 ? 'org_a' : 'org_b', source_type: 'deposit', source_id: `dep_${i}`, role: 'deposit', tx: `0x${i}` }));
+      table.insert({
+        credit_id: world.newId('cred'),
+        org: i % 2 ? 'org_a' : 'org_b',
+        source_type: 'deposit',
+        source_id: `dep_${i}`,
+        role: 'deposit',
+        tx: `0x${i}`,
+      }),
+    );
     expect(table.list).toEqual([]);
     expect([...table.values()]).toEqual(made);
     expect(table.retain((c) => c.org === 'org_b')).toBe(3);

@@ -18,7 +18,13 @@ interface Input {
   seq: number;
 }
 
-const envelopeOf = (e: Input) => ({ event_id: e.event_id, type: e.type, created_at_ms: e.created_at_ms, account_id: e.account_id, data: e.data });
+const envelopeOf = (e: Input) => ({
+  event_id: e.event_id,
+  type: e.type,
+  created_at_ms: e.created_at_ms,
+  account_id: e.account_id,
+  data: e.data,
+});
 const stored = (e: Input): StoredEvent => ({ envelope: envelopeOf(e), org_id: e.org_id, seq: e.seq });
 
 describe('event store', () => {
@@ -42,7 +48,13 @@ describe('event store', () => {
     }
     expect(store.all.length).toBe(inputs.length);
     const all = [...store.all];
-    const row = (e: (typeof all)[number]) => [JSON.stringify(e.envelope), e.org_id, e.seq, Object.isFrozen(e.envelope), Object.keys(e.envelope).join()];
+    const row = (e: (typeof all)[number]) => [
+      JSON.stringify(e.envelope),
+      e.org_id,
+      e.seq,
+      Object.isFrozen(e.envelope),
+      Object.keys(e.envelope).join(),
+    ];
     const keys = 'event_id,type,created_at_ms,account_id,data';
     expect(all.map(row)).toEqual(inputs.map((e) => [JSON.stringify(envelopeOf(e)), e.org_id, e.seq, true, keys]));
     expect(all.every((e, i) => e.envelope.data === inputs[i].data)).toBe(true);
@@ -59,7 +71,9 @@ describe('event store', () => {
     const mine = store.forAccount('acct_3');
     expect(mine.map((e) => e.envelope.event_id)).toEqual(inputs.filter((e) => e.account_id === 'acct_3').map((e) => e.event_id));
     expect(store.forAccount('acct_none').length).toBe(0);
-    expect(store.forOrg('org_b').map((e) => e.envelope.event_id)).toEqual(inputs.filter((e) => e.org_id === 'org_b').map((e) => e.event_id));
+    expect(store.forOrg('org_b').map((e) => e.envelope.event_id)).toEqual(
+      inputs.filter((e) => e.org_id === 'org_b').map((e) => e.event_id),
+    );
     expect(store.forOrg('org_none').length).toBe(0);
     expect(store.all.find((e) => e.seq === 30)?.envelope.event_id).toBe(inputs[10].event_id);
     expect(store.all.filter((e) => e.org_id === 'org_b')).toHaveLength(8_000);
@@ -69,18 +83,22 @@ describe('event store', () => {
     const store = createEventStore();
     const times = [1_767_225_600_000, 1_767_225_600_000 + 2 ** 32 + 5, 1_767_225_600_000.5, 12, -3];
     const seqs = [1, 2 ** 32 + 1, 2 ** 40, 7, 8];
-    const inputs = times.map((created_at_ms, i): Input => ({
-      event_id: evtId(i, i === 4 ? 2 ** 32 - 1 : i + 1),
-      type: 'x.y',
-      created_at_ms,
-      account_id: 'acct_1',
-      data: {},
-      // The same account id under a second org too (only a hand-made publish does that).
-      org_id: i === 3 ? 'org_2' : 'org_1',
-      seq: seqs[i],
-    }));
+    const inputs = times.map(
+      (created_at_ms, i): Input => ({
+        event_id: evtId(i, i === 4 ? 2 ** 32 - 1 : i + 1),
+        type: 'x.y',
+        created_at_ms,
+        account_id: 'acct_1',
+        data: {},
+        // The same account id under a second org too (only a hand-made publish does that).
+        org_id: i === 3 ? 'org_2' : 'org_1',
+        seq: seqs[i],
+      }),
+    );
     for (const e of inputs) store.add(stored(e));
-    expect(store.all.map((e) => [e.envelope.created_at_ms, e.seq, e.envelope.event_id])).toEqual(inputs.map((e) => [e.created_at_ms, e.seq, e.event_id]));
+    expect(store.all.map((e) => [e.envelope.created_at_ms, e.seq, e.envelope.event_id])).toEqual(
+      inputs.map((e) => [e.created_at_ms, e.seq, e.event_id]),
+    );
     expect(store.byId.get(inputs[4].event_id)?.seq).toBe(8);
     expect(store.forAccount('acct_1').map((e) => e.org_id)).toEqual(['org_1', 'org_1', 'org_1', 'org_2', 'org_1']);
     expect(store.byId.get(inputs[1].event_id)?.seq).toBe(2 ** 32 + 1);
@@ -90,7 +108,13 @@ describe('event store', () => {
     const store = createEventStore();
     const bad = { type: 'x.y', created_at_ms: 1, account_id: 'a', data: {}, org_id: 'o', seq: 1 };
     // Upper-case hex, a leading zero beyond 4 counter digits, 3 digits, another prefix, a counter past 32 bits.
-    for (const event_id of ['evt_ABCDEF0123450001', 'evt_abcdef01234500001', 'evt_abcdef012345001', 'trd_abcdef0123450001', `evt_abcdef012345${(2 ** 32).toString(36)}`]) {
+    for (const event_id of [
+      'evt_ABCDEF0123450001',
+      'evt_abcdef01234500001',
+      'evt_abcdef012345001',
+      'trd_abcdef0123450001',
+      `evt_abcdef012345${(2 ** 32).toString(36)}`,
+    ]) {
       expect(() => store.add(stored({ ...bad, event_id }))).toThrow(/not an evt id/);
     }
     expect(store.all.length).toBe(0);
@@ -116,7 +140,9 @@ describe('event store', () => {
       return { credit_id: c.credit_id, atoms: c.atoms.toString() };
     };
     const credits = [1n, 2n ** 70n, 3n].map((atoms, i) => ({ credit_id: `cred_${i}`, atoms }));
-    const published = credits.map((c, i) => publishDerived(world, 'org_a', `acct_${i % 2}`, 'credit.created', { source: c, build: creditData }));
+    const published = credits.map((c, i) =>
+      publishDerived(world, 'org_a', `acct_${i % 2}`, 'credit.created', { source: c, build: creditData }),
+    );
     const plain = publish(world, 'org_a', 'acct_0', 'credit.created', { credit_id: 'cred_plain', atoms: '9' });
     expect(published.map((e) => e.envelope.data)).toEqual(credits.map((c) => ({ credit_id: c.credit_id, atoms: c.atoms.toString() })));
     expect(builds).toBe(3);
@@ -126,7 +152,10 @@ describe('event store', () => {
     // The store kept the source, not the object the publisher saw: each read of a derived event builds anew.
     expect(builds).toBe(6);
     expect(read[3].data).toBe(plain.envelope.data);
-    expect(world.events.byId.get(published[1].envelope.event_id)?.envelope.data).toEqual({ credit_id: 'cred_1', atoms: (2n ** 70n).toString() });
+    expect(world.events.byId.get(published[1].envelope.event_id)?.envelope.data).toEqual({
+      credit_id: 'cred_1',
+      atoms: (2n ** 70n).toString(),
+    });
     expect(world.events.forAccount('acct_1').map((e) => e.envelope.data.credit_id)).toEqual(['cred_1']);
     expect(selectEvents(world, { org_id: 'org_a', types: ['credit.created'] })).toHaveLength(4);
   });
@@ -180,7 +209,9 @@ describe('event store retain', () => {
     expect(store.all.map((e) => [e.org_id, e.seq])).toEqual(want.map((e) => [e.org_id, e.seq]));
     for (const e of [inputs[0], inputs[3], inputs[4_999]]) expect(store.byId.has(e.event_id)).toBe(false);
     for (const e of [want[0], want[want.length - 1], want[1234]]) expect(store.byId.get(e.event_id)?.envelope).toEqual(envelopeOf(e));
-    expect(store.forAccount('acct_3').map((e) => e.envelope.event_id)).toEqual(want.filter((e) => e.account_id === 'acct_3').map((e) => e.event_id));
+    expect(store.forAccount('acct_3').map((e) => e.envelope.event_id)).toEqual(
+      want.filter((e) => e.account_id === 'acct_3').map((e) => e.event_id),
+    );
     expect(store.forOrg('org_kept').map((e) => e.envelope.event_id)).toEqual(want.map((e) => e.event_id));
     expect(store.forOrg('org_gone').length).toBe(0);
     // An envelope read before stays what it was.

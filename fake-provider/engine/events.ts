@@ -28,7 +28,7 @@ export interface EventList extends Iterable<StoredEvent> {
 }
 
 /** Lookup by event id without a Map entry per event (see `createEventStore`). */
-export interface EventIndex {
+interface EventIndex {
   get(event_id: string): StoredEvent | undefined;
   has(event_id: string): boolean;
 }
@@ -136,7 +136,8 @@ class TimeColumn {
     if (!this.absolute) {
       if (i === 0) this.base_ms = at_ms;
       const offset = at_ms - this.base_ms;
-      if (Number.isInteger(offset) && offset >= 0 && offset < U32_LIMIT && this.base_ms + offset === at_ms) return this.values.push(i, offset);
+      if (Number.isInteger(offset) && offset >= 0 && offset < U32_LIMIT && this.base_ms + offset === at_ms)
+        return this.values.push(i, offset);
       const base_ms = this.base_ms;
       this.values.widen((v) => base_ms + v);
       this.absolute = true;
@@ -245,7 +246,11 @@ class Columns {
   /** Adds position `index` to the account's events; returns the owner code of (org, account). */
   addToAccount(org_id: string, account_id: string, index: number): number {
     let account = this.accounts.get(account_id);
-    if (account === undefined) this.accounts.set(account_id, (account = { positions: new Positions(), org_id, code: this.newOwner(org_id, account_id), others: null }));
+    if (account === undefined)
+      this.accounts.set(
+        account_id,
+        (account = { positions: new Positions(), org_id, code: this.newOwner(org_id, account_id), others: null }),
+      );
     account.positions.push(index);
     if (account.org_id === org_id) return account.code;
     // The same account id published under another org (only a hand-made publish does that).
@@ -429,7 +434,16 @@ class ColumnEventStore implements EventStore {
     this.lastAt = undefined;
   }
 
-  append(id: IdParts, type: string, created_at_ms: number, org_id: string, account_id: string, seq: number, data: unknown, build: Derived['build'] | null): StoredEvent {
+  append(
+    id: IdParts,
+    type: string,
+    created_at_ms: number,
+    org_id: string,
+    account_id: string,
+    seq: number,
+    data: unknown,
+    build: Derived['build'] | null,
+  ): StoredEvent {
     const columns = this.columns;
     const index = columns.length++;
     columns.random.push(index, id.random);

@@ -34,7 +34,16 @@ describe('IdIndex', () => {
     const [first] = stored;
     expect(idx.get(`trd_${first.slice(5)}`)).toBeUndefined();
     expect(idx.get(`cred_000000000000${first.slice(17)}`)).toBeUndefined();
-    for (const bad of ['', 'cred_', 'cred', 'cred_0000', `${first}0`, `${first}!`, 'cred_000000000000zzzzzzzzzz', `CRED_${first.slice(5)}`]) {
+    for (const bad of [
+      '',
+      'cred_',
+      'cred',
+      'cred_0000',
+      `${first}0`,
+      `${first}!`,
+      'cred_000000000000zzzzzzzzzz',
+      `CRED_${first.slice(5)}`,
+    ]) {
       expect(idx.get(bad)).toBeUndefined();
     }
     expect([...idx.values()].map((t) => t.n)).toEqual(stored.map((_, i) => i));
@@ -60,30 +69,29 @@ describe('IdIndex', () => {
     expect(() => idx.set(a, { id: b, n: 0 })).toThrow(/names/);
   });
 
-  test.prop([fc.array(fc.record({ prefix: fc.constantFrom('cred', 'trd'), late: fc.boolean(), foreign: fc.boolean() }), { maxLength: 200 })])(
-    'answers as a Map does for any mix of drawn, late and foreign ids',
-    (steps) => {
-      const w = world();
-      const idx = index();
-      const oracle = new Map<string, Thing>();
-      const held: string[] = [];
-      const probes: string[] = [];
-      steps.forEach((s, n) => {
-        const id = s.foreign ? `cred_x${n}` : w.newId(s.prefix);
-        probes.push(id);
-        if (s.late) return void held.push(id);
-        idx.set(id, { id, n });
-        oracle.set(id, { id, n });
-      });
-      held.forEach((id, n) => {
-        idx.set(id, { id, n: -n });
-        oracle.set(id, { id, n: -n });
-      });
-      expect(idx.size).toBe(oracle.size);
-      for (const id of probes) expect(idx.get(id)).toEqual(oracle.get(id));
-      expect(new Set(idx.keys())).toEqual(new Set(oracle.keys()));
-    },
-  );
+  test.prop([
+    fc.array(fc.record({ prefix: fc.constantFrom('cred', 'trd'), late: fc.boolean(), foreign: fc.boolean() }), { maxLength: 200 }),
+  ])('answers as a Map does for any mix of drawn, late and foreign ids', (steps) => {
+    const w = world();
+    const idx = index();
+    const oracle = new Map<string, Thing>();
+    const held: string[] = [];
+    const probes: string[] = [];
+    steps.forEach((s, n) => {
+      const id = s.foreign ? `cred_x${n}` : w.newId(s.prefix);
+      probes.push(id);
+      if (s.late) return void held.push(id);
+      idx.set(id, { id, n });
+      oracle.set(id, { id, n });
+    });
+    held.forEach((id, n) => {
+      idx.set(id, { id, n: -n });
+      oracle.set(id, { id, n: -n });
+    });
+    expect(idx.size).toBe(oracle.size);
+    for (const id of probes) expect(idx.get(id)).toEqual(oracle.get(id));
+    expect(new Set(idx.keys())).toEqual(new Set(oracle.keys()));
+  });
 });
 
 describe('IdIndex retain', () => {

@@ -4,13 +4,13 @@
 import type { Rng } from '../../sim/index.ts';
 
 /** Random bytes in an id: `<prefix>_` is followed by twice as many hex characters, then the counter. */
-export const ID_RANDOM_BYTES = 6;
+const ID_RANDOM_BYTES = 6;
 
 /** Hex characters between `<prefix>_` and the counter. */
-export const ID_HEX_CHARS = 2 * ID_RANDOM_BYTES;
+const ID_HEX_CHARS = 2 * ID_RANDOM_BYTES;
 
 /** Base-36 digits the counter is padded to (more once it outgrows them). */
-export const ID_COUNTER_DIGITS = 4;
+const ID_COUNTER_DIGITS = 4;
 
 /** An id as two numbers: its random bytes read as one base-16 integer (below 2^48, exact in a double) and its counter. */
 export interface IdParts {

@@ -12,7 +12,7 @@
 // - Scheduler task labels: `taskLabels(kinds, steps)`.
 
 export { EntityTable, entityStore } from './entity-table.ts';
-export { dropFromMap as dropWhere, retainInPlace as keepWhere } from './retain.ts';
+export { dropFromMap as dropWhere } from './retain.ts';
 export { compactLifecycle, lifecycle, statusOf, type LifecycleState, type MachineSnapshot } from './lifecycle.ts';
 export { edgesOf, machineEdges, machineInfo, registeredMachines } from './machines.ts';
 export { matchesFilter, publish, publishDerived, selectEvents, type EventFilter } from './publish.ts';

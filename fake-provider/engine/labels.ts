@@ -6,7 +6,10 @@
 const intern = (s: string): string => Object.keys({ [s]: 0 })[0];
 
 /** `labels[kind][step]` = `${kind}.${step}`, for every kind and step given. */
-export function taskLabels<K extends string, S extends string>(kinds: readonly K[], steps: readonly S[]): Readonly<Record<K, Readonly<Record<S, string>>>> {
+export function taskLabels<K extends string, S extends string>(
+  kinds: readonly K[],
+  steps: readonly S[],
+): Readonly<Record<K, Readonly<Record<S, string>>>> {
   const out = {} as Record<K, Record<S, string>>;
   for (const kind of kinds) {
     const byStep = {} as Record<S, string>;

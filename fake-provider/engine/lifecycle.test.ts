@@ -44,7 +44,8 @@ const INPUTS: Record<string, unknown> = {
 };
 
 type XSnap = { value: unknown; context: unknown; status: string; can(e: EventObject): boolean };
-const emitted = (actions: { type: string; params?: unknown }[]) => actions.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: unknown }).event);
+const emitted = (actions: { type: string; params?: unknown }[]) =>
+  actions.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: unknown }).event);
 /** The engine names a nested state value by its JSON (flat machines: the state key itself). */
 const view = (s: { value: unknown; context: unknown; status: string }) => ({
   value: typeof s.value === 'string' ? s.value : JSON.stringify(s.value),
@@ -57,7 +58,10 @@ function agreeOnWalk(machine: AnyStateMachine, input: unknown, steps: Array<[str
   const world = newWorld({ seed: 'table-vs-xstate', clock: 'virtual' });
   const first = start(world, machine, 'e1', input);
   let ours: EntitySnapshot = first.snapshot;
-  let [theirs, theirActions] = (initialTransition as (m: AnyStateMachine, i: unknown) => [XSnap, { type: string; params?: unknown }[]])(machine, input);
+  let [theirs, theirActions] = (initialTransition as (m: AnyStateMachine, i: unknown) => [XSnap, { type: string; params?: unknown }[]])(
+    machine,
+    input,
+  );
   expect(view(ours)).toEqual(view(theirs));
   expect(first.effects).toEqual(emitted(theirActions));
   let logged = 1;
@@ -66,7 +70,9 @@ function agreeOnWalk(machine: AnyStateMachine, input: unknown, steps: Array<[str
     const accepted = theirs.can(event);
     const step = send(world, machine, 'e1', ours, event);
     expect(step !== null, `${machine.id} in ${String(theirs.value)} accepts ${type}`).toBe(accepted);
-    [theirs, theirActions] = (transition as (m: AnyStateMachine, s: XSnap, e: EventObject) => [XSnap, { type: string; params?: unknown }[]])(machine, theirs, event);
+    [theirs, theirActions] = (
+      transition as (m: AnyStateMachine, s: XSnap, e: EventObject) => [XSnap, { type: string; params?: unknown }[]]
+    )(machine, theirs, event);
     if (step) {
       ours = step.snapshot;
       logged++;
@@ -81,7 +87,11 @@ function agreeOnWalk(machine: AnyStateMachine, input: unknown, steps: Array<[str
 
 describe('engine transitions equal xstate transition()', () => {
   it('every registered machine runs on a transition table (none falls back to xstate)', () => {
-    expect(Object.values(MACHINES).filter((i) => tableFor(i.machine) === null).map((i) => i.machine.id)).toEqual([]);
+    expect(
+      Object.values(MACHINES)
+        .filter((i) => tableFor(i.machine) === null)
+        .map((i) => i.machine.id),
+    ).toEqual([]);
   });
 
   for (const [name, info] of Object.entries(MACHINES)) {
@@ -89,7 +99,9 @@ describe('engine transitions equal xstate transition()', () => {
       const machine = info.machine as AnyStateMachine;
       const types = [...new Set([...edgesOf(machine).map((e) => e.event), 'UNKNOWN_EVENT'])];
       fc.assert(
-        fc.property(fc.array(fc.tuple(fc.constantFrom(...types), payload), { maxLength: 14 }), (steps) => agreeOnWalk(machine, INPUTS[name], steps)),
+        fc.property(fc.array(fc.tuple(fc.constantFrom(...types), payload), { maxLength: 14 }), (steps) =>
+          agreeOnWalk(machine, INPUTS[name], steps),
+        ),
         { numRuns: 200 },
       );
     });
@@ -106,7 +118,12 @@ describe('engine transitions equal xstate transition()', () => {
       },
     });
     expect(tableFor(nested)).toBeNull();
-    agreeOnWalk(nested, undefined, [['NEXT', {}], ['NEXT', {}], ['DONE', {}], ['NEXT', {}]]);
+    agreeOnWalk(nested, undefined, [
+      ['NEXT', {}],
+      ['NEXT', {}],
+      ['DONE', {}],
+      ['NEXT', {}],
+    ]);
   });
 
   it('parameterized and targetless actions see the context the previous assign left', () => {
@@ -124,7 +141,10 @@ describe('engine transitions equal xstate transition()', () => {
       states: {
         on: {
           on: {
-            INC: [{ guard: 'small', actions: [{ type: 'add', params: { k: 2 } }, 'report'] }, { target: 'off', actions: 'report' }],
+            INC: [
+              { guard: 'small', actions: [{ type: 'add', params: { k: 2 } }, 'report'] },
+              { target: 'off', actions: 'report' },
+            ],
             NOOP: {},
           },
         },
@@ -132,6 +152,13 @@ describe('engine transitions equal xstate transition()', () => {
       },
     });
     expect(tableFor(m)).not.toBeNull();
-    agreeOnWalk(m, undefined, [['INC', {}], ['NOOP', {}], ['INC', {}], ['INC', {}], ['INC', {}], ['INC', {}]]);
+    agreeOnWalk(m, undefined, [
+      ['INC', {}],
+      ['NOOP', {}],
+      ['INC', {}],
+      ['INC', {}],
+      ['INC', {}],
+      ['INC', {}],
+    ]);
   });
 });

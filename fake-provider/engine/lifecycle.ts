@@ -11,7 +11,7 @@ import { tableApply, tableFor, tableInitial, tableSelect, type EntitySnapshot, t
 import { hold, packing, snapshotOf, type Held, type HoldsState, type PackedState, type Packing } from './packing.ts';
 import { registerMachine } from './machines.ts';
 
-export { createTransitionLog, type TransitionLog, type TransitionRecord } from './transition-log.ts';
+export type { TransitionRecord } from './transition-log.ts';
 export { tableFor, type EntitySnapshot } from './table.ts';
 
 /** The snapshot an entity of machine M stores. */
@@ -59,8 +59,15 @@ function scopeFor(machine: AnyStateMachine): InertScope {
   if (!scope) {
     const self = createActor(machine);
     scope = {
-      self, defer: () => {}, id: '', logger: () => {}, sessionId: '', stopChild: () => {},
-      system: (self as unknown as { system: unknown }).system, emit: () => {}, actionExecutor: () => {},
+      self,
+      defer: () => {},
+      id: '',
+      logger: () => {},
+      sessionId: '',
+      stopChild: () => {},
+      system: (self as unknown as { system: unknown }).system,
+      emit: () => {},
+      actionExecutor: () => {},
     };
     scopes.set(machine, scope);
   }
@@ -69,7 +76,7 @@ function scopeFor(machine: AnyStateMachine): InertScope {
 
 type Actions = { type: string; params?: unknown }[];
 
-export function pureInitial(machine: AnyStateMachine, input: unknown): [unknown, Actions] {
+function pureInitial(machine: AnyStateMachine, input: unknown): [unknown, Actions] {
   const scope = scopeFor(machine);
   const actions: Actions = [];
   scope.actionExecutor = (a) => void actions.push(a);
@@ -77,7 +84,7 @@ export function pureInitial(machine: AnyStateMachine, input: unknown): [unknown,
   return [snapshot, actions];
 }
 
-export function pureTransition(machine: AnyStateMachine, snapshot: unknown, event: EventObject): [unknown, Actions] {
+function pureTransition(machine: AnyStateMachine, snapshot: unknown, event: EventObject): [unknown, Actions] {
   const scope = scopeFor(machine);
   const actions: Actions = [];
   scope.actionExecutor = (a) => void actions.push(a);
@@ -87,22 +94,34 @@ export function pureTransition(machine: AnyStateMachine, snapshot: unknown, even
 
 type XSnapshot = { value: unknown; context: unknown; status: string; can(e: EventObject): boolean };
 
-const fromXstate = (xs: XSnapshot): EntitySnapshot =>
-  ({ value: stateName(xs), context: xs.context, status: xs.status === 'active' ? 'active' : 'done', machine_snapshot: xs });
+const fromXstate = (xs: XSnapshot): EntitySnapshot => ({
+  value: stateName(xs),
+  context: xs.context,
+  status: xs.status === 'active' ? 'active' : 'done',
+  machine_snapshot: xs,
+});
 
 /** Creates an entity's first snapshot; the creation counts as a transition from `null` on event `CREATE`. */
 export function start<M extends AnyStateMachine, E>(world: World, machine: M, entity_id: string, input: unknown): Step<M, E> {
   return startWith(world, machine, tableFor(machine), entity_id, input);
 }
 
-function startWith<M extends AnyStateMachine, E>(world: World, machine: M, table: Table | null, entity_id: string, input: unknown): Step<M, E> {
+function startWith<M extends AnyStateMachine, E>(
+  world: World,
+  machine: M,
+  table: Table | null,
+  entity_id: string,
+  input: unknown,
+): Step<M, E> {
   const log = world.transitions;
   const row = log.entityRow(entity_id);
   if (table) {
     const effects = effectsFor<E>(table.entryEmits);
     const initial = tableInitial(table, input, effects);
     const constant = typeof table.context !== 'function' && initial.context === table.context;
-    const snapshot = (constant ? shareInitial(world, table, initial) : shareScalarSnapshot(world, table.initialSlot, initial)) as MachineSnapshot<M>;
+    const snapshot = (
+      constant ? shareInitial(world, table, initial) : shareScalarSnapshot(world, table.initialSlot, initial)
+    ) as MachineSnapshot<M>;
     log.append(row, table.createKey, world.sim.now_ms());
     return { snapshot, effects };
   }
@@ -112,7 +131,15 @@ function startWith<M extends AnyStateMachine, E>(world: World, machine: M, table
   return { snapshot, effects: effectsOf<E>(actions) };
 }
 
-function logStep(world: World, machine: AnyStateMachine, entity_id: string, snapshot: EntitySnapshot, key: string, event: string, to: string): void {
+function logStep(
+  world: World,
+  machine: AnyStateMachine,
+  entity_id: string,
+  snapshot: EntitySnapshot,
+  key: string,
+  event: string,
+  to: string,
+): void {
   const log = world.transitions;
   // The row comes from the entity's id, not its snapshot: snapshots carry nothing of their own entity.
   const row = log.rowFor(entity_id);
@@ -206,7 +233,13 @@ function shareScalarSnapshot(world: World, slot: number, snapshot: EntitySnapsho
  * Sends one event. Returns null when the machine does not accept it in its current state (a stale
  * timer, a late duplicate): the caller decides whether that is an error for the client or a no-op.
  */
-export function send<M extends AnyStateMachine, E>(world: World, machine: M, entity_id: string, snapshot: MachineSnapshot<M>, event: EventObject): Step<M, E> | null {
+export function send<M extends AnyStateMachine, E>(
+  world: World,
+  machine: M,
+  entity_id: string,
+  snapshot: MachineSnapshot<M>,
+  event: EventObject,
+): Step<M, E> | null {
   const table = tableFor(machine);
   if (table) {
     const candidate = tableSelect(table, snapshot, event);
@@ -263,7 +296,12 @@ export function advance<M extends AnyStateMachine, E, T extends { snapshot: Mach
  * `start` for an entity of a packed machine (packing.ts): the first snapshot as the entity will hold it.
  * No machine starts in its packed state, so nothing of the entity is needed yet.
  */
-export function startHeld<M extends AnyStateMachine, T>(world: World, p: Packing<M, T>, entity_id: string, input: unknown): { state: Held<M>; effects: EmittedFrom<M>[] } {
+function startHeld<M extends AnyStateMachine, T>(
+  world: World,
+  p: Packing<M, T>,
+  entity_id: string,
+  input: unknown,
+): { state: Held<M>; effects: EmittedFrom<M>[] } {
   const step = startWith<M, EmittedFrom<M>>(world, p.machine, p.table, entity_id, input);
   if (step.snapshot.value === p.packed.state) throw new Error(`${p.machine.id} starts in its packed state ${p.packed.state}`);
   return { state: step.snapshot as unknown as Held<M>, effects: step.effects };
@@ -273,7 +311,7 @@ export function startHeld<M extends AnyStateMachine, T>(world: World, p: Packing
  * `advance` for an entity of a packed machine: the snapshot read from what the entity holds and the next
  * one held again (the kept value alone when it is the packed state's). False when the machine refuses.
  */
-export function advanceHeld<M extends AnyStateMachine, E, T extends E & HoldsState<M>>(
+function advanceHeld<M extends AnyStateMachine, E, T extends E & HoldsState<M>>(
   world: World,
   p: Packing<M, E>,
   entity: T,
@@ -331,9 +369,15 @@ export function lifecycle<M extends AnyStateMachine>(machine: M): Lifecycle<M> {
   return Object.freeze({
     machine,
     start: <E>(world: World, entity_id: string, input: unknown) => start<M, E>(world, machine, entity_id, input),
-    send: <E>(world: World, entity_id: string, snapshot: MachineSnapshot<M>, event: EventObject) => send<M, E>(world, machine, entity_id, snapshot, event),
-    advance: <T extends { snapshot: MachineSnapshot<M> }, E>(world: World, entity: T, entity_id: string, event: EventObject, apply: (world: World, entity: T, effects: E[]) => void) =>
-      advance<M, E, T>(world, machine, entity, entity_id, event, apply),
+    send: <E>(world: World, entity_id: string, snapshot: MachineSnapshot<M>, event: EventObject) =>
+      send<M, E>(world, machine, entity_id, snapshot, event),
+    advance: <T extends { snapshot: MachineSnapshot<M> }, E>(
+      world: World,
+      entity: T,
+      entity_id: string,
+      event: EventObject,
+      apply: (world: World, entity: T, effects: E[]) => void,
+    ) => advance<M, E, T>(world, machine, entity, entity_id, event, apply),
   });
 }
 
@@ -349,7 +393,13 @@ export type LifecycleState<M extends AnyStateMachine> = Held<M>;
 export interface CompactLifecycle<M extends AnyStateMachine, E> {
   readonly machine: M;
   start(world: World, entity_id: string, input: unknown): { state: LifecycleState<M>; effects: EmittedFrom<M>[] };
-  advance<T extends E & HoldsState<M>>(world: World, entity: T, entity_id: string, event: EventObject, apply: (world: World, entity: T, effects: EmittedFrom<M>[]) => void): boolean;
+  advance<T extends E & HoldsState<M>>(
+    world: World,
+    entity: T,
+    entity_id: string,
+    event: EventObject,
+    apply: (world: World, entity: T, effects: EmittedFrom<M>[]) => void,
+  ): boolean;
   snapshot(entity: E & HoldsState<M>): MachineSnapshot<M>;
   /** Sets an entity's state to `snapshot` (kept compact when it is exactly the compact state's), outside any step. */
   store(entity: E & HoldsState<M>, snapshot: MachineSnapshot<M>): void;
@@ -361,8 +411,13 @@ export function compactLifecycle<M extends AnyStateMachine, E>(machine: M, compa
   return Object.freeze({
     machine,
     start: (world: World, entity_id: string, input: unknown) => startHeld<M, E>(world, p, entity_id, input),
-    advance: <T extends E & HoldsState<M>>(world: World, entity: T, entity_id: string, event: EventObject, apply: (world: World, entity: T, effects: EmittedFrom<M>[]) => void) =>
-      advanceHeld<M, E, T>(world, p, entity, entity_id, event, apply),
+    advance: <T extends E & HoldsState<M>>(
+      world: World,
+      entity: T,
+      entity_id: string,
+      event: EventObject,
+      apply: (world: World, entity: T, effects: EmittedFrom<M>[]) => void,
+    ) => advanceHeld<M, E, T>(world, p, entity, entity_id, event, apply),
     snapshot: (entity: E & HoldsState<M>) => snapshotOf(p, entity) as MachineSnapshot<M>,
     store: (entity: E & HoldsState<M>, snapshot: MachineSnapshot<M>) => void (entity.state = hold(p, entity, snapshot)),
   });

@@ -5,17 +5,19 @@ import { fc, test } from '@fast-check/vitest';
 import { shareNumberFields } from './number-fields.ts';
 
 describe('shareNumberFields', () => {
-  test.prop([fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.double(), fc.integer(), fc.constant(null), fc.string(), fc.boolean()))])(
-    'changes nothing a reader can see',
-    (fields) => {
-      const plain = { ...fields };
-      const shared = { ...fields };
-      shareNumberFields(shared);
-      expect(Object.keys(shared)).toEqual(Object.keys(plain));
-      for (const key of Object.keys(plain)) expect(Object.is(shared[key], plain[key]), key).toBe(true);
-      expect(JSON.stringify(shared)).toBe(JSON.stringify(plain));
-    },
-  );
+  test.prop([
+    fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 6 }),
+      fc.oneof(fc.double(), fc.integer(), fc.constant(null), fc.string(), fc.boolean()),
+    ),
+  ])('changes nothing a reader can see', (fields) => {
+    const plain = { ...fields };
+    const shared = { ...fields };
+    shareNumberFields(shared);
+    expect(Object.keys(shared)).toEqual(Object.keys(plain));
+    for (const key of Object.keys(plain)) expect(Object.is(shared[key], plain[key]), key).toBe(true);
+    expect(JSON.stringify(shared)).toBe(JSON.stringify(plain));
+  });
 
   it('leaves frozen objects, read-only fields and class instances alone', () => {
     const frozen = Object.freeze({ at_ms: 1_767_225_600_123 });

@@ -19,7 +19,7 @@ export function shareNumberFields(entity: object): void {
     const value = fields[key];
     if (typeof value !== 'number' || isSmallInteger(value)) continue;
     const d = Object.getOwnPropertyDescriptor(fields, key);
-    if (!d || !d.writable || !d.configurable) continue;
+    if (!d?.writable || !d.configurable) continue;
     fields[key] = null;
     fields[key] = value;
   }

@@ -61,10 +61,12 @@ function sameContext(a: Record<string, unknown>, b: Record<string, unknown>): bo
  */
 export function hold<M extends AnyStateMachine, E>(p: Packing<M, E>, entity: E, snapshot: Snapshot<M>): Held<M> {
   const s = p.packed;
-  if (snapshot.value !== s.state || snapshot.status !== s.status || snapshot.machine_snapshot !== undefined) return snapshot as unknown as Held<M>;
+  if (snapshot.value !== s.state || snapshot.status !== s.status || snapshot.machine_snapshot !== undefined)
+    return snapshot as unknown as Held<M>;
   const context = snapshot.context as Record<string, unknown>;
   const kept = context[s.keeps];
-  if (!isPrimitive(kept) || !sameContext(s.context(entity, kept) as Record<string, unknown>, context)) return snapshot as unknown as Held<M>;
+  if (!isPrimitive(kept) || !sameContext(s.context(entity, kept) as Record<string, unknown>, context))
+    return snapshot as unknown as Held<M>;
   return kept as unknown as Held<M>;
 }
 

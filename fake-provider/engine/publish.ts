@@ -55,7 +55,14 @@ export function publishDerived<S>(world: World, org_id: string, account_id: stri
  * The id is drawn as its parts and stored as numbers: its string, like the envelope, is made only when
  * read (a listener delivering it, a feed page), not for every event published.
  */
-function append(world: World, org_id: string, account_id: string, type: string, data: unknown, build: Derived['build'] | null): StoredEvent {
+function append(
+  world: World,
+  org_id: string,
+  account_id: string,
+  type: string,
+  data: unknown,
+  build: Derived['build'] | null,
+): StoredEvent {
   const event = world.events.append(world.newIdParts(), type, world.sim.now_ms(), org_id, account_id, world.nextSeq(), data, build);
   for (const listener of world.hooks.eventPublished) listener(world, event);
   // Profile `unknown_event_types`: a type no client knows yet follows about one event in ten. The draw
@@ -63,17 +70,20 @@ function append(world: World, org_id: string, account_id: string, type: string, 
   if (world.profile.unknown_event_types && type !== UNKNOWN_EVENT_TYPE) {
     const event_id = event.envelope.event_id;
     if (world.sim.rng.fork(`unknown_events/${event_id}`).chance(0.1)) {
-      publish(world, org_id, account_id, UNKNOWN_EVENT_TYPE, { follows_event_id: event_id, note: 'forward-compatibility event: ignore it' });
+      publish(world, org_id, account_id, UNKNOWN_EVENT_TYPE, {
+        follows_event_id: event_id,
+        note: 'forward-compatibility event: ignore it',
+      });
     }
   }
   return event;
 }
 
 /** The event type the `unknown_event_types` profile setting publishes. */
-export const UNKNOWN_EVENT_TYPE = 'swapsim.unknown_event';
+const UNKNOWN_EVENT_TYPE = 'swapsim.unknown_event';
 
 /** `trade.*` matches `trade.settled`; `*` matches all; anything else matches exactly. */
-export function typeMatches(patterns: readonly string[] | undefined, type: string): boolean {
+function typeMatches(patterns: readonly string[] | undefined, type: string): boolean {
   if (!patterns || patterns.length === 0) return true;
   return patterns.some((p) => (p === '*' ? true : p.endsWith('.*') ? type.startsWith(p.slice(0, -1)) : p === type));
 }

@@ -15,7 +15,9 @@ describe('event data', () => {
     const b = publish(world, 'org_1', 'acct_1', 'trade.filled', ids);
     expect(a.envelope.data).toBe(ids);
     expect(b.envelope.data).toBe(ids);
-    expect(JSON.stringify(b.envelope)).toBe(`{"event_id":"${b.envelope.event_id}","type":"trade.filled","created_at_ms":${b.envelope.created_at_ms},"account_id":"acct_1","data":{"trade_id":"trd_1","quote_id":"quote_1"}}`);
+    expect(JSON.stringify(b.envelope)).toBe(
+      `{"event_id":"${b.envelope.event_id}","type":"trade.filled","created_at_ms":${b.envelope.created_at_ms},"account_id":"acct_1","data":{"trade_id":"trd_1","quote_id":"quote_1"}}`,
+    );
   });
 
   it('other data is copied and frozen: the publisher changing its object later changes no event', () => {
@@ -36,10 +38,17 @@ describe('event data', () => {
 });
 
 const checks = setup({
-  types: { context: {} as { n: number; ok: boolean; note: string | null; at: number }, events: {} as { type: 'STEP' } | { type: 'DONE'; note: string | null; at: number } },
+  types: {
+    context: {} as { n: number; ok: boolean; note: string | null; at: number },
+    events: {} as { type: 'STEP' } | { type: 'DONE'; note: string | null; at: number },
+  },
   actions: {
     step: assign({ n: ({ context }) => context.n + 1 }),
-    finish: assign({ ok: true, note: ({ event }) => (event.type === 'DONE' ? event.note : null), at: ({ event }) => (event.type === 'DONE' ? event.at : 0) }),
+    finish: assign({
+      ok: true,
+      note: ({ event }) => (event.type === 'DONE' ? event.note : null),
+      at: ({ event }) => (event.type === 'DONE' ? event.at : 0),
+    }),
   },
 }).createMachine({
   id: 'sharing_checks',
@@ -59,7 +68,12 @@ function finish(world: ReturnType<typeof newWorld>, id: string, steps: number, n
 describe('final contexts', () => {
   it('entities finishing with equal contexts of nulls, booleans and numbers share one frozen context', () => {
     const world = newWorld({ seed: 'sharing', clock: 'virtual' });
-    const [a, b, c, d] = [finish(world, 'e_a', 3, null, 7), finish(world, 'e_b', 3, null, 7), finish(world, 'e_c', 3, null, 7), finish(world, 'e_d', 2, null, 7)];
+    const [a, b, c, d] = [
+      finish(world, 'e_a', 3, null, 7),
+      finish(world, 'e_b', 3, null, 7),
+      finish(world, 'e_c', 3, null, 7),
+      finish(world, 'e_d', 2, null, 7),
+    ];
     expect(b.context).toBe(c.context);
     expect(Object.isFrozen(b.context)).toBe(true);
     expect(a.context).toEqual(b.context);
@@ -71,12 +85,17 @@ describe('final contexts', () => {
     expect(b).toBe(c);
     expect(Object.isFrozen(b)).toBe(true);
     expect(world.transitions.forEntity('e_c').map((r) => r.to)).toEqual(['running', 'running', 'running', 'running', 'done']);
-    expect(['e_a', 'e_b', 'e_c', 'e_d'].map((id) => world.transitions.forEntity(id).map((r) => r.entity_id).join())).toEqual([
-      Array(5).fill('e_a').join(), Array(5).fill('e_b').join(), Array(5).fill('e_c').join(), Array(4).fill('e_d').join(),
-    ]);
+    expect(
+      ['e_a', 'e_b', 'e_c', 'e_d'].map((id) =>
+        world.transitions
+          .forEntity(id)
+          .map((r) => r.entity_id)
+          .join(),
+      ),
+    ).toEqual([Array(5).fill('e_a').join(), Array(5).fill('e_b').join(), Array(5).fill('e_c').join(), Array(4).fill('e_d').join()]);
   });
 
-  it('entities starting on the machine\'s constant context share one frozen initial snapshot, per world', () => {
+  it("entities starting on the machine's constant context share one frozen initial snapshot, per world", () => {
     const world = newWorld({ seed: 'sharing', clock: 'virtual' });
     const other = newWorld({ seed: 'sharing', clock: 'virtual' });
     const first = start(world, checks, 'e_1', undefined).snapshot;
@@ -88,11 +107,14 @@ describe('final contexts', () => {
     advance(world, checks, entity, 'e_2', { type: 'STEP' }, () => {});
     expect(entity.snapshot.context).toEqual({ n: 1, ok: false, note: null, at: 0 });
     expect(first.context).toEqual({ n: 0, ok: false, note: null, at: 0 });
-    expect(world.transitions.forEntity('e_2').map((r) => `${r.entity_id} ${r.from}→${r.to}`)).toEqual(['e_2 null→running', 'e_2 running→running']);
+    expect(world.transitions.forEntity('e_2').map((r) => `${r.entity_id} ${r.from}→${r.to}`)).toEqual([
+      'e_2 null→running',
+      'e_2 running→running',
+    ]);
     expect(world.transitions.forEntity('e_1')).toHaveLength(1);
   });
 
-  it('the log finds an entity\'s row from its world id, in drawing order or not, and from any other id', () => {
+  it("the log finds an entity's row from its world id, in drawing order or not, and from any other id", () => {
     const world = newWorld({ seed: 'sharing', clock: 'virtual' });
     const [a, b, c] = [world.newId('cred'), world.newId('evt'), world.newId('trd')];
     const log = world.transitions;

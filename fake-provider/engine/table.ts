@@ -99,9 +99,18 @@ function compileAction(machine: AnyStateMachine, item: ActionItem): CompiledActi
     const keys = typeof body === 'function' || body === null || typeof body !== 'object' ? null : Object.keys(body);
     // Read once here: on the hot path a lookup per key by a varying name would be a megamorphic load.
     const values = keys === null ? null : keys.map((k) => (body as Record<string, unknown>)[k]);
-    return { kind: 'assign', body, keys, values, calls: values === null ? null : values.map((v) => typeof v === 'function'), params, dynamicParams };
+    return {
+      kind: 'assign',
+      body,
+      keys,
+      values,
+      calls: values === null ? null : values.map((v) => typeof v === 'function'),
+      params,
+      dynamicParams,
+    };
   }
-  if (impl && impl.type === 'xstate.emit') return { kind: 'emit', body: impl.event, keys: null, values: null, calls: null, params, dynamicParams };
+  if (impl && impl.type === 'xstate.emit')
+    return { kind: 'emit', body: impl.event, keys: null, values: null, calls: null, params, dynamicParams };
   throw new Unsupported(`action ${typeof item === 'string' ? item : typeof item === 'function' ? item.name : item.type}`);
 }
 
@@ -146,7 +155,14 @@ export function compileTable(machine: AnyStateMachine): Table | null {
 function compile(machine: AnyStateMachine): Table {
   const root = machine.root as unknown as XNode;
   const config = machine.config as { context?: unknown; output?: unknown };
-  if (root.type !== 'compound' || root.exit.length || root.transitions.size || root.always?.length || root.invoke.length || config.output !== undefined) {
+  if (
+    root.type !== 'compound' ||
+    root.exit.length ||
+    root.transitions.size ||
+    root.always?.length ||
+    root.invoke.length ||
+    config.output !== undefined
+  ) {
     throw new Unsupported('root');
   }
   const states = new Map<string, Map<string, Candidate[]>>();
@@ -157,7 +173,8 @@ function compile(machine: AnyStateMachine): Table {
   for (const [key, node] of Object.entries(root.states)) {
     if (node.type === 'final') finals.add(key);
     else if (node.type !== 'atomic') throw new Unsupported('nested state');
-    if (node.entry.length || node.exit.length || node.always?.length || node.after.length || node.invoke.length) throw new Unsupported('state');
+    if (node.entry.length || node.exit.length || node.always?.length || node.after.length || node.invoke.length)
+      throw new Unsupported('state');
   }
   for (const [key, node] of Object.entries(root.states)) {
     const byEvent = new Map<string, Candidate[]>();
@@ -166,7 +183,8 @@ function compile(machine: AnyStateMachine): Table {
       byEvent.set(
         eventType,
         defs.map((t) => {
-          if (t.target && (t.target.length !== 1 || !(t.target[0].key in root.states) || (t.reenter && t.target[0].key === key))) throw new Unsupported('target');
+          if (t.target && (t.target.length !== 1 || !(t.target[0].key in root.states) || (t.reenter && t.target[0].key === key)))
+            throw new Unsupported('target');
           const target = t.target ? t.target[0].key : key;
           const actions = t.actions.map((a) => compileAction(machine, a));
           return {
@@ -206,7 +224,12 @@ const emitCount = (actions: CompiledAction[]): number => actions.filter((a) => a
  * what they emit into `emitted` from index 0. Callers size `emitted` with the candidate's `emits`: an
  * empty array grown by `push` takes a 17-slot store for one or two effects.
  */
-function runActions(actions: CompiledAction[], context: Record<string, unknown>, event: EventObject, emitted: unknown[]): Record<string, unknown> {
+function runActions(
+  actions: CompiledAction[],
+  context: Record<string, unknown>,
+  event: EventObject,
+  emitted: unknown[],
+): Record<string, unknown> {
   // One arguments object for the whole step, pointed at each action's context in turn: actions are
   // pure functions of it and keep nothing, and most steps run one or two actions.
   const args: Args = { context, event };
@@ -262,6 +285,8 @@ export function tableSelect(table: Table, snapshot: EntitySnapshot, event: Event
 
 /** Takes the selected candidate: the next snapshot; the emitted events are written into `emitted` (sized `candidate.emits`). */
 export function tableApply(candidate: Candidate, snapshot: EntitySnapshot, event: EventObject, emitted: unknown[]): EntitySnapshot {
-  const context = candidate.actions.length ? runActions(candidate.actions, snapshot.context as Record<string, unknown>, event, emitted) : snapshot.context;
+  const context = candidate.actions.length
+    ? runActions(candidate.actions, snapshot.context as Record<string, unknown>, event, emitted)
+    : snapshot.context;
   return { value: candidate.target, context, status: candidate.final ? 'done' : 'active' };
 }

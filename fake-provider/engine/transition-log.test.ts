@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { createTransitionLog, type TransitionRecord } from './transition-log.ts';
 
 const rec = (i: number, at_ms: number, kind = 'trade'): TransitionRecord => ({
-  kind, entity_id: `trd_${i % 7}`, from: i % 3 === 0 ? null : `s${i % 5}`, event: `E${i % 4}`, to: `s${(i + 1) % 5}`, at_ms,
+  kind,
+  entity_id: `trd_${i % 7}`,
+  from: i % 3 === 0 ? null : `s${i % 5}`,
+  event: `E${i % 4}`,
+  to: `s${(i + 1) % 5}`,
+  at_ms,
 });
 
 describe('transition log columns', () => {
@@ -49,13 +54,20 @@ describe('transition log columns', () => {
 });
 
 describe('transition log forget', () => {
-  it('drops the named entities\' records and rows, keeps the others in order, and appends after', () => {
+  it("drops the named entities' records and rows, keeps the others in order, and appends after", () => {
     const log = createTransitionLog();
     // Past a chunk (65,536 records), world-style ids so rows are found by counter.
     const id = (i: number) => `trd_${'0'.repeat(12)}${i.toString(36).padStart(4, '0')}`;
     const want: TransitionRecord[] = [];
     for (let i = 0; i < 70_000; i++) {
-      const r: TransitionRecord = { kind: 'trade', entity_id: id(i % 300), from: i % 3 === 0 ? null : `s${i % 5}`, event: `E${i % 4}`, to: `s${(i + 1) % 5}`, at_ms: 1000 + i };
+      const r: TransitionRecord = {
+        kind: 'trade',
+        entity_id: id(i % 300),
+        from: i % 3 === 0 ? null : `s${i % 5}`,
+        event: `E${i % 4}`,
+        to: `s${(i + 1) % 5}`,
+        at_ms: 1000 + i,
+      };
       want.push(r);
       log.push(r);
     }
@@ -80,7 +92,7 @@ describe('transition log forget', () => {
     expect(log.forget(new Set())).toBe(0);
   });
 
-  it('finds each entity\'s row when row hints collide, and after forget moved the rows', () => {
+  it("finds each entity's row when row hints collide, and after forget moved the rows", () => {
     const log = createTransitionLog();
     const id = (i: number) => `trd_${'0'.repeat(12)}${i.toString(36).padStart(4, '0')}`;
     // Counters n and n + 2^15 share a hint slot: the second overwrites the first's.

@@ -14,23 +14,29 @@ const FIELDS = ['source_id', 'source_type', 'role'] as const;
 const key = (c: Sourced): string => `${c.source_type}|${c.source_id}|${c.role}`;
 
 describe('UniqueIndex', () => {
-  test.prop([fc.array(fc.record({ source_type: fc.constantFrom('deposit', 'trade_settlement', 'change'), source_id: fc.string({ maxLength: 6 }), role: fc.constantFrom('a', 'b') }), { maxLength: 400 })])(
-    'finds what a Map of joined keys finds, and nothing else',
-    (made) => {
-      const list: Sourced[] = [];
-      const index = new UniqueIndex<Sourced>(list, FIELDS);
-      const oracle = new Map<string, Sourced>();
-      for (const c of made) {
-        expect(index.find(c.source_id, c.source_type, c.role)).toBe(oracle.get(key(c)));
-        if (oracle.has(key(c))) continue;
-        oracle.set(key(c), c);
-        index.add(list.push(c) - 1);
-      }
-      expect(index.size).toBe(oracle.size);
-      for (const c of made) expect(index.find(c.source_id, c.source_type, c.role)).toBe(oracle.get(key(c)));
-      expect(index.find('never made', 'deposit', 'a')).toBeUndefined();
-    },
-  );
+  test.prop([
+    fc.array(
+      fc.record({
+        source_type: fc.constantFrom('deposit', 'trade_settlement', 'change'),
+        source_id: fc.string({ maxLength: 6 }),
+        role: fc.constantFrom('a', 'b'),
+      }),
+      { maxLength: 400 },
+    ),
+  ])('finds what a Map of joined keys finds, and nothing else', (made) => {
+    const list: Sourced[] = [];
+    const index = new UniqueIndex<Sourced>(list, FIELDS);
+    const oracle = new Map<string, Sourced>();
+    for (const c of made) {
+      expect(index.find(c.source_id, c.source_type, c.role)).toBe(oracle.get(key(c)));
+      if (oracle.has(key(c))) continue;
+      oracle.set(key(c), c);
+      index.add(list.push(c) - 1);
+    }
+    expect(index.size).toBe(oracle.size);
+    for (const c of made) expect(index.find(c.source_id, c.source_type, c.role)).toBe(oracle.get(key(c)));
+    expect(index.find('never made', 'deposit', 'a')).toBeUndefined();
+  });
 
   it('keeps every credit findable across many growths', () => {
     const list: Sourced[] = [];

@@ -3,7 +3,10 @@
 // lookup. The fields are declared by name; the first one, a string, is hashed.
 
 /** The fields a value is found by: one to three of its string fields, the first hashed. */
-export type KeyFields<V> = readonly [keyof V & string] | readonly [keyof V & string, keyof V & string] | readonly [keyof V & string, keyof V & string, keyof V & string];
+export type KeyFields<V> =
+  | readonly [keyof V & string]
+  | readonly [keyof V & string, keyof V & string]
+  | readonly [keyof V & string, keyof V & string, keyof V & string];
 
 /**
  * An open-addressing hash table (linear probing) of positions in the list, hashed by the first key field:

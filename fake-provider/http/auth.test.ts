@@ -45,7 +45,10 @@ describe('the auth throttle', () => {
 
   it('a journaled 429 verdict replays to the same answer', async () => {
     const journal = join(mkdtempSync(join(tmpdir(), 'swapsim-auth-')), 'run.jsonl');
-    const s = await startTestSim({ journal_path: journal, profile: { ...DEFAULT_PROFILE, auth_failures_per_ip: { max: 2, window_ms: 60_000 } } });
+    const s = await startTestSim({
+      journal_path: journal,
+      profile: { ...DEFAULT_PROFILE, auth_failures_per_ip: { max: 2, window_ms: 60_000 } },
+    });
     for (let i = 0; i < 4; i++) await s.api('GET', '/webhooks', { key: `sk_guess_${i}` });
     expect((await s.api('GET', '/webhooks')).status).toBe(200);
     await s.close();

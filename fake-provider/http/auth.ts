@@ -43,7 +43,12 @@ export function bearerToken(header: string | undefined): string | undefined {
  * runs on wall time so that its Retry-After holds on a virtual clock; a journal records each 429 verdict
  * (`auth_throttled`, by request id) and a replay reuses it, never its own wall clock.
  */
-export function authenticate(world: World, header: string | undefined, ip = 'unknown', request_id = ''): { org: Organization; api_key: string } {
+export function authenticate(
+  world: World,
+  header: string | undefined,
+  ip = 'unknown',
+  request_id = '',
+): { org: Organization; api_key: string } {
   const key = bearerToken(header);
   if (key === undefined) {
     // A missing header is a misconfigured client, not a guess: not counted.
@@ -68,7 +73,8 @@ function throttleFailure(world: World, ip: string, request_id: string): void {
   try {
     checkWindow(world, windows, ip, world.profile.auth_failures_per_ip, 'failed authentications from this address', now_ms);
   } catch (e) {
-    if (journal.mode === 'record' && e instanceof ApiError) journal.write({ kind: 'fact', what: 'auth_throttled', key: request_id, value: { message: e.message, headers: e.headers ?? {} } });
+    if (journal.mode === 'record' && e instanceof ApiError)
+      journal.write({ kind: 'fact', what: 'auth_throttled', key: request_id, value: { message: e.message, headers: e.headers ?? {} } });
     throw e;
   }
   recordHit(world, windows, ip, now_ms);

@@ -35,7 +35,8 @@ export function bodyErrorType(err: unknown): string | null {
   return null;
 }
 
-const hasBody = (request: FastifyRequest): boolean => request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+const hasBody = (request: FastifyRequest): boolean =>
+  request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
 
 /** A decoder for each Content-Encoding journals hold bodies in (the ones body-parser accepted); undefined for identity. */
 function decoderFor(encoding: string): Readable | undefined | null {

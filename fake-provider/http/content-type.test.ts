@@ -21,12 +21,24 @@ const accounts = async (): Promise<number> => (await sim.api('GET', '/accounts?l
 describe('Content-Type of request bodies', () => {
   it('refuses a JSON body sent as text/plain, a form or with no type: 415 unsupported_media_type, nothing created', async () => {
     const before = await accounts();
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp', 'application/merge-patch+json', null]) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonp',
+      'application/merge-patch+json',
+      null,
+    ]) {
       const headers: Record<string, string> = type === null ? {} : { 'content-type': type };
       // The harness adds application/json only when no content-type is given: send raw bytes for "none".
-      const r = type === null
-        ? await fetch(`${sim.base_url}/accounts`, { method: 'POST', headers: { authorization: `Bearer ${sim.api_key}`, 'idempotency-key': 'ct-none' }, body: new TextEncoder().encode('{"label":"x"}') }).then(async (res) => ({ status: res.status, body: await res.json() }))
-        : await sim.api('POST', '/accounts', { raw: '{"label":"x"}', headers, idem: `ct-${type}` });
+      const r =
+        type === null
+          ? await fetch(`${sim.base_url}/accounts`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${sim.api_key}`, 'idempotency-key': 'ct-none' },
+              body: new TextEncoder().encode('{"label":"x"}'),
+            }).then(async (res) => ({ status: res.status, body: await res.json() }))
+          : await sim.api('POST', '/accounts', { raw: '{"label":"x"}', headers, idem: `ct-${type}` });
       expect(r.status, String(type)).toBe(415);
       expect(r.body.error, String(type)).toMatchObject({ type: 'invalid_request', code: 'unsupported_media_type', param: 'Content-Type' });
       expect(r.body.error.request_id).toBe(r.body.request_id);
@@ -57,7 +69,11 @@ describe('Content-Type of request bodies', () => {
 
   it('the control plane is held to the same rule; a request without a body is not', async () => {
     const clock = (await sim.control('GET', '/clock')).body.clock.now_ms;
-    const form = await fetch(`${sim.control_url}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '{"ms":60000}' });
+    const form = await fetch(`${sim.control_url}/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '{"ms":60000}',
+    });
     expect(form.status).toBe(415);
     expect(((await form.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
     expect((await sim.control('GET', '/clock')).body.clock.now_ms).toBe(clock);

@@ -16,7 +16,9 @@ const addFault = async (body: Record<string, unknown>) => {
   return r.body.fault.fault_id as string;
 };
 const accountsLabelled = async (label: string) =>
-  ((await sim.api('GET', '/accounts?limit=100')).body.accounts as Array<{ label: string; account_id: string }>).filter((a) => a.label === label);
+  ((await sim.api('GET', '/accounts?limit=100')).body.accounts as Array<{ label: string; account_id: string }>).filter(
+    (a) => a.label === label,
+  );
 
 describe('http faults', () => {
   it('http_status 503 answers service_unavailable without running the handler; the rule counts down', async () => {
@@ -106,7 +108,10 @@ describe('http faults', () => {
 /** A request kept in flight: `answered` flips when its reply arrives (the test never waits on wall time). */
 function inFlight<T>(p: Promise<T>) {
   const state = { answered: false, reply: p };
-  void p.then(() => (state.answered = true), () => (state.answered = true));
+  void p.then(
+    () => (state.answered = true),
+    () => (state.answered = true),
+  );
   return state;
 }
 const nowMs = async (s: TestSim): Promise<number> => (await s.control('GET', '/clock')).body.clock.now_ms;
@@ -117,7 +122,8 @@ describe('http delay_ms', () => {
     s = await startTestSim({ seed: 'http-delay' });
   });
   afterAll(() => s.close());
-  const labelled = async (label: string) => ((await s.api('GET', '/accounts?limit=100')).body.accounts as Array<{ label: string }>).filter((a) => a.label === label);
+  const labelled = async (label: string) =>
+    ((await s.api('GET', '/accounts?limit=100')).body.accounts as Array<{ label: string }>).filter((a) => a.label === label);
   const delayFault = async (body: Record<string, unknown>) => {
     const r = await s.control('POST', '/faults', { target: 'http', ...body });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -171,7 +177,8 @@ describe('http delay_ms', () => {
 
   it('a client that times out and retries with the same Idempotency-Key creates one account; the held original replays it', async () => {
     await delayFault({ effect: { delay_ms: 30_000 }, match: { method: 'POST', path: '/v1/accounts' }, times: 1 });
-    const firedCount = async () => (await s.control('GET', '/faults')).body.fired.filter((f: { target: string }) => f.target === 'http').length;
+    const firedCount = async () =>
+      (await s.control('GET', '/faults')).body.fired.filter((f: { target: string }) => f.target === 'http').length;
     const before = await firedCount();
     const abort = new AbortController();
     const headers = { authorization: `Bearer ${s.api_key}`, 'idempotency-key': 'slow-key-1', 'content-type': 'application/json' };
@@ -208,7 +215,16 @@ describe('http delay_ms, realtime clock', () => {
   it('waits delay_ms of sim time (wall time / speed), then answers', async () => {
     const s = await startTestSim({ clock: 'realtime', speed: 100, seed: 'http-delay-rt' });
     try {
-      expect((await s.control('POST', '/faults', { target: 'http', effect: { delay_ms: 5_000 }, match: { method: 'POST', path: '/v1/accounts' }, times: 1 })).status).toBe(200);
+      expect(
+        (
+          await s.control('POST', '/faults', {
+            target: 'http',
+            effect: { delay_ms: 5_000 },
+            match: { method: 'POST', path: '/v1/accounts' },
+            times: 1,
+          })
+        ).status,
+      ).toBe(200);
       const t0 = await nowMs(s);
       const r = await s.api('POST', '/accounts', { body: { label: 'rt' } });
       expect(r.status).toBe(200);

@@ -5,7 +5,7 @@ import { defineStore, type World } from '../world.ts';
 import { ApiError } from '../contract/errors.ts';
 
 /** What the route wrapper does after the handler ran: answer normally, or lose the reply. */
-export type LostReply = 'error_500' | 'reset';
+type LostReply = 'error_500' | 'reset';
 
 /** What the fired `http` rules ask of one request. */
 export interface HttpFault {
@@ -79,7 +79,9 @@ export function dropHeldRequests(world: World): void {
   const held = heldRequests(world);
   for (const [task_id, reject] of held) {
     world.sim.scheduler.cancel(task_id);
-    reject(new ApiError('service_unavailable', 'the simulation was reset or stopped while a delay_ms fault held this request; it did not run'));
+    reject(
+      new ApiError('service_unavailable', 'the simulation was reset or stopped while a delay_ms fault held this request; it did not run'),
+    );
   }
   held.clear();
 }

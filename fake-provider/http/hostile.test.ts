@@ -19,7 +19,18 @@ let idem = 0;
 function post(path: string, headers: Record<string, string>, body: Buffer | string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const r = request(
-      { host: '127.0.0.1', port: sim.running.port, method: 'POST', path, headers: { authorization: `Bearer ${sim.api_key}`, 'content-type': 'application/json', 'idempotency-key': `h-${++idem}`, ...headers } },
+      {
+        host: '127.0.0.1',
+        port: sim.running.port,
+        method: 'POST',
+        path,
+        headers: {
+          authorization: `Bearer ${sim.api_key}`,
+          'content-type': 'application/json',
+          'idempotency-key': `h-${++idem}`,
+          ...headers,
+        },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => (text += d));

@@ -77,7 +77,11 @@ describe('rate limits', () => {
   });
 
   it('omits Retry-After when the profile says so', async () => {
-    const other = await startTestSim({ profile: { ...DEFAULT_PROFILE, rate_limit_retry_after: false }, seed_orgs: [{ api_keys: ['k1'], rate_limits: { reads: 1 } }], api_key: 'k1' });
+    const other = await startTestSim({
+      profile: { ...DEFAULT_PROFILE, rate_limit_retry_after: false },
+      seed_orgs: [{ api_keys: ['k1'], rate_limits: { reads: 1 } }],
+      api_key: 'k1',
+    });
     try {
       await other.api('GET', '/accounts');
       const r = await other.api('GET', '/accounts');
@@ -135,14 +139,19 @@ describe('control plane gate', () => {
 describe('error catalog', () => {
   const specPath = new URL('../../../shared/spec/api-v1.md', import.meta.url);
   // The spec lives beside the repository (../shared/spec), not in it: a clone elsewhere skips this, saying why.
-  const skipNote = existsSync(specPath) ? '' : ' (skipped: the spec error table is read from ../shared/spec/api-v1.md, outside the repository, not found here)';
+  const skipNote = existsSync(specPath)
+    ? ''
+    : ' (skipped: the spec error table is read from ../shared/spec/api-v1.md, outside the repository, not found here)';
   it.skipIf(!existsSync(specPath))(`holds every code of the spec error table, with the spec status where it gives one${skipNote}`, () => {
     const spec = readFileSync(specPath, 'utf8');
     const table = spec.slice(spec.indexOf('| Code | HTTP | Meaning |'), spec.indexOf('HTTP status for the lifecycle codes'));
     const rows = table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Code') && !l.startsWith('|---'));
     let count = 0;
     for (const row of rows) {
-      const [codes, status] = row.split('|').slice(1, 3).map((c) => c.trim());
+      const [codes, status] = row
+        .split('|')
+        .slice(1, 3)
+        .map((c) => c.trim());
       for (const code of codes.split(',').map((c) => c.trim())) {
         count++;
         expect(ERROR_CODES, code).toContain(code);

@@ -36,7 +36,11 @@ export const IDEMPOTENCY_KEY_MAX_CHARS = 255;
 /** Per record besides its strings: the entry, the queue item, map slots (a rough V8 figure; bounds, not accounting). */
 const ENTRY_OVERHEAD_BYTES = 200;
 
-const idempotency = defineStore('idempotency', () => ({ entries: new Map<string, Entry>(), queues: new Map<string, OrgQueue>(), writes: 0 }));
+const idempotency = defineStore('idempotency', () => ({
+  entries: new Map<string, Entry>(),
+  queues: new Map<string, OrgQueue>(),
+  writes: 0,
+}));
 
 /** Removes a record and takes its bytes off its organization's count. */
 function remove(store: ReturnType<typeof idempotency>, q: OrgQueue, id: string): void {
@@ -99,7 +103,8 @@ const CANONICAL_DEPTH_MAX = 256;
 
 /** JSON with sorted keys; a value nested past CANONICAL_DEPTH_MAX is a 400, never a stack overflow. */
 export function canonicalJson(value: unknown, depth = 0): string {
-  if (depth > CANONICAL_DEPTH_MAX) throw new ApiError('invalid_parameter', `the request body nests deeper than ${CANONICAL_DEPTH_MAX} levels`);
+  if (depth > CANONICAL_DEPTH_MAX)
+    throw new ApiError('invalid_parameter', `the request body nests deeper than ${CANONICAL_DEPTH_MAX} levels`);
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
   if (value && typeof value === 'object') {
     const keys = Object.keys(value).sort();
@@ -109,14 +114,19 @@ export function canonicalJson(value: unknown, depth = 0): string {
 }
 
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path} ${canonicalJson(body ?? {})}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${path} ${canonicalJson(body ?? {})}`)
+    .digest('hex');
 }
 
 export function requireKey(header: string | undefined): string {
   if (header === undefined || header.length === 0) {
     throw new ApiError('parameter_missing', 'Idempotency-Key header is required on this endpoint', { param: 'Idempotency-Key' });
   }
-  if (header.length > IDEMPOTENCY_KEY_MAX_CHARS) throw new ApiError('invalid_parameter', `Idempotency-Key is longer than ${IDEMPOTENCY_KEY_MAX_CHARS} characters`, { param: 'Idempotency-Key' });
+  if (header.length > IDEMPOTENCY_KEY_MAX_CHARS)
+    throw new ApiError('invalid_parameter', `Idempotency-Key is longer than ${IDEMPOTENCY_KEY_MAX_CHARS} characters`, {
+      param: 'Idempotency-Key',
+    });
   return header;
 }
 
@@ -158,7 +168,13 @@ export async function withIdempotency(
       // Counted once the answer is in (its size is known then), and swept to the caps at once.
       entry.bytes = 2 * (id.length + print.length + (JSON.stringify(r.body) ?? '').length) + ENTRY_OVERHEAD_BYTES;
       queue.bytes += entry.bytes;
-      sweepQueue(store, queue, world.sim.now_ms() - world.profile.idempotency_retention_ms, world.profile.idempotency_max_records, world.profile.idempotency_max_bytes_per_org);
+      sweepQueue(
+        store,
+        queue,
+        world.sim.now_ms() - world.profile.idempotency_retention_ms,
+        world.profile.idempotency_max_records,
+        world.profile.idempotency_max_bytes_per_org,
+      );
     }
     return { reply: r, replayed: false };
   } catch (e) {

@@ -13,7 +13,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_BODY_DEPTH = 64;
 
 /** Thrown by the JSON parser before JSON.parse (body.ts); its `type` is the journal's name for it. */
-export class BodyTooDeep extends Error {
+class BodyTooDeep extends Error {
   readonly type = 'entity.too.deep';
   constructor() {
     super(`the request body nests deeper than ${MAX_BODY_DEPTH} levels`);
@@ -27,7 +27,8 @@ export function checkDepth(buf: Uint8Array): void {
   for (let i = 0; i < buf.length; i++) {
     const c = buf[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -43,7 +44,7 @@ export const BODY_TIMEOUT_MS = 20_000;
 export const bodyError = (type: string, message: string): Error => Object.assign(new Error(message), { type });
 
 /** The `charset` parameter of a Content-Type, lower-cased; null when there is none. */
-export function charsetOf(contentType: string | undefined): string | null {
+function charsetOf(contentType: string | undefined): string | null {
   if (contentType === undefined) return null;
   const m = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType);
   return m ? m[1]!.toLowerCase() : null;
@@ -58,8 +59,10 @@ export function refusedByHeaders(req: IncomingMessage): Error | null {
   const length = req.headers['content-length'];
   if (length === undefined && req.headers['transfer-encoding'] === undefined) return null;
   const charset = charsetOf(req.headers['content-type']);
-  if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') return bodyError('charset.unsupported', 'the request body must be UTF-8');
-  if (length !== undefined && Number(length) > MAX_BODY_BYTES) return bodyError('entity.too.large', 'the request body is larger than the limit');
+  if (charset !== null && charset !== 'utf-8' && charset !== 'utf8')
+    return bodyError('charset.unsupported', 'the request body must be UTF-8');
+  if (length !== undefined && Number(length) > MAX_BODY_BYTES)
+    return bodyError('entity.too.large', 'the request body is larger than the limit');
   return null;
 }
 
@@ -67,7 +70,9 @@ function reply(socket: Duplex, id: number, status: number, reason: string, err: 
   // No request was parsed, so no request id was drawn: a recognisable id from the server's own counter.
   const { body } = envelope(err, `req_unparsed_${id.toString(36)}`, profile);
   const text = JSON.stringify(body);
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }
 
 /** Node's own refusals, answered in the envelope where the socket allows (the server's clientError handler). */
@@ -78,10 +83,27 @@ export function clientErrorAnswer(profile: () => Profile): (err: NodeJS.ErrnoExc
       socket.destroy();
       return;
     }
-    if (err.code === 'HPE_HEADER_OVERFLOW') reply(socket, ++unparsed, 431, 'Request Header Fields Too Large', new ApiError('headers_too_large', 'the request headers are larger than the server accepts'), profile());
-    else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') reply(socket, ++unparsed, 408, 'Request Timeout', new ApiError('request_timeout', 'the request was not received in time'), profile());
+    if (err.code === 'HPE_HEADER_OVERFLOW')
+      reply(
+        socket,
+        ++unparsed,
+        431,
+        'Request Header Fields Too Large',
+        new ApiError('headers_too_large', 'the request headers are larger than the server accepts'),
+        profile(),
+      );
+    else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+      reply(socket, ++unparsed, 408, 'Request Timeout', new ApiError('request_timeout', 'the request was not received in time'), profile());
     else if (err.code === 'ECONNRESET' || err.code === 'EPIPE') socket.destroy();
-    else reply(socket, ++unparsed, 400, 'Bad Request', new ApiError('invalid_parameter', `malformed HTTP request (${err.code ?? 'parse error'})`), profile());
+    else
+      reply(
+        socket,
+        ++unparsed,
+        400,
+        'Bad Request',
+        new ApiError('invalid_parameter', `malformed HTTP request (${err.code ?? 'parse error'})`),
+        profile(),
+      );
   };
 }
 
@@ -89,6 +111,13 @@ export function clientErrorAnswer(profile: () => Profile): (err: NodeJS.ErrnoExc
 export function refuseConnect(server: Server, profile: () => Profile): void {
   let n = 0;
   server.on('connect', (_req, socket: Duplex) => {
-    reply(socket, ++n, 404, 'Not Found', new ApiError('route_not_found', 'CONNECT is not served: swapsim is not a proxy; the API lives under /v1'), profile());
+    reply(
+      socket,
+      ++n,
+      404,
+      'Not Found',
+      new ApiError('route_not_found', 'CONNECT is not served: swapsim is not a proxy; the API lives under /v1'),
+      profile(),
+    );
   });
 }

@@ -19,7 +19,11 @@ describe('the registered observers', () => {
     await sim.api('GET', '/accounts?limit=1&nobody_declares=1');
     expect(idempotencyLedgerSize(world)).toBe(1);
     const conduct = (await sim.control('GET', `/conduct?api_key=${sim.api_key}`)).body.conduct;
-    expect(conduct.requests.map((r: { method: string; path: string; status: number }) => `${r.method} ${r.path} ${r.status}`)).toEqual(['POST /accounts 200', 'POST /accounts 200', 'GET /accounts 200']);
+    expect(conduct.requests.map((r: { method: string; path: string; status: number }) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      'POST /accounts 200',
+      'POST /accounts 200',
+      'GET /accounts 200',
+    ]);
     const [first, replay, read] = conduct.requests as Array<{ idempotency_key: string | null; body_fingerprint: string | null }>;
     expect([first.idempotency_key, replay.idempotency_key, read.idempotency_key]).toEqual(['obs-1', 'obs-1', null]);
     expect(replay.body_fingerprint).toBe(first.body_fingerprint);

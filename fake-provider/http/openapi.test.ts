@@ -7,7 +7,12 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
 import { SPEC_ENDPOINTS } from './openapi.ts';
 
-type Doc = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown>; securitySchemes?: Record<string, any> }; tags?: Array<{ name: string; description?: string }>; webhooks?: Record<string, Record<string, any>> };
+type Doc = {
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, unknown>; securitySchemes?: Record<string, any> };
+  tags?: Array<{ name: string; description?: string }>;
+  webhooks?: Record<string, Record<string, any>>;
+};
 
 let sim: TestSim;
 let v1: Doc;
@@ -20,11 +25,17 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-const operations = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+const operations = (doc: Doc) =>
+  Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+  );
 
 async function lint(doc: Doc): Promise<string[]> {
   // recommended-strict (every warning an error), plus: every tag an operation uses is declared.
-  const config = await createConfig({ extends: ['recommended-strict'], rules: { 'operation-tag-defined': 'error', 'tag-description': 'error' } });
+  const config = await createConfig({
+    extends: ['recommended-strict'],
+    rules: { 'operation-tag-defined': 'error', 'tag-description': 'error' },
+  });
   const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
   return problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
 }
@@ -32,7 +43,10 @@ async function lint(doc: Doc): Promise<string[]> {
 describe('OpenAPI documents', () => {
   it('/v1 lists every endpoint of the spec once, and marks the rest as swapsim extras', () => {
     const ops = operations(v1);
-    const listed = ops.filter((o) => !o.op['x-swapsim-extra']).map((o) => o.key).sort();
+    const listed = ops
+      .filter((o) => !o.op['x-swapsim-extra'])
+      .map((o) => o.key)
+      .sort();
     expect(listed).toEqual([...SPEC_ENDPOINTS].sort());
     const extras = ops.filter((o) => o.op['x-swapsim-extra']).map((o) => o.key);
     expect(extras).toContain('GET /accounts/{account_id}');
@@ -55,12 +69,33 @@ describe('OpenAPI documents', () => {
       }
     }
     expect(v1.components.schemas).toHaveProperty('ErrorEnvelope');
-    expect(Object.keys(v1.components.schemas)).toEqual(expect.arrayContaining(['AccountResponse', 'AccountList', 'TradeResponse', 'EventList']));
+    expect(Object.keys(v1.components.schemas)).toEqual(
+      expect.arrayContaining(['AccountResponse', 'AccountList', 'TradeResponse', 'EventList']),
+    );
   });
 
   it('the resources inside responses are named components, referenced with $ref', () => {
-    const refs = (doc: Doc): Set<string> => new Set([...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([A-Za-z0-9]+)"/g)].map((m) => m[1]));
-    const resources = ['Account', 'Destination', 'DepositAddress', 'Credit', 'Balance', 'Rfq', 'Quote', 'Trade', 'Zap', 'Cancel', 'Asset', 'Market', 'Candle', 'Webhook', 'Delivery', 'Event', 'HistoryRecord'];
+    const refs = (doc: Doc): Set<string> =>
+      new Set([...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([A-Za-z0-9]+)"/g)].map((m) => m[1]));
+    const resources = [
+      'Account',
+      'Destination',
+      'DepositAddress',
+      'Credit',
+      'Balance',
+      'Rfq',
+      'Quote',
+      'Trade',
+      'Zap',
+      'Cancel',
+      'Asset',
+      'Market',
+      'Candle',
+      'Webhook',
+      'Delivery',
+      'Event',
+      'HistoryRecord',
+    ];
     const used = refs(v1);
     for (const name of resources) {
       expect(v1.components.schemas, name).toHaveProperty(name);
@@ -87,7 +122,11 @@ describe('OpenAPI documents', () => {
 
   it('declares every tag it uses, with a description', () => {
     for (const doc of [v1, control]) {
-      const used = new Set([...operations(doc), ...Object.values(doc.webhooks ?? {}).flatMap((ops) => Object.values(ops).map((op) => ({ op })))].flatMap(({ op }) => op.tags as string[]));
+      const used = new Set(
+        [...operations(doc), ...Object.values(doc.webhooks ?? {}).flatMap((ops) => Object.values(ops).map((op) => ({ op })))].flatMap(
+          ({ op }) => op.tags as string[],
+        ),
+      );
       expect(doc.tags?.map((t) => t.name).sort()).toEqual([...used].sort());
       for (const tag of doc.tags ?? []) expect(tag.description, tag.name).toBeTruthy();
     }
@@ -101,7 +140,9 @@ describe('OpenAPI documents', () => {
     expect(body.properties.type).toEqual({ type: 'string', enum: ['trade.settled'] });
     expect(body.required).toEqual(expect.arrayContaining(['event_id', 'type', 'created_at_ms', 'account_id', 'data']));
     expect(body.properties.data.required).toEqual(expect.arrayContaining(['trade_id', 'credit_id']));
-    expect(settled.parameters.map((p: { name: string; in: string }) => `${p.in} ${p.name}`)).toEqual(expect.arrayContaining(['header Svc-Signature', 'header Svc-Timestamp']));
+    expect(settled.parameters.map((p: { name: string; in: string }) => `${p.in} ${p.name}`)).toEqual(
+      expect.arrayContaining(['header Svc-Signature', 'header Svc-Timestamp']),
+    );
     expect(control.webhooks ?? {}).toEqual({});
   });
 

@@ -18,23 +18,57 @@ extendZodWithOpenApi(z);
  */
 function nameable<T extends z.ZodType>(schema: T): T {
   const openapi = (z.ZodType.prototype as unknown as { openapi: unknown }).openapi;
-  if (typeof (schema as unknown as { openapi?: unknown }).openapi !== 'function') Object.defineProperty(schema, 'openapi', { value: openapi, configurable: true, writable: true });
+  if (typeof (schema as unknown as { openapi?: unknown }).openapi !== 'function')
+    Object.defineProperty(schema, 'openapi', { value: openapi, configurable: true, writable: true });
   return schema;
 }
 
 /** The endpoints API v1 lists (spec: Endpoints), as `METHOD /path`; any other /v1 route is a swapsim extra. */
 export const SPEC_ENDPOINTS: ReadonlySet<string> = new Set([
-  'POST /accounts', 'GET /accounts', 'POST /accounts/{account_id}/deactivate', 'PATCH /accounts/{account_id}',
-  'POST /accounts/{account_id}/export-keys', 'POST /public/initiate-export', 'POST /public/complete-export', 'GET /public/export-status',
-  'POST /accounts/{account_id}/destinations', 'GET /accounts/{account_id}/destinations', 'DELETE /accounts/{account_id}/destinations/{destination_id}',
-  'GET /accounts/{account_id}/deposit-addresses', 'POST /accounts/{account_id}/deposit-addresses',
-  'GET /accounts/{account_id}/credits', 'GET /accounts/{account_id}/balances', 'GET /accounts/{account_id}/history', 'GET /accounts/{account_id}/activity',
-  'POST /rfqs', 'GET /rfqs/{rfq_id}', 'GET /quotes/{quote_id}', 'POST /quotes/{quote_id}/accept', 'GET /trades/{trade_id}',
-  'POST /zaps', 'GET /zaps', 'GET /zaps/{zap_id}', 'POST /cancels', 'GET /cancels/{cancel_id}',
-  'POST /recoveries/{recovery_id}/activate', 'POST /public/recover-funds', 'POST /deposits/{deposit_address_id}/flag',
-  'PUT /symbols', 'GET /symbols', 'DELETE /symbols/{symbol}', 'GET /assets', 'GET /resolve', 'GET /markets', 'GET /markets/candles',
-  'POST /webhooks', 'GET /webhooks', 'PATCH /webhooks/{webhook_id}', 'POST /webhooks/{webhook_id}/rotate-secret',
-  'POST /webhooks/{webhook_id}/replay', 'GET /webhooks/{webhook_id}/deliveries', 'GET /events',
+  'POST /accounts',
+  'GET /accounts',
+  'POST /accounts/{account_id}/deactivate',
+  'PATCH /accounts/{account_id}',
+  'POST /accounts/{account_id}/export-keys',
+  'POST /public/initiate-export',
+  'POST /public/complete-export',
+  'GET /public/export-status',
+  'POST /accounts/{account_id}/destinations',
+  'GET /accounts/{account_id}/destinations',
+  'DELETE /accounts/{account_id}/destinations/{destination_id}',
+  'GET /accounts/{account_id}/deposit-addresses',
+  'POST /accounts/{account_id}/deposit-addresses',
+  'GET /accounts/{account_id}/credits',
+  'GET /accounts/{account_id}/balances',
+  'GET /accounts/{account_id}/history',
+  'GET /accounts/{account_id}/activity',
+  'POST /rfqs',
+  'GET /rfqs/{rfq_id}',
+  'GET /quotes/{quote_id}',
+  'POST /quotes/{quote_id}/accept',
+  'GET /trades/{trade_id}',
+  'POST /zaps',
+  'GET /zaps',
+  'GET /zaps/{zap_id}',
+  'POST /cancels',
+  'GET /cancels/{cancel_id}',
+  'POST /recoveries/{recovery_id}/activate',
+  'POST /public/recover-funds',
+  'POST /deposits/{deposit_address_id}/flag',
+  'PUT /symbols',
+  'GET /symbols',
+  'DELETE /symbols/{symbol}',
+  'GET /assets',
+  'GET /resolve',
+  'GET /markets',
+  'GET /markets/candles',
+  'POST /webhooks',
+  'GET /webhooks',
+  'PATCH /webhooks/{webhook_id}',
+  'POST /webhooks/{webhook_id}/rotate-secret',
+  'POST /webhooks/{webhook_id}/replay',
+  'GET /webhooks/{webhook_id}/deliveries',
+  'GET /events',
 ]);
 
 /** The spec's error envelope (spec: Errors), on every error response. */
@@ -50,15 +84,24 @@ export const errorEnvelope = z.object({
   }),
 });
 
-const pascal = (words: string): string => words.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+const pascal = (words: string): string =>
+  words
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join('');
 
 /** `post /quotes/{quote_id}/accept` → `postQuotesByQuoteIdAccept`: unique per method and path, stable. */
-export function operationId(method: string, path: string): string {
-  const parts = path.split('/').filter(Boolean).map((p) => (p.startsWith('{') ? `By${pascal(p.slice(1, -1))}` : pascal(p)));
+function operationId(method: string, path: string): string {
+  const parts = path
+    .split('/')
+    .filter(Boolean)
+    .map((p) => (p.startsWith('{') ? `By${pascal(p.slice(1, -1))}` : pascal(p)));
   return method.toLowerCase() + parts.join('');
 }
 
-const singular = (key: string): string => (key.endsWith('sses') ? key.slice(0, -2) : key.endsWith('ies') ? `${key.slice(0, -3)}y` : key.endsWith('s') ? key.slice(0, -1) : key);
+const singular = (key: string): string =>
+  key.endsWith('sses') ? key.slice(0, -2) : key.endsWith('ies') ? `${key.slice(0, -3)}y` : key.endsWith('s') ? key.slice(0, -1) : key;
 
 /** A name for a response schema, from what it wraps: `{account}` → AccountResponse, `{accounts, has_more…}` → AccountList. */
 function responseName(schema: z.ZodType, opId: string): string {
@@ -112,7 +155,8 @@ function registerWebhooks(registry: OpenAPIRegistry, shapes: WebhookShapes): voi
         path: type,
         operationId: `webhook${pascal(type)}`,
         summary: `${type} delivered to the organization's webhook URL`,
-        description: 'A signed POST of the event (the `Svc` header prefix is the profile\'s `webhook_header_prefix`). Answer 2xx within the timeout, else it is retried over 72 h.',
+        description:
+          "A signed POST of the event (the `Svc` header prefix is the profile's `webhook_header_prefix`). Answer 2xx within the timeout, else it is retried over 72 h.",
         tags: ['Webhooks'],
         // Signed with the webhook secret (Svc-Signature), not sent with a bearer key.
         security: [],
@@ -146,13 +190,20 @@ function generate(routes: readonly AnyRoute[], opts: DocumentOptions): unknown {
     const error = (description: string) => ({ description, content: { 'application/json': { schema: envelope } } });
     const bearer = opts.bearer && route.auth !== 'public';
     const responses: Record<string, unknown> = {
-      [String(route.status ?? 200)]: response ? { description: route.summary, content: { 'application/json': { schema: response } } } : { description: route.summary },
+      [String(route.status ?? 200)]: response
+        ? { description: route.summary, content: { 'application/json': { schema: response } } }
+        : { description: route.summary },
     };
-    if (route.body || route.query || route.params || route.idempotent) responses['400'] = error('Invalid request: parameter_missing, invalid_parameter, invalid_enum and the other 400 codes');
+    if (route.body || route.query || route.params || route.idempotent)
+      responses['400'] = error('Invalid request: parameter_missing, invalid_parameter, invalid_enum and the other 400 codes');
     if (bearer) responses['401'] = error('Missing or invalid bearer API key');
     if (route.params) responses['404'] = error('Not found, or outside the organization');
-    if (route.idempotent) responses['409'] = error('Conflict: idempotency_key_reuse (the same key with another payload) or a lifecycle conflict');
-    if (opts.gated) responses['403'] = error('Forbidden: the control plane answers loopback clients only, unless the server has a control token and the request carries it');
+    if (route.idempotent)
+      responses['409'] = error('Conflict: idempotency_key_reuse (the same key with another payload) or a lifecycle conflict');
+    if (opts.gated)
+      responses['403'] = error(
+        'Forbidden: the control plane answers loopback clients only, unless the server has a control token and the request carries it',
+      );
     if (opts.bearer) responses['429'] = error('Rate limited (rate_limited); honour Retry-After when present');
     responses.default = error('Any other error, in the same envelope (lifecycle codes take the statuses of the behaviour profile)');
     registry.registerPath({
@@ -160,7 +211,9 @@ function generate(routes: readonly AnyRoute[], opts: DocumentOptions): unknown {
       path,
       operationId: opId,
       summary: route.summary,
-      ...(extra ? { description: 'swapsim extra: not an endpoint of API v1, kept for convenience in tests.', 'x-swapsim-extra': true } : {}),
+      ...(extra
+        ? { description: 'swapsim extra: not an endpoint of API v1, kept for convenience in tests.', 'x-swapsim-extra': true }
+        : {}),
       tags: [route.tag],
       // The control plane: loopback clients need nothing; with --control-token, the bearer token.
       security: bearer ? [{ bearer: [] }] : opts.gated ? [{}, { controlToken: [] }] : [],
@@ -173,12 +226,17 @@ function generate(routes: readonly AnyRoute[], opts: DocumentOptions): unknown {
       responses: responses as never,
     });
   }
-  if (opts.bearer) registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'An API key of the organization' });
+  if (opts.bearer)
+    registry.registerComponent('securitySchemes', 'bearer', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An API key of the organization',
+    });
   if (opts.gated) {
     registry.registerComponent('securitySchemes', 'controlToken', {
       type: 'http',
       scheme: 'bearer',
-      description: 'The server\'s `--control-token`; without one, the control plane answers loopback clients only and needs no token',
+      description: "The server's `--control-token`; without one, the control plane answers loopback clients only and needs no token",
     });
   }
   if (opts.webhooks) registerWebhooks(registry, opts.webhooks);
@@ -194,15 +252,25 @@ function generate(routes: readonly AnyRoute[], opts: DocumentOptions): unknown {
 /** GET /v1/openapi.json. */
 export function v1Document(routes: readonly AnyRoute[], webhooks?: WebhookShapes): unknown {
   return generate(routes, {
-    title: 'Crypto Swap Routing Service API v1 (swapsim)', server: '/v1', bearer: true, markExtras: true, gated: false, webhooks,
-    description: 'The API swapsim fakes, generated from the schemas that validate its requests. Operations marked x-swapsim-extra are not in API v1.',
+    title: 'Crypto Swap Routing Service API v1 (swapsim)',
+    server: '/v1',
+    bearer: true,
+    markExtras: true,
+    gated: false,
+    webhooks,
+    description:
+      'The API swapsim fakes, generated from the schemas that validate its requests. Operations marked x-swapsim-extra are not in API v1.',
   });
 }
 
 /** GET /_sim/openapi.json: the control plane (loopback, or a bearer control token when the server has one). */
 export function controlDocument(routes: readonly AnyRoute[]): unknown {
   return generate(routes, {
-    title: 'swapsim control plane', server: '/_sim', bearer: false, markExtras: false, gated: true,
+    title: 'swapsim control plane',
+    server: '/_sim',
+    bearer: false,
+    markExtras: false,
+    gated: true,
     description: "swapsim's own endpoints: clock, organizations, deposits, faults, screening, invariants, conduct. Not part of API v1.",
   });
 }

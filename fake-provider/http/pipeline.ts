@@ -113,7 +113,12 @@ function send(reply: FastifyReply, stored: StoredReply, world: World, control: b
     return;
   }
   // The control plane's shapes are exact (design.md); only /v1 answers grow unknown fields.
-  sendJson(reply, stored.status, world.profile.extra_response_fields && !control ? withExtensionFields(stored.body) : stored.body, stored.headers);
+  sendJson(
+    reply,
+    stored.status,
+    world.profile.extra_response_fields && !control ? withExtensionFields(stored.body) : stored.body,
+    stored.headers,
+  );
 }
 
 /** The envelope of an ApiError, with its headers. */
@@ -159,7 +164,11 @@ interface RequestView {
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The framework handler of one declared route: auth, rate limit, http faults, idempotency, observers, reply. */
-export function serveRoute(route: AnyRoute, serving: Serving, mount: Mount): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+export function serveRoute(
+  route: AnyRoute,
+  serving: Serving,
+  mount: Mount,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   return async (request, reply) => {
     const { world, request_id } = localsOf(request);
     const view: RequestView = {
@@ -236,7 +245,8 @@ async function answer(view: RequestView, ctx: ApiContext | PublicContext, fault:
     const out = runHandler(route, input, ctx);
     stored = out instanceof Promise ? await out : out;
   }
-  if (api_key !== undefined) observeAnswer(world, api_key, request_id, view, lost ? (lost === 'reset' ? 0 : 500) : stored.status, stored, lost !== null);
+  if (api_key !== undefined)
+    observeAnswer(world, api_key, request_id, view, lost ? (lost === 'reset' ? 0 : 500) : stored.status, stored, lost !== null);
   if (lost === 'reset') {
     // The framework is told the reply is handled elsewhere: the connection goes without one.
     reply.hijack();
@@ -247,7 +257,11 @@ async function answer(view: RequestView, ctx: ApiContext | PublicContext, fault:
 }
 
 /** The handler's reply with its request_id, or its ApiError as the envelope (both are stored by idempotency). */
-function runHandler(route: AnyRoute, input: { params: unknown; query: unknown; body: unknown }, ctx: ApiContext | PublicContext): StoredReply | Promise<StoredReply> {
+function runHandler(
+  route: AnyRoute,
+  input: { params: unknown; query: unknown; body: unknown },
+  ctx: ApiContext | PublicContext,
+): StoredReply | Promise<StoredReply> {
   let out: Reply | Promise<Reply>;
   try {
     const handler = route.handler as (i: typeof input, c: typeof ctx) => Reply | Promise<Reply>;
@@ -256,7 +270,11 @@ function runHandler(route: AnyRoute, input: { params: unknown; query: unknown; b
   } catch (e) {
     return failedReply(e, ctx);
   }
-  if (out instanceof Promise) return out.then((reply) => storedReply(route, reply, ctx.request_id), (e: unknown) => failedReply(e, ctx));
+  if (out instanceof Promise)
+    return out.then(
+      (reply) => storedReply(route, reply, ctx.request_id),
+      (e: unknown) => failedReply(e, ctx),
+    );
   return storedReply(route, out, ctx.request_id);
 }
 
@@ -272,7 +290,15 @@ function failedReply(e: unknown, ctx: ApiContext | PublicContext): StoredReply {
   return { status, body, headers: e.headers };
 }
 
-function observeAnswer(world: World, api_key: string, request_id: string, view: RequestView, status: number, reply: StoredReply, lost: boolean): void {
+function observeAnswer(
+  world: World,
+  api_key: string,
+  request_id: string,
+  view: RequestView,
+  status: number,
+  reply: StoredReply,
+  lost: boolean,
+): void {
   const { request } = view;
   const a: AnsweredRequest = {
     world,
@@ -324,10 +350,14 @@ function bodyApiError(type: string | undefined): ApiError | null {
     case 'encoding.unsupported':
       return new ApiError('unsupported_media_type', 'unsupported body encoding or charset');
     case 'charset.unsupported':
-      return new ApiError('unsupported_media_type', 'the request body must be UTF-8 (Content-Type charset utf-8, or none)', { param: 'Content-Type' });
+      return new ApiError('unsupported_media_type', 'the request body must be UTF-8 (Content-Type charset utf-8, or none)', {
+        param: 'Content-Type',
+      });
     // The message names no header value: a replay raises the error again from its recorded type alone.
     case 'content_type.unsupported':
-      return new ApiError('unsupported_media_type', 'the request body must be JSON sent with Content-Type: application/json', { param: 'Content-Type' });
+      return new ApiError('unsupported_media_type', 'the request body must be JSON sent with Content-Type: application/json', {
+        param: 'Content-Type',
+      });
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':

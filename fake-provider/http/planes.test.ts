@@ -43,7 +43,10 @@ describe('routing on the framework', () => {
   it('answers HEAD from the GET route, headers only, with the GET body’s length', async () => {
     const get = await fetch(`${sim.base_url}/accounts/${account_id}/balances`, { headers: { authorization: `Bearer ${sim.api_key}` } });
     const text = await get.text();
-    const r = await fetch(`${sim.base_url}/accounts/${account_id}/balances`, { method: 'HEAD', headers: { authorization: `Bearer ${sim.api_key}` } });
+    const r = await fetch(`${sim.base_url}/accounts/${account_id}/balances`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${sim.api_key}` },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
     // Same length as the GET's body (its request_id differs, not its length).
@@ -55,7 +58,12 @@ describe('routing on the framework', () => {
     const bad = await sim.api('GET', '/accounts/%E0%A4%A/balances');
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_parameter', request_id: bad.body.request_id });
-    for (const [method, path] of [['GET', `/accounts/${account_id}/balances/extra`], ['PUT', `/accounts/${account_id}/balances`], ['GET', '//accounts'], ['GET', `/accounts/${account_id}/balances//`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/accounts/${account_id}/balances/extra`],
+      ['PUT', `/accounts/${account_id}/balances`],
+      ['GET', '//accounts'],
+      ['GET', `/accounts/${account_id}/balances//`],
+    ] as const) {
       const r = await sim.api(method, path);
       expect(r.status, `${method} ${path}`).toBe(404);
       expect(r.body.error.code).toBe('route_not_found');
@@ -121,7 +129,10 @@ describe('order of the steps', () => {
   const control = (method: string, path: string, init: { token?: boolean; body?: string } = {}) =>
     fetch(sim.control_url + path, {
       method,
-      headers: { ...(init.token ? { authorization: 'Bearer tok' } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(init.token ? { authorization: 'Bearer tok' } : {}),
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: init.body,
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as { request_id?: string; error?: { code: string } } }));
 
@@ -132,27 +143,41 @@ describe('order of the steps', () => {
     expect((await control('POST', '/clock/advance', { body: '{nope' })).body.error?.code).toBe('invalid_parameter');
     expect((await control('POST', '/clock/advance', { body: '{"ms":1000}' })).body.error?.code).toBe('unauthorized');
     expect((await control('POST', '/clock/advance', { token: true, body: '{"ms":1000}' })).status).toBe(200);
-    const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; url?: string; body_error?: string | null });
+    const lines = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; url?: string; body_error?: string | null });
     const requests = lines.filter((l) => l.kind === 'request');
     // The probe is not there; everything else is, in order, the malformed body by its type.
-    expect(requests.map((l) => l.url)).toEqual(['/_sim/nope', '/_sim/nope', '/_sim/clock/advance', '/_sim/clock/advance', '/_sim/clock/advance']);
+    expect(requests.map((l) => l.url)).toEqual([
+      '/_sim/nope',
+      '/_sim/nope',
+      '/_sim/clock/advance',
+      '/_sim/clock/advance',
+      '/_sim/clock/advance',
+    ]);
     expect(requests.map((l) => l.body_error)).toEqual([null, null, 'entity.parse.failed', null, null]);
   });
 
   it('requests are journaled in the order they take effect (a slow body after a quick one), and replay', async () => {
-    const head = (n: number) => `POST /v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sim.api_key}\r\nIdempotency-Key: order-${n}\r\nContent-Type: application/json\r\nContent-Length: 20\r\nConnection: close\r\n\r\n`;
+    const head = (n: number) =>
+      `POST /v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sim.api_key}\r\nIdempotency-Key: order-${n}\r\nContent-Type: application/json\r\nContent-Length: 20\r\nConnection: close\r\n\r\n`;
     const slow = connect(sim.running.port, '127.0.0.1');
     let slowAnswer = '';
     slow.on('data', (d) => (slowAnswer += d));
     const slowClosed = new Promise((r) => slow.on('close', r));
-    slow.write(head(1) + '{"label":"s');
+    slow.write(`${head(1)}{"label":"s`);
     // The quick one arrives second and completes first: it takes effect first.
     const quick = await sim.api('POST', '/accounts', { body: { label: 'quick' }, idem: 'order-2' });
     expect(quick.status).toBe(200);
     slow.end('low----"}');
     await slowClosed;
     expect(slowAnswer).toMatch(/^HTTP\/1\.1 200/);
-    const requests = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; headers?: Record<string, string> }).filter((l) => l.kind === 'request' && l.headers?.['idempotency-key']?.startsWith('order-'));
+    const requests = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; headers?: Record<string, string> })
+      .filter((l) => l.kind === 'request' && l.headers?.['idempotency-key']?.startsWith('order-'));
     expect(requests.map((l) => l.headers!['idempotency-key'])).toEqual(['order-2', 'order-1']);
     await sim.close();
     const report = await replayJournal(parseJournal(readFileSync(journal, 'utf8')), { verify: true });
@@ -178,8 +203,13 @@ describe('the pipeline’s observers', () => {
     };
     let runs = 0;
     const route = defineRoute({
-      method: 'post', path: '/things/:thing_id', summary: 'a thing', tag: 't', idempotent: true,
-      params: z.object({ thing_id: z.string() }), query: z.object({ n: z.string().optional() }),
+      method: 'post',
+      path: '/things/:thing_id',
+      summary: 'a thing',
+      tag: 't',
+      idempotent: true,
+      params: z.object({ thing_id: z.string() }),
+      query: z.object({ n: z.string().optional() }),
       handler: ({ params }) => {
         runs++;
         if (params.thing_id === 'bad') throw new ApiError('invalid_parameter', 'bad thing', { param: 'thing_id' });
@@ -187,7 +217,9 @@ describe('the pipeline’s observers', () => {
       },
     });
     const app = frontDoor({
-      planes: [{ prefix: '/v1', routes: [route], control: false, document: () => ({}), notFound: () => new ApiError('route_not_found', 'none') }],
+      planes: [
+        { prefix: '/v1', routes: [route], control: false, document: () => ({}), notFound: () => new ApiError('route_not_found', 'none') },
+      ],
       serving: { limiter: runtime.limiter, resources: [], observers: [spy] },
       probes: [],
       outside: () => new ApiError('route_not_found', 'outside'),
@@ -200,14 +232,40 @@ describe('the pipeline’s observers', () => {
     try {
       const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1/things`;
       const post = (id: string, key: string | null) =>
-        fetch(`${url}/${id}?n=1&stray=2`, { method: 'POST', headers: { authorization: 'Bearer sk_test_observed', 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, body: '{"a":1}' });
+        fetch(`${url}/${id}?n=1&stray=2`, {
+          method: 'POST',
+          headers: {
+            authorization: 'Bearer sk_test_observed',
+            'content-type': 'application/json',
+            ...(key ? { 'idempotency-key': key } : {}),
+          },
+          body: '{"a":1}',
+        });
       expect((await post('a', 'k1')).status).toBe(200);
       expect((await post('a', 'k1')).status).toBe(200);
       expect((await post('bad', 'k2')).status).toBe(400);
       expect((await post('a', null)).status).toBe(400);
       expect(runs).toBe(2);
-      expect(seen).toEqual(['write org_', 'answer k1 200', 'answered 200', 'write org_', 'answer k1 200', 'answered 200', 'write org_', 'answer k2 400', 'answered 400', 'answered 400']);
-      expect(answers[0]).toMatchObject({ method: 'POST', path: '/things/a', idempotency_key: 'k1', lost: false, body: { a: 1 }, query: { n: '1', stray: '2' } });
+      expect(seen).toEqual([
+        'write org_',
+        'answer k1 200',
+        'answered 200',
+        'write org_',
+        'answer k1 200',
+        'answered 200',
+        'write org_',
+        'answer k2 400',
+        'answered 400',
+        'answered 400',
+      ]);
+      expect(answers[0]).toMatchObject({
+        method: 'POST',
+        path: '/things/a',
+        idempotency_key: 'k1',
+        lost: false,
+        body: { a: 1 },
+        query: { n: '1', stray: '2' },
+      });
       expect(answers[0].route).toBe(route);
       expect(answers[0].body_fingerprint).toMatch(/^[0-9a-f]{64}$/);
       expect(answers[3]).toMatchObject({ status: 400, idempotency_key: null, reply: { body: { error: { code: 'parameter_missing' } } } });

@@ -14,7 +14,7 @@ import { bodyErrorType, installBodyParsing } from './body.ts';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, refusedByHeaders } from './limits.ts';
 
 /** A prefix served from its declared routes: /v1 (the API) or /_sim (the control plane). */
-export interface Plane {
+interface Plane {
   prefix: string;
   routes: readonly AnyRoute[];
   /** Its answers keep their exact shapes and its bodies are strict (the profile's extra fields are /v1's). */
@@ -62,7 +62,15 @@ function failWith(o: FrontDoor): (err: unknown, request: FastifyRequest, reply: 
     if (reply.sent) return;
     const locals = request.locals;
     if (locals == null) {
-      sendJson(reply, 500, { request_id: 'req_unknown', error: { type: 'api_error', code: 'internal_error', message: 'internal error', request_id: 'req_unknown' } }, undefined);
+      sendJson(
+        reply,
+        500,
+        {
+          request_id: 'req_unknown',
+          error: { type: 'api_error', code: 'internal_error', message: 'internal error', request_id: 'req_unknown' },
+        },
+        undefined,
+      );
       return;
     }
     const api = apiErrorOf(err, () => o.onBug(err, locals.request_id));
@@ -137,12 +145,15 @@ export function frontDoor(o: FrontDoor): FastifyInstance {
   };
 
   for (const probe of o.probes) app.get(probe.path, (request, reply) => probe.serve(request, reply));
-  app.setNotFoundHandler({ preValidation: beginHook }, (request, reply) => fail(o.outside(request.method, pathnameOf(request.url)), request, reply));
+  app.setNotFoundHandler({ preValidation: beginHook }, (request, reply) =>
+    fail(o.outside(request.method, pathnameOf(request.url)), request, reply),
+  );
 
   for (const plane of o.planes) {
     const mount = { prefix_length: plane.prefix.length, control: plane.control };
     const gate = plane.gate;
-    const gateHook = gate && ((request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => done(gate(request) ?? undefined));
+    const gateHook =
+      gate && ((request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => done(gate(request) ?? undefined));
     void app.register(
       async (scope) => {
         scope.addHook('preValidation', beginHook);
@@ -152,9 +163,12 @@ export function frontDoor(o: FrontDoor): FastifyInstance {
           document ??= plane.document();
           sendJson(reply, 200, document, undefined);
         });
-        for (const route of plane.routes) scope.route({ method: route.method.toUpperCase() as 'GET', url: route.path, handler: serveRoute(route, o.serving, mount) });
+        for (const route of plane.routes)
+          scope.route({ method: route.method.toUpperCase() as 'GET', url: route.path, handler: serveRoute(route, o.serving, mount) });
         // The scope's hooks run for its 404 too: it begins, and the gate answers before it.
-        scope.setNotFoundHandler((request, reply) => fail(plane.notFound(request.method, pathUnder(request.url, plane.prefix.length)), request, reply));
+        scope.setNotFoundHandler((request, reply) =>
+          fail(plane.notFound(request.method, pathUnder(request.url, plane.prefix.length)), request, reply),
+        );
       },
       { prefix: plane.prefix },
     );

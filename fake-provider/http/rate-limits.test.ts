@@ -46,7 +46,7 @@ describe('rate limiter class chain', () => {
 /** A client that sends `per_s` requests a second, evenly spaced, each late by up to `jitter_ms` (seeded). */
 function evenlySpaced(per_s: number, seconds: number, jitter_ms: number): number[] {
   let x = 12345;
-  const rand = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rand = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: per_s * seconds }, (_, i) => (i * 1000) / per_s + rand() * jitter_ms);
 }
 
@@ -76,7 +76,7 @@ describe('what N per second per key means', () => {
   it('token bucket (default): an evenly spaced client at exactly N/s never sees a 429, even with jitter', async () => {
     for (const n of [5, 10, 20, 100]) {
       // Each request late by up to 80% of the gap: neighbours come as close as 0.2/N s apart.
-      expect((await play('token_bucket', n, evenlySpaced(n, 20, (800 / n)))).length, `N=${n}`).toBe(0);
+      expect((await play('token_bucket', n, evenlySpaced(n, 20, 800 / n))).length, `N=${n}`).toBe(0);
     }
   });
 

@@ -65,7 +65,11 @@ export function createTokenBuckets(now_ms: () => number = wallNow_ms) {
   };
 }
 
-export function createRateLimiter(opts: { retry_after: () => boolean; algorithm?: () => RateLimitAlgorithm; now_ms?: () => number }): RateLimiter {
+export function createRateLimiter(opts: {
+  retry_after: () => boolean;
+  algorithm?: () => RateLimitAlgorithm;
+  now_ms?: () => number;
+}): RateLimiter {
   const algorithm = opts.algorithm ?? (() => 'token_bucket' as const);
   const buckets = createTokenBuckets(opts.now_ms);
   // Fixed windows: one rate-limiter-flexible limiter per (class, points); orgs with the same limit share it
@@ -93,7 +97,10 @@ export function createRateLimiter(opts: { retry_after: () => boolean; algorithm?
   };
   const consumeClass = (org: Organization, api_key: string, cls: LimitClass): Promise<void> => {
     const limit = org.rate_limits[cls];
-    if (algorithm() === 'fixed_window') return limiterFor(cls, limit).consume(api_key).then(ACCEPTED, (e: unknown) => refused(e, org, cls));
+    if (algorithm() === 'fixed_window')
+      return limiterFor(cls, limit)
+        .consume(api_key)
+        .then(ACCEPTED, (e: unknown) => refused(e, org, cls));
     const wait_ms = buckets.take(`${cls}:${limit}:${api_key}`, limit);
     return wait_ms === 0 ? ALLOWED : Promise.reject(refusal(wait_ms, org, cls));
   };
@@ -115,12 +122,26 @@ const ACCEPTED = (): void => undefined;
  * The limiter as the route wrapper calls it. Journaling: a 429 is recorded (`rate_limited` fact keyed by
  * request id); replaying: the recorded verdict decides and the wall-time limiter is not consulted.
  */
-export function limitRequest(limiter: RateLimiter, world: World, request_id: string, org: Organization, api_key: string, classes: readonly LimitClass[]): Promise<void> {
+export function limitRequest(
+  limiter: RateLimiter,
+  world: World,
+  request_id: string,
+  org: Organization,
+  api_key: string,
+  classes: readonly LimitClass[],
+): Promise<void> {
   if (world.sim.journal.mode === 'off') return limiter.consume(org, api_key, classes);
   return limitJournaled(limiter, world, request_id, org, api_key, classes);
 }
 
-async function limitJournaled(limiter: RateLimiter, world: World, request_id: string, org: Organization, api_key: string, classes: readonly LimitClass[]): Promise<void> {
+async function limitJournaled(
+  limiter: RateLimiter,
+  world: World,
+  request_id: string,
+  org: Organization,
+  api_key: string,
+  classes: readonly LimitClass[],
+): Promise<void> {
   const journal = world.sim.journal;
   if (journal.mode === 'replay') {
     const verdict = journal.fact('rate_limited', request_id) as { message: string; headers: Record<string, string> } | undefined;

@@ -38,12 +38,20 @@ function open(head: string): Exchange {
 }
 
 const headOf = (path: string, headers: Record<string, string>): string =>
-  `POST /v1${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sim.api_key}\r\nIdempotency-Key: wire-${Math.random()}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  `POST /v1${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sim.api_key}\r\nIdempotency-Key: wire-${Math.random()}\r\n${Object.entries(
+    headers,
+  )
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
 
 function parsed(raw: string): { status: number; headers: string; body: any } {
   const last = raw.lastIndexOf('HTTP/1.1 ');
   const at = raw.indexOf('\r\n\r\n', last);
-  return { status: Number(raw.slice(last + 9, last + 12)), headers: raw.slice(last, at).toLowerCase(), body: JSON.parse(raw.slice(at + 4)) };
+  return {
+    status: Number(raw.slice(last + 9, last + 12)),
+    headers: raw.slice(last, at).toLowerCase(),
+    body: JSON.parse(raw.slice(at + 4)),
+  };
 }
 
 const accounts = async (): Promise<number> => (await sim.api('GET', '/accounts?limit=100')).body.accounts.length;
@@ -51,7 +59,7 @@ const accounts = async (): Promise<number> => (await sim.api('GET', '/accounts?l
 describe('the wire', () => {
   it('a Content-Length past the limit is refused unread: 413 in the envelope, connection closed', async () => {
     const before = await accounts();
-    const x = open(headOf('/accounts', { 'Content-Type': 'application/json', 'Content-Length': String(100 * 1024 * 1024) }) + '{"label":');
+    const x = open(`${headOf('/accounts', { 'Content-Type': 'application/json', 'Content-Length': String(100 * 1024 * 1024) })}{"label":`);
     // Not one more byte is sent: the answer cannot wait for the body.
     const r = parsed(await x.closed);
     expect(r.status).toBe(413);
@@ -71,7 +79,11 @@ describe('the wire', () => {
     // A client that never stops: at most what the socket buffers gets past the refusal.
     while (!closed && sent_bytes < 64 * MAX_BODY_BYTES) {
       sent_bytes += chunk.length;
-      if (!x.socket.write(frame)) await new Promise((r) => { x.socket.once('drain', r); x.socket.once('close', r); });
+      if (!x.socket.write(frame))
+        await new Promise((r) => {
+          x.socket.once('drain', r);
+          x.socket.once('close', r);
+        });
     }
     const r = parsed(await x.closed);
     expect(r.status).toBe(413);
@@ -80,12 +92,21 @@ describe('the wire', () => {
   });
 
   it('Expect: 100-continue with an oversized length gets 413, never 100 Continue; a small one is continued', async () => {
-    const big = open(headOf('/accounts', { 'Content-Type': 'application/json', 'Content-Length': String(2 * MAX_BODY_BYTES), Expect: '100-continue' }));
+    const big = open(
+      headOf('/accounts', { 'Content-Type': 'application/json', 'Content-Length': String(2 * MAX_BODY_BYTES), Expect: '100-continue' }),
+    );
     const raw = await big.closed;
     expect(raw).not.toContain('100 Continue');
     expect(parsed(raw).status).toBe(413);
     const body = '{"label":"continued"}';
-    const small = open(headOf('/accounts', { 'Content-Type': 'application/json', 'Content-Length': String(body.length), Expect: '100-continue', Connection: 'close' }));
+    const small = open(
+      headOf('/accounts', {
+        'Content-Type': 'application/json',
+        'Content-Length': String(body.length),
+        Expect: '100-continue',
+        Connection: 'close',
+      }),
+    );
     await expect.poll(() => small.text(), { timeout: 2_000 }).toContain('HTTP/1.1 100 Continue');
     small.socket.write(body);
     const r = parsed(await small.closed);
@@ -95,7 +116,7 @@ describe('the wire', () => {
 
   it('a body that never completes: 408 request_timeout in the envelope after request_body_timeout_ms, nothing created', async () => {
     const before = await accounts();
-    const x = open(headOf('/accounts', { 'Content-Type': 'application/json', 'Content-Length': '100' }) + '{"label":"never');
+    const x = open(`${headOf('/accounts', { 'Content-Type': 'application/json', 'Content-Length': '100' })}{"label":"never`);
     const r = parsed(await x.closed);
     expect(r.status).toBe(408);
     expect(r.body.error).toMatchObject({ code: 'request_timeout', type: 'invalid_request' });
@@ -110,7 +131,10 @@ describe('the wire', () => {
       expect(r.status, type).toBe(415);
       expect(r.body.error, type).toMatchObject({ code: 'unsupported_media_type', param: 'Content-Type' });
     }
-    expect((await sim.api('POST', '/accounts', { raw: '{"label":"ok"}', headers: { 'content-type': 'application/json; charset=UTF-8' } })).status).toBe(200);
+    expect(
+      (await sim.api('POST', '/accounts', { raw: '{"label":"ok"}', headers: { 'content-type': 'application/json; charset=UTF-8' } }))
+        .status,
+    ).toBe(200);
     expect(await accounts()).toBe(before + 1);
   });
 

@@ -23,8 +23,13 @@ function subjectOf(type: string, data: Body, account_id: string): { kind: Lifecy
   const dot = type.indexOf('.');
   const prefix = type.slice(0, dot);
   const idField: Partial<Record<string, [LifecycleKind, string]>> = {
-    trade: ['trade', 'trade_id'], zap: ['zap', 'zap_id'], cancel: ['cancel', 'cancel_id'], recovery: ['recovery', 'recovery_id'],
-    destination: ['destination', 'destination_id'], credit: ['credit', 'credit_id'], account: ['account', ''],
+    trade: ['trade', 'trade_id'],
+    zap: ['zap', 'zap_id'],
+    cancel: ['cancel', 'cancel_id'],
+    recovery: ['recovery', 'recovery_id'],
+    destination: ['destination', 'destination_id'],
+    credit: ['credit', 'credit_id'],
+    account: ['account', ''],
   };
   const hit = idField[prefix];
   if (!hit) return null;
@@ -68,7 +73,8 @@ function walkEvents(o: Observed, out: Violation[]): Map<string, Walked> {
   };
   const wallets = new Set<string>();
   for (const { envelope: e } of o.events) {
-    const v = (invariant: string, entity_id: string, message: string): void => void out.push({ invariant: `spec.${invariant}`, entity_id, message: `${message} (event ${e.event_id})` });
+    const v = (invariant: string, entity_id: string, message: string): void =>
+      void out.push({ invariant: `spec.${invariant}`, entity_id, message: `${message} (event ${e.event_id})` });
     if (e.type === 'account.wallet_created') {
       const key = `${e.account_id}|${String(e.data.chain)}`;
       if (wallets.has(key)) v('lifecycle.events_once', e.account_id, `account.wallet_created twice for chain ${String(e.data.chain)}`);
@@ -106,8 +112,14 @@ function walkEvents(o: Observed, out: Violation[]): Map<string, Walked> {
       continue;
     }
     if (!via(kind, from, subject.status)) {
-      if (from !== null && edges.terminal(kind, from)) v('lifecycle.terminal_absorbs', id, `${kind} left wire-terminal ${from} on ${e.type}`);
-      else v('lifecycle.edges', id, from === null ? `${kind} starts with ${e.type}` : `${kind} ${from} → ${subject.status} (${e.type}) is not an edge of the spec`);
+      if (from !== null && edges.terminal(kind, from))
+        v('lifecycle.terminal_absorbs', id, `${kind} left wire-terminal ${from} on ${e.type}`);
+      else
+        v(
+          'lifecycle.edges',
+          id,
+          from === null ? `${kind} starts with ${e.type}` : `${kind} ${from} → ${subject.status} (${e.type}) is not an edge of the spec`,
+        );
     }
     if (!w) w = { status: subject.status, before: null, orphaned: 0, at: new Map() };
     else {
@@ -129,18 +141,32 @@ function statusesAgree(o: Observed, walked: Map<string, Walked>, out: Violation[
   };
   const check = (kind: LifecycleKind, id: string, body: Body): void => {
     const want = shown(kind, walked.get(`${kind}:${id}`));
-    if (want !== body.status) out.push({ invariant: 'spec.lifecycle.status_matches_events', entity_id: id, message: `GET shows ${kind} ${body.status}, its events reached ${want ?? 'nothing'}` });
+    if (want !== body.status)
+      out.push({
+        invariant: 'spec.lifecycle.status_matches_events',
+        entity_id: id,
+        message: `GET shows ${kind} ${body.status}, its events reached ${want ?? 'nothing'}`,
+      });
     const code = body.failure_code as string | undefined;
     if ((body.status === 'failed') !== (code !== undefined && code !== null)) {
       out.push({ invariant: 'spec.lifecycle.failure_code', entity_id: id, message: `${kind} is ${body.status} with failure_code ${code}` });
     }
     if (code !== undefined && code !== null && !(SPEC_FAILURE_CODES[code]?.kinds as readonly string[] | undefined)?.includes(kind)) {
-      out.push({ invariant: 'spec.lifecycle.failure_code', entity_id: id, message: `${kind} failed with ${code}, which is not a ${kind} failure code` });
+      out.push({
+        invariant: 'spec.lifecycle.failure_code',
+        entity_id: id,
+        message: `${kind} failed with ${code}, which is not a ${kind} failure code`,
+      });
     }
     const w = walked.get(`${kind}:${id}`);
     if (body.status === 'failed' && code && w?.before) {
       const stages = failureFrom(code);
-      if (stages && !stages.includes(w.before)) out.push({ invariant: 'spec.protocol.failure_stage', entity_id: id, message: `${kind} failed with ${code} from ${w.before}; that code can happen only from ${stages.join(' or ')}` });
+      if (stages && !stages.includes(w.before))
+        out.push({
+          invariant: 'spec.protocol.failure_stage',
+          entity_id: id,
+          message: `${kind} failed with ${code} from ${w.before}; that code can happen only from ${stages.join(' or ')}`,
+        });
     }
   };
   for (const s of o.swaps) check(s.kind, s.id, s.body);
@@ -180,18 +206,23 @@ function fees(o: Observed, out: Violation[]): void {
     if (t !== p + i) bad(`total_atoms ${t} != platform ${p} + integrator ${i}`);
     const pb = decimal(f.platform_bps);
     const ib = decimal(f.integrator_bps);
-    if (!sameDecimal(f.total_bps, { num: pb.num * ib.den + ib.num * pb.den, den: pb.den * ib.den })) bad(`total_bps ${f.total_bps} != ${f.platform_bps} + ${f.integrator_bps}`);
+    if (!sameDecimal(f.total_bps, { num: pb.num * ib.den + ib.num * pb.den, den: pb.den * ib.den }))
+      bad(`total_bps ${f.total_bps} != ${f.platform_bps} + ${f.integrator_bps}`);
     const org = o.orgs.get(o.accounts.get(s.account_id) ?? '');
-    if (org && !sameDecimal(f.platform_bps, decimal(org.platform_fee_bps))) bad(`platform_bps ${f.platform_bps}, the organization's is ${org.platform_fee_bps}`);
+    if (org && !sameDecimal(f.platform_bps, decimal(org.platform_fee_bps)))
+      bad(`platform_bps ${f.platform_bps}, the organization's is ${org.platform_fee_bps}`);
     // Both fees are deducted from the output: amount_out is net, so the gross is amount_out + total.
     const gross = BigInt(s.record.amount_out_atoms) + t;
-    if (!feeFits(p, gross, f.platform_bps)) bad(`platform_atoms ${p} is not ${f.platform_bps} bps of the gross output ${gross} (amount_out ${s.record.amount_out_atoms} + fees ${t})`);
+    if (!feeFits(p, gross, f.platform_bps))
+      bad(
+        `platform_atoms ${p} is not ${f.platform_bps} bps of the gross output ${gross} (amount_out ${s.record.amount_out_atoms} + fees ${t})`,
+      );
     if (!feeFits(i, gross, f.integrator_bps)) bad(`integrator_atoms ${i} is not ${f.integrator_bps} bps of the gross output ${gross}`);
   }
 }
 
 /** asset_key → chain, from the spec's asset_key forms (native.<chain>, erc20.<chain>_<contract>, spl.solana:<mint>). */
-export function chainOfAssetKey(asset_key: string): string | null {
+function chainOfAssetKey(asset_key: string): string | null {
   const m = /^(native|erc20|spl)\.([a-z0-9]+(?::[0-9]+)?)/.exec(asset_key);
   return m ? m[2] : null;
 }
@@ -258,7 +289,8 @@ function creditSources(o: Observed, walked: Map<string, Walked>, out: Violation[
     if (c.source_type === 'deposit') {
       const d = verified.get(String(c.source_id).toLowerCase());
       if (!d) bad(c.credit_id, `deposit credit from ${c.source_id}, which is no verified deposit`);
-      else if (d.account_id !== c.account_id || d.asset_key !== c.asset_key || d.atoms !== c.atoms) bad(c.credit_id, `deposit credit ${c.atoms} ${c.asset_key} differs from deposit ${d.atoms} ${d.asset_key}`);
+      else if (d.account_id !== c.account_id || d.asset_key !== c.asset_key || d.atoms !== c.atoms)
+        bad(c.credit_id, `deposit credit ${c.atoms} ${c.asset_key} differs from deposit ${d.atoms} ${d.asset_key}`);
       continue;
     }
     if (c.source_type !== 'trade_settlement' && c.source_type !== 'change') {
@@ -274,8 +306,13 @@ function creditSources(o: Observed, walked: Map<string, Walked>, out: Violation[
     if (!s.record) continue;
     if (c.source_type === 'trade_settlement') {
       settlementOf.set(s.id, c);
-      if (c.asset_key !== s.record.to_asset_key || c.atoms !== s.record.amount_out_atoms) bad(c.credit_id, `settlement credit ${c.atoms} ${c.asset_key}, but ${s.kind} ${s.id} paid out ${s.record.amount_out_atoms} ${s.record.to_asset_key}`);
-    } else if (c.asset_key !== s.record.from_asset_key) bad(c.credit_id, `change credit in ${c.asset_key}, but ${s.kind} ${s.id} spent ${s.record.from_asset_key}`);
+      if (c.asset_key !== s.record.to_asset_key || c.atoms !== s.record.amount_out_atoms)
+        bad(
+          c.credit_id,
+          `settlement credit ${c.atoms} ${c.asset_key}, but ${s.kind} ${s.id} paid out ${s.record.amount_out_atoms} ${s.record.to_asset_key}`,
+        );
+    } else if (c.asset_key !== s.record.from_asset_key)
+      bad(c.credit_id, `change credit in ${c.asset_key}, but ${s.kind} ${s.id} spent ${s.record.from_asset_key}`);
   }
   for (const s of o.swaps) {
     if (walked.get(`${s.kind}:${s.id}`)?.status !== 'settled') continue;
@@ -288,20 +325,23 @@ function creditSources(o: Observed, walked: Map<string, Walked>, out: Violation[
   for (const c of o.credits) {
     const a = announced.get(c.credit_id);
     if (!a) bad(c.credit_id, 'no credit.created for this credit');
-    else if (a.atoms !== c.atoms || a.asset_key !== c.asset_key || a.source_type !== c.source_type) bad(c.credit_id, 'credit.created differs from the credit');
+    else if (a.atoms !== c.atoms || a.asset_key !== c.asset_key || a.source_type !== c.source_type)
+      bad(c.credit_id, 'credit.created differs from the credit');
   }
   // <kind>.settled names the settlement credit.
   for (const { envelope: e } of o.events) {
     const m = SWAP_EVENT.exec(e.type);
-    if (!m || m[2] !== 'settled') continue;
+    if (m?.[2] !== 'settled') continue;
     const id = String(e.data[`${m[1]}_id`]);
     const c = settlementOf.get(id);
-    if (c && e.data.credit_id !== c.credit_id) bad(id, `${e.type} names credit ${String(e.data.credit_id)}, the settlement credit is ${c.credit_id}`);
+    if (c && e.data.credit_id !== c.credit_id)
+      bad(id, `${e.type} names credit ${String(e.data.credit_id)}, the settlement credit is ${c.credit_id}`);
   }
 }
 
 function protocol(o: Observed, walked: Map<string, Walked>, out: Violation[]): void {
-  const v = (invariant: string, entity_id: string, message: string): void => void out.push({ invariant: `spec.protocol.${invariant}`, entity_id, message });
+  const v = (invariant: string, entity_id: string, message: string): void =>
+    void out.push({ invariant: `spec.protocol.${invariant}`, entity_id, message });
   const p = o.profile;
   // Deliveries: retried for up to 72 hours (the profile's window), nothing after a 2xx.
   const created = new Map<string, number>();
@@ -312,33 +352,54 @@ function protocol(o: Observed, walked: Map<string, Walked>, out: Violation[]): v
     const start = d.replay ? first : created.get(d.event_id);
     if (start !== undefined) {
       const late = d.attempts.find((a) => a.at_ms > start + window_ms);
-      if (late) v('retry_window', d.delivery_id, `attempt at ${late.at_ms}, ${((late.at_ms - start) / HOUR_MS).toFixed(1)} h after ${d.replay ? 'the first attempt' : `event ${d.event_id}`}, past the ${window_ms / HOUR_MS} h retry window`);
+      if (late)
+        v(
+          'retry_window',
+          d.delivery_id,
+          `attempt at ${late.at_ms}, ${((late.at_ms - start) / HOUR_MS).toFixed(1)} h after ${d.replay ? 'the first attempt' : `event ${d.event_id}`}, past the ${window_ms / HOUR_MS} h retry window`,
+        );
     }
     const ok = d.attempts.findIndex((a) => a.http_status >= 200 && a.http_status <= 299);
-    if (ok >= 0 && ok < d.attempts.length - 1) v('no_retry_after_success', d.delivery_id, `${d.attempts.length - 1 - ok} attempts after a ${d.attempts[ok].http_status}`);
+    if (ok >= 0 && ok < d.attempts.length - 1)
+      v('no_retry_after_success', d.delivery_id, `${d.attempts.length - 1 - ok} attempts after a ${d.attempts[ok].http_status}`);
     if (d.status === 'success' && ok < 0) v('delivery_status', d.delivery_id, 'success without a 2xx answer');
     if (d.status === 'failed' && ok >= 0) v('delivery_status', d.delivery_id, 'failed after a 2xx answer');
   }
   // Deposits: verified only once screening (and the partner window, when screened) finished and finality reached.
   const partnerDeadline = new Map<string, number>();
-  for (const { envelope: e } of o.events) if (e.type === 'deposit.partner_screening') partnerDeadline.set(String(e.data.tx_hash).toLowerCase(), Number(e.data.screening_deadline_ms));
+  for (const { envelope: e } of o.events)
+    if (e.type === 'deposit.partner_screening')
+      partnerDeadline.set(String(e.data.tx_hash).toLowerCase(), Number(e.data.screening_deadline_ms));
   for (const d of o.deposits) {
     const tx = String(d.tx_hash).toLowerCase();
     const deadline = partnerDeadline.get(tx);
     if (d.status === 'verified') {
       const at = Number(d.resolved_at_ms);
       const landed = Number(d.landed_at_ms);
-      if (at < landed + p.deposit_screening_ms) v('verified_after_screening', d.deposit_id, `verified ${at - landed} ms after landing, screening takes ${p.deposit_screening_ms} ms`);
-      if (deadline !== undefined && at < deadline) v('verified_after_partner_window', d.deposit_id, `verified at ${at}, before the partner screening deadline ${deadline}`);
+      if (at < landed + p.deposit_screening_ms)
+        v(
+          'verified_after_screening',
+          d.deposit_id,
+          `verified ${at - landed} ms after landing, screening takes ${p.deposit_screening_ms} ms`,
+        );
+      if (deadline !== undefined && at < deadline)
+        v('verified_after_partner_window', d.deposit_id, `verified at ${at}, before the partner screening deadline ${deadline}`);
       const chain = o.profile.chains[chainOfAssetKey(d.asset_key) ?? ''];
-      if (chain && at < landed + chain.block_ms * chain.finality_confirmations) v('verified_at_finality', d.deposit_id, `verified ${at - landed} ms after landing, finality takes ${chain.block_ms * chain.finality_confirmations} ms`);
+      if (chain && at < landed + chain.block_ms * chain.finality_confirmations)
+        v(
+          'verified_at_finality',
+          d.deposit_id,
+          `verified ${at - landed} ms after landing, finality takes ${chain.block_ms * chain.finality_confirmations} ms`,
+        );
     }
   }
   for (const { envelope: e } of o.events) {
     if (e.type !== 'deposit.flagged' || e.data.flagged_by !== 'partner') continue;
     const deadline = partnerDeadline.get(String(e.data.tx_hash).toLowerCase());
-    if (deadline === undefined) v('partner_window', String(e.data.tx_hash), 'a partner flag on a deposit that was never sent to partner screening');
-    else if (e.created_at_ms > deadline) v('partner_window', String(e.data.tx_hash), `partner flag honoured at ${e.created_at_ms}, after the deadline ${deadline}`);
+    if (deadline === undefined)
+      v('partner_window', String(e.data.tx_hash), 'a partner flag on a deposit that was never sent to partner screening');
+    else if (e.created_at_ms > deadline)
+      v('partner_window', String(e.data.tx_hash), `partner flag honoured at ${e.created_at_ms}, after the deadline ${deadline}`);
   }
   // Recoveries: one per credit, only for a failed zap's open credit, in an organization with recovery on.
   const byCredit = new Map<string, string>();
@@ -354,10 +415,12 @@ function protocol(o: Observed, walked: Map<string, Walked>, out: Violation[]): v
     if (rec) {
       offered.add(String(rec.recovery_id));
       if (s.body.status !== 'failed') v('recovery_for_failed_zap', s.id, `a ${s.body.status} zap offers recovery ${rec.recovery_id}`);
-      if (!o.orgs.get(o.accounts.get(s.account_id) ?? '')?.recovery_enabled) v('recovery_enabled', s.id, 'recovery offered in an organization without recovery');
+      if (!o.orgs.get(o.accounts.get(s.account_id) ?? '')?.recovery_enabled)
+        v('recovery_enabled', s.id, 'recovery offered in an organization without recovery');
     }
   }
-  for (const r of o.recoveries) if (!offered.has(r.recovery_id)) v('recovery_for_failed_zap', r.recovery_id, 'a recovery no failed zap offers');
+  for (const r of o.recoveries)
+    if (!offered.has(r.recovery_id)) v('recovery_for_failed_zap', r.recovery_id, 'a recovery no failed zap offers');
   const paid = new Map<string, string>();
   for (const c of o.cancels) {
     if (c.body.status !== 'confirmed') continue;
@@ -373,7 +436,8 @@ function protocol(o: Observed, walked: Map<string, Walked>, out: Violation[]): v
       continue;
     }
     const filled_at = walked.get(`zap:${s.id}`)?.at.get('filled');
-    if (filled_at !== undefined && filled_at > s.body.expires_at_ms) v('zap_expiry', s.id, `filled at ${filled_at}, after expires_at_ms ${s.body.expires_at_ms}`);
+    if (filled_at !== undefined && filled_at > s.body.expires_at_ms)
+      v('zap_expiry', s.id, `filled at ${filled_at}, after expires_at_ms ${s.body.expires_at_ms}`);
   }
 }
 

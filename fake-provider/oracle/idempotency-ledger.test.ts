@@ -43,7 +43,10 @@ describe('idempotency ledger', () => {
   });
 
   it('forgives a key the per-organization cap may have evicted, and still flags one inside the cap', () => {
-    const w = createWorld({ sim: createSimKernel({ seed: 'ledger', clock: 'virtual', secret_seed: 's' }), profile: { ...DEFAULT_PROFILE, idempotency_max_records: 3 } });
+    const w = createWorld({
+      sim: createSimKernel({ seed: 'ledger', clock: 'virtual', secret_seed: 's' }),
+      profile: { ...DEFAULT_PROFILE, idempotency_max_records: 3 },
+    });
     const write = (key: string, answer: { status: number; body: unknown }): void => {
       noteIdempotentWrite(w, 'org');
       witnessIdempotentAnswer(w, 'org', key, 'print', answer);

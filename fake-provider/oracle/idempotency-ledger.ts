@@ -45,7 +45,13 @@ export function noteIdempotentWrite(world: World, org_id: string): void {
 }
 
 /** Called with every final answer to an idempotent write (429 and 5xx are not final: they may be retried). */
-export function witnessIdempotentAnswer(world: World, org_id: string, key: string, print: string, answer: { status: number; body: unknown }): void {
+export function witnessIdempotentAnswer(
+  world: World,
+  org_id: string,
+  key: string,
+  print: string,
+  answer: { status: number; body: unknown },
+): void {
   if (answer.status === 429 || answer.status >= 500) return;
   const l = ledger(world);
   const o = orgLedger(world, org_id);
@@ -58,11 +64,17 @@ export function witnessIdempotentAnswer(world: World, org_id: string, key: strin
     o.first.delete(k);
   }
   const id = `${key}\u0000${print}`;
-  const digest = createHash('sha256').update(`${answer.status} ${JSON.stringify(answer.body)}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${answer.status} ${JSON.stringify(answer.body)}`)
+    .digest('hex');
   const first = o.first.get(id);
   if (first === undefined) o.first.set(id, { digest, at_ms: now, write_n: o.writes });
   else if (first.digest !== digest && l.violations.length < MAX_VIOLATIONS) {
-    l.violations.push({ invariant: 'spec.protocol.idempotent_replay', entity_id: key, message: `a replay of Idempotency-Key ${key} answered differently from its first answer (the write ran again)` });
+    l.violations.push({
+      invariant: 'spec.protocol.idempotent_replay',
+      entity_id: key,
+      message: `a replay of Idempotency-Key ${key} answered differently from its first answer (the write ran again)`,
+    });
   }
 }
 

@@ -7,8 +7,8 @@ import { specViolations } from './checks.ts';
 import { idempotencyViolations } from './idempotency-ledger.ts';
 
 export { observe, type Observed } from './observe.ts';
-export { specViolations, SPEC_CHECKS, chainOfAssetKey } from './checks.ts';
-export { SPEC_LIFECYCLES, documentedExtras, edgeSet, StatusWalk, type LifecycleKind, type EdgeSet } from './spec-lifecycles.ts';
+export { specViolations, SPEC_CHECKS } from './checks.ts';
+export { edgeSet, StatusWalk } from './spec-lifecycles.ts';
 
 export function checkSpec(world: World): Violation[] {
   return [...specViolations(observe(world)), ...idempotencyViolations(world)];

@@ -18,7 +18,7 @@ import { historyOf } from '../resources/history/index.ts';
 
 type Body = Record<string, any>;
 
-export interface ObservedSwap {
+interface ObservedSwap {
   kind: 'trade' | 'zap';
   id: string;
   account_id: string;
@@ -28,14 +28,14 @@ export interface ObservedSwap {
   record: Body | null;
 }
 
-export interface ObservedCancel {
+interface ObservedCancel {
   id: string;
   account_id: string;
   body: Body;
   record: Body | null;
 }
 
-export interface ObservedOrg {
+interface ObservedOrg {
   organization_id: string;
   platform_fee_bps: string;
   integrator_fee_bps: string;
@@ -59,15 +59,24 @@ export interface Observed {
   cancels: ObservedCancel[];
   recoveries: Array<{ recovery_id: string; account_id: string; credit_id: string; status: string }>;
   /** Deliveries with every attempt (time and answer), as the delivery log records them. */
-  deliveries: Array<{ delivery_id: string; event_id: string; status: string; replay: boolean; attempts: Array<{ at_ms: number; http_status: number }> }>;
+  deliveries: Array<{
+    delivery_id: string;
+    event_id: string;
+    status: string;
+    replay: boolean;
+    attempts: Array<{ at_ms: number; http_status: number }>;
+  }>;
 }
 
 export function observe(world: World): Observed {
   const orgs = new Map<string, ObservedOrg>();
   for (const o of world.orgs.values()) {
     orgs.set(o.organization_id, {
-      organization_id: o.organization_id, platform_fee_bps: o.platform_fee_bps, integrator_fee_bps: o.integrator_fee_bps,
-      partner_screening: o.partner_screening, recovery_enabled: o.recovery_enabled,
+      organization_id: o.organization_id,
+      platform_fee_bps: o.platform_fee_bps,
+      integrator_fee_bps: o.integrator_fee_bps,
+      partner_screening: o.partner_screening,
+      recovery_enabled: o.recovery_enabled,
     });
   }
   const accounts = new Map<string, string>();
@@ -84,18 +93,41 @@ export function observe(world: World): Observed {
 
   const swaps: ObservedSwap[] = [];
   for (const t of tradeStore(world).list) {
-    swaps.push({ kind: 'trade', id: t.trade_id, account_id: t.swap.account_id, body: serializeTrade(world, t.trade_id), record: records.get(t.trade_id) ?? null });
+    swaps.push({
+      kind: 'trade',
+      id: t.trade_id,
+      account_id: t.swap.account_id,
+      body: serializeTrade(world, t.trade_id),
+      record: records.get(t.trade_id) ?? null,
+    });
   }
   for (const z of zapStore(world).list) {
-    swaps.push({ kind: 'zap', id: z.zap_id, account_id: z.account_id, body: serializeZap(world, z), record: records.get(z.zap_id) ?? null });
+    swaps.push({
+      kind: 'zap',
+      id: z.zap_id,
+      account_id: z.account_id,
+      body: serializeZap(world, z),
+      record: records.get(z.zap_id) ?? null,
+    });
   }
   const cancels: ObservedCancel[] = cancelStore(world).list.map((c) => ({
-    id: c.cancel_id, account_id: c.account_id, body: serializeCancel(world, c), record: records.get(c.cancel_id) ?? null,
+    id: c.cancel_id,
+    account_id: c.account_id,
+    body: serializeCancel(world, c),
+    record: records.get(c.cancel_id) ?? null,
   }));
-  const recoveries = recoveryStore(world).list.map((r) => ({ recovery_id: r.recovery_id, account_id: r.account_id, credit_id: r.credit_id, status: recoveryStatus(r) }));
+  const recoveries = recoveryStore(world).list.map((r) => ({
+    recovery_id: r.recovery_id,
+    account_id: r.account_id,
+    credit_id: r.credit_id,
+    status: recoveryStatus(r),
+  }));
   const { deliveryList } = webhookStore(world);
   const deliveries = deliveryList.map((d) => ({
-    delivery_id: d.delivery_id, event_id: d.event_id, status: deliveryStatus(d), replay: d.replay,
+    delivery_id: d.delivery_id,
+    event_id: d.event_id,
+    status: deliveryStatus(d),
+    replay: d.replay,
     attempts: d.attempt_log.map((a) => ({ at_ms: a.at_ms, http_status: a.http_status })),
   }));
   return {

@@ -20,7 +20,15 @@ let cancel_id: string;
 beforeAll(async () => {
   receiver = await startReceiver();
   sim = await startTestSim({ seed: 'oracle' });
-  const key = (await sim.newOrg({ platform_fee_bps: '25', integrator_fee_bps: '7.5', recovery_enabled: true, partner_screening: true, rate_limits: { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 } })).api_key;
+  const key = (
+    await sim.newOrg({
+      platform_fee_bps: '25',
+      integrator_fee_bps: '7.5',
+      recovery_enabled: true,
+      partner_screening: true,
+      rate_limits: { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 },
+    })
+  ).api_key;
   const hook = await sim.api('POST', '/webhooks', { key, body: { url: receiver.url } });
   receiver.secret = hook.body.webhook.secret;
   const account_id = await readyAccount(sim, key);
@@ -29,17 +37,52 @@ beforeAll(async () => {
   const usdc = await fund(sim, account_id, USDC, '5000000000', key);
   const toUsdc = await destination(sim, account_id, USDC, key);
   const toEth = await destination(sim, account_id, ETH, key);
-  const q = await firmQuote(sim, { account_id, credit_id: eth, destination_id: toUsdc, from: ETH, to: USDC, amount_in_atoms: '400000000000000000', key });
+  const q = await firmQuote(sim, {
+    account_id,
+    credit_id: eth,
+    destination_id: toUsdc,
+    from: ETH,
+    to: USDC,
+    amount_in_atoms: '400000000000000000',
+    key,
+  });
   trade_id = (await sim.api('POST', `/quotes/${q.quote_id}/accept`, { key, body: { slippage_bps: '100' } })).body.trade.trade_id;
-  const zap = await sim.api('POST', '/zaps', { key, body: { account_id, credit_id: usdc, destination_id: toEth, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '1000000000', min_amount_out_atoms: '0' } });
+  const zap = await sim.api('POST', '/zaps', {
+    key,
+    body: {
+      account_id,
+      credit_id: usdc,
+      destination_id: toEth,
+      from_asset_key: USDC,
+      to_asset_key: ETH,
+      amount_in_atoms: '1000000000',
+      min_amount_out_atoms: '0',
+    },
+  });
   zap_id = zap.body.zap.zap_id;
   await sim.settle();
   // A failed zap (a floor it cannot meet) leaves its credit open with a recovery; then a cancel of the change.
   const credits = (await sim.api('GET', `/accounts/${account_id}/credits?asset_key=${USDC}`, { key })).body.credits;
   const change = credits.find((c: { source_type: string }) => c.source_type === 'change');
-  await sim.api('POST', '/zaps', { key, body: { account_id, credit_id: change.credit_id, destination_id: toEth, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '1000000', min_amount_out_atoms: '1000000000000000000' } });
+  await sim.api('POST', '/zaps', {
+    key,
+    body: {
+      account_id,
+      credit_id: change.credit_id,
+      destination_id: toEth,
+      from_asset_key: USDC,
+      to_asset_key: ETH,
+      amount_in_atoms: '1000000',
+      min_amount_out_atoms: '1000000000000000000',
+    },
+  });
   await sim.settle();
-  cancel_id = (await sim.api('POST', '/cancels', { key, body: { account_id, credit_id: change.credit_id, destination_id: await destination(sim, account_id, USDC, key) } })).body.cancel.cancel_id;
+  cancel_id = (
+    await sim.api('POST', '/cancels', {
+      key,
+      body: { account_id, credit_id: change.credit_id, destination_id: await destination(sim, account_id, USDC, key) },
+    })
+  ).body.cancel.cancel_id;
   await sim.settle();
   base = observe(sim.running.runtime.world);
 });
@@ -59,7 +102,11 @@ const names = (o: Observed): string[] => [...new Set(specViolations(o).map((v) =
 describe('spec oracle', () => {
   it('is clean on a world that ran every lifecycle, and saw each of them', () => {
     expect(specViolations(base)).toEqual([]);
-    expect(base.swaps.map((s) => [s.kind, s.body.status])).toEqual([['trade', 'settled'], ['zap', 'settled'], ['zap', 'failed']]);
+    expect(base.swaps.map((s) => [s.kind, s.body.status])).toEqual([
+      ['trade', 'settled'],
+      ['zap', 'settled'],
+      ['zap', 'failed'],
+    ]);
     expect(base.cancels.map((c) => c.body.status)).toEqual(['confirmed']);
     expect(base.recoveries).toHaveLength(1);
     expect(base.deliveries.length).toBeGreaterThan(20);
@@ -70,7 +117,14 @@ describe('spec oracle', () => {
     const o = copy();
     const settlement = o.credits.find((c) => c.source_type === 'trade_settlement' && c.source_id === trade_id)!;
     o.credits.push({ ...settlement, credit_id: 'crd_again' });
-    o.events.push({ org_id: o.events[0].org_id, envelope: { ...o.events.find((e) => e.envelope.type === 'credit.created')!.envelope, event_id: 'evt_x', data: { credit_id: 'crd_again', atoms: settlement.atoms, asset_key: settlement.asset_key, source_type: 'trade_settlement' } } });
+    o.events.push({
+      org_id: o.events[0].org_id,
+      envelope: {
+        ...o.events.find((e) => e.envelope.type === 'credit.created')!.envelope,
+        event_id: 'evt_x',
+        data: { credit_id: 'crd_again', atoms: settlement.atoms, asset_key: settlement.asset_key, source_type: 'trade_settlement' },
+      },
+    });
     expect(names(o)).toEqual(['spec.conservation', 'spec.credit_sources']);
   });
 
@@ -83,11 +137,15 @@ describe('spec oracle', () => {
     expect(names(o)).toContain('spec.fees');
   });
 
-  it('fees: total is not platform + integrator, or the platform bps is not the organization\'s', () => {
+  it("fees: total is not platform + integrator, or the platform bps is not the organization's", () => {
     const o = copy();
     const t = o.swaps.find((s) => s.id === trade_id)!;
     t.record!.fees.total_atoms = (BigInt(t.record!.fees.total_atoms) + 1n).toString();
-    expect(specViolations(o).filter((v) => v.invariant === 'spec.fees').map((v) => v.message)).toEqual(expect.arrayContaining([expect.stringContaining('total_atoms')]));
+    expect(
+      specViolations(o)
+        .filter((v) => v.invariant === 'spec.fees')
+        .map((v) => v.message),
+    ).toEqual(expect.arrayContaining([expect.stringContaining('total_atoms')]));
     const p = copy();
     p.swaps.find((s) => s.id === trade_id)!.record!.fees.platform_bps = '30';
     expect(specViolations(p).map((v) => v.message)).toEqual(expect.arrayContaining([expect.stringContaining("the organization's is 25")]));
@@ -109,7 +167,7 @@ describe('spec oracle', () => {
     expect(names(revived)).toContain('spec.lifecycle.terminal_absorbs');
   });
 
-  it('lifecycle: GET disagrees with the feed; a failure without a code; a code from the wrong stage; another kind\'s code', () => {
+  it("lifecycle: GET disagrees with the feed; a failure without a code; a code from the wrong stage; another kind's code", () => {
     const o = copy();
     o.swaps.find((s) => s.id === trade_id)!.body.status = 'pending_settle';
     expect(names(o)).toContain('spec.lifecycle.status_matches_events');
@@ -134,7 +192,10 @@ describe('spec oracle', () => {
     expect(names(o)).toEqual(['spec.lifecycle.edges']);
     const early = copy();
     const i = early.events.findIndex((e) => e.envelope.type === 'trade.executing');
-    early.events.splice(i + 1, 0, { ...early.events[i], envelope: { ...early.events[i].envelope, type: 'trade.settlement_orphaned', event_id: 'evt_o' } });
+    early.events.splice(i + 1, 0, {
+      ...early.events[i],
+      envelope: { ...early.events[i].envelope, type: 'trade.settlement_orphaned', event_id: 'evt_o' },
+    });
     expect(names(early)).toContain('spec.lifecycle.edges');
   });
 
@@ -172,10 +233,25 @@ describe('spec oracle', () => {
     const o = copy();
     const d = o.deposits.find((x) => x.status === 'verified')!;
     d.resolved_at_ms = d.landed_at_ms + 1_000;
-    expect(names(o)).toEqual(expect.arrayContaining(['spec.protocol.verified_after_screening', 'spec.protocol.verified_after_partner_window', 'spec.protocol.verified_at_finality']));
+    expect(names(o)).toEqual(
+      expect.arrayContaining([
+        'spec.protocol.verified_after_screening',
+        'spec.protocol.verified_after_partner_window',
+        'spec.protocol.verified_at_finality',
+      ]),
+    );
     const late = copy();
     const screening = late.events.find((e) => e.envelope.type === 'deposit.partner_screening')!.envelope;
-    late.events.push({ org_id: late.events[0].org_id, envelope: { ...screening, type: 'deposit.flagged', event_id: 'evt_f', created_at_ms: Number(screening.data.screening_deadline_ms) + 1, data: { ...screening.data, flagged_by: 'partner' } } });
+    late.events.push({
+      org_id: late.events[0].org_id,
+      envelope: {
+        ...screening,
+        type: 'deposit.flagged',
+        event_id: 'evt_f',
+        created_at_ms: Number(screening.data.screening_deadline_ms) + 1,
+        data: { ...screening.data, flagged_by: 'partner' },
+      },
+    });
     expect(names(late)).toContain('spec.protocol.partner_window');
   });
 

@@ -22,40 +22,76 @@ export const SPEC_LIFECYCLES: Readonly<Record<LifecycleKind, SpecLifecycle>> = {
   // States and transitions → Trade.
   trade: {
     initial: ['executing'],
-    edges: [['executing', 'filled'], ['filled', 'pending_settle'], ['pending_settle', 'settled'], ['executing', 'failed'], ['filled', 'failed'], ['pending_settle', 'failed']],
+    edges: [
+      ['executing', 'filled'],
+      ['filled', 'pending_settle'],
+      ['pending_settle', 'settled'],
+      ['executing', 'failed'],
+      ['filled', 'failed'],
+      ['pending_settle', 'failed'],
+    ],
     terminal: ['settled', 'failed'],
-    events: { executing: 'trade.executing', filled: 'trade.filled', pending_settle: 'trade.pending_settle', settled: 'trade.settled', failed: 'trade.failed' },
+    events: {
+      executing: 'trade.executing',
+      filled: 'trade.filled',
+      pending_settle: 'trade.pending_settle',
+      settled: 'trade.settled',
+      failed: 'trade.failed',
+    },
   },
   // States and transitions → Zap ("any non-terminal → failed").
   zap: {
     initial: ['executing', 'awaiting_deposit'],
     edges: [
-      ['awaiting_deposit', 'executing'], ['executing', 'filled'], ['filled', 'pending_settle'], ['pending_settle', 'settled'],
-      ['awaiting_deposit', 'failed'], ['executing', 'failed'], ['filled', 'failed'], ['pending_settle', 'failed'],
+      ['awaiting_deposit', 'executing'],
+      ['executing', 'filled'],
+      ['filled', 'pending_settle'],
+      ['pending_settle', 'settled'],
+      ['awaiting_deposit', 'failed'],
+      ['executing', 'failed'],
+      ['filled', 'failed'],
+      ['pending_settle', 'failed'],
     ],
     terminal: ['settled', 'failed'],
     events: {
-      awaiting_deposit: 'zap.awaiting_deposit', executing: 'zap.executing', filled: 'zap.filled', pending_settle: 'zap.pending_settle', settled: 'zap.settled', failed: 'zap.failed',
+      awaiting_deposit: 'zap.awaiting_deposit',
+      executing: 'zap.executing',
+      filled: 'zap.filled',
+      pending_settle: 'zap.pending_settle',
+      settled: 'zap.settled',
+      failed: 'zap.failed',
     },
   },
   // States and transitions → Cancel.
   cancel: {
     initial: ['pending'],
-    edges: [['pending', 'sent'], ['sent', 'confirmed'], ['sent', 'failed']],
+    edges: [
+      ['pending', 'sent'],
+      ['sent', 'confirmed'],
+      ['sent', 'failed'],
+    ],
     terminal: ['confirmed', 'failed'],
     events: { pending: 'cancel.created', sent: 'cancel.sent', confirmed: 'cancel.confirmed', failed: 'cancel.failed' },
   },
   // States and transitions → Recovery. Activation has no event; an active recovery may be activated again.
   recovery: {
     initial: ['created'],
-    edges: [['created', 'active'], ['active', 'active'], ['active', 'claimed'], ['active', 'failed']],
+    edges: [
+      ['created', 'active'],
+      ['active', 'active'],
+      ['active', 'claimed'],
+      ['active', 'failed'],
+    ],
     terminal: ['claimed'],
     events: { created: 'recovery.created', claimed: 'recovery.claimed', failed: 'recovery.failed' },
   },
   // States and transitions → Deposit.
   deposit: {
     initial: ['pending'],
-    edges: [['pending', 'verified'], ['pending', 'flagged']],
+    edges: [
+      ['pending', 'verified'],
+      ['pending', 'flagged'],
+    ],
     terminal: ['verified', 'flagged'],
     events: { pending: 'deposit.pending', verified: 'deposit.verified', flagged: 'deposit.flagged' },
   },
@@ -64,24 +100,44 @@ export const SPEC_LIFECYCLES: Readonly<Record<LifecycleKind, SpecLifecycle>> = {
   // States and transitions → Destination: usable while suspended_at_ms is null.
   destination: {
     initial: ['usable'],
-    edges: [['usable', 'suspended'], ['suspended', 'usable']],
+    edges: [
+      ['usable', 'suspended'],
+      ['suspended', 'usable'],
+    ],
     terminal: [],
     events: { suspended: 'destination.suspended', usable: 'destination.reactivated' },
   },
   // States and transitions → Account.
   account: {
     initial: ['active'],
-    edges: [['active', 'deactivated'], ['active', 'export_initiated'], ['export_initiated', 'exported']],
+    edges: [
+      ['active', 'deactivated'],
+      ['active', 'export_initiated'],
+      ['export_initiated', 'exported'],
+    ],
     terminal: ['exported'],
-    events: { active: 'account.created', deactivated: 'account.deactivated', export_initiated: 'account.export_initiated', exported: 'account.key_exported' },
+    events: {
+      active: 'account.created',
+      deactivated: 'account.deactivated',
+      export_initiated: 'account.export_initiated',
+      exported: 'account.key_exported',
+    },
   },
   // Webhook and delivery: a delivery is pending until it succeeds or its retry window ends.
-  delivery: { initial: ['pending'], edges: [['pending', 'success'], ['pending', 'failed']], terminal: ['success', 'failed'], events: {} },
+  delivery: {
+    initial: ['pending'],
+    edges: [
+      ['pending', 'success'],
+      ['pending', 'failed'],
+    ],
+    terminal: ['success', 'failed'],
+    events: {},
+  },
   // RFQ and quote: pending → ready.
   rfq: { initial: ['pending', 'ready'], edges: [['pending', 'ready']], terminal: [], events: {} },
 };
 
-export interface Extra {
+interface Extra {
   kind: LifecycleKind;
   from: string;
   to: string;
@@ -93,13 +149,13 @@ export interface Extra {
  * Edges the spec leaves open, as swapsim fills them in (docs/testing.md, docs/profile.md). Each one is either
  * implied by a spec rule the tables above do not spell out, or enabled by a profile setting.
  */
-export function documentedExtras(profile: Pick<Profile, 'orphan_status' | 'deactivated_allows_export'>): Extra[] {
+function documentedExtras(profile: Pick<Profile, 'orphan_status' | 'deactivated_allows_export'>): Extra[] {
   const extras: Extra[] = [
     // broadcast_failed is a cancel failure code; a cancel that was never broadcast can only fail from pending.
     { kind: 'cancel', from: 'pending', to: 'failed', why: 'broadcast_failed: the transfer was never broadcast' },
     // "claim error ... may set failed": the payout cancel of a claim failed, the credit stays open, and the
     // recovery can be activated (fresh OTP) and claimed again; a failed attempt can be re-activated.
-    { kind: 'recovery', from: 'claimed', to: 'failed', why: 'the claim\'s payout cancel failed (broadcast_failed, confirmation_timeout)' },
+    { kind: 'recovery', from: 'claimed', to: 'failed', why: "the claim's payout cancel failed (broadcast_failed, confirmation_timeout)" },
     { kind: 'recovery', from: 'failed', to: 'active', why: 're-activation after a failed claim attempt' },
   ];
   if (profile.orphan_status === 'pending_settle') {
@@ -109,7 +165,8 @@ export function documentedExtras(profile: Pick<Profile, 'orphan_status' | 'deact
       extras.push({ kind, from: 'pending_settle', to: 'settled', why: 'orphan_status: pending_settle (the orphaned leg reconfirmed)' });
     }
   }
-  if (profile.deactivated_allows_export) extras.push({ kind: 'account', from: 'deactivated', to: 'export_initiated', why: 'deactivated_allows_export: true' });
+  if (profile.deactivated_allows_export)
+    extras.push({ kind: 'account', from: 'deactivated', to: 'export_initiated', why: 'deactivated_allows_export: true' });
   return extras;
 }
 
@@ -129,7 +186,8 @@ export function edgeSet(profile: Pick<Profile, 'orphan_status' | 'deactivated_al
     if (!next.has(k)) next.set(k, new Set());
     next.get(k)!.add(b);
   };
-  for (const [kind, l] of Object.entries(SPEC_LIFECYCLES) as [LifecycleKind, SpecLifecycle][]) for (const [a, b] of l.edges) link(kind, a, b);
+  for (const [kind, l] of Object.entries(SPEC_LIFECYCLES) as [LifecycleKind, SpecLifecycle][])
+    for (const [a, b] of l.edges) link(kind, a, b);
   const leaving = new Set<string>();
   for (const x of documentedExtras(profile)) {
     link(x.kind, x.from, x.to);
@@ -144,7 +202,11 @@ export function edgeSet(profile: Pick<Profile, 'orphan_status' | 'deactivated_al
     while (queue.length) {
       const s = queue.shift()!;
       if (s === to) return true;
-      for (const n of next.get(`${kind}:${s}`) ?? []) if (!seen.has(n)) queue.push(n), seen.add(n);
+      for (const n of next.get(`${kind}:${s}`) ?? []) {
+        if (seen.has(n)) continue;
+        queue.push(n);
+        seen.add(n);
+      }
     }
     return false;
   };
@@ -172,7 +234,9 @@ export class StatusWalk {
     if (from === status) return null;
     if (from !== null && this.edges.terminal(kind, from)) return `${kind} ${id} left wire-terminal status ${from} for ${status}`;
     if (this.edges.reaches(kind, from, status)) return null;
-    return from === null ? `${kind} ${id} first seen as ${status}, not a status it can be created in or reach from one` : `${kind} ${id} went ${from} → ${status}, which no path of the spec's ${kind} lifecycle leads to`;
+    return from === null
+      ? `${kind} ${id} first seen as ${status}, not a status it can be created in or reach from one`
+      : `${kind} ${id} went ${from} → ${status}, which no path of the spec's ${kind} lifecycle leads to`;
   }
 
   status(kind: LifecycleKind, id: string): string | undefined {

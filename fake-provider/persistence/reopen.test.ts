@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim } from '../testing/harness.ts';
 import { funded } from '../testing/fixtures/zaps.ts';
 import { createJournal } from '../../sim/index.ts';
@@ -44,15 +44,25 @@ describe('reopen a journaled run', () => {
       await sim.advance(60_000);
       const lines = readFileSync(journal_path, 'utf8').trim().split('\n');
       cut = lines.length;
-      for (const path of [`/accounts/${f.account_id}`, `/accounts/${f.account_id}/balances`, `/events?account_id=${f.account_id}&limit=50`, `/accounts/${f.account_id}/destinations`]) {
+      for (const path of [
+        `/accounts/${f.account_id}`,
+        `/accounts/${f.account_id}/balances`,
+        `/events?account_id=${f.account_id}&limit=50`,
+        `/accounts/${f.account_id}/destinations`,
+      ]) {
         expect((await sim.api('GET', path)).status).toBe(200);
       }
     } finally {
       await sim.close();
     }
-    const parsed = readJournal(journal_path).lines.filter(({ n }) => n > cut).map(({ line }) => line);
+    const parsed = readJournal(journal_path)
+      .lines.filter(({ n }) => n > cut)
+      .map(({ line }) => line);
     const requests = parsed.filter((l): l is RequestLine => l.kind === 'request');
-    reads = requests.map((request) => ({ request, response: parsed.find((l): l is ResponseLine => l.kind === 'response' && l.request_id === request.request_id)! }));
+    reads = requests.map((request) => ({
+      request,
+      response: parsed.find((l): l is ResponseLine => l.kind === 'response' && l.request_id === request.request_id)!,
+    }));
     expect(reads).toHaveLength(4);
   }, 30_000);
 
@@ -76,7 +86,11 @@ describe('reopen a journaled run', () => {
     const before = readFileSync(out, 'utf8').split('\n').length;
     const running = await reopenJournal(readJournal(journal_path), { sink: createJournal(out) });
     try {
-      const run = await runTrigger(TRIGGERS.find((s) => s.name === 'trade-exact-in')!, { base_url: running.base_url, api_key: API_KEY, seed: 'reopened' });
+      const run = await runTrigger(TRIGGERS.find((s) => s.name === 'trade-exact-in')!, {
+        base_url: running.base_url,
+        api_key: API_KEY,
+        seed: 'reopened',
+      });
       expect(run.error).toBeUndefined();
       expect(run.ok).toBe(true);
       expect(run.events.map((e) => e.type)).toContain('trade.settled');

@@ -65,7 +65,10 @@ export async function reopenJournal(journal: ParsedJournal, opts: ReopenOptions 
     await running.close();
     throw new JournalError(why);
   };
-  if (report.mismatch) await refuse(`line ${report.mismatch.line}: the answer to ${report.mismatch.request} differs from the recorded one (${report.mismatch.difference}); was it written by another swapsim version?`);
+  if (report.mismatch)
+    await refuse(
+      `line ${report.mismatch.line}: the answer to ${report.mismatch.request} differs from the recorded one (${report.mismatch.difference}); was it written by another swapsim version?`,
+    );
   if (report.diverged) await refuse(`the replay diverged from the journal at ${report.diverged}`);
   const { runtime } = running;
   tape.goLive(opts.sink ?? null);

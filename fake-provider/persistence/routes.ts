@@ -16,32 +16,57 @@ const noFields = z.object({}).optional();
 export function snapshotRoutes(runtime: Runtime) {
   return [
     defineRoute({
-      auth: 'public', method: 'post', path: '/snapshots', tag, summary: 'Take a snapshot of the whole server (a position in its journal)',
-      body: noFields, response: z.object({ request_id: z.string(), snapshot_id: z.string(), snapshot }),
+      auth: 'public',
+      method: 'post',
+      path: '/snapshots',
+      tag,
+      summary: 'Take a snapshot of the whole server (a position in its journal)',
+      body: noFields,
+      response: z.object({ request_id: z.string(), snapshot_id: z.string(), snapshot }),
       handler: (_i, { world, request_id }) => {
         const s = takeSnapshot(world, request_id);
         return { body: { snapshot_id: s.snapshot_id, snapshot: s } };
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/snapshots', tag, summary: 'Snapshots of the current world, oldest first',
+      auth: 'public',
+      method: 'get',
+      path: '/snapshots',
+      tag,
+      summary: 'Snapshots of the current world, oldest first',
       response: z.object({ request_id: z.string(), snapshots: z.array(snapshot) }),
       handler: (_i, { world }) => ({ body: { snapshots: listSnapshots(world) } }),
     }),
     defineRoute({
-      auth: 'public', method: 'post', path: '/snapshots/:snapshot_id/restore', tag, summary: 'Put the world as it was at the snapshot in the server\'s place',
-      params, body: noFields, response: z.object({ request_id: z.string(), restored: z.literal(true), snapshot_id: z.string(), clock: z.object({ now_ms: z.number().int(), mode: z.enum(['virtual', 'realtime']) }) }),
+      auth: 'public',
+      method: 'post',
+      path: '/snapshots/:snapshot_id/restore',
+      tag,
+      summary: "Put the world as it was at the snapshot in the server's place",
+      params,
+      body: noFields,
+      response: z.object({
+        request_id: z.string(),
+        restored: z.literal(true),
+        snapshot_id: z.string(),
+        clock: z.object({ now_ms: z.number().int(), mode: z.enum(['virtual', 'realtime']) }),
+      }),
       handler: async ({ params: p }) => {
         const world = await restoreSnapshot(runtime, p.snapshot_id);
         return { body: { restored: true, snapshot_id: p.snapshot_id, clock: clockState(world.sim.clock) } };
       },
     }),
     defineRoute({
-      auth: 'public', method: 'delete', path: '/snapshots/:snapshot_id', tag, summary: 'Forget a snapshot',
+      auth: 'public',
+      method: 'delete',
+      path: '/snapshots/:snapshot_id',
+      tag,
+      summary: 'Forget a snapshot',
       params,
       handler: ({ params: p }, { world }) => {
         requireSnapshot(world, p.snapshot_id);
-        if (!deleteSnapshot(world, p.snapshot_id)) throw new ApiError('not_found', `no snapshot ${p.snapshot_id}`, { param: 'snapshot_id' });
+        if (!deleteSnapshot(world, p.snapshot_id))
+          throw new ApiError('not_found', `no snapshot ${p.snapshot_id}`, { param: 'snapshot_id' });
         return { body: { deleted: true, snapshot_id: p.snapshot_id } };
       },
     }),

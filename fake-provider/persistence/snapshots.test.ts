@@ -26,7 +26,14 @@ async function script(sim: TestSim, account_id: string, credit_id: string, desti
     await keep(sim.api('POST', '/accounts', { body: { label: `after-${i}` }, idem: `after-${i}` }));
     await keep(sim.api('GET', `/accounts/${account_id}/balances`));
   }
-  const { quote_id } = await firmQuote(sim, { account_id, credit_id, destination_id, from: ARB_USDC, to: ARB_ETH, amount_in_atoms: '20000000' });
+  const { quote_id } = await firmQuote(sim, {
+    account_id,
+    credit_id,
+    destination_id,
+    from: ARB_USDC,
+    to: ARB_ETH,
+    amount_in_atoms: '20000000',
+  });
   await keep(sim.api('POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: '50' }, idem: 'accept-1' }));
   await keep(sim.control('POST', '/clock/settle', {}));
   await keep(sim.api('GET', `/events?account_id=${account_id}&limit=100`));
@@ -70,8 +77,13 @@ describe('snapshots', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('journal_required');
     expect((await bare.control('GET', '/snapshots')).body.snapshots).toEqual([]);
-    const sim = opened(await startTestSim({ seed: 'snap-errors', journal_path: join(mkdtempSync(join(tmpdir(), 'swapsim-snap-')), 'run.jsonl') }));
-    expect((await sim.control('POST', '/snapshots/snap_nope/restore')).body.error).toMatchObject({ code: 'not_found', param: 'snapshot_id' });
+    const sim = opened(
+      await startTestSim({ seed: 'snap-errors', journal_path: join(mkdtempSync(join(tmpdir(), 'swapsim-snap-')), 'run.jsonl') }),
+    );
+    expect((await sim.control('POST', '/snapshots/snap_nope/restore')).body.error).toMatchObject({
+      code: 'not_found',
+      param: 'snapshot_id',
+    });
     const id = (await sim.control('POST', '/snapshots')).body.snapshot_id;
     const account = (await sim.api('POST', '/accounts', { body: { label: 'kept' } })).body.account.account_id;
     expect((await sim.control('DELETE', `/snapshots/${id}`)).status).toBe(200);
@@ -81,7 +93,9 @@ describe('snapshots', () => {
   }, 30_000);
 
   it('in the library: build a world once, restore it before each test', async () => {
-    const sim = opened(await createSim({ seed: 'snap-lib', journal_path: join(mkdtempSync(join(tmpdir(), 'swapsim-snap-')), 'lib.jsonl') }));
+    const sim = opened(
+      await createSim({ seed: 'snap-lib', journal_path: join(mkdtempSync(join(tmpdir(), 'swapsim-snap-')), 'lib.jsonl') }),
+    );
     const built = (await sim.api('POST', '/accounts', { body: { label: 'fixture' } })).body.account.account_id;
     const snapshot = await sim.snapshot();
     for (const label of ['test-1', 'test-2']) {

@@ -34,8 +34,14 @@ function journalOf(journal: Journal): ParsedJournal | null {
 }
 
 function requireJournal(world: World): void {
-  if (world.sim.journal.mode === 'off' || (world.sim.journal instanceof ReplayTape && world.sim.journal.mode === 'record' && !world.sim.journal.sinkPath)) {
-    throw new ApiError('journal_required', 'snapshots are positions in the journal: start the server with --journal FILE or --state DIR (createSim({ journal_path }))');
+  if (
+    world.sim.journal.mode === 'off' ||
+    (world.sim.journal instanceof ReplayTape && world.sim.journal.mode === 'record' && !world.sim.journal.sinkPath)
+  ) {
+    throw new ApiError(
+      'journal_required',
+      'snapshots are positions in the journal: start the server with --journal FILE or --state DIR (createSim({ journal_path }))',
+    );
   }
 }
 
@@ -64,7 +70,7 @@ export function requireSnapshot(world: World, snapshot_id: string): Snapshot {
  * The world `current` was right after `snapshot`'s request: rebuilt from the journal's prefix up to that line in
  * a fresh world, which then journals to `current`'s journal (what it does next is this server's input).
  */
-export async function restoredWorld(current: World, snapshot: Snapshot, serve: ServeWorld): Promise<World> {
+async function restoredWorld(current: World, snapshot: Snapshot, serve: ServeWorld): Promise<World> {
   requireJournal(current);
   const journal = journalOf(current.sim.journal);
   if (!journal) throw new ApiError('journal_required', 'this server keeps no journal a snapshot can be restored from');
@@ -74,7 +80,10 @@ export async function restoredWorld(current: World, snapshot: Snapshot, serve: S
   // Only the replay's listener goes: the world it rebuilt lives on.
   running.server.closeAllConnections();
   running.server.close();
-  if (report.mismatch || report.diverged) throw new Error(`snapshot ${snapshot.snapshot_id}: the journal's prefix did not replay (${report.diverged ?? report.mismatch?.difference})`);
+  if (report.mismatch || report.diverged)
+    throw new Error(
+      `snapshot ${snapshot.snapshot_id}: the journal's prefix did not replay (${report.diverged ?? report.mismatch?.difference})`,
+    );
   const world = running.runtime.world;
   Object.assign(world.endpoint, current.endpoint);
   world.sim.adoptJournal(current.sim.journal);
@@ -86,7 +95,8 @@ export async function restoredWorld(current: World, snapshot: Snapshot, serve: S
 /** Puts the restored world in the runtime's place (as a reset does with a fresh one). */
 export async function restoreSnapshot(runtime: Runtime, snapshot_id: string): Promise<World> {
   const snapshot = requireSnapshot(runtime.world, snapshot_id);
-  if (!runtime.options.serve_world) throw new ApiError('journal_required', 'this runtime serves no HTTP: a snapshot is restored by replaying its journal over HTTP');
+  if (!runtime.options.serve_world)
+    throw new ApiError('journal_required', 'this runtime serves no HTTP: a snapshot is restored by replaying its journal over HTTP');
   const world = await restoredWorld(runtime.world, snapshot, runtime.options.serve_world);
   runtime.stopRealtime();
   dropHeldRequests(runtime.world);

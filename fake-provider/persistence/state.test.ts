@@ -28,14 +28,20 @@ describe('serveState', () => {
     const options = { clock: 'virtual' as const, seed: 'state-unit', port: 0, seed_orgs: [{ api_keys: [KEY] }] };
     const first = await serveState({ dir }, options);
     expect(first.reopened).toBeNull();
-    const created = await fetch(`${first.running.base_url}/accounts`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': 'k1' }, body: '{"label":"kept"}' });
+    const created = await fetch(`${first.running.base_url}/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': 'k1' },
+      body: '{"label":"kept"}',
+    });
     const account = ((await created.json()) as { account: { account_id: string } }).account;
     await first.running.close();
     appendFileSync(first.journal_path, '{"kind":"request","request_id":"req_cut'); // a kill mid-write
     const second = await serveState({ dir }, { ...options, seed: 'ignored' });
     try {
       expect(second.reopened?.verified).toBe(1);
-      const read = await fetch(`${second.running.base_url}/accounts/${account.account_id}`, { headers: { authorization: `Bearer ${KEY}` } });
+      const read = await fetch(`${second.running.base_url}/accounts/${account.account_id}`, {
+        headers: { authorization: `Bearer ${KEY}` },
+      });
       expect(read.status).toBe(200);
     } finally {
       await second.running.close();

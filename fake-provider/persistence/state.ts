@@ -10,7 +10,7 @@ import type { RuntimeOptions } from '../runtime.ts';
 import { copyJournalPrefix, readJournal, reopenJournal } from './reopen.ts';
 import type { ReplayReport } from '../replay/replay.ts';
 
-export const STATE_JOURNAL = 'journal.jsonl';
+const STATE_JOURNAL = 'journal.jsonl';
 
 export interface StateOptions {
   dir: string;
@@ -60,18 +60,30 @@ const hasJournal = (path: string): boolean => existsSync(path) && statSync(path)
  * Serves the world kept in `state.dir`: a fresh one (from `options`) on the first start, else the journal's
  * (its header's seed, clock, profile and keys win over `options`), listening where `options` say.
  */
-export async function serveState(state: StateOptions, options: RuntimeOptions & { port?: number; host?: string; limits?: Partial<ConnectionLimits> }): Promise<StateServer> {
+export async function serveState(
+  state: StateOptions,
+  options: RuntimeOptions & { port?: number; host?: string; limits?: Partial<ConnectionLimits> },
+): Promise<StateServer> {
   mkdirSync(state.dir, { recursive: true, mode: 0o700 });
   const journal_path = join(state.dir, STATE_JOURNAL);
   if (!hasJournal(journal_path) && state.from !== undefined) copyJournalPrefix(state.from, state.from_until_line, journal_path);
   if (!hasJournal(journal_path)) {
     // The header keeps the secret seed, so it is drawn here (createRuntime would draw it after the header).
     const resolved = { ...options, secret_seed: options.secret_seed ?? randomSecretSeed() };
-    const running = await serve({ ...resolved, journal: createJournal(journal_path, { header: journalHeader(resolved), sync: state.sync }) });
+    const running = await serve({
+      ...resolved,
+      journal: createJournal(journal_path, { header: journalHeader(resolved), sync: state.sync }),
+    });
     return { running, reopened: null, journal_path };
   }
   truncatePartialLine(journal_path);
   const journal = readJournal(journal_path);
-  const running = await reopenJournal(journal, { verify: true, port: options.port, host: options.host, sink: createJournal(journal_path, { sync: state.sync }), limits: options.limits });
+  const running = await reopenJournal(journal, {
+    verify: true,
+    port: options.port,
+    host: options.host,
+    sink: createJournal(journal_path, { sync: state.sync }),
+    limits: options.limits,
+  });
   return { running, reopened: running.report, journal_path };
 }

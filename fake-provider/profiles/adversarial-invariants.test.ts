@@ -21,7 +21,14 @@ describe('adversarial profile across seeds', () => {
         const cancel_credit = await fund(sim, account_id, ETH, '200000000000000000');
         const usdc_dest = await destination(sim, account_id, USDC);
         const eth_dest = await destination(sim, account_id, ETH);
-        const { quote_id } = await firmQuote(sim, { account_id, credit_id: trade_credit, destination_id: usdc_dest, from: ETH, to: USDC, amount_in_atoms: '500000000000000000' });
+        const { quote_id } = await firmQuote(sim, {
+          account_id,
+          credit_id: trade_credit,
+          destination_id: usdc_dest,
+          from: ETH,
+          to: USDC,
+          amount_in_atoms: '500000000000000000',
+        });
         const accept = await sim.api('POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: '100' } });
         expect(accept.status, `seed ${seed}: ${JSON.stringify(accept.body)}`).toBe(200);
         const cancel = await sim.api('POST', '/cancels', { body: { account_id, credit_id: cancel_credit, destination_id: eth_dest } });

@@ -1,7 +1,14 @@
 // The seeded `adversarial` profile: every "not shown" setting whose alternatives are safe is drawn per
 // seed among plausible alternatives, so a client tested against many seeds depends on none of them.
 import { createRng, type Rng } from '../../sim/rng.ts';
-import { DEFAULT_PROFILE, LIFECYCLE_ERROR_CODES, RATE_LIMIT_ALGORITHMS, WEBHOOK_BODY_STYLES, WEBHOOK_DELIVERY_ORDERS, type Profile } from '../profile.ts';
+import {
+  DEFAULT_PROFILE,
+  LIFECYCLE_ERROR_CODES,
+  RATE_LIMIT_ALGORITHMS,
+  WEBHOOK_BODY_STYLES,
+  WEBHOOK_DELIVERY_ORDERS,
+  type Profile,
+} from '../profile.ts';
 
 const HOUR = 3_600_000;
 /** How many lifecycle codes there were when their statuses were drawn from the profile's own stream. */
@@ -53,7 +60,10 @@ export function adversarialProfile(seed: string | number): Profile {
   for (const [chain, timing] of Object.entries(DEFAULT_PROFILE.chains)) {
     // Finality threshold within ±50% of the documented one; block times stay (they are chain facts).
     const factor = 0.5 + rng.next();
-    p.chains[chain] = { block_ms: timing.block_ms, finality_confirmations: Math.max(1, Math.round(timing.finality_confirmations * factor)) };
+    p.chains[chain] = {
+      block_ms: timing.block_ms,
+      finality_confirmations: Math.max(1, Math.round(timing.finality_confirmations * factor)),
+    };
   }
   p.delete_destination_status = rng.pick([200, 204] as const);
   p.deactivated_allows_export = rng.chance(0.5);

@@ -7,7 +7,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE } from '../profile.ts';
 import { startTestSim } from '../testing/harness.ts';
-import { adversarialProfile, formatIssues, loadProfileFile, profileFromJson, profileSchema, ProfileError, resolveProfile } from './index.ts';
+import {
+  adversarialProfile,
+  formatIssues,
+  loadProfileFile,
+  profileFromJson,
+  profileSchema,
+  ProfileError,
+  resolveProfile,
+} from './index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'swapsim-profiles-'));
 function file(name: string, text: string): string {
@@ -31,7 +39,11 @@ describe('profileSchema', () => {
   });
 
   it('rejects unknown keys at any depth, and missing keys, naming the path', () => {
-    const r = profileSchema.safeParse({ ...DEFAULT_PROFILE, extra: 1, chains: { ...DEFAULT_PROFILE.chains, btc: { ...DEFAULT_PROFILE.chains.btc, speed: 2 } } });
+    const r = profileSchema.safeParse({
+      ...DEFAULT_PROFILE,
+      extra: 1,
+      chains: { ...DEFAULT_PROFILE.chains, btc: { ...DEFAULT_PROFILE.chains.btc, speed: 2 } },
+    });
     expect(r.success).toBe(false);
     expect(formatIssues(r.error!)).toEqual(expect.arrayContaining(['extra: unknown setting', 'chains.btc.speed: unknown setting']));
     const { orphan_status: _, ...missing } = DEFAULT_PROFILE;
@@ -39,14 +51,31 @@ describe('profileSchema', () => {
   });
 
   it('checks ranges: min ≤ max, and the retry schedule within the retry window', () => {
-    const r = profileSchema.safeParse({ ...DEFAULT_PROFILE, spread_bps: { min: 40, max: 10 }, webhook_retry_schedule_ms: [80 * 3_600_000] });
-    expect(formatIssues(r.error!)).toEqual(['spread_bps.min: must not exceed spread_bps.max (10)', expect.stringMatching(/^webhook_retry_schedule_ms: delays add up to 288000000 ms, past webhook_retry_window_ms/)]);
+    const r = profileSchema.safeParse({
+      ...DEFAULT_PROFILE,
+      spread_bps: { min: 40, max: 10 },
+      webhook_retry_schedule_ms: [80 * 3_600_000],
+    });
+    expect(formatIssues(r.error!)).toEqual([
+      'spread_bps.min: must not exceed spread_bps.max (10)',
+      expect.stringMatching(/^webhook_retry_schedule_ms: delays add up to 288000000 ms, past webhook_retry_window_ms/),
+    ]);
   });
 });
 
 describe('profile files', () => {
   it('override any subset of the default, merging nested objects field by field', () => {
-    const p = loadProfileFile(file('slow-btc.json', JSON.stringify({ chains: { btc: { block_ms: 1_000 } }, execution: { settle_initiate_ms: 9 }, orphan_status: 'pending_settle', webhook_retry_schedule_ms: [1_000, 2_000] })));
+    const p = loadProfileFile(
+      file(
+        'slow-btc.json',
+        JSON.stringify({
+          chains: { btc: { block_ms: 1_000 } },
+          execution: { settle_initiate_ms: 9 },
+          orphan_status: 'pending_settle',
+          webhook_retry_schedule_ms: [1_000, 2_000],
+        }),
+      ),
+    );
     expect(p.name).toBe('file:slow-btc.json');
     expect(p.chains.btc).toEqual({ block_ms: 1_000, finality_confirmations: DEFAULT_PROFILE.chains.btc.finality_confirmations });
     expect(p.chains['evm:1']).toEqual(DEFAULT_PROFILE.chains['evm:1']);
@@ -63,15 +92,21 @@ describe('profile files', () => {
   it('name the bad field in every error', () => {
     expect(issuesOf({ chains: { btc: { block_ms: -5 } } })).toEqual(['chains.btc.block_ms: must be a positive integer']);
     expect(issuesOf({ chains: { dogecoin: { block_ms: 5 } } })).toEqual(['chains.dogecoin: unknown setting']);
-    expect(issuesOf({ lifecycle_error_status: { rfq_expired: 200 } })).toEqual(['lifecycle_error_status.rfq_expired: must be an integer from 400 to 599']);
+    expect(issuesOf({ lifecycle_error_status: { rfq_expired: 200 } })).toEqual([
+      'lifecycle_error_status.rfq_expired: must be an integer from 400 to 599',
+    ]);
     expect(issuesOf({ delete_destination_status: 201 })).toEqual(['delete_destination_status: must be 200 or 204']);
     expect(issuesOf({ activity_order: 'random' })).toEqual(['activity_order: must be one of "asc", "desc"']);
-    expect(issuesOf({ webhook_body_style: 'pretty' })).toEqual(['webhook_body_style: must be one of "compact", "spaced", "escaped", "mixed"']);
+    expect(issuesOf({ webhook_body_style: 'pretty' })).toEqual([
+      'webhook_body_style: must be one of "compact", "spaced", "escaped", "mixed"',
+    ]);
     expect(profileFromJson({ webhook_body_style: 'mixed' }).webhook_body_style).toBe('mixed');
     expect(issuesOf({ rate_limit_retry_after: 'yes' })).toEqual(['rate_limit_retry_after: must be true or false']);
     expect(issuesOf({ webhook_retry_schedule_ms: [] })).toEqual(['webhook_retry_schedule_ms: must list at least one delay']);
     expect(issuesOf({ webhook_retry_schedule_ms: [1, 2.5] })).toEqual(['webhook_retry_schedule_ms.1: must be a positive integer']);
-    expect(issuesOf({ execution: { fill_ms: { min: 10, max: 5 } } })).toEqual(['execution.fill_ms.min: must not exceed execution.fill_ms.max (5)']);
+    expect(issuesOf({ execution: { fill_ms: { min: 10, max: 5 } } })).toEqual([
+      'execution.fill_ms.min: must not exceed execution.fill_ms.max (5)',
+    ]);
     expect(issuesOf({ default_platform_fee_bps: 10 })).toEqual(['default_platform_fee_bps: must be a string of whole basis points']);
     expect(issuesOf({ quote_ttl_fraction: 0 })).toEqual(['quote_ttl_fraction: must be a number in (0, 1]']);
     expect(issuesOf([1])).toEqual(['(profile): Invalid input: expected object, received array']);
@@ -80,7 +115,9 @@ describe('profile files', () => {
   it('report unreadable files and bad JSON with the path', () => {
     expect(() => loadProfileFile(join(dir, 'missing.json'))).toThrow(/cannot read profile file .*missing\.json/);
     expect(() => loadProfileFile(file('broken.json', '{"orphan_status":'))).toThrow(/profile file .*broken\.json is not valid JSON/);
-    expect(() => loadProfileFile(file('bad.json', '{"chains":{"btc":{"block_ms":0}}}'))).toThrow(/bad\.json: chains\.btc\.block_ms: must be a positive integer/);
+    expect(() => loadProfileFile(file('bad.json', '{"chains":{"btc":{"block_ms":0}}}'))).toThrow(
+      /bad\.json: chains\.btc\.block_ms: must be a positive integer/,
+    );
   });
 });
 
@@ -96,7 +133,8 @@ describe('adversarialProfile', () => {
         expect(t.finality_confirmations).toBeGreaterThanOrEqual(Math.max(1, Math.floor(d * 0.5)));
         expect(t.finality_confirmations).toBeLessThanOrEqual(Math.ceil(d * 1.5));
       }
-      for (let i = 1; i < p.webhook_retry_schedule_ms.length; i++) expect(p.webhook_retry_schedule_ms[i]).toBeGreaterThan(p.webhook_retry_schedule_ms[i - 1]);
+      for (let i = 1; i < p.webhook_retry_schedule_ms.length; i++)
+        expect(p.webhook_retry_schedule_ms[i]).toBeGreaterThan(p.webhook_retry_schedule_ms[i - 1]);
       expect(p.webhook_retry_schedule_ms.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(72 * 3_600_000);
       expect(p.error_type_by_status['4xx']).toBe('invalid_request');
     }
@@ -105,7 +143,11 @@ describe('adversarialProfile', () => {
   it("never drops Retry-After from a 429: the spec's limits table says a 429 carries one", async () => {
     for (let seed = 0; seed < 50; seed++) expect(adversarialProfile(seed).rate_limit_retry_after, `seed ${seed}`).toBe(true);
     // Over a real server at seed 2 (one of the seeds that dropped it): a read past the limit.
-    const s = await startTestSim({ profile: adversarialProfile(2), seed_orgs: [{ api_keys: ['k_adv'], rate_limits: { reads: 1 } }], api_key: 'k_adv' });
+    const s = await startTestSim({
+      profile: adversarialProfile(2),
+      seed_orgs: [{ api_keys: ['k_adv'], rate_limits: { reads: 1 } }],
+      api_key: 'k_adv',
+    });
     try {
       await s.api('GET', '/assets?limit=1');
       const r = await s.api('GET', '/assets?limit=1');
@@ -183,7 +225,11 @@ describe('forward-compatibility settings', () => {
     try {
       for (let i = 0; i < 10; i++) await sim.api('POST', '/accounts', { body: {} });
       await sim.settle();
-      const events = (await sim.api('GET', '/events?limit=100')).body.events as Array<{ event_id: string; type: string; data: { follows_event_id?: string } }>;
+      const events = (await sim.api('GET', '/events?limit=100')).body.events as Array<{
+        event_id: string;
+        type: string;
+        data: { follows_event_id?: string };
+      }>;
       const unknown = events.filter((e) => e.type === 'swapsim.unknown_event');
       expect(unknown.length).toBeGreaterThan(0);
       expect(unknown.length).toBeLessThan(events.length / 3);
@@ -202,7 +248,9 @@ const BIN = new URL('../../bin/swapsim.js', import.meta.url).pathname;
 
 function runServe(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--clock', 'virtual', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--clock', 'virtual', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => {

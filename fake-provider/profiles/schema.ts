@@ -15,7 +15,7 @@ export const WEBHOOK_BODY_STYLES = ['compact', 'spaced', 'escaped', 'mixed'] as 
 export type WebhookBodyStyle = (typeof WEBHOOK_BODY_STYLES)[number];
 
 /** The chains a profile times (`chains`): every one, no other. */
-export const PROFILE_CHAINS = ['evm:1', 'evm:42161', 'btc', 'solana', 'zec'] as const;
+const PROFILE_CHAINS = ['evm:1', 'evm:42161', 'btc', 'solana', 'zec'] as const;
 
 const POS_INT = 'must be a positive integer';
 const NONNEG_INT = 'must be a non-negative integer';
@@ -31,15 +31,22 @@ const enumOf = <const T extends readonly [string, ...string[]]>(values: T) =>
 const CIDR = 'must be an array of CIDR blocks (e.g. "10.0.0.0/8", "::1/128")';
 const cidrList = () => z.array(z.string({ error: CIDR }).refine(isCidr, { error: CIDR }), { error: CIDR }).max(1_000, { error: CIDR });
 const bool = () => z.boolean({ error: 'must be true or false' });
-const bpsString = () => z.string({ error: 'must be a string of whole basis points' }).regex(/^(0|[1-9][0-9]{0,4})$/, { error: 'must be a string of whole basis points' });
+const bpsString = () =>
+  z
+    .string({ error: 'must be a string of whole basis points' })
+    .regex(/^(0|[1-9][0-9]{0,4})$/, { error: 'must be a string of whole basis points' });
 
 /** Builds the schema; `partial` makes every field (at every depth) optional, for user files. */
 function build(partial: boolean) {
   // Typed as the strict form; the partial form's type is only needed as DeepPartial<Profile> (below).
-  const obj = <S extends z.ZodRawShape>(shape: S) => (partial ? z.strictObject(shape).partial() : z.strictObject(shape)) as unknown as z.ZodObject<S, z.core.$strict>;
+  const obj = <S extends z.ZodRawShape>(shape: S) =>
+    (partial ? z.strictObject(shape).partial() : z.strictObject(shape)) as unknown as z.ZodObject<S, z.core.$strict>;
   // Range objects: the min ≤ max check runs on the merged profile only, where both ends are known.
   const range = (item: () => z.ZodNumber) => obj({ min: item(), max: item() });
-  const statuses = Object.fromEntries(LIFECYCLE_ERROR_CODES.map((c) => [c, intBetween(400, 599)])) as Record<LifecycleErrorCode, z.ZodNumber>;
+  const statuses = Object.fromEntries(LIFECYCLE_ERROR_CODES.map((c) => [c, intBetween(400, 599)])) as Record<
+    LifecycleErrorCode,
+    z.ZodNumber
+  >;
   const chainTiming = obj({
     /** Time between blocks, i.e. between confirmations. */
     block_ms: posInt(),
@@ -47,13 +54,23 @@ function build(partial: boolean) {
     finality_confirmations: posInt(),
   });
   const chains = Object.fromEntries(PROFILE_CHAINS.map((k) => [k, chainTiming])) as Record<string, typeof chainTiming>;
-  const typeName = () => z.string({ error: 'must be a snake_case error type' }).regex(/^[a-z][a-z0-9_]*$/, { error: 'must be a snake_case error type' });
+  const typeName = () =>
+    z.string({ error: 'must be a snake_case error type' }).regex(/^[a-z][a-z0-9_]*$/, { error: 'must be a snake_case error type' });
   return obj({
     name: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }),
     /** HTTP status of the lifecycle error codes whose status the spec leaves open. */
     lifecycle_error_status: obj(statuses),
     /** `error.type` for each HTTP status class (the spec names only `invalid_request`). */
-    error_type_by_status: obj({ '4xx': typeName(), '401': typeName(), '403': typeName(), '404': typeName(), '409': typeName(), '422': typeName(), '429': typeName(), '5xx': typeName() }),
+    error_type_by_status: obj({
+      '4xx': typeName(),
+      '401': typeName(),
+      '403': typeName(),
+      '404': typeName(),
+      '409': typeName(),
+      '422': typeName(),
+      '429': typeName(),
+      '5xx': typeName(),
+    }),
     /** Whether 429 responses carry `Retry-After` (the spec says they do; real proxies sometimes drop it). */
     rate_limit_retry_after: bool(),
     /**
@@ -88,11 +105,15 @@ function build(partial: boolean) {
     /** Webhook handler timeout per attempt. */
     webhook_timeout_ms: posInt(),
     /** Delay before each retry, after the first attempt; retries stop once 72 h have passed. */
-    webhook_retry_schedule_ms: z.array(posInt(), { error: 'must be an array of positive integers' }).min(1, { error: 'must list at least one delay' }),
+    webhook_retry_schedule_ms: z
+      .array(posInt(), { error: 'must be an array of positive integers' })
+      .min(1, { error: 'must list at least one delay' }),
     /** Total retry window for a delivery. */
     webhook_retry_window_ms: posInt(),
     /** Brand part of the webhook header names: `<prefix>-Webhook-Id`, … */
-    webhook_header_prefix: z.string({ error: 'must be a header-name token' }).regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, { error: 'must be a header-name token (letters, digits, -)' }),
+    webhook_header_prefix: z
+      .string({ error: 'must be a header-name token' })
+      .regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, { error: 'must be a header-name token (letters, digits, -)' }),
     /** Sim delay a `{webhook: 'reorder'}` fault puts on an attempt, so deliveries due meanwhile overtake it. */
     webhook_reorder_delay_ms: nonNegInt(),
     /**
@@ -183,12 +204,17 @@ function build(partial: boolean) {
     /** Solver latency drawn per RFQ from the `solvers` stream: a quote is ready this long after the RFQ is created. */
     solver_latency_ms: range(nonNegInt),
     /** Quote expiry as a fraction of the RFQ TTL after the RFQ's creation (spec: within the TTL); never before the quote exists. */
-    quote_ttl_fraction: z.number({ error: 'must be a number in (0, 1]' }).gt(0, { error: 'must be a number in (0, 1]' }).lte(1, { error: 'must be a number in (0, 1]' }),
+    quote_ttl_fraction: z
+      .number({ error: 'must be a number in (0, 1]' })
+      .gt(0, { error: 'must be a number in (0, 1]' })
+      .lte(1, { error: 'must be a number in (0, 1]' }),
     /** POST /rfqs `ttl_ms` and `wait_ms` bounds (spec: defaults 1000 and 250, bounds not shown); outside → invalid_parameter. */
     rfq_ttl_ms: range(posInt),
     rfq_wait_ms_max: nonNegInt(),
     /** Default liquidity of every pair, a USD decimal (the control plane can set another per pair). */
-    pair_liquidity_usd: z.string({ error: 'must be a USD decimal string' }).regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, { error: 'must be a USD decimal string' }),
+    pair_liquidity_usd: z
+      .string({ error: 'must be a USD decimal string' })
+      .regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, { error: 'must be a USD decimal string' }),
     /** Notional outside 1..100000 USD: the spec allows `insufficient_liquidity` or a validation error. */
     size_out_of_bounds_error: enumOf(['insufficient_liquidity', 'invalid_parameter']),
     /** HYBRID_SOLANA_TO_INTENTS: `min_intermediate_out` is the notional in Solana USDC less this haircut. */
@@ -233,11 +259,16 @@ const RANGES = ['execution.fill_ms', 'poll_after_ms', 'cancel_poll_after_ms', 's
 export const profileSchema = build(false).superRefine((p, ctx) => {
   for (const path of RANGES) {
     const r = path.split('.').reduce<any>((o, k) => o[k], p) as { min: number; max: number };
-    if (r.min > r.max) ctx.addIssue({ code: 'custom', path: [...path.split('.'), 'min'], message: `must not exceed ${path}.max (${r.max})` });
+    if (r.min > r.max)
+      ctx.addIssue({ code: 'custom', path: [...path.split('.'), 'min'], message: `must not exceed ${path}.max (${r.max})` });
   }
   const total_ms = p.webhook_retry_schedule_ms.reduce((a, b) => a + b, 0);
   if (total_ms > p.webhook_retry_window_ms) {
-    ctx.addIssue({ code: 'custom', path: ['webhook_retry_schedule_ms'], message: `delays add up to ${total_ms} ms, past webhook_retry_window_ms (${p.webhook_retry_window_ms})` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['webhook_retry_schedule_ms'],
+      message: `delays add up to ${total_ms} ms, past webhook_retry_window_ms (${p.webhook_retry_window_ms})`,
+    });
   }
 });
 
@@ -248,7 +279,6 @@ export type Profile = z.output<typeof profileSchema>;
 export const partialProfileSchema = build(true) as unknown as z.ZodType<DeepPartial<Profile>>;
 
 export type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
-
 
 export class ProfileError extends Error {
   constructor(
@@ -262,9 +292,9 @@ export class ProfileError extends Error {
 
 /** One line per issue, `path: message` (e.g. `chains.btc.block_ms: must be a positive integer`). */
 export function formatIssues(error: z.ZodError): string[] {
-  return error.issues.map((i): string[] => {
+  return error.issues.flatMap((i): string[] => {
     const path = i.path.map(String).join('.') || '(profile)';
     if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${[...i.path.map(String), k].join('.')}: unknown setting`);
     return [`${path}: ${i.message}`];
-  }).flat();
+  });
 }

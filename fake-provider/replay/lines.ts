@@ -75,7 +75,7 @@ export type FactLine = {
 };
 
 /** The server was stopped (SIGTERM): requests a `delay_ms` fault still held were answered 503 at this point. */
-export type ShutdownLine = {
+type ShutdownLine = {
   kind: 'shutdown';
 };
 

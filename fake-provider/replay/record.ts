@@ -123,7 +123,8 @@ export function requestJournal(runtime: Pick<Runtime, 'world' | 'worlds' | 'keyW
     const request_id = world.newRequestId();
     const locals: Locals = { world, request_id };
     request.locals = locals;
-    if (journal.mode === 'replay') return replayed(journal as ReplayTape, request_id, request, reply, (e?: unknown) => next(e ?? refusal ?? undefined));
+    if (journal.mode === 'replay')
+      return replayed(journal as ReplayTape, request_id, request, reply, (e?: unknown) => next(e ?? refusal ?? undefined));
     const body_error = err === undefined ? null : String((err as { type?: unknown }).type ?? 'unknown');
     const line = requestLine(request, request_id, world.sim.now_ms(), body_error);
     locals.wall_ms = line.wall_ms;

@@ -35,14 +35,17 @@ export function parseJournal(text: string): ParsedJournal {
     }
   });
   const first = lines.shift()?.line as Partial<HeaderLine> | undefined;
-  if (!first || first.kind !== 'header') throw new JournalError('the journal has no header line: write it with `swapsim serve --journal FILE` (this version)');
+  if (first?.kind !== 'header')
+    throw new JournalError('the journal has no header line: write it with `swapsim serve --journal FILE` (this version)');
   if (first.version !== JOURNAL_VERSION) {
-    throw new JournalError(`journal version ${String(first.version)}, but this swapsim replays version ${JOURNAL_VERSION}: replay it with the swapsim that wrote it`);
+    throw new JournalError(
+      `journal version ${String(first.version)}, but this swapsim replays version ${JOURNAL_VERSION}: replay it with the swapsim that wrote it`,
+    );
   }
   return { header: first as HeaderLine, lines, partial_line };
 }
 
-export interface Mismatch {
+interface Mismatch {
   line: number;
   request_id: string;
   /** `METHOD url` of the request answered. */
@@ -96,7 +99,8 @@ async function waitUntil(tape: ReplayTape, n: number, done: () => boolean, parka
       quiet = 0;
       since_ms = wallNow_ms();
     } else if (parkable && tape.arrived() && ++quiet >= PARKED_ROUNDS && wallNow_ms() - since_ms >= PARKED_MS) return null;
-    if (wallNow_ms() - since_ms > STUCK_MS) return `line ${n}: the replayed run made no progress for ${STUCK_MS / 1000} s (waiting: ${tape.unfinished().join(', ')})`;
+    if (wallNow_ms() - since_ms > STUCK_MS)
+      return `line ${n}: the replayed run made no progress for ${STUCK_MS / 1000} s (waiting: ${tape.unfinished().join(', ')})`;
   }
 }
 
@@ -107,7 +111,7 @@ function send(agent: Agent, port: number, line: RequestLine): string | null {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(line.headers)) if (value !== null) headers[name] = value;
   if (line.body !== null) headers['content-length'] = String(Buffer.byteLength(line.body));
-  let req;
+  let req: ReturnType<typeof httpRequest>;
   try {
     req = httpRequest({ host: '127.0.0.1', port, method: line.method, path: line.url, headers, agent });
   } catch (e) {
@@ -158,7 +162,8 @@ function feed(r: Replay, n: number, line: RequestLine | ClockLine | OutsideLine)
   if (line.kind === 'clock') {
     const runtime = r.running.runtime;
     const world = line.organization_id === undefined ? runtime.world : runtime.worlds.get(line.organization_id)?.world;
-    if (world === undefined) return `line ${n}: a clock line for organization ${line.organization_id}, which has no world of its own in the replayed run`;
+    if (world === undefined)
+      return `line ${n}: a clock line for organization ${line.organization_id}, which has no world of its own in the replayed run`;
     r.tape.run(`clock@line${n}`, () => world.sim.scheduler.advance(line.ms));
     return null;
   }
@@ -170,12 +175,19 @@ function feed(r: Replay, n: number, line: RequestLine | ClockLine | OutsideLine)
 async function answer(r: Replay, n: number, line: ResponseLine): Promise<void> {
   // The recording answered here, before any later line: so must the replay (a slow import may still run).
   const id = line.request_id;
-  if (r.tape.owners.has(id)) r.report.diverged = await waitUntil(r.tape, n, () => r.tape.owners.get(id)?.finished !== false || r.tape.waitsOutside(id), false);
+  if (r.tape.owners.has(id))
+    r.report.diverged = await waitUntil(r.tape, n, () => r.tape.owners.get(id)?.finished !== false || r.tape.waitsOutside(id), false);
   const got = r.tape.takeAnswer(line.request_id);
   if (r.verify) {
     const req = r.requests.get(line.request_id);
     const difference = responseDifference({ status: line.status, headers: line.headers, body: line.body, reset: line.reset }, got);
-    if (difference) r.report.mismatch = { line: n, request_id: line.request_id, request: req ? `${req.method} ${redactUrl(req.url)}` : '(a request the journal does not hold)', difference };
+    if (difference)
+      r.report.mismatch = {
+        line: n,
+        request_id: line.request_id,
+        request: req ? `${req.method} ${redactUrl(req.url)}` : '(a request the journal does not hold)',
+        difference,
+      };
     else r.report.verified++;
   }
   r.requests.delete(line.request_id);
@@ -193,9 +205,27 @@ export interface ReplayedWorld {
  * running; stops at the first mismatch when verifying. The caller closes `running`, or takes the world live.
  */
 export async function replayInto(journal: ParsedJournal, opts: ReplayOptions, serve: ServeWorld): Promise<ReplayedWorld> {
-  const tape = new ReplayTape(journal.lines.map((l) => l.line), journal);
-  const report: ReplayReport = { inputs: 0, verified: 0, mismatch: null, diverged: null, unfinished: [], last_line: 1, partial_line: journal.partial_line };
-  const r: Replay = { running: await startWorld(journal.header, tape, serve), tape, agent: new Agent({ keepAlive: true }), requests: new Map(), report, verify: opts.verify ?? false };
+  const tape = new ReplayTape(
+    journal.lines.map((l) => l.line),
+    journal,
+  );
+  const report: ReplayReport = {
+    inputs: 0,
+    verified: 0,
+    mismatch: null,
+    diverged: null,
+    unfinished: [],
+    last_line: 1,
+    partial_line: journal.partial_line,
+  };
+  const r: Replay = {
+    running: await startWorld(journal.header, tape, serve),
+    tape,
+    agent: new Agent({ keepAlive: true }),
+    requests: new Map(),
+    report,
+    verify: opts.verify ?? false,
+  };
   try {
     for (const { n, line } of journal.lines) {
       if (opts.until_line !== undefined && n > opts.until_line) break;
@@ -206,8 +236,7 @@ export async function replayInto(journal: ParsedJournal, opts: ReplayOptions, se
         report.inputs++;
         dropHeldRequests(r.running.runtime.world);
         report.diverged = await quiesce(tape, n);
-      }
-      else if (line.kind === 'request' || line.kind === 'clock' || line.kind === 'outside') {
+      } else if (line.kind === 'request' || line.kind === 'clock' || line.kind === 'outside') {
         report.inputs++;
         report.diverged = feed(r, n, line) ?? (await quiesce(tape, n));
         // With --verify an earlier answer usually differs first, and is reported as the mismatch.

@@ -2,10 +2,12 @@
 import { serve } from '../server.ts';
 import * as drive from './replay.ts';
 
-export { JournalError, parseJournal, type Mismatch, type ParsedJournal, type ReplayOptions, type ReplayReport, type ReplayedWorld } from './replay.ts';
+export { JournalError, parseJournal, type ParsedJournal, type ReplayReport } from './replay.ts';
 
 /** Replays a parsed journal in a fresh in-process world and leaves it running (see replay.ts). */
-export const replayInto = (journal: drive.ParsedJournal, opts: drive.ReplayOptions = {}): Promise<drive.ReplayedWorld> => drive.replayInto(journal, opts, serve);
+export const replayInto = (journal: drive.ParsedJournal, opts: drive.ReplayOptions = {}): Promise<drive.ReplayedWorld> =>
+  drive.replayInto(journal, opts, serve);
 
 /** Replays a parsed journal in a fresh in-process world; stops at the first mismatch when verifying. */
-export const replayJournal = (journal: drive.ParsedJournal, opts: drive.ReplayOptions = {}): Promise<drive.ReplayReport> => drive.replayJournal(journal, opts, serve);
+export const replayJournal = (journal: drive.ParsedJournal, opts: drive.ReplayOptions = {}): Promise<drive.ReplayReport> =>
+  drive.replayJournal(journal, opts, serve);

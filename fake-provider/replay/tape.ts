@@ -114,7 +114,8 @@ export class ReplayTape implements Journal {
     if (!line) throw new Error('replay: a request arrived that the journal did not send');
     this.arriving = null;
     // Ids come from the sim: a different one means the replayed run took another path before this request.
-    if (replayed_request_id !== line.request_id) this.divergence ??= `request ${line.request_id} drew id ${replayed_request_id} in the replay: the run took another path before it`;
+    if (replayed_request_id !== line.request_id)
+      this.divergence ??= `request ${line.request_id} drew id ${replayed_request_id} in the replay: the run took another path before it`;
     const owner = this.owners.get(line.request_id)!;
     owner.committed = true;
     this.progress++;

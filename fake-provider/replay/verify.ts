@@ -16,12 +16,16 @@ function shown(name: string, value: unknown): string {
 
 /** Redacts secret query parameters (`otp_code=…`) of a request URL. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&])([^=&]*)=([^&]*)/g, (pair, sep: string, name: string) => (SECRET_NAME.test(name) ? `${sep}${name}=[redacted]` : pair));
+  return url.replace(/([?&])([^=&]*)=([^&]*)/g, (pair, sep: string, name: string) =>
+    SECRET_NAME.test(name) ? `${sep}${name}=[redacted]` : pair,
+  );
 }
 
 /** Redacts `"secret_field":"…"` pairs inside raw JSON text. */
-export function redactText(text: string): string {
-  return text.replace(/"([A-Za-z0-9_-]*)"\s*:\s*"((?:[^"\\]|\\.)*)"/g, (pair, name: string) => (SECRET_NAME.test(name) ? `"${name}":"[redacted]"` : pair));
+function redactText(text: string): string {
+  return text.replace(/"([A-Za-z0-9_-]*)"\s*:\s*"((?:[^"\\]|\\.)*)"/g, (pair, name: string) =>
+    SECRET_NAME.test(name) ? `"${name}":"[redacted]"` : pair,
+  );
 }
 
 function firstDifference(x: unknown, y: unknown, path: string): string | null {
@@ -40,7 +44,10 @@ function firstDifference(x: unknown, y: unknown, path: string): string | null {
     const a = x as Record<string, unknown>;
     const b = y as Record<string, unknown>;
     for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-      const d = key in a && key in b ? firstDifference(a[key], b[key], `${path}.${key}`) : `${path}.${key}: expected ${shown(key, a[key])}, got ${shown(key, b[key])}`;
+      const d =
+        key in a && key in b
+          ? firstDifference(a[key], b[key], `${path}.${key}`)
+          : `${path}.${key}: expected ${shown(key, a[key])}, got ${shown(key, b[key])}`;
       if (d) return d;
     }
     return null;
@@ -65,10 +72,12 @@ function bodyDifference(expected: string, got: string): string {
 export function responseDifference(expected: CapturedResponse, got: CapturedResponse | null): string | null {
   if (!got) return 'no answer in the replay (the request is still in flight)';
   const what = (r: CapturedResponse): string => (r.reset ? 'a reset connection' : `status ${r.status}`);
-  if (Boolean(expected.reset) !== Boolean(got.reset) || expected.status !== got.status) return `expected ${what(expected)}, got ${what(got)}`;
+  if (Boolean(expected.reset) !== Boolean(got.reset) || expected.status !== got.status)
+    return `expected ${what(expected)}, got ${what(got)}`;
   if (expected.body !== got.body) return bodyDifference(expected.body, got.body);
   for (const name of new Set([...Object.keys(expected.headers), ...Object.keys(got.headers)])) {
-    if (expected.headers[name] !== got.headers[name]) return `header ${name}: expected ${shown(name, expected.headers[name])}, got ${shown(name, got.headers[name])}`;
+    if (expected.headers[name] !== got.headers[name])
+      return `header ${name}: expected ${shown(name, expected.headers[name])}, got ${shown(name, got.headers[name])}`;
   }
   return null;
 }

@@ -14,7 +14,8 @@ const SELF = new URL(import.meta.url).pathname;
 
 /** Any engine module but the door, however many `../` lead to it. */
 const ENGINE_INTERNAL = /from\s+['"](?:\.\.\/)+engine\/(?!index\.ts['"])[^'"]+['"]|import\(\s*['"](?:\.\.\/)+engine\/(?!index\.ts['"])/;
-const TYPED_ARRAY = /\b(?:Int8|Uint8Clamped|Int16|Uint16|Int32|Uint32|Float32|Float64|BigInt64|BigUint64)Array\b|\b(?:Shared)?ArrayBuffer\b|\bDataView\b/;
+const TYPED_ARRAY =
+  /\b(?:Int8|Uint8Clamped|Int16|Uint16|Int32|Uint32|Float32|Float64|BigInt64|BigUint64)Array\b|\b(?:Shared)?ArrayBuffer\b|\bDataView\b/;
 const BIT_TRICK = />>>?=?\s*[\w$]|<<=?\s*[\w$]|Math\.(?:imul|clz32|fround)\b|\|\s*0(?![.\dxXbBoO])\b|&\s*0x[\da-fA-F]+|~~/;
 const ENGINE_TALK =
   /\bV8\b|TurboFan|hidden class|ConsString|cons cell|\brope\b|megamorphic|monomorphic|inline cache|\bdeopt|young (?:generation|collection)|old space|\bGC\b|\ballocation\b|Map entry|property array|boxed|\bclosures?\b|flat (?:latin1 )?string|hashed once|flatten/i;
@@ -71,7 +72,11 @@ function split(source: string): { code: string[]; comments: string[] } {
       i--;
       continue;
     }
-    if (c === "'" || c === '"' || (c === '/' && (last === '' || /[(,=:[!&|?{};+\-*%<>~^]/.test(last) || /\b(?:return|typeof|case)\s*$/.test(code)))) {
+    if (
+      c === "'" ||
+      c === '"' ||
+      (c === '/' && (last === '' || /[(,=:[!&|?{};+\-*%<>~^]/.test(last) || /\b(?:return|typeof|case)\s*$/.test(code)))
+    ) {
       emit(c, 'code');
       let inClass = false;
       for (i++; i < source.length; i++) {
@@ -172,6 +177,7 @@ describe('the engine gate over resources/', () => {
       'const m = new Map<string, Set<number>>();',
       '// a credit id allocated ahead of its credit',
       '// the quote holds its expiry and its trade',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a planted source line, as text
       'const t = `${a}.${b}`; // a label',
     ];
     expect(violations(fine.map((text, i) => ({ path: `x/fine-${i}.ts`, text })))).toEqual([]);

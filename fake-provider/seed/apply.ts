@@ -23,7 +23,9 @@ interface Call {
 }
 
 function routeOf(method: string, path: string): AnyRoute {
-  for (const r of RESOURCES) for (const route of [...(r.routes ?? []), ...(r.control ?? [])]) if (route.method === method && route.path === path) return route as AnyRoute;
+  for (const r of RESOURCES)
+    for (const route of [...(r.routes ?? []), ...(r.control ?? [])])
+      if (route.method === method && route.path === path) return route as AnyRoute;
   throw new Error(`seed: no route ${method} ${path}`);
 }
 
@@ -31,7 +33,14 @@ function routeOf(method: string, path: string): AnyRoute {
 function prepare(method: string, path: string, raw: { body?: unknown; params?: unknown }, where: string): Call {
   const route = routeOf(method, path);
   try {
-    return { route, input: { body: route.body ? parseWith(route.body, raw.body ?? {}, 'body') : undefined, params: route.params ? parseWith(route.params, raw.params ?? {}, 'path') : undefined, query: undefined } };
+    return {
+      route,
+      input: {
+        body: route.body ? parseWith(route.body, raw.body ?? {}, 'body') : undefined,
+        params: route.params ? parseWith(route.params, raw.params ?? {}, 'path') : undefined,
+        query: undefined,
+      },
+    };
   } catch (e) {
     if (e instanceof ApiError) throw new ApiError(e.code, `${where}: ${e.message}`, { param: e.param ? `${where}.${e.param}` : where });
     throw e;
@@ -41,7 +50,9 @@ function prepare(method: string, path: string, raw: { body?: unknown; params?: u
 async function run(call: Call, params: unknown, world: World, org: Organization | null, request_id: string): Promise<Record<string, any>> {
   const input = { ...call.input, ...(params === undefined ? {} : { params }) };
   const reply: Reply = org
-    ? await world.sim.scheduler.runAs(org.organization_id, () => call.route.handler(input, { world, org, api_key: org.api_keys[0], request_id, resources: RESOURCES } satisfies ApiContext))
+    ? await world.sim.scheduler.runAs(org.organization_id, () =>
+        call.route.handler(input, { world, org, api_key: org.api_keys[0], request_id, resources: RESOURCES } satisfies ApiContext),
+      )
     : await call.route.handler(input, { world, request_id, ip: '127.0.0.1' });
   return reply.body ?? {};
 }
@@ -66,11 +77,32 @@ function prepareAll(seed: Seed) {
       webhook: o.webhook ? prepare('post', '/webhooks', { body: { url: o.webhook.url } }, `${at}.webhook`) : null,
       accounts: o.accounts.map((a, j) => {
         const where = `${at}.accounts.${j}`;
-        const holdings = (list: Holding[], kind: string) => list.map((h, k) => ({ h, address: prepare('post', '/accounts/:account_id/deposit-addresses', { body: { asset_key: h.asset_key }, params: { account_id: 'acct_placeholder' } }, `${where}.${kind}.${k}`) }));
+        const holdings = (list: Holding[], kind: string) =>
+          list.map((h, k) => ({
+            h,
+            address: prepare(
+              'post',
+              '/accounts/:account_id/deposit-addresses',
+              { body: { asset_key: h.asset_key }, params: { account_id: 'acct_placeholder' } },
+              `${where}.${kind}.${k}`,
+            ),
+          }));
         return {
           seed: a,
-          create: prepare('post', '/accounts', { body: { label: a.label, ...(a.external_id ? { external_id: a.external_id } : {}) } }, where),
-          email: a.email ? prepare('patch', '/accounts/:account_id', { body: { email: a.email }, params: { account_id: 'acct_placeholder' } }, `${where}.email`) : null,
+          create: prepare(
+            'post',
+            '/accounts',
+            { body: { label: a.label, ...(a.external_id ? { external_id: a.external_id } : {}) } },
+            where,
+          ),
+          email: a.email
+            ? prepare(
+                'patch',
+                '/accounts/:account_id',
+                { body: { email: a.email }, params: { account_id: 'acct_placeholder' } },
+                `${where}.email`,
+              )
+            : null,
           balances: holdings(a.balances, 'balances'),
           pending: holdings(a.pending_deposits, 'pending_deposits'),
         };
@@ -86,8 +118,21 @@ export async function applySeed(world: World, seed: Seed, request_id: string): P
   const start_ms = world.sim.now_ms();
   const made = plan.map((o) => {
     const existing = orgOfKey(world, o.seed.api_key);
-    const org = existing ?? createOrganization(world, { api_keys: [o.seed.api_key], recovery_enabled: o.seed.recovery_enabled, partner_screening: o.seed.partner_screening, rate_limits: o.seed.rate_limits });
-    return { o, org, created: !existing, webhook: null as SeedResult['organizations'][number]['webhook'], accounts: [] as Array<{ account_id: string; label: string; deposit_ids: string[]; pending_deposit_ids: string[] }> };
+    const org =
+      existing ??
+      createOrganization(world, {
+        api_keys: [o.seed.api_key],
+        recovery_enabled: o.seed.recovery_enabled,
+        partner_screening: o.seed.partner_screening,
+        rate_limits: o.seed.rate_limits,
+      });
+    return {
+      o,
+      org,
+      created: !existing,
+      webhook: null as SeedResult['organizations'][number]['webhook'],
+      accounts: [] as Array<{ account_id: string; label: string; deposit_ids: string[]; pending_deposit_ids: string[] }>,
+    };
   });
   for (const m of made) {
     if (m.o.webhook) {
@@ -107,14 +152,23 @@ export async function applySeed(world: World, seed: Seed, request_id: string): P
         const account_id = m.accounts[j].account_id;
         for (const { h, address } of a[pick]) {
           const deposit_address_id = (await run(address, { account_id }, world, m.org, request_id)).deposit_address.deposit_address_id;
-          const landed = await run({ route: land, input: { body: parseWith(land.body!, { deposit_address_id, atoms: h.atoms }, 'body') } }, undefined, world, null, request_id);
+          const landed = await run(
+            { route: land, input: { body: parseWith(land.body!, { deposit_address_id, atoms: h.atoms }, 'body') } },
+            undefined,
+            world,
+            null,
+            request_id,
+          );
           m.accounts[j][ids].push(landed.deposit.deposit_id);
         }
       }
     }
   };
   const deposits = async (): Promise<Map<string, string>> => {
-    const all = (await run({ route: listDeposits, input: { query: {} } }, undefined, world, null, request_id)).deposits as Array<{ deposit_id: string; status: string }>;
+    const all = (await run({ route: listDeposits, input: { query: {} } }, undefined, world, null, request_id)).deposits as Array<{
+      deposit_id: string;
+      status: string;
+    }>;
     return new Map(all.map((d) => [d.deposit_id, d.status]));
   };
   const needsWallets = made.some((m) => m.o.accounts.some((a) => a.balances.length + a.pending.length > 0));
@@ -122,21 +176,39 @@ export async function applySeed(world: World, seed: Seed, request_id: string): P
   await landAll('balances', 'deposit_ids');
   const wanted = made.flatMap((m) => m.accounts.flatMap((a) => a.deposit_ids));
   let statuses = await deposits();
-  for (let moved = 0, step = 1_000; wanted.some((id) => statuses.get(id) === 'pending') && moved < FINALITY_BOUND_MS; moved += step, step = Math.min(step * 2, 3_600_000)) {
+  for (
+    let moved = 0, step = 1_000;
+    wanted.some((id) => statuses.get(id) === 'pending') && moved < FINALITY_BOUND_MS;
+    moved += step, step = Math.min(step * 2, 3_600_000)
+  ) {
     await world.sim.scheduler.advance(step);
     statuses = await deposits();
   }
   const stuck = wanted.filter((id) => statuses.get(id) !== 'verified');
-  if (stuck.length > 0) throw new ApiError('invalid_parameter', `seed: ${stuck.length} balance deposit(s) did not verify (${stuck.map((id) => `${id}: ${statuses.get(id) ?? 'unknown'}`).join(', ')}); is a screening flag or fault rule in place?`, { param: 'organizations' });
+  if (stuck.length > 0)
+    throw new ApiError(
+      'invalid_parameter',
+      `seed: ${stuck.length} balance deposit(s) did not verify (${stuck.map((id) => `${id}: ${statuses.get(id) ?? 'unknown'}`).join(', ')}); is a screening flag or fault rule in place?`,
+      { param: 'organizations' },
+    );
   await landAll('pending', 'pending_deposit_ids');
   return {
-    organizations: made.map((m) => ({ organization_id: m.org.organization_id, api_key: m.o.seed.api_key, created: m.created, webhook: m.webhook, accounts: m.accounts })),
+    organizations: made.map((m) => ({
+      organization_id: m.org.organization_id,
+      api_key: m.o.seed.api_key,
+      created: m.created,
+      webhook: m.webhook,
+      accounts: m.accounts,
+    })),
     clock: { now_ms: world.sim.now_ms(), advanced_ms: world.sim.now_ms() - start_ms },
   };
 }
 
 /** Moves the clock (a second at a time, a minute at most) until every seeded account has all its wallets. */
 async function walletsReady(world: World, made: Array<{ org: Organization; accounts: Array<{ account_id: string }> }>): Promise<void> {
-  const ready = (): boolean => made.every((m) => m.accounts.every((a) => WALLET_CHAINS.every((c) => walletReady(requireAccount(world, m.org.organization_id, a.account_id), c))));
+  const ready = (): boolean =>
+    made.every((m) =>
+      m.accounts.every((a) => WALLET_CHAINS.every((c) => walletReady(requireAccount(world, m.org.organization_id, a.account_id), c))),
+    );
   for (let moved = 0; !ready() && moved < 60_000; moved += 1_000) await world.sim.scheduler.advance(1_000);
 }

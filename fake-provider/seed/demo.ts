@@ -14,22 +14,32 @@ const PEOPLE = 8;
 const atomsOf = (units: number, decimals: number): string => (BigInt(Math.round(units * 100)) * 10n ** BigInt(decimals - 2)).toString();
 
 /** The demo organization's people, for the organization holding `api_key` (the demo key of `npm start`). */
-export function demoSeed(seed: string, api_key: string): SeedInput & { organizations: Array<{ accounts: Array<{ label: string; email: string; balances: unknown[] }> }> } {
+export function demoSeed(
+  seed: string,
+  api_key: string,
+): SeedInput & { organizations: Array<{ accounts: Array<{ label: string; email: string; balances: unknown[] }> }> } {
   const faker = new Faker({ locale: [en] });
-  faker.seed(createRng(seed).fork('demo').int(0, 2 ** 31 - 1));
+  faker.seed(
+    createRng(seed)
+      .fork('demo')
+      .int(0, 2 ** 31 - 1),
+  );
   const accounts = Array.from({ length: PEOPLE }, (_, i) => {
     const firstName = faker.person.firstName();
     const lastName = faker.person.lastName();
     const balances = [{ asset_key: USDC_ARB, atoms: atomsOf(faker.number.float({ min: 20, max: 25_000, fractionDigits: 2 }), 6) }];
-    if (faker.datatype.boolean()) balances.push({ asset_key: ETH_ARB, atoms: atomsOf(faker.number.float({ min: 0.05, max: 12, fractionDigits: 2 }), 18) });
-    if (faker.datatype.boolean({ probability: 0.25 })) balances.push({ asset_key: SOL, atoms: atomsOf(faker.number.float({ min: 1, max: 400, fractionDigits: 2 }), 9) });
+    if (faker.datatype.boolean())
+      balances.push({ asset_key: ETH_ARB, atoms: atomsOf(faker.number.float({ min: 0.05, max: 12, fractionDigits: 2 }), 18) });
+    if (faker.datatype.boolean({ probability: 0.25 }))
+      balances.push({ asset_key: SOL, atoms: atomsOf(faker.number.float({ min: 1, max: 400, fractionDigits: 2 }), 9) });
     return {
       label: `${firstName} ${lastName}`,
       external_id: `cust_${faker.string.alphanumeric({ length: 10, casing: 'lower' })}`,
       email: faker.internet.email({ firstName, lastName, provider: 'example.com' }).toLowerCase(),
       balances,
       // Two people have a deposit still on its way when the world opens.
-      pending_deposits: i < 2 ? [{ asset_key: USDC_ARB, atoms: atomsOf(faker.number.float({ min: 10, max: 2_000, fractionDigits: 2 }), 6) }] : [],
+      pending_deposits:
+        i < 2 ? [{ asset_key: USDC_ARB, atoms: atomsOf(faker.number.float({ min: 10, max: 2_000, fractionDigits: 2 }), 6) }] : [],
     };
   });
   return { organizations: [{ api_key, accounts }] };

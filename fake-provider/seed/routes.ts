@@ -7,8 +7,13 @@ import { seedBody, seedReply } from './schema.ts';
 export function seedRoutes() {
   return [
     defineRoute({
-      auth: 'public', method: 'post', path: '/init', tag: 'Control', summary: 'Create organizations, webhooks, accounts, balances and open deposits from seed data',
-      body: seedBody, response: seedReply,
+      auth: 'public',
+      method: 'post',
+      path: '/init',
+      tag: 'Control',
+      summary: 'Create organizations, webhooks, accounts, balances and open deposits from seed data',
+      body: seedBody,
+      response: seedReply,
       handler: async ({ body }, { world, request_id }) => ({ body: { ...(await applySeed(world, body, request_id)) } }),
     }),
   ];

@@ -11,7 +11,7 @@ const assetKey = z
   .refine((k) => assetByKey(k) !== undefined, { message: 'is not a supported asset', params: { api_code: 'asset_not_supported' } });
 const holding = z.strictObject({ asset_key: assetKey, atoms });
 
-export const seedAccount = z.strictObject({
+const seedAccount = z.strictObject({
   label: z.string().min(1).max(256),
   external_id: z.string().min(1).max(256).optional(),
   /** Attached with PATCH /accounts/{id} (recovery and export OTPs go there). */
@@ -22,7 +22,7 @@ export const seedAccount = z.strictObject({
   pending_deposits: z.array(holding).max(50).default([]),
 });
 
-export const seedOrganization = z.strictObject({
+const seedOrganization = z.strictObject({
   /** An organization holding this key already is used as it is; otherwise one is created with it. */
   api_key: z.string().min(8).max(256),
   recovery_enabled: z.boolean().optional(),
@@ -55,7 +55,9 @@ export const seedReply = z.object({
       api_key: z.string(),
       created: z.boolean(),
       webhook: z.object({ webhook_id: z.string(), secret: z.string() }).nullable(),
-      accounts: z.array(z.object({ account_id: z.string(), label: z.string(), deposit_ids: z.array(z.string()), pending_deposit_ids: z.array(z.string()) })),
+      accounts: z.array(
+        z.object({ account_id: z.string(), label: z.string(), deposit_ids: z.array(z.string()), pending_deposit_ids: z.array(z.string()) }),
+      ),
     }),
   ),
   clock: z.object({ now_ms: z.number().int(), advanced_ms: z.number().int() }),

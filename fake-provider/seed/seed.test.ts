@@ -21,7 +21,16 @@ describe('POST /_sim/init', () => {
           partner_screening: true,
           webhook: { url: receiver.url },
           accounts: [
-            { label: 'Ada', external_id: 'cust-1', email: 'ada@example.com', balances: [{ asset_key: USDC, atoms: '250000000' }, { asset_key: ETH, atoms: '1000000000000000000' }], pending_deposits: [{ asset_key: USDC, atoms: '7000000' }] },
+            {
+              label: 'Ada',
+              external_id: 'cust-1',
+              email: 'ada@example.com',
+              balances: [
+                { asset_key: USDC, atoms: '250000000' },
+                { asset_key: ETH, atoms: '1000000000000000000' },
+              ],
+              pending_deposits: [{ asset_key: USDC, atoms: '7000000' }],
+            },
             { label: 'Grace' },
           ],
         },
@@ -36,17 +45,24 @@ describe('POST /_sim/init', () => {
     const account = (await sim.api('GET', `/accounts/${ada}`, key)).body.account;
     expect(account).toMatchObject({ label: 'Ada', external_id: 'cust-1' });
     const balances = (await sim.api('GET', `/accounts/${ada}/balances`, key)).body.balances;
-    expect(Object.fromEntries(balances.map((b: any) => [b.asset_key, b.available_atoms]))).toEqual({ [USDC]: '250000000', [ETH]: '1000000000000000000' });
+    expect(Object.fromEntries(balances.map((b: any) => [b.asset_key, b.available_atoms]))).toEqual({
+      [USDC]: '250000000',
+      [ETH]: '1000000000000000000',
+    });
     const landed = (await sim.control('GET', `/deposits?account_id=${ada}`)).body.deposits;
     expect(landed.find((d: any) => d.deposit_id === partner.accounts[0].pending_deposit_ids[0]).status).toBe('pending');
-    expect((await sim.api('GET', `/accounts/${existing.accounts[0].account_id}/balances`)).body.balances[0].available_atoms).toBe('1000000');
+    expect((await sim.api('GET', `/accounts/${existing.accounts[0].account_id}/balances`)).body.balances[0].available_atoms).toBe(
+      '1000000',
+    );
     // The open deposit goes on: settled, it becomes a credit; deliveries are signed with the secret given.
     await sim.settle();
     const after = (await sim.api('GET', `/accounts/${ada}/balances`, key)).body.balances;
     expect(after.find((b: any) => b.asset_key === USDC).available_atoms).toBe('257000000');
     expect(receiver.received.length).toBeGreaterThan(0);
     // Deliveries made during the init came before the test knew the secret: each is checked with it now.
-    expect(receiver.received.every((x) => verify(partner.webhook.secret, x.headers['svc-timestamp'], x.raw, x.headers['svc-signature']))).toBe(true);
+    expect(
+      receiver.received.every((x) => verify(partner.webhook.secret, x.headers['svc-timestamp'], x.raw, x.headers['svc-signature'])),
+    ).toBe(true);
     expect((await sim.invariants()).ok).toBe(true);
   });
 
@@ -54,14 +70,26 @@ describe('POST /_sim/init', () => {
     const sim = opened(await startTestSim({ seed: 'seed-2' }));
     const orgs = async () => (await sim.control('GET', '/organizations')).body.organizations.length;
     const before = await orgs();
-    const unknownAsset = await sim.control('POST', '/init', { organizations: [{ api_key: 'sk_seed_bad_1', accounts: [{ label: 'a' }, { label: 'b', balances: [{ asset_key: 'native.evm:999999', atoms: '1' }] }] }] });
+    const unknownAsset = await sim.control('POST', '/init', {
+      organizations: [
+        {
+          api_key: 'sk_seed_bad_1',
+          accounts: [{ label: 'a' }, { label: 'b', balances: [{ asset_key: 'native.evm:999999', atoms: '1' }] }],
+        },
+      ],
+    });
     expect(unknownAsset.status).toBe(404); // the spec's status for asset_not_supported
-    expect(unknownAsset.body.error).toMatchObject({ code: 'asset_not_supported', param: 'organizations.0.accounts.1.balances.0.asset_key' });
+    expect(unknownAsset.body.error).toMatchObject({
+      code: 'asset_not_supported',
+      param: 'organizations.0.accounts.1.balances.0.asset_key',
+    });
     const typo = await sim.control('POST', '/init', { organizations: [{ api_key: 'sk_seed_bad_1', acounts: [] }] });
     expect(typo.status).toBe(400);
     expect(typo.body.error).toMatchObject({ code: 'invalid_parameter' });
     expect(typo.body.error.message).toContain('acounts');
-    const badHook = await sim.control('POST', '/init', { organizations: [{ api_key: 'sk_seed_bad_1', webhook: { url: 'not a url' }, accounts: [{ label: 'a' }] }] });
+    const badHook = await sim.control('POST', '/init', {
+      organizations: [{ api_key: 'sk_seed_bad_1', webhook: { url: 'not a url' }, accounts: [{ label: 'a' }] }],
+    });
     expect(badHook.status).toBe(400);
     expect(badHook.body.error.param).toMatch(/^organizations\.0\.webhook/);
     expect(await orgs()).toBe(before);

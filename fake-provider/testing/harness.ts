@@ -15,7 +15,11 @@ export interface TestSim {
   base_url: string;
   control_url: string;
   /** A /v1 call with the default key; pass `key: null` for no Authorization header. */
-  api<T = any>(method: string, path: string, opts?: { body?: unknown; raw?: string; key?: string | null; idem?: string; headers?: Record<string, string> }): Promise<HttpReply<T>>;
+  api<T = any>(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; raw?: string; key?: string | null; idem?: string; headers?: Record<string, string> },
+  ): Promise<HttpReply<T>>;
   control<T = any>(method: string, path: string, body?: unknown): Promise<HttpReply<T>>;
   advance(ms: number): Promise<void>;
   settle(max_ms?: number): Promise<void>;
@@ -27,7 +31,11 @@ export interface TestSim {
 
 let idemCounter = 0;
 
-async function call(url: string, method: string, opts: { body?: unknown; raw?: string; headers: Record<string, string> }): Promise<HttpReply> {
+async function call(
+  url: string,
+  method: string,
+  opts: { body?: unknown; raw?: string; headers: Record<string, string> },
+): Promise<HttpReply> {
   const headers: Record<string, string> = { ...opts.headers };
   let payload: string | undefined;
   if (opts.raw !== undefined) payload = opts.raw;
@@ -49,7 +57,13 @@ export async function startTestSim(opts: RuntimeOptions & { api_key?: string } =
   // The default org's limits are raised: tests are not about wall-time throttling unless they say so
   // (rate-limit tests create their own orgs with low limits).
   const unthrottled = { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 };
-  const running = await serve({ clock: 'virtual', seed: 1, ...opts, seed_orgs: opts.seed_orgs ?? [{ api_keys: [api_key], rate_limits: unthrottled }], port: 0 });
+  const running = await serve({
+    clock: 'virtual',
+    seed: 1,
+    ...opts,
+    seed_orgs: opts.seed_orgs ?? [{ api_keys: [api_key], rate_limits: unthrottled }],
+    port: 0,
+  });
   const sim: TestSim = {
     running,
     api_key,

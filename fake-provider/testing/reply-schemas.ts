@@ -54,7 +54,14 @@ export function recordReplies() {
         const key = `${r.method} ${route.path}`;
         routes.add(key);
         const parsed = schema.safeParse(r.body);
-        if (!parsed.success && !problems.has(key)) problems.set(key, `${key}: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+        if (!parsed.success && !problems.has(key))
+          problems.set(
+            key,
+            `${key}: ${parsed.error.issues
+              .slice(0, 3)
+              .map((i) => `${i.path.join('.')} ${i.message}`)
+              .join('; ')}`,
+          );
       }
       return { checked, routes: [...routes], problems: [...problems.values()] };
     },

@@ -1,14 +1,27 @@
 // Test support only: one compact run over real HTTP that takes the zap machine's edges (filled --FAIL--> failed,
 // the settlement_failed fault, is taken by fake-provider/transition-coverage.test.ts).
 import type { TestSim } from './harness.ts';
-import { ARB_ETH, ARB_USDC, addFault, creditZap, depositZap, fundedCredit, land, newDestination, nowMs, postZap, readyAccount } from './fixtures/zaps.ts';
+import {
+  ARB_ETH,
+  ARB_USDC,
+  addFault,
+  creditZap,
+  depositZap,
+  fundedCredit,
+  land,
+  newDestination,
+  nowMs,
+  postZap,
+  readyAccount,
+} from './fixtures/zaps.ts';
 
 /** The zap edges a flow reaches without a settlement_failed fault, on one account of the default organization. */
 export async function driveZapEdges(sim: TestSim): Promise<void> {
   const account_id = await readyAccount(sim);
   const destination_id = await newDestination(sim, account_id, ARB_ETH);
   const f = { account_id, destination_id, credit_id: await fundedCredit(sim, account_id, ARB_USDC, '100000000') };
-  const fault = (effect: Record<string, unknown>, match: Record<string, unknown> = { account_id }) => addFault(sim, { target: 'zap', effect, match, times: 1 });
+  const fault = (effect: Record<string, unknown>, match: Record<string, unknown> = { account_id }) =>
+    addFault(sim, { target: 'zap', effect, match, times: 1 });
   const run = async (body: Record<string, unknown>) => {
     const r = await postZap(sim, body);
     if (r.status !== 200) throw new Error(JSON.stringify(r.body));
@@ -29,7 +42,8 @@ export async function driveZapEdges(sim: TestSim): Promise<void> {
   await sim.settle();
 
   // Deposit-funded.
-  const waiting = async (extra: Record<string, unknown> = {}) => (await run(depositZap(account_id, destination_id, extra))).deposit_address.deposit_address_id as string;
+  const waiting = async (extra: Record<string, unknown> = {}) =>
+    (await run(depositZap(account_id, destination_id, extra))).deposit_address.deposit_address_id as string;
   await land(sim, { deposit_address_id: await waiting(), atoms: '55000000' }); // DEPOSIT_VERIFIED
   await land(sim, { deposit_address_id: await waiting(), atoms: '1000000000000000', asset_key: ARB_ETH }); // MISMATCH
   const flaggedSource = '0x6813Eb9362372EEF6200f3b1dbC3f819671cBA69';

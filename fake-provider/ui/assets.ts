@@ -32,19 +32,30 @@ export function uiAssetRoutes(runtime: Runtime, dir: URL = UI_DIST): Probe[] {
     path: `/_sim${path}`,
     serve: (request, reply) => {
       if (!runtime.options.control_token && !runtime.options.control_open && !isLoopback(request.raw.socket.remoteAddress)) {
-        return refuse(reply, runtime, new ApiError('forbidden', 'the control plane answers loopback clients only (start with --control-token to open it)'));
+        return refuse(
+          reply,
+          runtime,
+          new ApiError('forbidden', 'the control plane answers loopback clients only (start with --control-token to open it)'),
+        );
       }
       let bytes = cache.get(file);
       if (bytes === undefined) {
         try {
           bytes = readFileSync(new URL(file, dir));
         } catch {
-          return refuse(reply, runtime, new ApiError('not_implemented', `the dashboard's ${file} is not built: run npm run build (lib/build.mjs writes dist/ui)`));
+          return refuse(
+            reply,
+            runtime,
+            new ApiError('not_implemented', `the dashboard's ${file} is not built: run npm run build (lib/build.mjs writes dist/ui)`),
+          );
         }
         cache.set(file, bytes);
       }
       // The page learns whether to ask for the token before its first call (a refused call would be a console error).
-      if (file === 'index.html') bytes = Buffer.from(bytes.toString('utf8').replace('content="swapsim-auth"', `content="${runtime.options.control_token ? 'token' : 'open'}"`));
+      if (file === 'index.html')
+        bytes = Buffer.from(
+          bytes.toString('utf8').replace('content="swapsim-auth"', `content="${runtime.options.control_token ? 'token' : 'open'}"`),
+        );
       // The page loads nothing but its own files and calls nothing but this server.
       const csp = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'";
       void reply.code(200).headers({ 'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': csp }).send(bytes);

@@ -33,14 +33,21 @@ describe('GET /_sim/ui/* data routes', () => {
     expect(extra.body.error.code).toBe('invalid_parameter');
     expect((await get('/ui/accounts?organization_id=org_nope')).body.error).toMatchObject({ code: 'not_found', param: 'organization_id' });
     expect((await get('/ui/credits?account_id=acct_nope')).body.error).toMatchObject({ code: 'not_found', param: 'account_id' });
-    expect((await get(`/ui/entities?organization_id=${orgA.organization_id}&kind=swap`)).body.error).toMatchObject({ code: 'invalid_enum', param: 'kind' });
-    expect((await get(`/ui/events?organization_id=${orgA.organization_id}&cursor=p99`)).body.error).toMatchObject({ code: 'invalid_parameter', param: 'cursor' });
+    expect((await get(`/ui/entities?organization_id=${orgA.organization_id}&kind=swap`)).body.error).toMatchObject({
+      code: 'invalid_enum',
+      param: 'kind',
+    });
+    expect((await get(`/ui/events?organization_id=${orgA.organization_id}&cursor=p99`)).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'cursor',
+    });
     expect((await get('/ui/pulse?x=1')).status).toBe(400);
   });
 
   it('page newest first: every account once across pages, and one created between pages shifts nothing', async () => {
     const made: string[] = [];
-    for (let i = 0; i < 7; i++) made.push((await sim.api('POST', '/accounts', { key: orgB.api_key, body: { label: `n${i}` } })).body.account.account_id);
+    for (let i = 0; i < 7; i++)
+      made.push((await sim.api('POST', '/accounts', { key: orgB.api_key, body: { label: `n${i}` } })).body.account.account_id);
     const first = await get(`/ui/accounts?organization_id=${orgB.organization_id}&limit=3`);
     expect(first.body.accounts.map((a: { account_id: string }) => a.account_id)).toEqual(made.slice(-3).reverse());
     expect(first.body).toMatchObject({ has_more: true, total: 7 });
@@ -57,20 +64,40 @@ describe('GET /_sim/ui/* data routes', () => {
     expect((await get(`/ui/accounts?organization_id=${orgA.organization_id}`)).body.total).toBe(0);
   });
 
-  it("a credit held by a trade in flight is locked (held_by the trade), then consumed by it; entities scope to their organization", async () => {
+  it('a credit held by a trade in flight is locked (held_by the trade), then consumed by it; entities scope to their organization', async () => {
     const account = await readyAccount(sim, orgA.api_key);
     const credit = await fund(sim, account, ETH, '1000000000000000000', orgA.api_key);
     const dest = await destination(sim, account, USDC, orgA.api_key);
-    const { quote_id } = await firmQuote(sim, { account_id: account, credit_id: credit, destination_id: dest, from: ETH, to: USDC, amount_in_atoms: '400000000000000000', key: orgA.api_key });
-    const trade = (await sim.api('POST', `/quotes/${quote_id}/accept`, { key: orgA.api_key, body: { slippage_bps: '50' } })).body.trade.trade_id;
+    const { quote_id } = await firmQuote(sim, {
+      account_id: account,
+      credit_id: credit,
+      destination_id: dest,
+      from: ETH,
+      to: USDC,
+      amount_in_atoms: '400000000000000000',
+      key: orgA.api_key,
+    });
+    const trade = (await sim.api('POST', `/quotes/${quote_id}/accept`, { key: orgA.api_key, body: { slippage_bps: '50' } })).body.trade
+      .trade_id;
     const held = (await get(`/ui/credits?account_id=${account}`)).body.credits.find((c: { credit_id: string }) => c.credit_id === credit);
     expect(held).toMatchObject({ status: 'locked', held_by: trade, source_type: 'deposit' });
     const counts = (await get(`/ui/accounts?organization_id=${orgA.organization_id}`)).body.accounts[0].credits;
     expect(counts).toEqual({ open: 0, locked: 1, consumed: 0 });
     await sim.settle();
-    const after = (await get(`/ui/credits?account_id=${account}`)).body.credits as Array<{ credit_id: string; status: string; consumed_by: string | null; source_type: string; source_id: string }>;
+    const after = (await get(`/ui/credits?account_id=${account}`)).body.credits as Array<{
+      credit_id: string;
+      status: string;
+      consumed_by: string | null;
+      source_type: string;
+      source_id: string;
+    }>;
     expect(after.find((c) => c.credit_id === credit)).toMatchObject({ status: 'consumed', consumed_by: trade });
-    expect(after.filter((c) => c.source_id === trade).map((c) => c.source_type).sort()).toEqual(['change', 'trade_settlement']);
+    expect(
+      after
+        .filter((c) => c.source_id === trade)
+        .map((c) => c.source_type)
+        .sort(),
+    ).toEqual(['change', 'trade_settlement']);
     const trades = await get(`/ui/entities?organization_id=${orgA.organization_id}&kind=trade`);
     expect(trades.body.entities).toEqual([expect.objectContaining({ id: trade, account_id: account, status: 'settled' })]);
     expect((await get(`/ui/entities?organization_id=${orgB.organization_id}&kind=trade`)).body.entities).toEqual([]);
@@ -102,7 +129,8 @@ describe('the dashboard files', () => {
       Object.defineProperty(request.raw.socket, 'remoteAddress', { value: remote, configurable: true });
       done();
     });
-    for (const r of uiAssetRoutes(sim.running.runtime, dir)) app.get(r.path.slice('/_sim'.length), (request, reply) => r.serve(request, reply));
+    for (const r of uiAssetRoutes(sim.running.runtime, dir))
+      app.get(r.path.slice('/_sim'.length), (request, reply) => r.serve(request, reply));
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { server: app.server, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
   }

@@ -23,11 +23,11 @@ const tag = 'Control';
 const DEFAULT_LIMIT = 25;
 
 /** The lifecycles the dashboard lists, in the order its menu shows them. */
-export const ENTITY_KINDS = ['trade', 'zap', 'rfq', 'cancel', 'recovery', 'deposit', 'destination'] as const;
-export type EntityKind = (typeof ENTITY_KINDS)[number];
+const ENTITY_KINDS = ['trade', 'zap', 'rfq', 'cancel', 'recovery', 'deposit', 'destination'] as const;
+type EntityKind = (typeof ENTITY_KINDS)[number];
 
 /** One row of an entity list: enough to find it again and to open its timeline. */
-export interface EntityRow {
+interface EntityRow {
   kind: EntityKind;
   id: string;
   account_id: string | null;
@@ -47,22 +47,49 @@ function listed<T>(items: T[], row: (t: T) => EntityRow): Listed<unknown> {
 
 /** Every entity of one kind owned by `org_id`, oldest first (each store keeps creation order). */
 function entitiesOf(world: World, kind: EntityKind, org_id: string): Listed<unknown> {
-  const row = (id: string, account_id: string | null, status: string, created_at_ms: number): EntityRow => ({ kind, id, account_id, status, created_at_ms });
+  const row = (id: string, account_id: string | null, status: string, created_at_ms: number): EntityRow => ({
+    kind,
+    id,
+    account_id,
+    status,
+    created_at_ms,
+  });
   switch (kind) {
     case 'trade':
-      return listed(tradeStore(world).list.filter((t) => t.org.organization_id === org_id), (t) => row(t.trade_id, t.quote.rfq.account_id, tradeStatus(world, t), t.created_at_ms));
+      return listed(
+        tradeStore(world).list.filter((t) => t.org.organization_id === org_id),
+        (t) => row(t.trade_id, t.quote.rfq.account_id, tradeStatus(world, t), t.created_at_ms),
+      );
     case 'zap':
-      return listed(zapStore(world).list.filter((z) => z.org_id === org_id), (z) => row(z.zap_id, z.account_id, zapStatus(world, z), z.created_at_ms));
+      return listed(
+        zapStore(world).list.filter((z) => z.org_id === org_id),
+        (z) => row(z.zap_id, z.account_id, zapStatus(world, z), z.created_at_ms),
+      );
     case 'rfq':
-      return listed([...rfqStore(world).rfqs.values()].filter((r) => r.org_id === org_id).sort((a, b) => a.seq - b.seq), (r) => row(r.rfq_id, r.account_id, rfqStatus(r), r.created_at_ms));
+      return listed(
+        [...rfqStore(world).rfqs.values()].filter((r) => r.org_id === org_id).sort((a, b) => a.seq - b.seq),
+        (r) => row(r.rfq_id, r.account_id, rfqStatus(r), r.created_at_ms),
+      );
     case 'cancel':
-      return listed(cancelStore(world).list.filter((c) => c.org_id === org_id), (c) => row(c.cancel_id, c.account_id, cancelStatus(c), c.created_at_ms));
+      return listed(
+        cancelStore(world).list.filter((c) => c.org_id === org_id),
+        (c) => row(c.cancel_id, c.account_id, cancelStatus(c), c.created_at_ms),
+      );
     case 'recovery':
-      return listed(recoveryStore(world).list.filter((r) => r.org_id === org_id), (r) => row(r.recovery_id, r.account_id, recoveryStatus(r), r.created_at_ms));
+      return listed(
+        recoveryStore(world).list.filter((r) => r.org_id === org_id),
+        (r) => row(r.recovery_id, r.account_id, recoveryStatus(r), r.created_at_ms),
+      );
     case 'deposit':
-      return listed(depositStore(world).list.filter((d) => d.address.org_id === org_id), (d) => row(d.deposit_id, d.address.account_id, depositStatus(d), d.landed_at_ms));
+      return listed(
+        depositStore(world).list.filter((d) => d.address.org_id === org_id),
+        (d) => row(d.deposit_id, d.address.account_id, depositStatus(d), d.landed_at_ms),
+      );
     case 'destination':
-      return listed(destinationStore(world).list.filter((d) => d.org_id === org_id), (d) => row(d.destination_id, d.account_id, destinationStatus(d), d.created_at_ms));
+      return listed(
+        destinationStore(world).list.filter((d) => d.org_id === org_id),
+        (d) => row(d.destination_id, d.account_id, destinationStatus(d), d.created_at_ms),
+      );
   }
 }
 
@@ -70,17 +97,26 @@ function entitiesOf(world: World, kind: EntityKind, org_id: string): Listed<unkn
  * Newest first over an oldest-first array: the cursor is the position (from the start) the next page ends
  * before, so items appended between pages never shift or repeat what a page shows.
  */
-export function pageBackwards<T>(all: readonly T[], limit: number, cursor: string | undefined): { items: T[]; has_more: boolean; next_cursor: string | null } {
+function pageBackwards<T>(
+  all: readonly T[],
+  limit: number,
+  cursor: string | undefined,
+): { items: T[]; has_more: boolean; next_cursor: string | null } {
   const p = pagePositions(all.length, limit, cursor);
   return { items: p.positions.map((i) => all[i]), has_more: p.has_more, next_cursor: p.next_cursor };
 }
 
 /** The positions of one page, newest first, over a list of `length` (events are read only at these). */
-function pagePositions(length: number, limit: number, cursor: string | undefined): { positions: number[]; has_more: boolean; next_cursor: string | null } {
+function pagePositions(
+  length: number,
+  limit: number,
+  cursor: string | undefined,
+): { positions: number[]; has_more: boolean; next_cursor: string | null } {
   let end = length;
   if (cursor !== undefined) {
     const m = /^p([0-9]{1,9})$/.exec(cursor);
-    if (!m || Number(m[1]) > length) throw new ApiError('invalid_parameter', 'cursor is not a cursor this list returned', { param: 'cursor' });
+    if (!m || Number(m[1]) > length)
+      throw new ApiError('invalid_parameter', 'cursor is not a cursor this list returned', { param: 'cursor' });
     end = Number(m[1]);
   }
   const start = Math.max(0, end - limit);
@@ -116,7 +152,13 @@ function serializeDelivery(d: Delivery) {
     webhook_id: d.webhook_id,
     status: deliveryStatus(d),
     replay: d.replay,
-    attempts: d.attempt_log.map((a) => ({ at_ms: a.at_ms, http_status: a.http_status, copies: a.copies, effects: [...a.effects], state: a.state })),
+    attempts: d.attempt_log.map((a) => ({
+      at_ms: a.at_ms,
+      http_status: a.http_status,
+      copies: a.copies,
+      effects: [...a.effects],
+      state: a.state,
+    })),
   };
 }
 
@@ -126,7 +168,15 @@ function changeCursor(world: World, hosted: number): string {
   let attempts = 0;
   for (const d of webhookStore(world).deliveryList) attempts += d.attempt_log.length;
   // Not the clock: the header shows it, and a realtime clock would redraw the view every poll for nothing.
-  const parts = [world.events.all.length, world.transitions.length, attempts, world.sim.faults.list().length, world.sim.faults.firings().length, world.orgs.size, hosted];
+  const parts = [
+    world.events.all.length,
+    world.transitions.length,
+    attempts,
+    world.sim.faults.list().length,
+    world.sim.faults.firings().length,
+    world.orgs.size,
+    hosted,
+  ];
   return parts.join('.');
 }
 
@@ -134,34 +184,87 @@ const orgQuery = { organization_id: idString, limit: limitQuery, cursor: cursorQ
 const balance = z.object({ asset_key: z.string(), available_atoms: z.string(), pending_atoms: z.string() });
 const counts = z.object({ open: z.number().int(), locked: z.number().int(), consumed: z.number().int() });
 const page = { has_more: z.boolean(), next_cursor: z.string().nullable(), total: z.number().int() };
-const attempt = z.object({ at_ms: z.number().int(), http_status: z.number().int(), copies: z.number().int(), effects: z.array(z.string()), state: z.string() });
-const delivery = z.object({ delivery_id: z.string(), webhook_id: z.string(), status: z.string(), replay: z.boolean(), attempts: z.array(attempt) });
+const attempt = z.object({
+  at_ms: z.number().int(),
+  http_status: z.number().int(),
+  copies: z.number().int(),
+  effects: z.array(z.string()),
+  state: z.string(),
+});
+const delivery = z.object({
+  delivery_id: z.string(),
+  webhook_id: z.string(),
+  status: z.string(),
+  replay: z.boolean(),
+  attempts: z.array(attempt),
+});
 
-export const uiReplies = {
-  pulse: z.object({ request_id: z.string(), cursor: z.string(), now_ms: z.number().int(), mode: z.enum(['virtual', 'realtime']), speed: z.number(), control_token: z.boolean() }),
+const uiReplies = {
+  pulse: z.object({
+    request_id: z.string(),
+    cursor: z.string(),
+    now_ms: z.number().int(),
+    mode: z.enum(['virtual', 'realtime']),
+    speed: z.number(),
+    control_token: z.boolean(),
+  }),
   accounts: z.object({
     request_id: z.string(),
-    accounts: z.array(z.object({ account_id: z.string(), label: z.string().nullable(), status: z.string(), created_at_ms: z.number().int(), balances: z.array(balance), credits: counts })),
+    accounts: z.array(
+      z.object({
+        account_id: z.string(),
+        label: z.string().nullable(),
+        status: z.string(),
+        created_at_ms: z.number().int(),
+        balances: z.array(balance),
+        credits: counts,
+      }),
+    ),
     ...page,
   }),
   credits: z.object({
     request_id: z.string(),
     account_id: z.string(),
     organization_id: z.string(),
-    credits: z.array(z.object({
-      credit_id: z.string(), asset_key: z.string(), atoms: z.string(), status: z.enum(['open', 'locked', 'consumed']),
-      source_type: z.string(), source_id: z.string(), held_by: z.string().nullable(), consumed_by: z.string().nullable(), created_at_ms: z.number().int(),
-    })),
+    credits: z.array(
+      z.object({
+        credit_id: z.string(),
+        asset_key: z.string(),
+        atoms: z.string(),
+        status: z.enum(['open', 'locked', 'consumed']),
+        source_type: z.string(),
+        source_id: z.string(),
+        held_by: z.string().nullable(),
+        consumed_by: z.string().nullable(),
+        created_at_ms: z.number().int(),
+      }),
+    ),
     ...page,
   }),
   entities: z.object({
     request_id: z.string(),
-    entities: z.array(z.object({ kind: z.enum(ENTITY_KINDS), id: z.string(), account_id: z.string().nullable(), status: z.string(), created_at_ms: z.number().int() })),
+    entities: z.array(
+      z.object({
+        kind: z.enum(ENTITY_KINDS),
+        id: z.string(),
+        account_id: z.string().nullable(),
+        status: z.string(),
+        created_at_ms: z.number().int(),
+      }),
+    ),
     ...page,
   }),
   events: z.object({
     request_id: z.string(),
-    events: z.array(z.object({ event_id: z.string(), type: z.string(), account_id: z.string(), created_at_ms: z.number().int(), deliveries: z.array(delivery) })),
+    events: z.array(
+      z.object({
+        event_id: z.string(),
+        type: z.string(),
+        account_id: z.string(),
+        created_at_ms: z.number().int(),
+        deliveries: z.array(delivery),
+      }),
+    ),
     ...page,
   }),
 };
@@ -169,30 +272,59 @@ export const uiReplies = {
 export function uiDataRoutes(runtime: Runtime) {
   return [
     defineRoute({
-      auth: 'public', method: 'get', path: '/ui/pulse', tag, summary: 'Dashboard: a change cursor to poll (it changes whenever the world may have), the clock and its speed',
+      auth: 'public',
+      method: 'get',
+      path: '/ui/pulse',
+      tag,
+      summary: 'Dashboard: a change cursor to poll (it changes whenever the world may have), the clock and its speed',
       // With an organization that has a clock of its own, the call runs in its world (worlds.ts): its clock and changes.
-      query: z.object({ organization_id: z.string().min(1).max(256).optional() }).strict(), response: uiReplies.pulse,
+      query: z.object({ organization_id: z.string().min(1).max(256).optional() }).strict(),
+      response: uiReplies.pulse,
       handler: (_i, { world }) => ({
-        body: { cursor: changeCursor(world, runtime.worlds.size), now_ms: world.sim.now_ms(), mode: world.sim.clock.mode, speed: world.sim.clock.speed, control_token: Boolean(runtime.options.control_token) },
+        body: {
+          cursor: changeCursor(world, runtime.worlds.size),
+          now_ms: world.sim.now_ms(),
+          mode: world.sim.clock.mode,
+          speed: world.sim.clock.speed,
+          control_token: Boolean(runtime.options.control_token),
+        },
       }),
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/ui/accounts', tag, summary: "Dashboard: an organization's accounts, newest first, with balances and credits counted open, locked and consumed",
-      query: z.object(orgQuery).strict(), response: uiReplies.accounts,
+      auth: 'public',
+      method: 'get',
+      path: '/ui/accounts',
+      tag,
+      summary: "Dashboard: an organization's accounts, newest first, with balances and credits counted open, locked and consumed",
+      query: z.object(orgQuery).strict(),
+      response: uiReplies.accounts,
       handler: ({ query }, { world }) => {
         requireOrg(world, query.organization_id);
         const all = accountStore(world).list.filter((a) => a.org_id === query.organization_id);
         const p = pageBackwards(all, query.limit ?? DEFAULT_LIMIT, query.cursor);
         const accounts = p.items.map((a) => ({
-          account_id: a.account_id, label: a.label, status: accountStatus(a), created_at_ms: a.created_at_ms,
-          balances: balancesOf(world, a.account_id).map((b) => ({ asset_key: b.asset_key, available_atoms: b.available_atoms.toString(), pending_atoms: b.pending_atoms.toString() })), credits: creditCounts(world, a.account_id),
+          account_id: a.account_id,
+          label: a.label,
+          status: accountStatus(a),
+          created_at_ms: a.created_at_ms,
+          balances: balancesOf(world, a.account_id).map((b) => ({
+            asset_key: b.asset_key,
+            available_atoms: b.available_atoms.toString(),
+            pending_atoms: b.pending_atoms.toString(),
+          })),
+          credits: creditCounts(world, a.account_id),
         }));
         return { body: { accounts, has_more: p.has_more, next_cursor: p.next_cursor, total: all.length } };
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/ui/credits', tag, summary: "Dashboard: an account's credits (open, locked, consumed), newest first, with their sources",
-      query: z.object({ account_id: idString, limit: limitQuery, cursor: cursorQuery }).strict(), response: uiReplies.credits,
+      auth: 'public',
+      method: 'get',
+      path: '/ui/credits',
+      tag,
+      summary: "Dashboard: an account's credits (open, locked, consumed), newest first, with their sources",
+      query: z.object({ account_id: idString, limit: limitQuery, cursor: cursorQuery }).strict(),
+      response: uiReplies.credits,
       handler: ({ query }, { world }) => {
         const account = requireAccountRecord(world, query.account_id);
         const all = creditsOf(world, query.account_id);
@@ -201,16 +333,37 @@ export function uiDataRoutes(runtime: Runtime) {
           const consumed = creditStatus(c) === 'consumed';
           const held_by = creditHolder(c);
           return {
-            credit_id: c.credit_id, asset_key: c.asset_key, atoms: c.atoms.toString(), status: consumed ? 'consumed' : held_by !== null ? 'locked' : 'open',
-            source_type: c.source_type, source_id: c.source_id, held_by, consumed_by: creditSnapshot(c).context.consumed_by, created_at_ms: c.created_at_ms,
+            credit_id: c.credit_id,
+            asset_key: c.asset_key,
+            atoms: c.atoms.toString(),
+            status: consumed ? 'consumed' : held_by !== null ? 'locked' : 'open',
+            source_type: c.source_type,
+            source_id: c.source_id,
+            held_by,
+            consumed_by: creditSnapshot(c).context.consumed_by,
+            created_at_ms: c.created_at_ms,
           } as const;
         });
-        return { body: { account_id: account.account_id, organization_id: account.org_id, credits, has_more: p.has_more, next_cursor: p.next_cursor, total: all.length } };
+        return {
+          body: {
+            account_id: account.account_id,
+            organization_id: account.org_id,
+            credits,
+            has_more: p.has_more,
+            next_cursor: p.next_cursor,
+            total: all.length,
+          },
+        };
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/ui/entities', tag, summary: "Dashboard: an organization's entities of one lifecycle, newest first, with their status",
-      query: z.object({ ...orgQuery, kind: z.enum(ENTITY_KINDS), account_id: idString.optional() }).strict(), response: uiReplies.entities,
+      auth: 'public',
+      method: 'get',
+      path: '/ui/entities',
+      tag,
+      summary: "Dashboard: an organization's entities of one lifecycle, newest first, with their status",
+      query: z.object({ ...orgQuery, kind: z.enum(ENTITY_KINDS), account_id: idString.optional() }).strict(),
+      response: uiReplies.entities,
       handler: ({ query }, { world }) => {
         requireOrg(world, query.organization_id);
         const of = entitiesOf(world, query.kind, query.organization_id);
@@ -221,8 +374,13 @@ export function uiDataRoutes(runtime: Runtime) {
       },
     }),
     defineRoute({
-      auth: 'public', method: 'get', path: '/ui/events', tag, summary: "Dashboard: an organization's events, newest first, each with its webhook deliveries and every attempt",
-      query: z.object(orgQuery).strict(), response: uiReplies.events,
+      auth: 'public',
+      method: 'get',
+      path: '/ui/events',
+      tag,
+      summary: "Dashboard: an organization's events, newest first, each with its webhook deliveries and every attempt",
+      query: z.object(orgQuery).strict(),
+      response: uiReplies.events,
       handler: ({ query }, { world }) => {
         requireOrg(world, query.organization_id);
         const mine = world.events.forOrg(query.organization_id);
@@ -232,7 +390,10 @@ export function uiDataRoutes(runtime: Runtime) {
         const wanted = new Map(items.map((e) => [e.envelope.event_id, [] as Delivery[]]));
         for (const d of webhookStore(world).deliveryList) if (d.org_id === query.organization_id) wanted.get(d.event_id)?.push(d);
         const events = items.map((e) => ({
-          event_id: e.envelope.event_id, type: e.envelope.type, account_id: e.envelope.account_id, created_at_ms: e.envelope.created_at_ms,
+          event_id: e.envelope.event_id,
+          type: e.envelope.type,
+          account_id: e.envelope.account_id,
+          created_at_ms: e.envelope.created_at_ms,
           deliveries: wanted.get(e.envelope.event_id)!.map(serializeDelivery),
         }));
         return { body: { events, has_more: p.has_more, next_cursor: p.next_cursor, total: mine.length } };

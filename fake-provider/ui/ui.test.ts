@@ -11,7 +11,15 @@ import { startReceiver, type Receiver } from '../../scenarios/dsl/webhook-receiv
 import { UI_DIST } from './assets.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const present = existsSync(CHROMIUM);
 const SKIP_NOTE = present ? '' : ` (skipped: no ${CHROMIUM}; Debian: apt-get install -y chromium, .ci/run installs it)`;
 const ETH = 'native.evm:42161';
@@ -27,7 +35,10 @@ let accountB: string;
 let tradeId: string;
 
 /** Console errors and failed page scripts; `expected` lists statuses of refusals a test asks for on purpose. */
-interface Opened { page: Page; errors: string[] }
+interface Opened {
+  page: Page;
+  errors: string[];
+}
 
 /** The page the control-plane tests share (opened once: a page costs a second on a loaded machine). */
 let shared: Opened;
@@ -45,9 +56,13 @@ async function sharedOn(view: string): Promise<Opened> {
 async function open(hash = ''): Promise<Opened> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => { if (!r.url().startsWith(new URL(sim.control_url).origin)) errors.push(`outside request ${r.url()}`); });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(new URL(sim.control_url).origin)) errors.push(`outside request ${r.url()}`);
+  });
   await page.goto(`${new URL(sim.control_url).origin}/_sim/ui?poll_ms=200${hash}`);
   return { page, errors };
 }
@@ -65,7 +80,8 @@ async function until<T>(check: () => Promise<T>, what: string, timeout_ms = 5_00
   }
 }
 
-const attrs = (page: Page, selector: string, name: string): Promise<string[]> => page.$$eval(selector, (els, n) => els.map((e) => e.getAttribute(n) ?? ''), name);
+const attrs = (page: Page, selector: string, name: string): Promise<string[]> =>
+  page.$$eval(selector, (els, n) => els.map((e) => e.getAttribute(n) ?? ''), name);
 
 async function tab(page: Page, name: string): Promise<void> {
   await page.click(`nav button[data-tab="${name}"]`);
@@ -90,8 +106,17 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     accountA = await readyAccount(sim, orgA.api_key);
     const credit = await fund(sim, accountA, ETH, '1000000000000000000', orgA.api_key);
     const dest = await destination(sim, accountA, USDC, orgA.api_key);
-    const { quote_id } = await firmQuote(sim, { account_id: accountA, credit_id: credit, destination_id: dest, from: ETH, to: USDC, amount_in_atoms: '500000000000000000', key: orgA.api_key });
-    tradeId = (await sim.api('POST', `/quotes/${quote_id}/accept`, { key: orgA.api_key, body: { slippage_bps: '50' } })).body.trade.trade_id;
+    const { quote_id } = await firmQuote(sim, {
+      account_id: accountA,
+      credit_id: credit,
+      destination_id: dest,
+      from: ETH,
+      to: USDC,
+      amount_in_atoms: '500000000000000000',
+      key: orgA.api_key,
+    });
+    tradeId = (await sim.api('POST', `/quotes/${quote_id}/accept`, { key: orgA.api_key, body: { slippage_bps: '50' } })).body.trade
+      .trade_id;
     accountB = await readyAccount(sim, orgB.api_key);
     await fund(sim, accountB, ETH, '2000000000000000000', orgB.api_key);
     await sim.settle();
@@ -110,7 +135,10 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
 
     await page.click(`tr[data-org="${orgA.organization_id}"]`);
     await page.waitForSelector(`tr[data-account="${accountA}"]`);
-    const balances = (await sim.api('GET', `/accounts/${accountA}/balances`, { key: orgA.api_key })).body.balances as Array<{ asset_key: string; available_atoms: string }>;
+    const balances = (await sim.api('GET', `/accounts/${accountA}/balances`, { key: orgA.api_key })).body.balances as Array<{
+      asset_key: string;
+      available_atoms: string;
+    }>;
     const cell = await page.locator(`tr[data-account="${accountA}"] td`).nth(3).innerText();
     for (const b of balances) expect(cell).toContain(`${b.available_atoms} ${b.asset_key}`);
 
@@ -120,7 +148,9 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
       ...(await sim.api('GET', `/accounts/${accountA}/credits?status=open&limit=100`, { key: orgA.api_key })).body.credits,
       ...(await sim.api('GET', `/accounts/${accountA}/credits?status=consumed&limit=100`, { key: orgA.api_key })).body.credits,
     ] as Array<{ credit_id: string; status: string; source_type: string; source_id: string }>;
-    const shown = await page.$$eval('[data-testid="credits"] tr[data-credit]', (rows) => rows.map((r) => ({ id: r.getAttribute('data-credit'), status: r.children[2].textContent, from: r.children[3].textContent })));
+    const shown = await page.$$eval('[data-testid="credits"] tr[data-credit]', (rows) =>
+      rows.map((r) => ({ id: r.getAttribute('data-credit'), status: r.children[2].textContent, from: r.children[3].textContent })),
+    );
     expect(shown.map((c) => c.id).sort()).toEqual(v1.map((c) => c.credit_id).sort());
     for (const c of v1) {
       const s = shown.find((x) => x.id === c.credit_id)!;
@@ -141,8 +171,14 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     expect(await page.locator(`tr[data-entity="${tradeId}"] td`).nth(2).innerText()).toBe(trade.status);
     await page.click(`tr[data-entity="${tradeId}"]`);
     await page.waitForSelector('[data-testid="timeline"] tbody tr');
-    const api = (await control('GET', `/timeline?entity_id=${tradeId}`)).body.timeline as Array<{ kind: string; event_type?: string; to?: string }>;
-    const rows = await page.$$eval('[data-testid="timeline"] tbody tr', (trs) => trs.map((t) => [t.children[1].textContent, t.children[3].textContent]));
+    const api = (await control('GET', `/timeline?entity_id=${tradeId}`)).body.timeline as Array<{
+      kind: string;
+      event_type?: string;
+      to?: string;
+    }>;
+    const rows = await page.$$eval('[data-testid="timeline"] tbody tr', (trs) =>
+      trs.map((t) => [t.children[1].textContent, t.children[3].textContent]),
+    );
     expect(rows).toHaveLength(api.length);
     expect(rows.map((r) => r[0])).toEqual(api.map((t) => t.kind));
     expect(rows.some((r) => r[1] === 'trade.settled')).toBe(true);
@@ -160,33 +196,49 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     await page.fill('[data-testid="advance-ms"]', '7000');
     await page.click('[data-testid="advance"]');
     await until(async () => expect((await control('GET', '/clock')).body.clock.now_ms).toBe(before + 7000), 'advanced 7 s');
-    await until(async () => expect(await page.locator('#clock').getAttribute('data-now-ms')).toBe(String(before + 7000)), 'header shows the clock');
+    await until(
+      async () => expect(await page.locator('#clock').getAttribute('data-now-ms')).toBe(String(before + 7000)),
+      'header shows the clock',
+    );
 
     await sim.api('POST', '/accounts', { key: orgB.api_key, body: {} });
     await page.click('[data-testid="settle"]');
-    await until(async () => expect(await page.locator('[data-testid="clock-result"]').innerText()).toMatch(/^ran [1-9][0-9]*, 0 pending$/), 'settled');
+    await until(
+      async () => expect(await page.locator('[data-testid="clock-result"]').innerText()).toMatch(/^ran [1-9][0-9]*, 0 pending$/),
+      'settled',
+    );
     const after = await control('POST', '/clock/settle', {});
     expect(after.body.ran.ran).toBe(0);
     expect(after.body.pending).toBe(0);
     expect(errors).toEqual([]);
   }, 30_000);
 
-  it('the speed lever changes the chosen organization\'s own realtime clock as POST /_sim/clock/speed does; on the server\'s virtual clock it shows the refusal', async () => {
+  it("the speed lever changes the chosen organization's own realtime clock as POST /_sim/clock/speed does; on the server's virtual clock it shows the refusal", async () => {
     const { page, errors } = await sharedOn('world');
     // On org A (the server's virtual clock) the API refuses, and the page says what it said.
     await page.fill('[data-testid="speed"]', '50');
     await page.click('[data-testid="set-speed"]');
     await page.waitForSelector('[data-testid="clock-result"] .error');
     const refused = await control('POST', '/clock/speed', { speed: 50 });
-    expect(await page.locator('[data-testid="clock-result"] .error').innerText()).toBe(`409 ${refused.body.error.code}: ${refused.body.error.message}`);
+    expect(await page.locator('[data-testid="clock-result"] .error').innerText()).toBe(
+      `409 ${refused.body.error.code}: ${refused.body.error.message}`,
+    );
     expect((await control('GET', '/clock')).body.clock.speed).toBe(1);
 
-    const own = (await control('POST', '/organizations', { clock: { mode: 'realtime', speed: 1 } })).body.organization as { organization_id: string };
-    await until(async () => expect(await page.locator(`[data-testid="org"] option[value="${own.organization_id}"]`).count()).toBe(1), 'the new organization is offered');
+    const own = (await control('POST', '/organizations', { clock: { mode: 'realtime', speed: 1 } })).body.organization as {
+      organization_id: string;
+    };
+    await until(
+      async () => expect(await page.locator(`[data-testid="org"] option[value="${own.organization_id}"]`).count()).toBe(1),
+      'the new organization is offered',
+    );
     await page.selectOption('[data-testid="org"]', own.organization_id);
     await page.fill('[data-testid="speed"]', '3600');
     await page.click('[data-testid="set-speed"]');
-    await until(async () => expect((await control('GET', `/clock?organization_id=${own.organization_id}`)).body.clock.speed).toBe(3600), 'its clock runs at ×3600');
+    await until(
+      async () => expect((await control('GET', `/clock?organization_id=${own.organization_id}`)).body.clock.speed).toBe(3600),
+      'its clock runs at ×3600',
+    );
     // The header shows that organization's own clock, at its speed; the server's is untouched.
     await until(async () => expect(await page.locator('#clock').innerText()).toMatch(/· realtime ×3600$/), 'the header shows its clock');
     expect((await control('GET', '/clock')).body.clock).toMatchObject({ mode: 'virtual', speed: 1 });
@@ -202,7 +254,9 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     await page.click('[data-testid="add-fault"]');
     await page.waitForSelector('[data-testid="fault-result"] .error');
     const refused = await control('POST', '/faults', JSON.parse(bad));
-    expect(await page.locator('[data-testid="fault-result"] .error').innerText()).toBe(`400 ${refused.body.error.code}: ${refused.body.error.message} (param ${refused.body.error.param})`);
+    expect(await page.locator('[data-testid="fault-result"] .error').innerText()).toBe(
+      `400 ${refused.body.error.code}: ${refused.body.error.message} (param ${refused.body.error.param})`,
+    );
     expect((await control('GET', '/faults')).body.faults).toEqual([]);
 
     const rule = { target: 'webhook', effect: { webhook: 'drop' }, match: { event_type: 'account.*' }, times: 1 };
@@ -220,7 +274,11 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     await until(async () => expect(await page.locator('[data-testid="fired"] tbody tr').count()).toBe(1), 'the firing shows');
     await tab(page, 'webhooks');
     await page.waitForSelector('[data-testid="events"] tr[data-event]');
-    const apiEvents = (await control('GET', `/ui/events?organization_id=${orgA.organization_id}`)).body.events as Array<{ event_id: string; account_id: string; deliveries: Array<{ attempts: unknown[] }> }>;
+    const apiEvents = (await control('GET', `/ui/events?organization_id=${orgA.organization_id}`)).body.events as Array<{
+      event_id: string;
+      account_id: string;
+      deliveries: Array<{ attempts: unknown[] }>;
+    }>;
     expect(await attrs(page, '[data-testid="events"] tr[data-event]', 'data-event')).toEqual(apiEvents.map((e) => e.event_id));
     const dropped = apiEvents.find((e) => e.account_id === acct)!;
     expect(await page.locator(`tr[data-event="${dropped.event_id}"] li`).first().innerText()).toMatch(/HTTP 0 \(0 sent, drop\)/);
@@ -240,15 +298,21 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     const settled = events[0].event_id;
     await page.waitForSelector(`tr[data-event="${settled}"]`);
     const hook = (await sim.api('GET', '/webhooks', { key: orgA.api_key })).body.webhooks[0].webhook_id;
-    const deliveries = async () => (await sim.api('GET', `/webhooks/${hook}/deliveries?event_id=${settled}`, { key: orgA.api_key })).body.deliveries as unknown[];
+    const deliveries = async () =>
+      (await sim.api('GET', `/webhooks/${hook}/deliveries?event_id=${settled}`, { key: orgA.api_key })).body.deliveries as unknown[];
     const before = (await deliveries()).length;
     await page.click(`tr[data-event="${settled}"] [data-testid="replay"]`);
     await page.waitForSelector('[data-testid="replay-result"] .note');
     await sim.settle();
     expect((await deliveries()).length).toBe(before + 1);
-    await until(async () => expect(await page.locator(`tr[data-event="${settled}"] [data-delivery]`).count()).toBe(before + 1), 'the replay delivery shows');
+    await until(
+      async () => expect(await page.locator(`tr[data-event="${settled}"] [data-delivery]`).count()).toBe(before + 1),
+      'the replay delivery shows',
+    );
     // Every attempt of both deliveries, as the API lists them (the replay's own attempt shows once the page redraws).
-    const api = (await control('GET', `/ui/events?organization_id=${orgA.organization_id}`)).body.events.find((e: { event_id: string }) => e.event_id === settled);
+    const api = (await control('GET', `/ui/events?organization_id=${orgA.organization_id}`)).body.events.find(
+      (e: { event_id: string }) => e.event_id === settled,
+    );
     const attempts = api.deliveries.reduce((n: number, d: { attempts: unknown[] }) => n + d.attempts.length, 0);
     expect(attempts).toBe(before + 1);
     await until(async () => expect(await page.locator(`tr[data-event="${settled}"] li`).count()).toBe(attempts), 'every attempt shows');
@@ -273,7 +337,9 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
   it("an organization's key sees that organization only, through /v1", async () => {
     const { page, errors } = await open(`#key=${orgB.api_key}`);
     await page.waitForSelector(`tr[data-account="${accountB}"]`);
-    const mine = (await sim.api('GET', '/accounts?limit=100', { key: orgB.api_key })).body.accounts.map((a: { account_id: string }) => a.account_id);
+    const mine = (await sim.api('GET', '/accounts?limit=100', { key: orgB.api_key })).body.accounts.map(
+      (a: { account_id: string }) => a.account_id,
+    );
     expect((await attrs(page, '[data-testid="accounts"] tr[data-account]', 'data-account')).sort()).toEqual(mine.sort());
     // Live: an account made with the key shows up without a reload (its account.created moves the feed).
     const made = (await sim.api('POST', '/accounts', { key: orgB.api_key, body: { label: 'live' } })).body.account.account_id as string;

@@ -34,9 +34,20 @@ bench
   .add('generateSourceAddress evm (secp256k1 keygen)', () => void generateSourceAddress('evm:42161', rng))
   .add('deriveWallet solana (ed25519 keygen)', () => void deriveWallet('solana', rng.bytes(32)))
   .add('generateTxHash evm', () => void generateTxHash('evm:42161', rng))
-  .add('scheduler schedule+cancel, 50k queued (splice/findIndex)', () => void big.cancel(big.schedule(clock.now_ms() + 500_000, 'x', () => undefined)))
+  .add(
+    'scheduler schedule+cancel, 50k queued (splice/findIndex)',
+    () => void big.cancel(big.schedule(clock.now_ms() + 500_000, 'x', () => undefined)),
+  )
   .add('scheduler schedule+cancel, empty queue', () => void small.cancel(small.schedule(clock.now_ms(), 'y', () => undefined)))
-  .add('publish (frozen shallow copy + 0 listeners)', () => void publish(world, 'org_x', 'acct_x', 'deposit.pending', { deposit_address_id: 'dpa_x', asset_key: 'native.evm:42161', detected_atoms: '2000000000000000000' }));
+  .add(
+    'publish (frozen shallow copy + 0 listeners)',
+    () =>
+      void publish(world, 'org_x', 'acct_x', 'deposit.pending', {
+        deposit_address_id: 'dpa_x',
+        asset_key: 'native.evm:42161',
+        detected_atoms: '2000000000000000000',
+      }),
+  );
 
 await bench.run();
 console.table(

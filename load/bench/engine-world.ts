@@ -6,7 +6,15 @@ import { createOrganization } from '../../fake-provider/organizations.ts';
 import type { Organization, World } from '../../fake-provider/world.ts';
 import { requireAsset } from '../../fake-provider/resources/assets/index.ts';
 import { accountStore, createAccount } from '../../fake-provider/resources/accounts/model.ts';
-import { createDepositAddress, isMonitored, landDeposit, depositStatus, onDepositResolved, type Deposit, type DepositAddress } from '../../fake-provider/resources/deposits/index.ts';
+import {
+  createDepositAddress,
+  isMonitored,
+  landDeposit,
+  depositStatus,
+  onDepositResolved,
+  type Deposit,
+  type DepositAddress,
+} from '../../fake-provider/resources/deposits/index.ts';
 import { registerDestination } from '../../fake-provider/resources/destinations/model.ts';
 import { createRfq, rfqSnapshot, rfqStatus } from '../../fake-provider/resources/rfqs/model.ts';
 import { acceptQuote } from '../../fake-provider/resources/rfqs/accept.ts';
@@ -37,7 +45,11 @@ export interface BenchWorld {
 }
 
 /** `world`: a served runtime's world (bench:ui fills the one a server answers from); by default a new one. */
-export async function benchWorld(n_accounts: number, seed = 'bench', world: World = newWorld({ seed, clock: 'virtual' })): Promise<BenchWorld> {
+export async function benchWorld(
+  n_accounts: number,
+  seed = 'bench',
+  world: World = newWorld({ seed, clock: 'virtual' }),
+): Promise<BenchWorld> {
   await keccakReady; // as serve() does: the engine alone never yields long enough for WebAssembly to compile
   const org = createOrganization(world, { api_keys: ['sk_bench'] });
   const made = Array.from({ length: n_accounts }, () => createAccount(world, org, {}));
@@ -45,7 +57,8 @@ export async function benchWorld(n_accounts: number, seed = 'bench', world: Worl
   const eth = requireAsset(ARB_ETH);
   const accounts = made.map((a) => ({
     account_id: a.account_id,
-    destination_id: registerDestination(world, org.organization_id, a.account_id, { asset_key: ARB_USDC, address: EVM_ADDRESS }).destination_id,
+    destination_id: registerDestination(world, org.organization_id, a.account_id, { asset_key: ARB_USDC, address: EVM_ADDRESS })
+      .destination_id,
     da: createDepositAddress(world, a, eth),
   }));
   return { world, org, accounts, next: 0, started: [], failures: [] };
@@ -54,7 +67,8 @@ export async function benchWorld(n_accounts: number, seed = 'bench', world: Worl
 function nextAccount(bw: BenchWorld): BenchAccount {
   const a = bw.accounts[bw.next++ % bw.accounts.length];
   // A week of sim time retires an address; the client asks for a fresh one, as an integrator would.
-  if (!isMonitored(bw.world, a.da)) a.da = createDepositAddress(bw.world, accountStore(bw.world).byId.get(a.account_id)!, requireAsset(ARB_ETH));
+  if (!isMonitored(bw.world, a.da))
+    a.da = createDepositAddress(bw.world, accountStore(bw.world).byId.get(a.account_id)!, requireAsset(ARB_ETH));
   return a;
 }
 

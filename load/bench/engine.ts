@@ -86,14 +86,26 @@ async function benchBatch(n: number, runs: number, warmup: number) {
     installReaction(bw);
     await runBatch(bw, n);
   }
-  const per_run: Array<{ wall_ms: number; lifecycles_per_s: number; tasks_ran: number; xstate_lifecycles_per_s: number; ratio_to_xstate: number }> = [];
+  const per_run: Array<{
+    wall_ms: number;
+    lifecycles_per_s: number;
+    tasks_ran: number;
+    xstate_lifecycles_per_s: number;
+    ratio_to_xstate: number;
+  }> = [];
   for (let i = 0; i < runs; i++) {
     const xstate = baselineRun(n);
     const bw = await benchWorld(200, `bench-batch-${i}`);
     installReaction(bw);
     const { wall_ms, tasks_ran } = await runBatch(bw, n);
     const per_s = round((n * 1000) / wall_ms, 0);
-    per_run.push({ wall_ms: round(wall_ms), lifecycles_per_s: per_s, tasks_ran, xstate_lifecycles_per_s: xstate, ratio_to_xstate: ratio(per_s, xstate) });
+    per_run.push({
+      wall_ms: round(wall_ms),
+      lifecycles_per_s: per_s,
+      tasks_ran,
+      xstate_lifecycles_per_s: xstate,
+      ratio_to_xstate: ratio(per_s, xstate),
+    });
   }
   return {
     n,
@@ -257,7 +269,12 @@ async function benchMemory(total: number, batch: number) {
     heap_used_mib: mib(m.heapUsed),
     heap_total_mib: mib(m.heapTotal),
     // Committed vs live per V8 space: where RSS above the live heap sits (e.g. old space kept after gc).
-    spaces: Object.fromEntries(getHeapSpaceStatistics().map((sp) => [sp.space_name, { committed_mib: mib(sp.physical_space_size), used_mib: mib(sp.space_used_size) }])),
+    spaces: Object.fromEntries(
+      getHeapSpaceStatistics().map((sp) => [
+        sp.space_name,
+        { committed_mib: mib(sp.physical_space_size), used_mib: mib(sp.space_used_size) },
+      ]),
+    ),
     external_mib: mib(m.external),
     events: bw.world.events.all.length,
     transition_records: bw.world.transitions.records.length,
@@ -287,7 +304,16 @@ function baselineMemory(total: number) {
  */
 async function builtBench(): Promise<string> {
   const out = resolve(ROOT, 'reports/out/engine-bench.mjs');
-  await build({ entryPoints: [SELF], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  await build({
+    entryPoints: [SELF],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
   return out;
 }
 
@@ -300,11 +326,15 @@ function memoryInChild(total: number, batch: number, built: string | null): Awai
 function memoryInChild(total: number, batch: number, built: string | null, baseline: true): ReturnType<typeof baselineMemory>;
 function memoryInChild(total: number, batch: number, built: string | null, baseline = false): unknown {
   const entry = built === null ? [...process.execArgv, SELF] : ['--expose-gc', built];
-  const r = spawnSync(process.execPath, [...entry, 'memory', baseline ? '--baseline-child' : '--child', `--trades=${total}`, `--batch=${batch}`], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    maxBuffer: 16 * 2 ** 20,
-  });
+  const r = spawnSync(
+    process.execPath,
+    [...entry, 'memory', baseline ? '--baseline-child' : '--child', `--trades=${total}`, `--batch=${batch}`],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      maxBuffer: 16 * 2 ** 20,
+    },
+  );
   if (r.status !== 0) throw new Error(`memory child failed (${r.status}): ${r.stderr}`);
   const line = r.stdout.trim().split('\n').pop()!;
   return JSON.parse(line);
@@ -360,7 +390,9 @@ async function main(): Promise<void> {
     rows.push({
       figure: 'lifecycles/s (tinybench, 1000/median)',
       measured: `${lc.lifecycles_per_s} (median ${lc.median_ms} ms, p75 ${lc.p75_ms}, p99 ${lc.p99_ms}, n=${lc.samples})`,
-      target: '≥ 20000', pass: lc.lifecycles_per_s >= 20_000 ? 'PASS' : 'FAIL', command: `${COMMAND} lifecycle`,
+      target: '≥ 20000',
+      pass: lc.lifecycles_per_s >= 20_000 ? 'PASS' : 'FAIL',
+      command: `${COMMAND} lifecycle`,
     });
     rows.push(ratioRow('same ÷ xstate transition() (tinybench)', x, base.lifecycles_per_s, `${COMMAND} lifecycle`));
   }
@@ -371,9 +403,18 @@ async function main(): Promise<void> {
     rows.push({
       figure: `lifecycles/s (batch of ${batch_n}, one settle)`,
       measured: `${b.median_lifecycles_per_s} (runs: ${b.runs.map((r) => r.lifecycles_per_s).join(', ')})`,
-      target: '≥ 20000', pass: b.median_lifecycles_per_s >= 20_000 ? 'PASS' : 'FAIL', command: `${COMMAND} batch`,
+      target: '≥ 20000',
+      pass: b.median_lifecycles_per_s >= 20_000 ? 'PASS' : 'FAIL',
+      command: `${COMMAND} batch`,
     });
-    rows.push(ratioRow(`same ÷ xstate transition() (batch of ${batch_n}, median of per-run ratios)`, b.ratio_to_xstate, b.xstate_median_lifecycles_per_s, `${COMMAND} batch`));
+    rows.push(
+      ratioRow(
+        `same ÷ xstate transition() (batch of ${batch_n}, median of per-run ratios)`,
+        b.ratio_to_xstate,
+        b.xstate_median_lifecycles_per_s,
+        `${COMMAND} batch`,
+      ),
+    );
   }
   if (want('churn')) {
     const c = await benchChurn(batch_n, arg('runs', 5), arg('warmup', 3));
@@ -382,9 +423,18 @@ async function main(): Promise<void> {
     rows.push({
       figure: `lifecycles/s (batch of ${batch_n}, each in a fresh world after the last one was collected)`,
       measured: `${c.median_lifecycles_per_s} (runs: ${c.runs.join(', ')})`,
-      target: '(reference)', pass: '-', command: `${COMMAND} churn`,
+      target: '(reference)',
+      pass: '-',
+      command: `${COMMAND} churn`,
     });
-    rows.push(ratioRow(`same ÷ xstate transition() (batch of ${batch_n}, median of per-run ratios)`, c.ratio_to_xstate, c.xstate_median_lifecycles_per_s, `${COMMAND} churn`));
+    rows.push(
+      ratioRow(
+        `same ÷ xstate transition() (batch of ${batch_n}, median of per-run ratios)`,
+        c.ratio_to_xstate,
+        c.xstate_median_lifecycles_per_s,
+        `${COMMAND} churn`,
+      ),
+    );
   }
   if (want('scenario')) {
     const warmup = arg('scenario-warmup', 3);
@@ -397,21 +447,32 @@ async function main(): Promise<void> {
     rows.push({
       figure: 'sim/wall over 24 h, webhook (real HTTP, receiver in process)',
       measured: `${withHook.sim_per_wall}× median (runs ${withHook.runs_sim_per_wall.join(', ')}; ${withHook.wall_ms} ms wall, ${withHook.http_requests_received} deliveries)`,
-      target: '≥ 100000×', pass: withHook.sim_per_wall >= 100_000 ? 'PASS' : 'FAIL', command: `${COMMAND} scenario`,
+      target: '≥ 100000×',
+      pass: withHook.sim_per_wall >= 100_000 ? 'PASS' : 'FAIL',
+      command: `${COMMAND} scenario`,
     });
     rows.push({
       figure: 'same, receiver as a child process',
       measured: `${child.sim_per_wall}× median (runs ${child.runs_sim_per_wall.join(', ')}; ${child.wall_ms} ms wall, ${child.http_requests_received} deliveries)`,
-      target: '(reference)', pass: '-', command: `${COMMAND} scenario`,
+      target: '(reference)',
+      pass: '-',
+      command: `${COMMAND} scenario`,
     });
     rows.push({
       figure: 'sim/wall over 24 h, no webhook',
       measured: `${without.sim_per_wall}× median (runs ${without.runs_sim_per_wall.join(', ')})`,
-      target: '(reference)', pass: '-', command: `${COMMAND} scenario`,
+      target: '(reference)',
+      pass: '-',
+      command: `${COMMAND} scenario`,
     });
     const perSecond = (s: { lifecycles_scheduled: number }) => `${s.lifecycles_scheduled} lifecycles`;
     const scenarioRow = (label: string, r: typeof withHook) =>
-      ratioRow(`${label}, as lifecycles/s ÷ xstate transition() (${perSecond(r)}, median of per-run ratios)`, r.ratio_to_xstate, NaN, `${COMMAND} scenario`);
+      ratioRow(
+        `${label}, as lifecycles/s ÷ xstate transition() (${perSecond(r)}, median of per-run ratios)`,
+        r.ratio_to_xstate,
+        NaN,
+        `${COMMAND} scenario`,
+      );
     rows.push(scenarioRow('sim/wall with webhook', withHook));
     rows.push(scenarioRow('same, receiver as a child process', child));
     rows.push(scenarioRow('same, no webhook', without));
@@ -432,18 +493,24 @@ async function main(): Promise<void> {
     rows.push({
       figure: `RSS after gc, ${shipped.settled} settled trades, the engine as built (plain node, as \`import 'swapsim'\` runs)`,
       measured: measured(shipped),
-      target: '≤ 500 MiB', pass: shipped.rss_mib <= 500 && shipped.settled === total ? 'PASS' : 'FAIL', command: `${COMMAND} memory`,
+      target: '≤ 500 MiB',
+      pass: shipped.rss_mib <= 500 && shipped.settled === total ? 'PASS' : 'FAIL',
+      command: `${COMMAND} memory`,
     });
     rows.push({
       figure: `same, this file under tsx (TypeScript loader in the process)`,
       measured: measured(tsx),
       // The target is the built engine's (docs/engine.md): tsx's loader adds ~50 MiB before the first trade.
-      target: '(reference)', pass: tsx.settled === total ? '-' : 'FAIL', command: `${COMMAND} memory`,
+      target: '(reference)',
+      pass: tsx.settled === total ? '-' : 'FAIL',
+      command: `${COMMAND} memory`,
     });
     rows.push({
       figure: `xstate transition()'s live heap for ${total} lifecycles ÷ the engine's (built), higher is better`,
       measured: `${x}× (xstate: heap ${base.heap_used_mib} MiB, RSS ${base.rss_mib} MiB for ${base.entities} entities)`,
-      target: 'not below the last recorded (docs/engine.md)', pass: '-', command: `${COMMAND} memory`,
+      target: 'not below the last recorded (docs/engine.md)',
+      pass: '-',
+      command: `${COMMAND} memory`,
     });
   }
 

@@ -32,7 +32,12 @@ const agg = new Map<string, { n: number; bytes: number }>();
 let total = 0;
 for (let i = 0; i < nodes.length; i += width) {
   const type = types[nodes[i + iType]];
-  const name = type === 'string' || type === 'concatenated string' || type === 'sliced string' ? '' : type === 'number' ? '' : strings[nodes[i + iName]].slice(0, 60);
+  const name =
+    type === 'string' || type === 'concatenated string' || type === 'sliced string'
+      ? ''
+      : type === 'number'
+        ? ''
+        : strings[nodes[i + iName]].slice(0, 60);
   const key = `${type} ${name}`;
   const a = agg.get(key) ?? { n: 0, bytes: 0 };
   a.n++;

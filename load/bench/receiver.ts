@@ -37,15 +37,19 @@ async function startInline(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}/webhooks`,
     received: async () => count,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 async function startChild(answer: ReceiverAnswer): Promise<Receiver> {
-  const child = fork(fileURLToPath(new URL('./receiver-process.mjs', import.meta.url)), [String(answer)], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./receiver-process.mjs', import.meta.url)), [String(answer)], {
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const next = <T>(key: string): Promise<T> =>
     new Promise((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`receiver process exited (${code})`));
@@ -66,9 +70,10 @@ async function startChild(answer: ReceiverAnswer): Promise<Receiver> {
       child.send('count');
       return answer;
     },
-    close: () => new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.disconnect();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.disconnect();
+      }),
   };
 }

@@ -9,7 +9,12 @@ const server = createServer((req, res) => {
   const at_ms = Date.now();
   req.resume();
   req.on('end', () => {
-    arrivals.push({ at_ms, path: req.url ?? '', webhook_id: String(req.headers['svc-webhook-id'] ?? ''), stamp_ms: Number(req.headers['svc-timestamp']) });
+    arrivals.push({
+      at_ms,
+      path: req.url ?? '',
+      webhook_id: String(req.headers['svc-webhook-id'] ?? ''),
+      stamp_ms: Number(req.headers['svc-timestamp']),
+    });
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   });
 });

@@ -25,7 +25,13 @@ async function main(): Promise<void> {
   const journal_path = join(dir, 'journal.jsonl');
   const api_key = 'sk_bench_reopen';
   const limits = { reads: 1_000_000, writes: 1_000_000, indicative_rfqs: 1_000_000, firm_rfqs: 1_000_000 };
-  const running = await serve({ clock: 'virtual', seed: 'bench-reopen', journal_path, port: 0, seed_orgs: [{ api_keys: [api_key], rate_limits: limits }] });
+  const running = await serve({
+    clock: 'virtual',
+    seed: 'bench-reopen',
+    journal_path,
+    port: 0,
+    seed_orgs: [{ api_keys: [api_key], rate_limits: limits }],
+  });
   const trade = TRIGGERS.find((s) => s.name === 'trade-exact-in')!;
   const t0 = performance.now();
   for (let i = 0; i < trades; i++) {
@@ -52,7 +58,10 @@ async function main(): Promise<void> {
       const write = i % 4 === 0;
       const res = await fetch(`${running.base_url}/accounts${write ? '' : '?limit=5'}`, {
         method: write ? 'POST' : 'GET',
-        headers: { authorization: `Bearer ${api_key}`, ...(write ? { 'content-type': 'application/json', 'idempotency-key': `after-${i}` } : {}) },
+        headers: {
+          authorization: `Bearer ${api_key}`,
+          ...(write ? { 'content-type': 'application/json', 'idempotency-key': `after-${i}` } : {}),
+        },
         body: write ? JSON.stringify({ label: `after-${i}` }) : undefined,
       });
       answers.push(`${res.status} ${await res.text()}`);
@@ -77,8 +86,11 @@ async function main(): Promise<void> {
   const plain = await timed(false);
   const checked = await timed(true);
   rmSync(dir, { recursive: true, force: true });
-  const per = (ms: number): string => `${(ms / trades).toFixed(2)} ms/trade, ~${((ms / trades) * 10_000 / 1000).toFixed(0)} s for 10,000 trades`;
-  console.log(`recorded ${trades} settled trades in ${(record_ms / 1000).toFixed(1)} s: ${plain.lines} journal lines, ${(size / 1024 / 1024).toFixed(1)} MiB`);
+  const per = (ms: number): string =>
+    `${(ms / trades).toFixed(2)} ms/trade, ~${(((ms / trades) * 10_000) / 1000).toFixed(0)} s for 10,000 trades`;
+  console.log(
+    `recorded ${trades} settled trades in ${(record_ms / 1000).toFixed(1)} s: ${plain.lines} journal lines, ${(size / 1024 / 1024).toFixed(1)} MiB`,
+  );
   console.log(`reopen (replay into a live world):      ${plain.ms.toFixed(0)} ms (${per(plain.ms)})`);
   console.log(`reopen with every answer checked:       ${checked.ms.toFixed(0)} ms (${per(checked.ms)})`);
   console.log(`snapshot (POST /_sim/snapshots):        ${snapshot_ms.toFixed(1)} ms`);

@@ -5,9 +5,15 @@ import { createInterface } from 'node:readline';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export async function startSampledServer<S>(samples: S[], args: string[], node_args: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startSampledServer<S>(
+  samples: S[],
+  args: string[],
+  node_args: string[] = [],
+): Promise<{ url: string; stop(): Promise<void> }> {
   const here = dirname(fileURLToPath(import.meta.url));
-  const child = spawn(process.execPath, [...node_args, '--import', 'tsx', resolve(here, 'soak-server.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...node_args, '--import', 'tsx', resolve(here, 'soak-server.ts'), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await new Promise<number>((ok, fail) => {
     const lines = createInterface({ input: child.stdout! });

@@ -48,7 +48,7 @@ setInterval(() => {
     held: held(world),
   };
   eld.reset();
-  process.stdout.write(JSON.stringify({ sample }) + '\n');
+  process.stdout.write(`${JSON.stringify({ sample })}\n`);
 }, 1_000).unref();
 
 /** Entities the world holds, store by store: what a growing RSS is made of (or not). */

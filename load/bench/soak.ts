@@ -31,17 +31,42 @@ function parseDuration(text: string): number {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { duration_s: 60, orgs: 4, connections: 32, deposits_per_s: 20, cpu_prof_dir: null, org_lifetime_s: 60, profile_json: null };
+  const o: Options = {
+    duration_s: 60,
+    orgs: 4,
+    connections: 32,
+    deposits_per_s: 20,
+    cpu_prof_dir: null,
+    org_lifetime_s: 60,
+    profile_json: null,
+  };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
-    if (argv[i] === '--duration') o.duration_s = parseDuration(v), i++;
-    else if (argv[i] === '--orgs') o.orgs = Math.max(3, Number(v)), i++;
-    else if (argv[i] === '--connections') o.connections = Number(v), i++;
-    else if (argv[i] === '--deposits-per-s') o.deposits_per_s = Number(v), i++;
-    else if (argv[i] === '--cpu-prof') o.cpu_prof_dir = v, i++;
-    else if (argv[i] === '--org-lifetime') o.org_lifetime_s = parseDuration(v), i++;
-    else if (argv[i] === '--profile') o.profile_json = v, i++;
-    else throw new Error(`unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20, --org-lifetime 60s (0: none), --profile JSON, --cpu-prof DIR)`);
+    if (argv[i] === '--duration') {
+      o.duration_s = parseDuration(v);
+      i++;
+    } else if (argv[i] === '--orgs') {
+      o.orgs = Math.max(3, Number(v));
+      i++;
+    } else if (argv[i] === '--connections') {
+      o.connections = Number(v);
+      i++;
+    } else if (argv[i] === '--deposits-per-s') {
+      o.deposits_per_s = Number(v);
+      i++;
+    } else if (argv[i] === '--cpu-prof') {
+      o.cpu_prof_dir = v;
+      i++;
+    } else if (argv[i] === '--org-lifetime') {
+      o.org_lifetime_s = parseDuration(v);
+      i++;
+    } else if (argv[i] === '--profile') {
+      o.profile_json = v;
+      i++;
+    } else
+      throw new Error(
+        `unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20, --org-lifetime 60s (0: none), --profile JSON, --cpu-prof DIR)`,
+      );
   }
   return o;
 }
@@ -74,7 +99,11 @@ interface Sample {
   held: Record<string, number>;
 }
 
-function startServer(samples: Sample[], cpu_prof_dir: string | null, profile_json: string | null): Promise<{ url: string; stop(): Promise<void> }> {
+function startServer(
+  samples: Sample[],
+  cpu_prof_dir: string | null,
+  profile_json: string | null,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const prof = cpu_prof_dir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(cpu_prof_dir)];
   return startSampledServer(samples, profile_json === null ? [] : ['--profile', profile_json], prof);
 }
@@ -108,8 +137,20 @@ async function setupOrg(url: string, receiver: Receiver, label: string): Promise
   const { account } = await call(url, 'POST', '/v1/accounts', key, { label }, `setup-acct-${label}`);
   for (let tries = 0; ; tries++) {
     try {
-      const { deposit_address } = await call(url, 'POST', `/v1/accounts/${account.account_id}/deposit-addresses`, key, { asset_key: ETH }, `setup-da-${account.account_id}-${tries}`);
-      return { organization_id: organization.organization_id, api_key: key, account_id: account.account_id, deposit_address_id: deposit_address.deposit_address_id };
+      const { deposit_address } = await call(
+        url,
+        'POST',
+        `/v1/accounts/${account.account_id}/deposit-addresses`,
+        key,
+        { asset_key: ETH },
+        `setup-da-${account.account_id}-${tries}`,
+      );
+      return {
+        organization_id: organization.organization_id,
+        api_key: key,
+        account_id: account.account_id,
+        deposit_address_id: deposit_address.deposit_address_id,
+      };
     } catch (e) {
       if (tries > 40) throw e;
       await new Promise((r) => setTimeout(r, 250));
@@ -123,7 +164,13 @@ async function setupOrg(url: string, receiver: Receiver, label: string): Promise
  * deleted key would be a 401, and 401s count against the address's failed-authentication budget). Slots are
  * staggered evenly over the lifetime.
  */
-function churn(url: string, orgs: Org[], receivers: Receiver[], lifetime_s: number, stats: { churned: number; errors: number; delete_ms: number[] }): () => Promise<void> {
+function churn(
+  url: string,
+  orgs: Org[],
+  receivers: Receiver[],
+  lifetime_s: number,
+  stats: { churned: number; errors: number; delete_ms: number[] },
+): () => Promise<void> {
   let stopped = false;
   const timers: NodeJS.Timeout[] = [];
   const running: Promise<void>[] = [];
@@ -166,7 +213,13 @@ function mixedRequests(orgs: Org[]): autocannon.Request[] {
     setupRequest: (req) => {
       const o = org();
       const b = build(o);
-      return { ...req, method: b.method as 'GET', path: b.path, headers: auth(o, b.method !== 'GET'), body: b.body === undefined ? undefined : JSON.stringify(b.body) };
+      return {
+        ...req,
+        method: b.method as 'GET',
+        path: b.path,
+        headers: auth(o, b.method !== 'GET'),
+        body: b.body === undefined ? undefined : JSON.stringify(b.body),
+      };
     },
   });
   return [
@@ -174,7 +227,18 @@ function mixedRequests(orgs: Org[]): autocannon.Request[] {
     // A write with a fresh Idempotency-Key that is refused (404): the idempotency store's worst case.
     step(() => ({ method: 'POST', path: '/v1/accounts/acct_missing/deposit-addresses', body: { asset_key: ETH } })),
     step(() => ({ method: 'GET', path: '/v1/events?limit=20' })),
-    step(() => ({ method: 'POST', path: '/v1/rfqs', body: { from_asset_key: ETH, to_asset_key: USDC, side: 'exact_in', amount_in_atoms: '10000000000000000', mode: 'indicative', wait_ms: 0 } })),
+    step(() => ({
+      method: 'POST',
+      path: '/v1/rfqs',
+      body: {
+        from_asset_key: ETH,
+        to_asset_key: USDC,
+        side: 'exact_in',
+        amount_in_atoms: '10000000000000000',
+        mode: 'indicative',
+        wait_ms: 0,
+      },
+    })),
     step((o) => ({ method: 'GET', path: `/v1/accounts/${o.account_id}` })),
     step(() => ({ method: 'GET', path: '/v1/assets?limit=10' })),
     // An account: one event, so one webhook delivery to the org's receiver.
@@ -211,7 +275,9 @@ async function main(): Promise<void> {
   let deposit_errors = 0;
   const depositTimer = setInterval(() => {
     const org = orgs[deposits++ % orgs.length];
-    call(server.url, 'POST', '/_sim/deposits', null, { deposit_address_id: org.deposit_address_id, atoms: '1000000000000000' }).catch(() => deposit_errors++);
+    call(server.url, 'POST', '/_sim/deposits', null, { deposit_address_id: org.deposit_address_id, atoms: '1000000000000000' }).catch(
+      () => deposit_errors++,
+    );
   }, 1000 / o.deposits_per_s);
   const measured_from_s = samples.at(-1)?.t_s ?? 0;
   console.log(
@@ -221,16 +287,22 @@ async function main(): Promise<void> {
   const statuses: Record<string, number> = {};
   let finished: (r: autocannon.Result) => void = () => undefined;
   const done = new Promise<autocannon.Result>((ok) => (finished = ok));
-  const instance = autocannon({ url: server.url, connections: o.connections, duration: o.duration_s, requests: mixedRequests(orgs) }, (err, r) => {
-    if (err) throw err;
-    finished(r);
-  });
+  const instance = autocannon(
+    { url: server.url, connections: o.connections, duration: o.duration_s, requests: mixedRequests(orgs) },
+    (err, r) => {
+      if (err) throw err;
+      finished(r);
+    },
+  );
   instance.on('response', (_client: unknown, status: number) => {
     statuses[status] = (statuses[status] ?? 0) + 1;
   });
   const progress = setInterval(() => {
     const s = samples.at(-1);
-    if (s) console.log(`  t=${round(s.t_s - measured_from_s, 0)} s  rss ${round(s.rss_mb)} MB  heap ${round(s.heap_mb)} MB  eld p99 ${round(s.eld_p99_ms)} ms  lag ${round(s.lag_ms, 0)} ms  webhooks in flight ${s.webhook_in_flight}, queued ${s.webhook_queued}`);
+    if (s)
+      console.log(
+        `  t=${round(s.t_s - measured_from_s, 0)} s  rss ${round(s.rss_mb)} MB  heap ${round(s.heap_mb)} MB  eld p99 ${round(s.eld_p99_ms)} ms  lag ${round(s.lag_ms, 0)} ms  webhooks in flight ${s.webhook_in_flight}, queued ${s.webhook_queued}`,
+      );
   }, 30_000);
   const result = await done;
   clearInterval(progress);
@@ -238,7 +310,9 @@ async function main(): Promise<void> {
   await stopChurn();
   const during = samples.filter((s) => s.t_s >= measured_from_s);
   const last5 = during.filter((s) => s.t_s >= (during.at(-1)?.t_s ?? 0) - 300);
-  const fivexx = Object.entries(statuses).filter(([k]) => Number(k) >= 500).reduce((a, [, v]) => a + v, 0);
+  const fivexx = Object.entries(statuses)
+    .filter(([k]) => Number(k) >= 500)
+    .reduce((a, [, v]) => a + v, 0);
   const report = {
     command: `npm run bench:soak -- ${process.argv.slice(2).join(' ')}`.trim(),
     duration_s: o.duration_s,
@@ -252,7 +326,11 @@ async function main(): Promise<void> {
     deposits,
     deposit_errors,
     rss_mb: { start: round(during[0]?.rss_mb ?? 0), end: round(during.at(-1)?.rss_mb ?? 0), max: round(max(during.map((s) => s.rss_mb))) },
-    rss_last_5min_mb: { min: round(Math.min(...last5.map((s) => s.rss_mb))), max: round(max(last5.map((s) => s.rss_mb))), slope_mb_per_min: round(slopePerMin(last5), 2) },
+    rss_last_5min_mb: {
+      min: round(Math.min(...last5.map((s) => s.rss_mb))),
+      max: round(max(last5.map((s) => s.rss_mb))),
+      slope_mb_per_min: round(slopePerMin(last5), 2),
+    },
     eld_p99_ms: { median: round(median(during.map((s) => s.eld_p99_ms))), max: round(max(during.map((s) => s.eld_p99_ms))) },
     eld_max_ms: round(max(during.map((s) => s.eld_max_ms))),
     clock_lag_ms: { median: round(median(during.map((s) => s.lag_ms)), 0), max: round(max(during.map((s) => s.lag_ms)), 0) },
@@ -263,7 +341,11 @@ async function main(): Promise<void> {
     churn_errors: churned.errors,
     delete_org_ms: { median: round(median(churned.delete_ms)), max: round(max(churned.delete_ms)) },
     transitions_end: during.at(-1)?.transitions ?? 0,
-    heap_mb: { start: round(during[0]?.heap_mb ?? 0), end: round(during.at(-1)?.heap_mb ?? 0), max: round(max(during.map((s) => s.heap_mb))) },
+    heap_mb: {
+      start: round(during[0]?.heap_mb ?? 0),
+      end: round(during.at(-1)?.heap_mb ?? 0),
+      max: round(max(during.map((s) => s.heap_mb))),
+    },
     held_mid: during[Math.floor(during.length / 2)]?.held,
     held_end: during.at(-1)?.held,
     received: Object.fromEntries(await Promise.all(receivers.map(async (r, i) => [`slot${i}:${r.answer}`, await r.received()] as const))),

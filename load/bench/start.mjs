@@ -15,7 +15,10 @@ const sleep = (t) => new Promise((r) => setTimeout(r, t));
 
 function freePort() {
   return new Promise((ok, fail) => {
-    const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => ok(port)); });
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
     s.on('error', fail);
   });
 }
@@ -38,7 +41,9 @@ async function serveOnce() {
         const r = await fetch(`http://127.0.0.1:${port}/_sim/clock`);
         await r.arrayBuffer();
         if (r.status === 200) return ms(t0);
-      } catch { /* not listening yet */ }
+      } catch {
+        /* not listening yet */
+      }
       if (ms(t0) > 60_000) throw new Error('serve did not answer within 60 s');
       await sleep(10);
     }

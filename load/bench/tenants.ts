@@ -22,10 +22,16 @@ function parseArgs(argv: string[]): Options {
   const o: Options = { hostile: 64, duration_s: 60, rounds_alone: 15 };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
-    if (argv[i] === '--hostile') o.hostile = Number(v), i++;
-    else if (argv[i] === '--duration') o.duration_s = Number(/^([0-9.]+)s?$/.exec(v ?? '')?.[1] ?? NaN), i++;
-    else if (argv[i] === '--rounds-alone') o.rounds_alone = Number(v), i++;
-    else throw new Error(`unknown option ${argv[i]} (--hostile 64, --duration 60s, --rounds-alone 15)`);
+    if (argv[i] === '--hostile') {
+      o.hostile = Number(v);
+      i++;
+    } else if (argv[i] === '--duration') {
+      o.duration_s = Number(/^([0-9.]+)s?$/.exec(v ?? '')?.[1] ?? NaN);
+      i++;
+    } else if (argv[i] === '--rounds-alone') {
+      o.rounds_alone = Number(v);
+      i++;
+    } else throw new Error(`unknown option ${argv[i]} (--hostile 64, --duration 60s, --rounds-alone 15)`);
   }
   if (!(o.duration_s > 0) || !(o.hostile >= 0)) throw new Error('--duration and --hostile must be positive numbers');
   return o;
@@ -55,7 +61,13 @@ const statuses = { bystander: new Map<number, number>(), hostile: new Map<number
 const unearned: string[] = [];
 const count = (who: 'bystander' | 'hostile', status: number): void => void statuses[who].set(status, (statuses[who].get(status) ?? 0) + 1);
 
-async function call(base: string, who: 'bystander' | 'hostile', method: string, path: string, o: { key?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+async function call(
+  base: string,
+  who: 'bystander' | 'hostile',
+  method: string,
+  path: string,
+  o: { key?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (o.key) headers.authorization = `Bearer ${o.key}`;
   if (method !== 'GET') headers['idempotency-key'] = `t-${Math.random().toString(36).slice(2)}`;
@@ -85,7 +97,10 @@ interface Arrival {
  * churned tenants' deliveries after their delete, read at the end.
  */
 async function recordingReceiver(): Promise<{ url: string; arrivals(): Promise<Arrival[]>; close(): Promise<void> }> {
-  const child = fork(fileURLToPath(new URL('./recording-receiver.mjs', import.meta.url)), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./recording-receiver.mjs', import.meta.url)), [], {
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const next = <T>(key: string): Promise<T> =>
     new Promise((ok) => {
       const on = (m: Record<string, unknown>) => {
@@ -103,10 +118,11 @@ async function recordingReceiver(): Promise<{ url: string; arrivals(): Promise<A
       child.send('dump');
       return got;
     },
-    close: () => new Promise<void>((r) => {
-      child.once('exit', () => r());
-      child.disconnect();
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        child.once('exit', () => r());
+        child.disconnect();
+      }),
   };
 }
 
@@ -116,7 +132,12 @@ interface Tenant {
   webhook_id?: string;
 }
 
-async function tenant(base: string, who: 'bystander' | 'hostile', clock: 'virtual' | 'realtime' | null, hook: string | null): Promise<Tenant> {
+async function tenant(
+  base: string,
+  who: 'bystander' | 'hostile',
+  clock: 'virtual' | 'realtime' | null,
+  hook: string | null,
+): Promise<Tenant> {
   const org = await call(base, who, 'POST', '/_sim/organizations', { body: clock ? { clock: { mode: clock } } : {} });
   if (org.status !== 200) throw new Error(`create organization: ${org.status} ${JSON.stringify(org.body)}`);
   const t: Tenant = { organization_id: org.body.organization.organization_id, api_key: org.body.organization.api_key };
@@ -184,7 +205,12 @@ async function main(): Promise<void> {
   const server = await startSampledServer(samples, ['--clock', 'virtual']);
   const base = server.url;
   const receivers = {} as Record<'hang' | 'fail' | 'slow', { url: string; close(): Promise<void>; received(): Promise<number> }>;
-  for (const [k, answer] of [['hang', 'hang'], ['fail', 500], ['slow', 'slow']] as Array<['hang' | 'fail' | 'slow', ReceiverAnswer]>) receivers[k] = await startReceiver('process', answer);
+  for (const [k, answer] of [
+    ['hang', 'hang'],
+    ['fail', 500],
+    ['slow', 'slow'],
+  ] as Array<['hang' | 'fail' | 'slow', ReceiverAnswer]>)
+    receivers[k] = await startReceiver('process', answer);
   const rx = await recordingReceiver();
   const churn_rx = await recordingReceiver();
   const bystander = await tenant(base, 'bystander', 'virtual', `${rx.url}/bystander`);
@@ -199,7 +225,12 @@ async function main(): Promise<void> {
   const deletes = new Map<string, number>();
   let deletes_done = 0;
   const hostile: Array<Promise<void>> = [];
-  const loop = (fn: () => Promise<void>) => hostile.push((async () => { while (running) await fn().catch(() => sleep(100)); })());
+  const loop = (fn: () => Promise<void>) =>
+    hostile.push(
+      (async () => {
+        while (running) await fn().catch(() => sleep(100));
+      })(),
+    );
   const kinds = ['hang', 'slow', 'fail', 'wrong-keys', 'oversized', 'unfinished', 'churn', 'server-clock'] as const;
   const BIG = String(100 * 1024 * 1024);
   for (let i = 0; i < o.hostile; i++) {
@@ -219,14 +250,23 @@ async function main(): Promise<void> {
       });
     } else if (kind === 'oversized') {
       loop(async () => {
-        const s = await raw(base, `POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${BIG}\r\n\r\n`, '{"label":');
+        const s = await raw(
+          base,
+          `POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${BIG}\r\n\r\n`,
+          '{"label":',
+        );
         count('hostile', s);
         await sleep(200);
       });
     } else if (kind === 'unfinished') {
       loop(async () => {
         // Held until the server's body timeout answers 408 (request_body_timeout_ms, 20 s by default).
-        const s = await raw(base, 'POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n', '{"label":"never', 60_000);
+        const s = await raw(
+          base,
+          'POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n',
+          '{"label":"never',
+          60_000,
+        );
         count('hostile', s);
       });
     } else if (kind === 'churn') {
@@ -285,10 +325,30 @@ async function main(): Promise<void> {
       deliveries: lat.length,
       delivery_p50_ms: r1(pct(lat, 50)),
       delivery_p99_ms: r1(pct(lat, 99)),
-      advance_median_ms: r1(pct(rounds.map((r) => r.advance_ms), 50)),
-      advance_p99_ms: r1(pct(rounds.map((r) => r.advance_ms), 99)),
-      settle_median_ms: r1(pct(rounds.map((r) => r.settle_ms), 50)),
-      settle_p99_ms: r1(pct(rounds.map((r) => r.settle_ms), 99)),
+      advance_median_ms: r1(
+        pct(
+          rounds.map((r) => r.advance_ms),
+          50,
+        ),
+      ),
+      advance_p99_ms: r1(
+        pct(
+          rounds.map((r) => r.advance_ms),
+          99,
+        ),
+      ),
+      settle_median_ms: r1(
+        pct(
+          rounds.map((r) => r.settle_ms),
+          50,
+        ),
+      ),
+      settle_p99_ms: r1(
+        pct(
+          rounds.map((r) => r.settle_ms),
+          99,
+        ),
+      ),
     };
   };
   const a = summary(alone);
@@ -311,9 +371,23 @@ async function main(): Promise<void> {
     deliveries_after_delete: after_delete,
     deleted_tenants_deliveries_stamped_before_their_delete: crossed,
     bystander_unearned_429s: unearned.slice(0, 5),
-    server_event_loop_p99_ms: { median: r1(pct(samples.map((s) => s.eld_p99_ms), 50)), max: r1(Math.max(...samples.map((s) => s.eld_p99_ms))) },
+    server_event_loop_p99_ms: {
+      median: r1(
+        pct(
+          samples.map((s) => s.eld_p99_ms),
+          50,
+        ),
+      ),
+      max: r1(Math.max(...samples.map((s) => s.eld_p99_ms))),
+    },
     server_event_loop_max_ms: r1(Math.max(...samples.map((s) => s.eld_max_ms))),
-    rss_mb: { start: r1(rss[0] ?? 0), max: r1(Math.max(...rss)), end: r1(rss.at(-1) ?? 0), second_half_min: r1(Math.min(...half.map((s) => s.rss_mb))), second_half_max: r1(Math.max(...half.map((s) => s.rss_mb))) },
+    rss_mb: {
+      start: r1(rss[0] ?? 0),
+      max: r1(Math.max(...rss)),
+      end: r1(rss.at(-1) ?? 0),
+      second_half_min: r1(Math.min(...half.map((s) => s.rss_mb))),
+      second_half_max: r1(Math.max(...half.map((s) => s.rss_mb))),
+    },
     rss_every_10s_mb: samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.rss_mb)),
     org_worlds_at_end: samples.at(-1)?.org_worlds ?? null,
   };

@@ -14,7 +14,15 @@ import { benchWorld, installReaction, land, SETTLE_BOUND_MS, tradeOutcomes } fro
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = resolve(ROOT, 'reports/out/bench-ui.json');
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 const arg = (name: string, fallback: number): number => {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -39,7 +47,9 @@ async function main(): Promise<void> {
   const outcomes = tradeOutcomes(bw, bw.started);
   if (outcomes.settled !== TRADES) throw new Error(`world: ${JSON.stringify(outcomes)} of ${TRADES}`);
   const fill_ms = performance.now() - t0;
-  console.log(`world: ${TRADES} settled trades, ${bw.world.events.all.length} events, ${bw.world.transitions.length} transitions (filled in ${round(fill_ms)} ms)`);
+  console.log(
+    `world: ${TRADES} settled trades, ${bw.world.events.all.length} events, ${bw.world.transitions.length} transitions (filled in ${round(fill_ms)} ms)`,
+  );
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   const origin = new URL(running.control_url).origin;
@@ -49,7 +59,9 @@ async function main(): Promise<void> {
   const errors: string[] = [];
   const lastTrade = bw.started.at(-1)!;
   const watch = (page: Page): void => {
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     page.on('pageerror', (e) => errors.push(e.message));
   };
   const painted = (page: Page): Promise<{ at: number; click: number }> =>
@@ -72,7 +84,11 @@ async function main(): Promise<void> {
     const list = (await shown(page, `tr[data-entity="${lastTrade}"]`)).click;
 
     // Another trade of the first page each run: its timeline reads its own transitions and its account's events.
-    const pick = await page.$$eval('[data-testid="entities"] tr[data-entity]', (rows, i) => rows[(i * 7) % rows.length].getAttribute('data-entity')!, run);
+    const pick = await page.$$eval(
+      '[data-testid="entities"] tr[data-entity]',
+      (rows, i) => rows[(i * 7) % rows.length].getAttribute('data-entity')!,
+      run,
+    );
     await page.click(`tr[data-entity="${pick}"]`);
     await page.waitForSelector(`[data-testid="timeline-panel"] h2:text-is("Timeline of ${pick}")`);
     const timeline = (await shown(page, '[data-testid="timeline"] tbody tr')).click;
@@ -86,7 +102,9 @@ async function main(): Promise<void> {
   await browser.close();
   await running.close();
 
-  const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   const result = {
     date: new Date().toISOString(),
     load_average: load,
@@ -100,9 +118,15 @@ async function main(): Promise<void> {
   mkdirSync(dirname(OUT), { recursive: true });
   writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
   const verdict = (ms: number, target: number): string => (ms <= target ? 'PASS' : 'FAIL');
-  console.log(`first view (Organizations: navigation start → the frame that shows the table): median ${result.first_view_ms.median} ms, max ${result.first_view_ms.max} ms (target ≤ 1000: ${verdict(result.first_view_ms.max, 1000)})`);
-  console.log(`trade list (click on the Lifecycles tab → the frame that shows the first page of ${TRADES}): median ${result.trade_list_ms.median} ms, max ${result.trade_list_ms.max} ms`);
-  console.log(`entity timeline (click on a trade → the frame that shows its timeline): median ${result.entity_timeline_ms.median} ms, max ${result.entity_timeline_ms.max} ms (target ≤ 300: ${verdict(result.entity_timeline_ms.max, 300)})`);
+  console.log(
+    `first view (Organizations: navigation start → the frame that shows the table): median ${result.first_view_ms.median} ms, max ${result.first_view_ms.max} ms (target ≤ 1000: ${verdict(result.first_view_ms.max, 1000)})`,
+  );
+  console.log(
+    `trade list (click on the Lifecycles tab → the frame that shows the first page of ${TRADES}): median ${result.trade_list_ms.median} ms, max ${result.trade_list_ms.max} ms`,
+  );
+  console.log(
+    `entity timeline (click on a trade → the frame that shows its timeline): median ${result.entity_timeline_ms.median} ms, max ${result.entity_timeline_ms.max} ms (target ≤ 300: ${verdict(result.entity_timeline_ms.max, 300)})`,
+  );
   console.log(`console errors: ${errors.length}; load average ${load} (2 cores shared); ${RUNS} runs; written to ${OUT}`);
   if (errors.length > 0) process.exitCode = 1;
 }

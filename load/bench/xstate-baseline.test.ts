@@ -14,7 +14,9 @@ describe('xstate baseline', () => {
     const w = plainWorld();
     plainLifecycle(w);
     expect(w.transitions).toBe(engine.length);
-    const kinds = [...w.entities.values()].map((e) => `${(e.snapshot as { machine: { id: string } }).machine.id}:${(e.snapshot as { value: string }).value}`);
+    const kinds = [...w.entities.values()].map(
+      (e) => `${(e.snapshot as { machine: { id: string } }).machine.id}:${(e.snapshot as { value: string }).value}`,
+    );
     // Each entity's final state in the baseline is the one the engine's log ends it in.
     const last = new Map<string, string>();
     for (const r of bw.world.transitions.records.slice(before)) last.set(r.entity_id, `${r.kind}:${r.to}`);

@@ -87,7 +87,11 @@ export async function baselineLifecycle(time_ms: number): Promise<{ median_ms: n
   await bench.run();
   const r = bench.tasks[0].result;
   if (r.state !== 'completed') throw new Error(`tinybench task ended ${r.state}`);
-  return { median_ms: Number(r.latency.p50.toFixed(4)), lifecycles_per_s: Math.round(1000 / r.latency.p50), samples: r.latency.samplesCount };
+  return {
+    median_ms: Number(r.latency.p50.toFixed(4)),
+    lifecycles_per_s: Math.round(1000 / r.latency.p50),
+    samples: r.latency.samplesCount,
+  };
 }
 
 /** `n` lifecycles in a fresh plain world: lifecycles per wall second. */

@@ -7,7 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { outputDir, writeReportJson } from '../../reports/output.ts';
 import { CASE_IDS, runBench, type BenchOptions } from './bench.ts';
 
-const TINY: BenchOptions = { duration_s: 1, connections: 2, warmup_s: 0, rate_per_s: 50, fixed_connections: 2, repeat: 1, cases: [...CASE_IDS], credits: 100, command: 'vitest' };
+const TINY: BenchOptions = {
+  duration_s: 1,
+  connections: 2,
+  warmup_s: 0,
+  rate_per_s: 50,
+  fixed_connections: 2,
+  repeat: 1,
+  cases: [...CASE_IDS],
+  credits: 100,
+  command: 'vitest',
+};
 
 describe('npm run bench harness', () => {
   it('runs every case and reports req/s, latencies, ratios and targets, with no failed answer', async () => {
@@ -27,9 +37,16 @@ describe('npm run bench harness', () => {
     expect(r.cases.find((c) => c.id === 'read-fixed')?.offered_rate_per_s).toBe(50);
     expect(r.cases.find((c) => c.id === 'raw-fixed')?.offered_rate_per_s).toBe(50);
     // The fixed-rate target is read against the floor the machine allows (raw node:http at the same rate).
-    expect(r.cases.find((c) => c.id === 'read-fixed')?.note).toMatch(/^open loop, 2 connections; raw node:http at the same rate: p99 \d+(\.\d+)? ms/);
-    for (const key of ['read/raw', 'read/express', 'replay/express', 'mixed/express', 'express/raw', 'fastify/raw', 'fastify/express']) expect(r.ratios[key]).toBeGreaterThan(0);
-    expect(r.targets?.map((t) => t.label)).toEqual(['(a) balances read req/s vs express hello-world', '(a) balances read req/s vs raw node:http hello-world', '(a) p99 at 50 req/s (ms)']);
+    expect(r.cases.find((c) => c.id === 'read-fixed')?.note).toMatch(
+      /^open loop, 2 connections; raw node:http at the same rate: p99 \d+(\.\d+)? ms/,
+    );
+    for (const key of ['read/raw', 'read/express', 'replay/express', 'mixed/express', 'express/raw', 'fastify/raw', 'fastify/express'])
+      expect(r.ratios[key]).toBeGreaterThan(0);
+    expect(r.targets?.map((t) => t.label)).toEqual([
+      '(a) balances read req/s vs express hello-world',
+      '(a) balances read req/s vs raw node:http hello-world',
+      '(a) p99 at 50 req/s (ms)',
+    ]);
     for (const t of r.targets ?? []) expect(typeof t.ok).toBe('boolean');
 
     const path = writeReportJson(outputDir('bench', mkdtempSync(join(tmpdir(), 'swapsim-bench-'))), r);

@@ -67,7 +67,16 @@ const NAMES: Record<CaseId, string> = {
   replay: 'swapsim (b) idempotent write replay',
   mixed: 'swapsim (c) mixed lifecycle',
 };
-const SERVER: Record<CaseId, ServerKind> = { raw: 'raw', 'raw-fixed': 'raw', fastify: 'fastify', express: 'express', read: 'swapsim', 'read-fixed': 'swapsim', replay: 'swapsim', mixed: 'swapsim' };
+const SERVER: Record<CaseId, ServerKind> = {
+  raw: 'raw',
+  'raw-fixed': 'raw',
+  fastify: 'fastify',
+  express: 'express',
+  read: 'swapsim',
+  'read-fixed': 'swapsim',
+  replay: 'swapsim',
+  mixed: 'swapsim',
+};
 /** Cycles per second the mixed case is sized for (credit pool); a run that drains it says so in its note. */
 const MIXED_CYCLES_PER_S = 1_500;
 
@@ -92,13 +101,18 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
   if (id === 'read' || id === 'read-fixed') {
     const [a] = await fundAccounts(t, 1, 3);
     const path = `/v1/accounts/${a.account_id}/balances`;
-    if (id === 'read-fixed') return { path, opts: {}, fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections, headers: auth } };
+    if (id === 'read-fixed')
+      return { path, opts: {}, fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections, headers: auth } };
     return { path, opts: { headers: auth } };
   }
   if (id === 'replay') {
     const headers = { ...auth, 'content-type': 'application/json', 'idempotency-key': 'bench-replay-1' };
     const body = JSON.stringify({ label: 'bench replay', external_id: 'bench-ext-1' });
-    const first = await fetch(`${server.url}/v1/accounts`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${API_KEY}` }, body });
+    const first = await fetch(`${server.url}/v1/accounts`, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${API_KEY}` },
+      body,
+    });
     const stored = await first.text();
     if (first.status !== 200) throw new Error(`bench setup: replay's first write answered ${first.status} ${stored}`);
     // Every replay must return the stored reply byte for byte; anything else counts as a mismatch.
@@ -110,7 +124,10 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
   return {
     opts: { requests: load.requests },
     during: () => driveClock(t, 250),
-    note: () => (load.exhausted() > 0 ? `credit pool ran dry: ${load.exhausted()} of ${load.cycles()} cycles ran reads in place of the trade` : undefined),
+    note: () =>
+      load.exhausted() > 0
+        ? `credit pool ran dry: ${load.exhausted()} of ${load.cycles()} cycles ran reads in place of the trade`
+        : undefined,
   };
 }
 
@@ -173,7 +190,10 @@ async function measure(server: ServerChild, o: BenchOptions, p: Prepared, durati
     const result = await run(server, o, p, duration_s, () => (cpu_before_ms = server.cpu_ms()));
     const cpu_after_ms = server.cpu_ms();
     const answered = result.answered;
-    const cpu_us_per_request = cpu_before_ms !== undefined && cpu_after_ms !== undefined && answered > 0 ? ((cpu_after_ms - cpu_before_ms) * 1000) / answered : undefined;
+    const cpu_us_per_request =
+      cpu_before_ms !== undefined && cpu_after_ms !== undefined && answered > 0
+        ? ((cpu_after_ms - cpu_before_ms) * 1000) / answered
+        : undefined;
     return { result, cpu_us_per_request };
   } finally {
     await stop?.();
@@ -223,7 +243,10 @@ interface RunningCase {
 
 async function startCase(id: CaseId, o: BenchOptions): Promise<RunningCase> {
   const kind = SERVER[id];
-  const server = await startServer(kind, { env: { BENCH_API_KEY: API_KEY }, cpu_prof_dir: kind === 'swapsim' ? o.cpu_prof_dir : undefined });
+  const server = await startServer(kind, {
+    env: { BENCH_API_KEY: API_KEY },
+    cpu_prof_dir: kind === 'swapsim' ? o.cpu_prof_dir : undefined,
+  });
   try {
     return { id, server, p: await prepare(id, server, o), warmups: [], runs: [] };
   } catch (e) {
@@ -275,16 +298,31 @@ function targetsOf(cases: BenchCaseDetail[], ratios: Record<string, number>, o: 
   const targets: NonNullable<BenchResult['targets']> = [];
   const read = cases.find((c) => c.id === 'read');
   if (read && ratios['read/express'] !== undefined) {
-    targets.push({ label: '(a) balances read req/s vs express hello-world', ok: ratios['read/express'] >= 1.5 && read.errors === 0, value: ratios['read/express'], target: '>= 1.5' });
+    targets.push({
+      label: '(a) balances read req/s vs express hello-world',
+      ok: ratios['read/express'] >= 1.5 && read.errors === 0,
+      value: ratios['read/express'],
+      target: '>= 1.5',
+    });
   }
   if (read && ratios['read/raw'] !== undefined) {
-    targets.push({ label: '(a) balances read req/s vs raw node:http hello-world', ok: ratios['read/raw'] >= 0.5 && read.errors === 0, value: ratios['read/raw'], target: '>= 0.5' });
+    targets.push({
+      label: '(a) balances read req/s vs raw node:http hello-world',
+      ok: ratios['read/raw'] >= 0.5 && read.errors === 0,
+      value: ratios['read/raw'],
+      target: '>= 0.5',
+    });
   }
   const fixed = cases.find((c) => c.id === 'read-fixed');
   if (fixed) {
     // A server that cannot sustain the offered rate fails the target whatever its p99 says.
     const sustained = fixed.requests_per_s >= 0.95 * o.rate_per_s;
-    targets.push({ label: `(a) p99 at ${o.rate_per_s} req/s (ms)`, ok: fixed.latency_p99_ms < 10 && sustained && fixed.errors === 0, value: fixed.latency_p99_ms, target: '< 10' });
+    targets.push({
+      label: `(a) p99 at ${o.rate_per_s} req/s (ms)`,
+      ok: fixed.latency_p99_ms < 10 && sustained && fixed.errors === 0,
+      value: fixed.latency_p99_ms,
+      target: '< 10',
+    });
   }
   return targets;
 }
@@ -298,7 +336,8 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
   const ratios = ratiosOf(cases);
   const floor = cases.find((c) => c.id === 'raw-fixed');
   const fixed = cases.find((c) => c.id === 'read-fixed');
-  if (floor && fixed) fixed.note = `open loop, ${o.fixed_connections} connections; raw node:http at the same rate: p99 ${floor.latency_p99_ms} ms (the floor the load generator and this machine allow)`;
+  if (floor && fixed)
+    fixed.note = `open loop, ${o.fixed_connections} connections; raw node:http at the same rate: p99 ${floor.latency_p99_ms} ms (the floor the load generator and this machine allow)`;
   const { onCaseDone: _cb, command: _cmd, ...options } = o;
   return {
     kind: 'bench',

@@ -43,7 +43,10 @@ function waitForPort(child: ChildProcess, kind: ServerKind): Promise<number> {
   return new Promise((resolvePort, reject) => {
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => reject(new Error(`${kind} server did not start within ${START_TIMEOUT_MS} ms: ${stderr}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`${kind} server did not start within ${START_TIMEOUT_MS} ms: ${stderr}`)),
+      START_TIMEOUT_MS,
+    );
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       const port = (JSON.parse(line) as { port?: number }).port;

@@ -12,8 +12,10 @@ import { openLoop } from './open-loop.ts';
 const SERVERS = resolve(fileURLToPath(import.meta.url), '../servers');
 const API_KEY = 'sk_bench_gc_probe_0123456789';
 const kind = process.argv[2];
-if (!['raw', 'express', 'swapsim'].includes(kind)) throw new Error('usage: gc-probe.ts <raw|express|swapsim> [--rate=N] [--duration=S] [node flags…]');
-const opt = (name: string, fallback: number): number => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+if (!['raw', 'express', 'swapsim'].includes(kind))
+  throw new Error('usage: gc-probe.ts <raw|express|swapsim> [--rate=N] [--duration=S] [node flags…]');
+const opt = (name: string, fallback: number): number =>
+  Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const nodeFlags = process.argv.slice(3).filter((a) => !a.startsWith('--rate=') && !a.startsWith('--duration='));
 
 const child = spawn(process.execPath, [...nodeFlags, '--trace-gc-nvp', '--import', 'tsx', resolve(SERVERS, `${kind}.ts`)], {
@@ -47,7 +49,9 @@ const field = (lines: string[], name: string): number[] => lines.map((l) => Numb
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
 const pauses = field(young, 'pause');
-console.log(`${kind} at ${load.rate_per_s} req/s: latency ms ${JSON.stringify(r.latency_ms)}, ${r.answered} answered, ${r.non_2xx} non-2xx`);
+console.log(
+  `${kind} at ${load.rate_per_s} req/s: latency ms ${JSON.stringify(r.latency_ms)}, ${r.answered} answered, ${r.non_2xx} non-2xx`,
+);
 console.log(
   `young-generation collections: ${young.length}, allocated ${mb(sum(field(young, 'allocated')))} MB, promoted ${mb(sum(field(young, 'promoted')))} MB, ` +
     `pause max ${Math.max(0, ...pauses)} ms, total ${sum(pauses).toFixed(0)} ms; full collections: ${gcLines.filter((l) => / gc=m/.test(l)).length}`,

@@ -28,8 +28,18 @@ export function mixedLoad(accounts: FundedAccount[], api_key: string): MixedLoad
   let exhausted = 0;
   let cycles = 0;
   const headers = (): Record<string, string> => ({ authorization: `Bearer ${api_key}` });
-  const write = (): Record<string, string> => ({ ...headers(), 'content-type': 'application/json', 'idempotency-key': `bench-mixed-${++idem}` });
-  const asRead = (req: CannonRequest, c: Cycle): CannonRequest => ({ ...req, method: 'GET', path: `/v1/accounts/${c.account_id}/balances`, headers: headers(), body: undefined });
+  const write = (): Record<string, string> => ({
+    ...headers(),
+    'content-type': 'application/json',
+    'idempotency-key': `bench-mixed-${++idem}`,
+  });
+  const asRead = (req: CannonRequest, c: Cycle): CannonRequest => ({
+    ...req,
+    method: 'GET',
+    path: `/v1/accounts/${c.account_id}/balances`,
+    headers: headers(),
+    body: undefined,
+  });
   // `setupRequest` receives and returns autocannon's raw request object; its context is reset every cycle.
   type Ctx = Cycle & Record<string, unknown>;
 
@@ -53,7 +63,14 @@ export function mixedLoad(accounts: FundedAccount[], api_key: string): MixedLoad
         ...req,
         path: '/v1/rfqs',
         headers: write(),
-        body: json({ from_asset_key: FROM_ASSET, to_asset_key: TO_ASSET, side: 'exact_in', amount_in_atoms: CREDIT_ATOMS, mode: 'indicative', wait_ms: 10_000 }),
+        body: json({
+          from_asset_key: FROM_ASSET,
+          to_asset_key: TO_ASSET,
+          side: 'exact_in',
+          amount_in_atoms: CREDIT_ATOMS,
+          mode: 'indicative',
+          wait_ms: 10_000,
+        }),
       }),
     },
     {
@@ -61,7 +78,18 @@ export function mixedLoad(accounts: FundedAccount[], api_key: string): MixedLoad
       setupRequest: (req, context) => {
         const c = context as Ctx;
         if (c.credit_id === undefined) return asRead(req, c);
-        const body = { account_id: c.account_id, credit_id: c.credit_id, destination_id: c.destination_id, from_asset_key: FROM_ASSET, to_asset_key: TO_ASSET, side: 'exact_in', amount_in_atoms: CREDIT_ATOMS, mode: 'firm', wait_ms: 10_000, ttl_ms: 60_000 };
+        const body = {
+          account_id: c.account_id,
+          credit_id: c.credit_id,
+          destination_id: c.destination_id,
+          from_asset_key: FROM_ASSET,
+          to_asset_key: TO_ASSET,
+          side: 'exact_in',
+          amount_in_atoms: CREDIT_ATOMS,
+          mode: 'firm',
+          wait_ms: 10_000,
+          ttl_ms: 60_000,
+        };
         return { ...req, path: '/v1/rfqs', headers: write(), body: json(body) };
       },
       onResponse: (status, body, context) => {
@@ -96,7 +124,11 @@ export function mixedLoad(accounts: FundedAccount[], api_key: string): MixedLoad
     { method: 'GET', setupRequest: (req) => ({ ...req, path: '/v1/events?limit=20', headers: headers() }) },
     {
       method: 'GET',
-      setupRequest: (req, context) => ({ ...req, path: `/v1/accounts/${(context as Ctx).account_id}/credits?limit=20`, headers: headers() }),
+      setupRequest: (req, context) => ({
+        ...req,
+        path: `/v1/accounts/${(context as Ctx).account_id}/credits?limit=20`,
+        headers: headers(),
+      }),
     },
   ];
   return { requests, exhausted: () => exhausted, cycles: () => cycles };

@@ -119,7 +119,10 @@ const CHILD = fileURLToPath(new URL('./open-loop-child.ts', import.meta.url));
  */
 export function openLoopInChild(o: OpenLoopOptions & { warmup_s: number }, onMeasuring?: () => void): Promise<OpenLoopResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, OPEN_LOOP_OPTIONS: JSON.stringify(o) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+      env: { ...process.env, OPEN_LOOP_OPTIONS: JSON.stringify(o) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let result: OpenLoopResult | undefined;
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -129,6 +132,8 @@ export function openLoopInChild(o: OpenLoopOptions & { warmup_s: number }, onMea
       if (msg.result) result = msg.result;
     });
     child.once('error', reject);
-    child.once('exit', (code) => (result && code === 0 ? resolve(result) : reject(new Error(`open-loop generator exited ${code}: ${stderr}`))));
+    child.once('exit', (code) =>
+      result && code === 0 ? resolve(result) : reject(new Error(`open-loop generator exited ${code}: ${stderr}`)),
+    );
   });
 }

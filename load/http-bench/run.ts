@@ -30,8 +30,16 @@ function options(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
-      duration: { type: 'string' }, connections: { type: 'string' }, warmup: { type: 'string' }, rate: { type: 'string' }, 'fixed-connections': { type: 'string' },
-      repeat: { type: 'string' }, credits: { type: 'string' }, cases: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      warmup: { type: 'string' },
+      rate: { type: 'string' },
+      'fixed-connections': { type: 'string' },
+      repeat: { type: 'string' },
+      credits: { type: 'string' },
+      cases: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      help: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -50,7 +58,9 @@ function options(argv: string[]): BenchOptions {
     connections: Math.round(positive('connections', values.connections ?? env.BENCH_CONNECTIONS, DEFAULT_OPTIONS.connections)),
     warmup_s: warmup === '0' ? 0 : positive('warmup', warmup, DEFAULT_OPTIONS.warmup_s),
     rate_per_s: positive('rate', values.rate ?? env.BENCH_RATE, DEFAULT_OPTIONS.rate_per_s),
-    fixed_connections: Math.round(positive('fixed-connections', values['fixed-connections'] ?? env.BENCH_FIXED_CONNECTIONS, DEFAULT_OPTIONS.fixed_connections)),
+    fixed_connections: Math.round(
+      positive('fixed-connections', values['fixed-connections'] ?? env.BENCH_FIXED_CONNECTIONS, DEFAULT_OPTIONS.fixed_connections),
+    ),
     repeat: Math.round(positive('repeat', values.repeat ?? env.BENCH_REPEAT, DEFAULT_OPTIONS.repeat)),
     cases,
     ...(values.credits !== undefined ? { credits: Math.round(positive('credits', values.credits, 0)) } : {}),
@@ -62,13 +72,17 @@ function options(argv: string[]): BenchOptions {
 const pad = (s: string | number, n: number, left = false): string => (left ? String(s).padEnd(n) : String(s).padStart(n));
 
 export function table(cases: BenchCaseDetail[], ratios: Record<string, number>): string {
-  const lines = [`${pad('case', 42, true)} ${pad('req/s', 8)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('errors', 7)} ${pad('÷ express', 9)} ${pad('÷ raw', 7)} ${pad('cpu µs/req', 10)}`];
+  const lines = [
+    `${pad('case', 42, true)} ${pad('req/s', 8)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('errors', 7)} ${pad('÷ express', 9)} ${pad('÷ raw', 7)} ${pad('cpu µs/req', 10)}`,
+  ];
   for (const c of cases) {
     const name = c.offered_rate_per_s ? `${c.name} @ ${c.offered_rate_per_s}/s` : c.name;
     const key = c.offered_rate_per_s ? undefined : c.id;
     const vsExpress = key && ratios[`${key}/express`] !== undefined ? ratios[`${key}/express`].toFixed(2) : '';
     const vsRaw = key && ratios[`${key}/raw`] !== undefined ? ratios[`${key}/raw`].toFixed(2) : '';
-    lines.push(`${pad(name, 42, true)} ${pad(c.requests_per_s, 8)} ${pad(c.latency_p50_ms, 8)} ${pad(c.latency_p99_ms, 8)} ${pad(c.errors, 7)} ${pad(vsExpress, 9)} ${pad(vsRaw, 7)} ${pad(c.server_cpu_us_per_request ?? '', 10)}`);
+    lines.push(
+      `${pad(name, 42, true)} ${pad(c.requests_per_s, 8)} ${pad(c.latency_p50_ms, 8)} ${pad(c.latency_p99_ms, 8)} ${pad(c.errors, 7)} ${pad(vsExpress, 9)} ${pad(vsRaw, 7)} ${pad(c.server_cpu_us_per_request ?? '', 10)}`,
+    );
     if (c.note) lines.push(`  note: ${c.note}`);
   }
   return lines.join('\n');

@@ -64,14 +64,19 @@ export async function fundAccounts(t: Target, accounts: number, credits_each: nu
   const out: FundedAccount[] = [];
   for (const [i, a] of created.entries()) {
     const { deposit_address } = await call(t, 'POST', `/v1/accounts/${a.account_id}/deposit-addresses`, { asset_key: FROM_ASSET });
-    for (let k = 0; k < credits_each; k++) await call(t, 'POST', '/_sim/deposits', { deposit_address_id: deposit_address.deposit_address_id, atoms: CREDIT_ATOMS });
-    const { destination } = await call(t, 'POST', `/v1/accounts/${a.account_id}/destinations`, { asset_key: TO_ASSET, address: evmAddress(i) });
+    for (let k = 0; k < credits_each; k++)
+      await call(t, 'POST', '/_sim/deposits', { deposit_address_id: deposit_address.deposit_address_id, atoms: CREDIT_ATOMS });
+    const { destination } = await call(t, 'POST', `/v1/accounts/${a.account_id}/destinations`, {
+      asset_key: TO_ASSET,
+      address: evmAddress(i),
+    });
     out.push({ account_id: a.account_id, destination_id: destination.destination_id, credit_ids: [] });
   }
   await call(t, 'POST', '/_sim/clock/settle', {});
   for (const a of out) {
     a.credit_ids = await allCredits(t, a.account_id);
-    if (a.credit_ids.length !== credits_each) throw new Error(`bench setup: ${a.account_id} has ${a.credit_ids.length} open credits, expected ${credits_each}`);
+    if (a.credit_ids.length !== credits_each)
+      throw new Error(`bench setup: ${a.account_id} has ${a.credit_ids.length} open credits, expected ${credits_each}`);
   }
   return out;
 }

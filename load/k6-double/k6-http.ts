@@ -65,10 +65,23 @@ function response(method: string, url: string, r: HttpReplyMsg): DoubleResponse 
 
 export function request(method: string, url: string, body?: string | null | object, params: Params = {}): DoubleResponse {
   if (body !== null && body !== undefined && typeof body !== 'string') throw new Error('k6 double: only string bodies are implemented');
-  const reply = syncHttp({ method: method.toUpperCase(), url, body: body ?? null, headers: params.headers ?? {}, timeout_ms: timeoutMs(params.timeout) });
+  const reply = syncHttp({
+    method: method.toUpperCase(),
+    url,
+    body: body ?? null,
+    headers: params.headers ?? {},
+    timeout_ms: timeoutMs(params.timeout),
+  });
   const v = vu();
-  const callback = params.responseCallback === undefined ? v.expected : params.responseCallback === null ? false : params.responseCallback.__expected;
-  const tags: { [t: string]: string } = { method: method.toUpperCase(), url, name: url, status: String(reply.status), ...(params.tags ?? {}) };
+  const callback =
+    params.responseCallback === undefined ? v.expected : params.responseCallback === null ? false : params.responseCallback.__expected;
+  const tags: { [t: string]: string } = {
+    method: method.toUpperCase(),
+    url,
+    name: url,
+    status: String(reply.status),
+    ...(params.tags ?? {}),
+  };
   if (callback !== false) {
     const expected = callback === null ? reply.status >= 200 && reply.status < 400 : callback(reply.status);
     tags.expected_response = String(expected);

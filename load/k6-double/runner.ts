@@ -68,14 +68,35 @@ export function canonicalHeader(name: string): string {
 async function perform(req: HttpRequestMsg): Promise<HttpReplyMsg> {
   const started = performance.now();
   try {
-    const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body ?? undefined, signal: AbortSignal.timeout(req.timeout_ms) });
+    const res = await fetch(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body ?? undefined,
+      signal: AbortSignal.timeout(req.timeout_ms),
+    });
     const body = await res.text();
     const headers: { [h: string]: string } = {};
     res.headers.forEach((v, k) => (headers[canonicalHeader(k)] = v));
-    return { status: res.status, body, headers, duration_ms: performance.now() - started, error: '', error_code: res.status >= 400 ? 1000 + res.status : 0, url: res.url || req.url };
+    return {
+      status: res.status,
+      body,
+      headers,
+      duration_ms: performance.now() - started,
+      error: '',
+      error_code: res.status >= 400 ? 1000 + res.status : 0,
+      url: res.url || req.url,
+    };
   } catch (e) {
     // k6 reports a request that got no reply as status 0 with an error message.
-    return { status: 0, body: '', headers: {}, duration_ms: performance.now() - started, error: e instanceof Error ? e.message : String(e), error_code: 1000, url: req.url };
+    return {
+      status: 0,
+      body: '',
+      headers: {},
+      duration_ms: performance.now() - started,
+      error: e instanceof Error ? e.message : String(e),
+      error_code: 1000,
+      url: req.url,
+    };
   }
 }
 
@@ -96,7 +117,10 @@ function runTask(ctx: RunContext, task: WorkerTask, vu_id: number): Promise<Work
       Atomics.notify(flagView, 0);
     });
   });
-  const worker = new Worker(ctx.bundle, { workerData: { task, env: ctx.env, vu_id, test_start_ms: ctx.test_start_ms, port: port2, flag }, transferList: [port2] });
+  const worker = new Worker(ctx.bundle, {
+    workerData: { task, env: ctx.env, vu_id, test_start_ms: ctx.test_start_ms, port: port2, flag },
+    transferList: [port2],
+  });
   return new Promise<WorkerResult>((resolvePromise, reject) => {
     worker.once('message', (r: WorkerResult) => resolvePromise(r));
     worker.once('error', reject);
@@ -136,14 +160,28 @@ function mergeChecks(results: WorkerResult[]): CheckTally[] {
 
 /** The object k6 passes to handleSummary: metrics (sub-metrics with thresholds included), checks, state,
  *  and setup_data (k6 passes it; undefined when setup failed). */
-export function summaryData(options: any, samples: Sample[], checks: CheckTally[], outcomes: ThresholdOutcome[], duration_ms: number, setup_data?: unknown): any {
+export function summaryData(
+  options: any,
+  samples: Sample[],
+  checks: CheckTally[],
+  outcomes: ThresholdOutcome[],
+  duration_ms: number,
+  setup_data?: unknown,
+): any {
   const metrics: { [name: string]: any } = {};
   const trendStats: string[] = options.summaryTrendStats ?? ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'];
-  const extra = trendStats.map((s) => /^p\((\d+(?:\.\d+)?)\)$/.exec(s)).filter((m): m is RegExpExecArray => m !== null).map((m) => Number(m[1]));
+  const extra = trendStats
+    .map((s) => /^p\((\d+(?:\.\d+)?)\)$/.exec(s))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]));
   const names = [...new Set(samples.map((s) => s.metric))];
   for (const name of names) {
     const first = samples.find((s) => s.metric === name)!;
-    metrics[name] = { type: first.type, contains: first.time ? 'time' : 'default', values: aggregate(first.type, select(samples, { metric: name, tags: {} }), duration_ms, extra) };
+    metrics[name] = {
+      type: first.type,
+      contains: first.time ? 'time' : 'default',
+      values: aggregate(first.type, select(samples, { metric: name, tags: {} }), duration_ms, extra),
+    };
   }
   for (const o of outcomes) {
     const sel = parseSelector(o.key);
@@ -155,7 +193,13 @@ export function summaryData(options: any, samples: Sample[], checks: CheckTally[
     metrics[o.key].thresholds = { ...(metrics[o.key].thresholds ?? {}), [o.expression]: { ok: o.ok } };
   }
   return {
-    root_group: { name: '', path: '', id: 'd41d8cd98f00b204e9800998ecf8427e', groups: [], checks: checks.map((c) => ({ name: c.name, path: `::${c.name}`, id: c.name, passes: c.passes, fails: c.fails })) },
+    root_group: {
+      name: '',
+      path: '',
+      id: 'd41d8cd98f00b204e9800998ecf8427e',
+      groups: [],
+      checks: checks.map((c) => ({ name: c.name, path: `::${c.name}`, id: c.name, passes: c.passes, fails: c.fails })),
+    },
     options: { summaryTrendStats: trendStats, summaryTimeUnit: '', noColor: true },
     state: { isStdOutTTY: false, isStdErrTTY: false, testRunDurationMs: duration_ms },
     metrics,
@@ -178,7 +222,9 @@ export async function runUnderDouble(entry: string, o: { env: { [k: string]: str
     if (setup.errors.length || setup.aborted) throw new Error(`k6 double: setup failed: ${setup.aborted ?? setup.errors.join('\n')}`);
     ctx.test_start_ms = Date.now();
     const scenarios = Object.entries((options.scenarios ?? {}) as { [name: string]: { [k: string]: unknown } });
-    const runs = await Promise.all(scenarios.map(([name, config], i) => runTask(ctx, { kind: 'scenario', name, config, setup_data: setup.value, vu_id: i + 1 }, i + 1)));
+    const runs = await Promise.all(
+      scenarios.map(([name, config], i) => runTask(ctx, { kind: 'scenario', name, config, setup_data: setup.value, vu_id: i + 1 }, i + 1)),
+    );
     const duration_ms = Date.now() - ctx.test_start_ms;
     const teardown = await runTask(ctx, { kind: 'teardown', setup_data: setup.value }, 0);
     const all = [setup, ...runs, teardown];

@@ -8,13 +8,23 @@ import { evaluateThresholds, parseExpression, parseSelector, percentile } from '
 import { bundleForDouble, canonicalHeader } from './runner.ts';
 import type { MetricType, Sample } from './protocol.ts';
 
-const s = (metric: string, type: MetricType, value: number, tags: Record<string, string> = {}): Sample => ({ metric, type, time: type === 'trend', value, tags });
-const one = (thresholds: Record<string, string[]>, samples: Sample[], duration_ms = 1000) => evaluateThresholds(thresholds, samples, duration_ms);
+const s = (metric: string, type: MetricType, value: number, tags: Record<string, string> = {}): Sample => ({
+  metric,
+  type,
+  time: type === 'trend',
+  value,
+  tags,
+});
+const one = (thresholds: Record<string, string[]>, samples: Sample[], duration_ms = 1000) =>
+  evaluateThresholds(thresholds, samples, duration_ms);
 
 describe('threshold evaluation', () => {
   test('selectors and expressions parse as k6 writes them', () => {
     expect(parseSelector('rl_rejected{scenario:over}')).toEqual({ metric: 'rl_rejected', tags: { scenario: 'over' } });
-    expect(parseSelector('http_req_duration{expected_response:true,name:/rfqs}')).toEqual({ metric: 'http_req_duration', tags: { expected_response: 'true', name: '/rfqs' } });
+    expect(parseSelector('http_req_duration{expected_response:true,name:/rfqs}')).toEqual({
+      metric: 'http_req_duration',
+      tags: { expected_response: 'true', name: '/rfqs' },
+    });
     expect(parseExpression('p(95)<500')).toEqual({ agg: 'p(95)', pct: 95, op: '<', value: 500 });
     expect(parseExpression('rate<=0.7333')).toMatchObject({ agg: 'rate', op: '<=', value: 0.7333 });
     expect(() => parseExpression('rate ~ 1')).toThrow(/not understood/);

@@ -36,7 +36,12 @@ export function percentile(sorted: number[], pct: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (i - lo);
 }
 
-export function aggregate(type: MetricType, samples: Sample[], duration_ms: number, extraPercentiles: number[] = []): { [stat: string]: number } {
+export function aggregate(
+  type: MetricType,
+  samples: Sample[],
+  duration_ms: number,
+  extraPercentiles: number[] = [],
+): { [stat: string]: number } {
   const values = samples.map((s) => s.value);
   switch (type) {
     case 'counter': {
@@ -73,20 +78,33 @@ export interface Expression {
 }
 
 export function parseExpression(text: string): Expression {
-  const m = /^\s*(count|rate|value|avg|min|max|med|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|===|==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*$/.exec(text);
+  const m = /^\s*(count|rate|value|avg|min|max|med|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|===|==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*$/.exec(
+    text,
+  );
   if (!m) throw new Error(`k6 double: threshold expression not understood: ${text}`);
-  return { agg: m[2] !== undefined ? `p(${Number(m[2])})` : m[1]!, pct: m[2] !== undefined ? Number(m[2]) : null, op: m[3] as Expression['op'], value: Number(m[4]) };
+  return {
+    agg: m[2] !== undefined ? `p(${Number(m[2])})` : m[1]!,
+    pct: m[2] !== undefined ? Number(m[2]) : null,
+    op: m[3] as Expression['op'],
+    value: Number(m[4]),
+  };
 }
 
 function compare(a: number, op: Expression['op'], b: number): boolean {
   switch (op) {
-    case '<': return a < b;
-    case '<=': return a <= b;
-    case '>': return a > b;
-    case '>=': return a >= b;
+    case '<':
+      return a < b;
+    case '<=':
+      return a <= b;
+    case '>':
+      return a > b;
+    case '>=':
+      return a >= b;
     case '==':
-    case '===': return a === b;
-    case '!=': return a !== b;
+    case '===':
+      return a === b;
+    case '!=':
+      return a !== b;
   }
 }
 
@@ -111,7 +129,11 @@ export interface ThresholdOutcome {
 type ThresholdSpec = string | { threshold: string; abortOnFail?: boolean; delayAbortEval?: string };
 
 /** Every threshold of `options.thresholds` evaluated at the end of the run (abortOnFail is not simulated). */
-export function evaluateThresholds(thresholds: { [key: string]: ThresholdSpec[] }, samples: Sample[], duration_ms: number): ThresholdOutcome[] {
+export function evaluateThresholds(
+  thresholds: { [key: string]: ThresholdSpec[] },
+  samples: Sample[],
+  duration_ms: number,
+): ThresholdOutcome[] {
   const out: ThresholdOutcome[] = [];
   for (const key of Object.keys(thresholds)) {
     const sel = parseSelector(key);

@@ -9,7 +9,14 @@ export interface VuState {
   env: { [k: string]: string };
   vu_id: number;
   iteration: number;
-  scenario: { name: string; executor: string; start_ms: number; iteration_in_test: number; progress: number; tags: { [k: string]: string } } | null;
+  scenario: {
+    name: string;
+    executor: string;
+    start_ms: number;
+    iteration_in_test: number;
+    progress: number;
+    tags: { [k: string]: string };
+  } | null;
   /** Tags every sample carries (the scenario's, and `scenario` itself). */
   tags: { [k: string]: string };
   samples: Sample[];

@@ -69,7 +69,8 @@ function runScenario(script: Script, task: Extract<WorkerTask, { kind: 'scenario
   v.scenario = { name: task.name, executor: String(c.executor), start_ms: Date.now(), iteration_in_test: 0, progress: 0, tags };
   v.tags = { ...tags, scenario: task.name };
   const fn = script[(c.exec as string | undefined) ?? 'default'];
-  if (typeof fn !== 'function') throw new Error(`k6 double: scenario ${task.name} names no exported function ${String(c.exec ?? 'default')}`);
+  if (typeof fn !== 'function')
+    throw new Error(`k6 double: scenario ${task.name} names no exported function ${String(c.exec ?? 'default')}`);
   if (c.executor === 'constant-arrival-rate') arrivalRate(fn as Fn, task.setup_data, c);
   else if (c.executor === 'per-vu-iterations' || c.executor === 'shared-iterations') {
     const n = c.executor === 'per-vu-iterations' ? Number(c.vus ?? 1) * Number(c.iterations ?? 1) : Number(c.iterations ?? 1);

@@ -30,7 +30,7 @@ export interface K6Run {
 let bundles: Promise<string> | null = null;
 /** dist-like folder with every bundle, built once per test file; K6_BUNDLE_DIR runs other bundles instead
  *  (an older commit's `npm run build:load`, to see a new test go red on the bug it is about). */
-export function bundleDir(): Promise<string> {
+function bundleDir(): Promise<string> {
   if (process.env.K6_BUNDLE_DIR) return Promise.resolve(process.env.K6_BUNDLE_DIR);
   if (bundles === null) {
     const out = mkdtempSync(join(tmpdir(), 'k6-real-bundles-'));
@@ -40,15 +40,30 @@ export function bundleDir(): Promise<string> {
 }
 
 /** `k6 run -q` one bundle with `-e` for each env entry, killed after `timeout_ms` (then code is null). */
-export async function runK6(script: string, env: Record<string, string>, o: { cwd?: string; args?: string[]; timeout_ms?: number; mkdir?: boolean; onStart?: () => void } = {}): Promise<K6Run> {
+export async function runK6(
+  script: string,
+  env: Record<string, string>,
+  o: { cwd?: string; args?: string[]; timeout_ms?: number; mkdir?: boolean; onStart?: () => void } = {},
+): Promise<K6Run> {
   const dir = await bundleDir();
   const cwd = o.cwd ?? mkdtempSync(join(tmpdir(), 'k6-real-run-'));
   const summaryDir = env.SUMMARY_DIR ?? 'load/results';
   if (o.mkdir !== false) mkdirSync(join(cwd, summaryDir), { recursive: true });
-  const args = ['run', '-q', '--no-usage-report', ...(o.args ?? []), ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), join(dir, `${script}.js`)];
+  const args = [
+    'run',
+    '-q',
+    '--no-usage-report',
+    ...(o.args ?? []),
+    ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    join(dir, `${script}.js`),
+  ];
   return new Promise((resolve) => {
     // PWD as a shell sets it: k6 passes it to the scripts, which resolve SUMMARY_DIR against it.
-    const child = spawn(K6!, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PWD: cwd, K6_NO_USAGE_REPORT: 'true' } });
+    const child = spawn(K6!, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PWD: cwd, K6_NO_USAGE_REPORT: 'true' },
+    });
     o.onStart?.();
     let stdout = '';
     let stderr = '';

@@ -31,7 +31,13 @@ const whole = {
 };
 const rate = (passes: number, fails: number) => ({ type: 'rate', values: { rate: passes / Math.max(1, passes + fails), passes, fails } });
 const count = (n: number) => ({ type: 'counter', values: { count: n } });
-const instance = (segment: string, over429: number, over2xx: number, extra: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => ({
+const instance = (
+  segment: string,
+  over429: number,
+  over2xx: number,
+  extra: Record<string, unknown> = {},
+  top: Record<string, unknown> = {},
+) => ({
   script: 'reads',
   segment,
   run_id: 'r1',
@@ -67,25 +73,71 @@ describe('combining a split run', () => {
   });
 
   test('a limit not enforced in sum fails, and so does a 429 under the limit or an instance whose setup failed', () => {
-    expect(combineSummaries([instance('0:1/2', 0, 75), instance('1/2:1', 0, 75)]).checks.filter((k) => !k.ok).map((k) => k.name)).toEqual(['rl_accepted{scenario:over}: rate<=0.8', 'rl_rejected{scenario:over}: rate>0']);
+    expect(
+      combineSummaries([instance('0:1/2', 0, 75), instance('1/2:1', 0, 75)])
+        .checks.filter((k) => !k.ok)
+        .map((k) => k.name),
+    ).toEqual(['rl_accepted{scenario:over}: rate<=0.8', 'rl_rejected{scenario:over}: rate>0']);
     const under429 = instance('1/2:1', 20, 55, { 'rl_rejected{scenario:under}': rate(3, 37) });
-    expect(combineSummaries([instance('0:1/2', 25, 50), under429]).checks.find((k) => k.name === 'rl_rejected{scenario:under}: rate==0')!.ok).toBe(false);
+    expect(
+      combineSummaries([instance('0:1/2', 25, 50), under429]).checks.find((k) => k.name === 'rl_rejected{scenario:under}: rate==0')!.ok,
+    ).toBe(false);
     expect(combineSummaries([instance('0:1/2', 25, 50), { ...instance('1/2:1', 20, 55), setup_completed: false }]).passed).toBe(false);
     // Drops: the allowance is the whole phase's, and the instances' drops add up.
     const drops = (n: number) => ({ 'dropped_iterations{scenario:over}': count(n) });
-    expect(combineSummaries([instance('0:1/2', 25, 50, drops(1)), instance('1/2:1', 20, 55, drops(1))]).checks.find((k) => k.name === 'dropped_iterations{scenario:over}: count<=1')!.ok).toBe(false);
+    expect(
+      combineSummaries([instance('0:1/2', 25, 50, drops(1)), instance('1/2:1', 20, 55, drops(1))]).checks.find(
+        (k) => k.name === 'dropped_iterations{scenario:over}: count<=1',
+      )!.ok,
+    ).toBe(false);
   });
 
-  test('a journey script: journeys, unfinished ones, the burst\'s 429s and latency are re-checked (no phase plan needed)', () => {
-    const t = { journey_ok: ['rate>=0.95'], journey_unfinished: ['count<=0'], journeys_finished: ['count>0'], 'rl_rejected{scenario:burst}': ['rate>0'], 'http_req_duration{expected_response:true}': ['p(95)<2000'] };
-    const j = (segment: string, m: Record<string, unknown>) => ({ script: 'proxy-conduct', segment, run_id: 'p1', start_ms: 5, start_agreed: true, setup_completed: true, whole_run_thresholds: t, metrics: m });
-    const base = { journey_ok: rate(4, 0), journey_unfinished: count(0), journeys_finished: count(4), 'http_req_duration{expected_response:true}': { type: 'trend', values: { 'p(95)': 300 } } };
-    const ok = combineSummaries([j('0:1/2', { ...base, 'rl_rejected{scenario:burst}': rate(0, 75) }), j('1/2:1', { ...base, 'rl_rejected{scenario:burst}': rate(40, 35) })]);
+  test("a journey script: journeys, unfinished ones, the burst's 429s and latency are re-checked (no phase plan needed)", () => {
+    const t = {
+      journey_ok: ['rate>=0.95'],
+      journey_unfinished: ['count<=0'],
+      journeys_finished: ['count>0'],
+      'rl_rejected{scenario:burst}': ['rate>0'],
+      'http_req_duration{expected_response:true}': ['p(95)<2000'],
+    };
+    const j = (segment: string, m: Record<string, unknown>) => ({
+      script: 'proxy-conduct',
+      segment,
+      run_id: 'p1',
+      start_ms: 5,
+      start_agreed: true,
+      setup_completed: true,
+      whole_run_thresholds: t,
+      metrics: m,
+    });
+    const base = {
+      journey_ok: rate(4, 0),
+      journey_unfinished: count(0),
+      journeys_finished: count(4),
+      'http_req_duration{expected_response:true}': { type: 'trend', values: { 'p(95)': 300 } },
+    };
+    const ok = combineSummaries([
+      j('0:1/2', { ...base, 'rl_rejected{scenario:burst}': rate(0, 75) }),
+      j('1/2:1', { ...base, 'rl_rejected{scenario:burst}': rate(40, 35) }),
+    ]);
     expect(ok.passed, JSON.stringify(ok.checks)).toBe(true);
-    const no429 = combineSummaries([j('0:1/2', { ...base, 'rl_rejected{scenario:burst}': rate(0, 75) }), j('1/2:1', { ...base, 'rl_rejected{scenario:burst}': rate(0, 75) })]);
+    const no429 = combineSummaries([
+      j('0:1/2', { ...base, 'rl_rejected{scenario:burst}': rate(0, 75) }),
+      j('1/2:1', { ...base, 'rl_rejected{scenario:burst}': rate(0, 75) }),
+    ]);
     expect(no429.checks.filter((k) => !k.ok).map((k) => k.name)).toEqual(['rl_rejected{scenario:burst}: rate>0']);
-    const cut = combineSummaries([j('0:1/2', base), j('1/2:1', { ...base, journey_unfinished: count(2), 'http_req_duration{expected_response:true}': { type: 'trend', values: { 'p(95)': 2500 } } })]);
-    expect(cut.checks.filter((k) => !k.ok).map((k) => k.name)).toEqual(['http_req_duration{expected_response:true}: p(95)<2000', 'journey_unfinished: count<=0']);
+    const cut = combineSummaries([
+      j('0:1/2', base),
+      j('1/2:1', {
+        ...base,
+        journey_unfinished: count(2),
+        'http_req_duration{expected_response:true}': { type: 'trend', values: { 'p(95)': 2500 } },
+      }),
+    ]);
+    expect(cut.checks.filter((k) => !k.ok).map((k) => k.name)).toEqual([
+      'http_req_duration{expected_response:true}: p(95)<2000',
+      'journey_unfinished: count<=0',
+    ]);
   });
 
   test('files that are not one run are refused, each in one line', () => {
@@ -102,9 +154,21 @@ describe('combining a split run', () => {
     expect(refused([instance('0:1/2', 45, 30), instance('0:1/2', 45, 30)])).toMatch(/segment 0:1\/2 given twice/);
     expect(refused([instance('0:1/2', 45, 30)])).toMatch(/cover 0 to 0.5 only/);
     expect(refused([instance('0:1/2', 45, 30), instance('1/2:1', 0, 75, {}, { run_id: 'r2' })])).toMatch(/from run r2, #1 from run r1/);
-    expect(refused([instance('0:1/2', 45, 30), instance('1/2:1', 0, 75, {}, { plan: { ...plan, phases: [{ ...plan.phases[0], duration_ms: 30_000 }, plan.phases[1]] } })])).toMatch(/different phase plans/);
-    expect(refused([instance('0:1/2', 45, 30), instance('1/2:1', 0, 75, {}, { start_ms: 1_800_000_009_000 })])).toMatch(/different agreed times/);
-    expect(refused([instance('0:1/2', 45, 30, {}, { start_agreed: false }), instance('1/2:1', 0, 75, {}, { start_agreed: false, start_ms: 1_800_000_090_000 })])).toMatch(/90 s apart/);
+    expect(
+      refused([
+        instance('0:1/2', 45, 30),
+        instance('1/2:1', 0, 75, {}, { plan: { ...plan, phases: [{ ...plan.phases[0], duration_ms: 30_000 }, plan.phases[1]] } }),
+      ]),
+    ).toMatch(/different phase plans/);
+    expect(refused([instance('0:1/2', 45, 30), instance('1/2:1', 0, 75, {}, { start_ms: 1_800_000_009_000 })])).toMatch(
+      /different agreed times/,
+    );
+    expect(
+      refused([
+        instance('0:1/2', 45, 30, {}, { start_agreed: false }),
+        instance('1/2:1', 0, 75, {}, { start_agreed: false, start_ms: 1_800_000_090_000 }),
+      ]),
+    ).toMatch(/90 s apart/);
     expect(refused([instance('0:1/2', 45, 30), { ...instance('1/2:1', 0, 75), script: 'writes' }])).toMatch(/writes summary/);
   });
 

@@ -47,7 +47,8 @@ function segmentBounds(segment: string): [number, number] {
   };
   const parts = segment.split(':');
   const b: [number, number] = [num(parts[0]!), num(parts[1]!)];
-  if (parts.length !== 2 || !b.every((x) => isFinite(x))) throw new RefusedInputs(`segment ${JSON.stringify(segment)} is not an execution segment`);
+  if (parts.length !== 2 || !b.every((x) => Number.isFinite(x)))
+    throw new RefusedInputs(`segment ${JSON.stringify(segment)} is not an execution segment`);
   return b;
 }
 
@@ -61,31 +62,45 @@ export function checkInputs(reports: any[], names: string[] = reports.map((_r, i
   reports.forEach((r, i) => {
     if (!r || typeof r !== 'object' || typeof r.script !== 'string') throw new RefusedInputs(`${nameOf(i)} is not a swapsim k6 summary`);
     if (r.script !== first.script) throw new RefusedInputs(`${nameOf(i)} is a ${r.script} summary, ${nameOf(0)} a ${first.script} one`);
-    if (typeof r.run_id !== 'string') throw new RefusedInputs(`${nameOf(i)} names no run id (written by an older script?): cannot tell which run it belongs to`);
+    if (typeof r.run_id !== 'string')
+      throw new RefusedInputs(`${nameOf(i)} names no run id (written by an older script?): cannot tell which run it belongs to`);
     if (r.run_id !== first.run_id) throw new RefusedInputs(`${nameOf(i)} is from run ${r.run_id}, ${nameOf(0)} from run ${first.run_id}`);
     if (!same(r.plan, first.plan)) throw new RefusedInputs(`${nameOf(i)} and ${nameOf(0)} ran different phase plans`);
-    if (!same(r.whole_run_thresholds, first.whole_run_thresholds)) throw new RefusedInputs(`${nameOf(i)} and ${nameOf(0)} have different thresholds`);
+    if (!same(r.whole_run_thresholds, first.whole_run_thresholds))
+      throw new RefusedInputs(`${nameOf(i)} and ${nameOf(0)} have different thresholds`);
   });
   if (reports.length === 1 && first.segment === null) return;
   const seen = new Map<string, number>();
   reports.forEach((r, i) => {
-    if (typeof r.segment !== 'string') throw new RefusedInputs(`${nameOf(i)} is a whole run, not a segment: combine the segments of one split run`);
+    if (typeof r.segment !== 'string')
+      throw new RefusedInputs(`${nameOf(i)} is a whole run, not a segment: combine the segments of one split run`);
     if (seen.has(r.segment)) throw new RefusedInputs(`segment ${r.segment} given twice (${nameOf(seen.get(r.segment)!)} and ${nameOf(i)})`);
     seen.set(r.segment, i);
   });
   const bounds = reports.map((r) => segmentBounds(r.segment)).sort((a, b) => a[0] - b[0]);
   let at = 0;
   for (const [from, to] of bounds) {
-    if (Math.abs(from - at) > 1e-9) throw new RefusedInputs(`the segments ${from < at ? 'overlap' : 'leave a gap'} at ${at} (given: ${reports.map((r) => r.segment).join(', ')})`);
+    if (Math.abs(from - at) > 1e-9)
+      throw new RefusedInputs(
+        `the segments ${from < at ? 'overlap' : 'leave a gap'} at ${at} (given: ${reports.map((r) => r.segment).join(', ')})`,
+      );
     at = to;
   }
-  if (Math.abs(at - 1) > 1e-9) throw new RefusedInputs(`the segments cover 0 to ${at} only (given: ${reports.map((r) => r.segment).join(', ')}): an instance's summary is missing`);
+  if (Math.abs(at - 1) > 1e-9)
+    throw new RefusedInputs(
+      `the segments cover 0 to ${at} only (given: ${reports.map((r) => r.segment).join(', ')}): an instance's summary is missing`,
+    );
   const starts = reports.map((r) => (typeof r.start_ms === 'number' ? r.start_ms : null));
   if (starts.some((s) => s === null)) throw new RefusedInputs('a summary names no start time (written by an older script?)');
   if (reports.every((r) => r.start_agreed === true)) {
-    if (!starts.every((s) => s === starts[0])) throw new RefusedInputs(`the instances started at different agreed times (${starts.map((s) => new Date(s!).toISOString()).join(', ')}): not one run`);
+    if (!starts.every((s) => s === starts[0]))
+      throw new RefusedInputs(
+        `the instances started at different agreed times (${starts.map((s) => new Date(s!).toISOString()).join(', ')}): not one run`,
+      );
   } else if (Math.max(...(starts as number[])) - Math.min(...(starts as number[])) > START_SPREAD_MAX_MS) {
-    throw new RefusedInputs(`the instances started ${((Math.max(...(starts as number[])) - Math.min(...(starts as number[]))) / 1000).toFixed(0)} s apart (more than ${START_SPREAD_MAX_MS / 1000} s): not one run`);
+    throw new RefusedInputs(
+      `the instances started ${((Math.max(...(starts as number[])) - Math.min(...(starts as number[]))) / 1000).toFixed(0)} s apart (more than ${START_SPREAD_MAX_MS / 1000} s): not one run`,
+    );
   }
 }
 
@@ -95,9 +110,10 @@ export const START_SPREAD_MAX_MS = 60_000;
 /** One metric's figures added over the instances: counts and passes/fails summed; trend statistics the
  *  largest instance's (an upper bound of the combined percentile, so a `<` threshold holds on the sum too). */
 export function combinedValues(reports: any[], key: string): { type: string; values: { [stat: string]: number } } | null {
-  const found = reports.map((r) => r.metrics && r.metrics[key]).filter((m) => m && m.values);
+  const found = reports.map((r) => r.metrics?.[key]).filter((m) => m?.values);
   if (found.length === 0) return null;
-  const type: string = found[0].type ?? (found[0].values.count !== undefined ? 'counter' : found[0].values.passes !== undefined ? 'rate' : 'trend');
+  const type: string =
+    found[0].type ?? (found[0].values.count !== undefined ? 'counter' : found[0].values.passes !== undefined ? 'rate' : 'trend');
   const sum = (stat: string) => found.reduce((a, m) => a + (m.values[stat] ?? 0), 0);
   if (type === 'counter') return { type, values: { count: sum('count') } };
   if (type === 'rate') {
@@ -117,7 +133,15 @@ export function evaluate(expression: string, values: { [stat: string]: number })
   const observed = values[m[1]!];
   if (observed === undefined) return { ok: false, observed };
   const v = Number(m[3]);
-  const ops: { [op: string]: (a: number, b: number) => boolean } = { '<': (a, b) => a < b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '>=': (a, b) => a >= b, '==': (a, b) => a === b, '===': (a, b) => a === b, '!=': (a, b) => a !== b };
+  const ops: { [op: string]: (a: number, b: number) => boolean } = {
+    '<': (a, b) => a < b,
+    '<=': (a, b) => a <= b,
+    '>': (a, b) => a > b,
+    '>=': (a, b) => a >= b,
+    '==': (a, b) => a === b,
+    '===': (a, b) => a === b,
+    '!=': (a, b) => a !== b,
+  };
   return { ok: ops[m[2]!]!(observed, v), observed };
 }
 
@@ -156,7 +180,10 @@ function phaseFigures(reports: any[], plan: any): PhaseFigures[] {
 function wholeRunThresholds(reports: any[]): { [metric: string]: string[] } {
   if (reports[0].whole_run_thresholds && typeof reports[0].whole_run_thresholds === 'object') return reports[0].whole_run_thresholds;
   const t: { [metric: string]: string[] } = {};
-  for (const r of reports) for (const key of Object.keys(r.metrics || {})) for (const expr of Object.keys(r.metrics[key].thresholds || {})) if (!isFigure(expr)) (t[key] = t[key] || []).indexOf(expr) < 0 && t[key]!.push(expr);
+  for (const r of reports)
+    for (const key of Object.keys(r.metrics || {}))
+      for (const expr of Object.keys(r.metrics[key].thresholds || {}))
+        if (!isFigure(expr)) (t[key] = t[key] || []).indexOf(expr) < 0 && t[key]!.push(expr);
   return t;
 }
 
@@ -166,7 +193,11 @@ export function combineSummaries(reports: any[], names?: string[]): Combined {
   const plan = reports[0].plan;
   const checks: Combined['checks'] = [];
   const add = (name: string, ok: boolean, observed: string) => checks.push({ name, ok, observed });
-  add('setup completed on every instance', reports.every((r) => r.setup_completed === true), reports.map((r) => `${r.segment ?? 'whole'}: ${r.setup_completed}`).join(', '));
+  add(
+    'setup completed on every instance',
+    reports.every((r) => r.setup_completed === true),
+    reports.map((r) => `${r.segment ?? 'whole'}: ${r.setup_completed}`).join(', '),
+  );
   const thresholds = wholeRunThresholds(reports);
   for (const metric of Object.keys(thresholds).sort()) {
     for (const expr of thresholds[metric]!) {
@@ -197,11 +228,14 @@ function observedText(metric: string, c: { type: string; values: { [stat: string
   if (c.type === 'rate') return `${((c.values.rate ?? 0) * 100).toFixed(2)}% (${c.values.passes} of ${c.values.passes! + c.values.fails!})`;
   if (c.type === 'counter') return `count ${c.values.count}`;
   if (observed === undefined) return `not in the summaries (${Object.keys(c.values).join(', ')})`;
-  return `${Math.round(observed * 100) / 100} (${metric.startsWith('http_req_duration') || c.type === 'trend' ? 'largest instance\'s' : 'combined'})`;
+  return `${Math.round(observed * 100) / 100} (${metric.startsWith('http_req_duration') || c.type === 'trend' ? "largest instance's" : 'combined'})`;
 }
 
 export function formatCombined(c: Combined): string {
-  const rows = c.phases.map((f) => `  ${f.phase.padEnd(6)} planned ${f.planned_per_s.toFixed(2)}/s  offered ${f.offered_per_s.toFixed(2)}/s  accepted ${f.accepted_per_s.toFixed(2)}/s  429s ${f.rejected_429}  dropped ${f.dropped}`);
+  const rows = c.phases.map(
+    (f) =>
+      `  ${f.phase.padEnd(6)} planned ${f.planned_per_s.toFixed(2)}/s  offered ${f.offered_per_s.toFixed(2)}/s  accepted ${f.accepted_per_s.toFixed(2)}/s  429s ${f.rejected_429}  dropped ${f.dropped}`,
+  );
   const checks = c.checks.map((k) => `  ${k.ok ? 'PASS' : 'FAIL'} ${k.name}  (${k.observed})`);
   const failed = c.checks.filter((k) => !k.ok).length;
   const head = `${c.script}: ${c.instances} instances of run ${c.run_id} combined${c.limit === null ? '' : `, limit ${c.limit}/s`}: ${c.passed ? `PASSED, ${c.checks.length}/${c.checks.length} checks passed` : `FAILED, ${failed} of ${c.checks.length} checks failed`}`;

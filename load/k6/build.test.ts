@@ -33,6 +33,7 @@ describe('build:load', () => {
     expect(await newerThanEs2017('export const f = (a) => a?.b ?? 1;')).toBe(true);
     expect(await newerThanEs2017('export class A { x = 1; }')).toBe(true);
     expect(await newerThanEs2017('export const o = { ...{ a: 1 } };')).toBe(true);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: source text for the syntax check
     expect(await newerThanEs2017('export async function f(a) { return `${await a}`; }')).toBe(false);
   });
 
@@ -50,9 +51,22 @@ describe('build:load', () => {
       expect(imports.length).toBeGreaterThan(0);
       for (const i of imports) expect(i).toMatch(/^k6(\/[a-z-]+)?$/);
       expect(code).not.toMatch(/\brequire\(|https?:\/\/jslib/);
-      const exported = /export\s*\{([^}]*)\}\s*;?\s*$/.exec(code)![1]!.split(',').map((s) => s.trim().split(/\s+as\s+/).pop());
+      const exported = /export\s*\{([^}]*)\}\s*;?\s*$/
+        .exec(code)![1]!
+        .split(',')
+        .map((s) =>
+          s
+            .trim()
+            .split(/\s+as\s+/)
+            .pop(),
+        );
       for (const e of ['options', 'setup', 'handleSummary']) expect(exported).toContain(e);
-      const scenarios = name === 'lifecycle-mix' ? ['journey', 'teardown'] : name === 'proxy-conduct' ? ['journey', 'burst', 'replay', 'teardown'] : ['under', 'at', 'over'];
+      const scenarios =
+        name === 'lifecycle-mix'
+          ? ['journey', 'teardown']
+          : name === 'proxy-conduct'
+            ? ['journey', 'burst', 'replay', 'teardown']
+            : ['under', 'at', 'over'];
       for (const e of scenarios) expect(exported).toContain(e);
     });
   }

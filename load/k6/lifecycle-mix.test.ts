@@ -18,7 +18,9 @@ const threshold = (run: DoubleRun, key: string) => {
   return t;
 };
 const total = (run: DoubleRun, metric: string, tags: Record<string, string> = {}) =>
-  run.samples.filter((s) => s.metric === metric && Object.entries(tags).every(([k, v]) => s.tags[k] === v)).reduce((a, s) => a + s.value, 0);
+  run.samples
+    .filter((s) => s.metric === metric && Object.entries(tags).every(([k, v]) => s.tags[k] === v))
+    .reduce((a, s) => a + s.value, 0);
 const requests = (run: DoubleRun, name: string, method?: string) =>
   run.samples.filter((s) => s.metric === 'http_reqs' && s.tags.name === name && (method === undefined || s.tags.method === method));
 
@@ -34,13 +36,25 @@ const oneJourney = { JOURNEYS_PER_S: '1', DURATION: '1s', SUMMARY_DIR: 'out' };
 
 describe('lifecycle-mix against swapsim with its control plane', () => {
   test('a journey runs every step to its end, and the client conduct is clean', async () => {
-    const run = await runUnderDouble(script('lifecycle-mix'), { cwd: dir, env: { BASE_URL: sim.base_url, CONTROL_URL: sim.control_url, ...oneJourney } });
+    const run = await runUnderDouble(script('lifecycle-mix'), {
+      cwd: dir,
+      env: { BASE_URL: sim.base_url, CONTROL_URL: sim.control_url, ...oneJourney },
+    });
     expect(run.errors).toEqual([]);
     expect(run.thresholds.filter((t) => !t.ok)).toEqual([]);
     expect(run.passed).toBe(true);
     expect(total(run, 'journey_ok')).toBe(1);
     expect(total(run, 'journey_step_skipped')).toBe(0);
-    for (const name of ['/rfqs firm', '/quotes/{id}/accept', '/trades/{id}', '/zaps', '/zaps/{id}', '/cancels', '/cancels/{id}', '/events']) {
+    for (const name of [
+      '/rfqs firm',
+      '/quotes/{id}/accept',
+      '/trades/{id}',
+      '/zaps',
+      '/zaps/{id}',
+      '/cancels',
+      '/cancels/{id}',
+      '/events',
+    ]) {
       expect(requests(run, name).length, name).toBeGreaterThan(0);
     }
     // Polls honoured poll_after_ms (sim time) and nothing was retried without cause.
@@ -102,11 +116,21 @@ describe('proxy-conduct', () => {
     rt = await startTestSim({ clock: 'realtime' });
   });
   afterAll(() => rt.close());
-  const proxyEnv = (base: string, keys: string[]) => ({ BASE_URL: base, API_KEYS: keys.join(','), READS_LIMIT: '4', BURST_DURATION: '2s', REPLAYS_PER_S: '1', ...oneJourney });
+  const proxyEnv = (base: string, keys: string[]) => ({
+    BASE_URL: base,
+    API_KEYS: keys.join(','),
+    READS_LIMIT: '4',
+    BURST_DURATION: '2s',
+    REPLAYS_PER_S: '1',
+    ...oneJourney,
+  });
 
   test('straight to a realtime swapsim (no control plane): the mix skips the /_sim steps, 429s arrive intact, replays stay one write', async () => {
     const burstKey = (await rt.newOrg({ rate_limits: { reads: 4 } })).api_key;
-    const run = await runUnderDouble(script('proxy-conduct'), { cwd: dir, env: { ...proxyEnv(rt.base_url, [rt.api_key, burstKey]), SUMMARY_DIR: 'direct' } });
+    const run = await runUnderDouble(script('proxy-conduct'), {
+      cwd: dir,
+      env: { ...proxyEnv(rt.base_url, [rt.api_key, burstKey]), SUMMARY_DIR: 'direct' },
+    });
     expect(run.errors).toEqual([]);
     expect(run.thresholds.filter((t) => !t.ok)).toEqual([]);
     expect(total(run, 'journey_step_skipped', { step: 'deposit' })).toBe(1);
@@ -122,7 +146,10 @@ describe('proxy-conduct', () => {
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     try {
       const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
-      const run = await runUnderDouble(script('proxy-conduct'), { cwd: dir, env: { ...proxyEnv(base, [rt.api_key, burstKey]), SUMMARY_DIR: 'bad-proxy' } });
+      const run = await runUnderDouble(script('proxy-conduct'), {
+        cwd: dir,
+        env: { ...proxyEnv(base, [rt.api_key, burstKey]), SUMMARY_DIR: 'bad-proxy' },
+      });
       expect(run.passed).toBe(false);
       expect(threshold(run, 'duplicate_writes')[0]).toMatchObject({ ok: false, evaluated: true });
       expect(threshold(run, 'idempotency_replay_mismatch')[0]).toMatchObject({ ok: false });

@@ -15,12 +15,14 @@ import { runUnderDouble, type DoubleRun } from '../k6-double/runner.ts';
 const script = (name: string) => join(import.meta.dirname, `${name}.ts`);
 const outcome = (run: DoubleRun, key: string, expression?: string) => {
   const found = run.thresholds.filter((t) => t.key === key && (expression === undefined || t.expression === expression));
-  if (found.length === 0) throw new Error(`no threshold ${key} ${expression ?? ''}: ${run.thresholds.map((t) => `${t.key} ${t.expression}`).join(', ')}`);
+  if (found.length === 0)
+    throw new Error(`no threshold ${key} ${expression ?? ''}: ${run.thresholds.map((t) => `${t.key} ${t.expression}`).join(', ')}`);
   return found;
 };
 const passes = (run: DoubleRun, key: string, expression?: string) => outcome(run, key, expression).every((t) => t.ok && t.evaluated);
 const fails = (run: DoubleRun, key: string, expression?: string) => outcome(run, key, expression).some((t) => t.evaluated && !t.ok);
-const statuses = (run: DoubleRun, scenario: string) => run.samples.filter((s) => s.metric === 'http_reqs' && s.tags.scenario === scenario).map((s) => Number(s.tags.status));
+const statuses = (run: DoubleRun, scenario: string) =>
+  run.samples.filter((s) => s.metric === 'http_reqs' && s.tags.scenario === scenario).map((s) => Number(s.tags.status));
 
 let sim: TestSim;
 let dir: string;
@@ -45,7 +47,13 @@ describe('reads under, at and over its limit against swapsim', () => {
     const s = run.options.scenarios;
     expect(Object.keys(s)).toEqual(['under', 'at', 'over']);
     expect([s.under.rate, s.at.rate, s.over.rate]).toEqual([8, 10, 15]);
-    expect(s.over).toMatchObject({ executor: 'constant-arrival-rate', exec: 'over', timeUnit: '1s', startTime: '5000ms', duration: '2000ms' });
+    expect(s.over).toMatchObject({
+      executor: 'constant-arrival-rate',
+      exec: 'over',
+      timeUnit: '1s',
+      startTime: '5000ms',
+      duration: '2000ms',
+    });
     const keys = Object.values((run.setup_data as { phases: Record<string, { key: string }> }).phases).map((p) => p.key);
     expect(new Set(keys).size).toBe(3);
     expect((run.setup_data as any).keys_from).toBe('control-plane');
@@ -94,16 +102,26 @@ describe('the over-limit thresholds fail when the service misbehaves', () => {
   test('a service that never answers 429 (an org with very high limits) fails the over phase', async () => {
     const { api_key } = await sim.newOrg({ rate_limits: { reads: 100_000 } });
     // 4 s: the band's top is 1.1·10/15 + 10/(15·4) = 0.9.
-    const run = await runUnderDouble(script('reads'), { cwd: dir, env: envFor({ CONTROL_URL: 'off', API_KEYS: api_key, LIMIT: '10', PHASES: 'over', PHASE_DURATION: '4s', SUMMARY_DIR: 'never429' }) });
+    const run = await runUnderDouble(script('reads'), {
+      cwd: dir,
+      env: envFor({ CONTROL_URL: 'off', API_KEYS: api_key, LIMIT: '10', PHASES: 'over', PHASE_DURATION: '4s', SUMMARY_DIR: 'never429' }),
+    });
     expect(statuses(run, 'over').every((s) => s === 200)).toBe(true);
     expect(run.passed).toBe(false);
     expect(fails(run, 'rl_rejected{scenario:over,whole_run:yes}', 'rate>0')).toBe(true);
     expect(fails(run, 'rl_accepted{scenario:over,whole_run:yes}', 'rate<=0.9')).toBe(true);
-    expect(readFileSync(join(dir, 'never429/reads-junit.xml'), 'utf8')).toContain('<failure message="threshold rate&gt;0 on rl_rejected{scenario:over,whole_run:yes} failed');
+    expect(readFileSync(join(dir, 'never429/reads-junit.xml'), 'utf8')).toContain(
+      '<failure message="threshold rate&gt;0 on rl_rejected{scenario:over,whole_run:yes} failed',
+    );
   });
 
   test('429s without Retry-After fail when it is expected, and pass with EXPECT_RETRY_AFTER=false', async () => {
-    const rule = await sim.control('POST', '/faults', { target: 'http', effect: { http_status: 429, retry_after: false }, match: { method: 'GET', path: '/v1/accounts' }, times: 3 });
+    const rule = await sim.control('POST', '/faults', {
+      target: 'http',
+      effect: { http_status: 429, retry_after: false },
+      match: { method: 'GET', path: '/v1/accounts' },
+      times: 3,
+    });
     expect(rule.status).toBe(200);
     const env = envFor({ CONTROL_URL: 'off', API_KEYS: sim.api_key, PHASES: 'under', PHASE_DURATION: '1s', LIMIT: '10' });
     const strict = await runUnderDouble(script('reads'), { cwd: dir, env: { ...env, EXPECT_RETRY_AFTER: 'true' } });
@@ -111,7 +129,12 @@ describe('the over-limit thresholds fail when the service misbehaves', () => {
     expect(fails(strict, 'rl_429_missing_retry_after')).toBe(true);
     expect(passes(strict, 'rl_429_bad_envelope')).toBe(true);
     expect(fails(strict, 'rl_rejected{scenario:under}')).toBe(true);
-    await sim.control('POST', '/faults', { target: 'http', effect: { http_status: 429, retry_after: false }, match: { method: 'GET', path: '/v1/accounts' }, times: 3 });
+    await sim.control('POST', '/faults', {
+      target: 'http',
+      effect: { http_status: 429, retry_after: false },
+      match: { method: 'GET', path: '/v1/accounts' },
+      times: 3,
+    });
     const lenient = await runUnderDouble(script('reads'), { cwd: dir, env: { ...env, EXPECT_RETRY_AFTER: 'false' } });
     expect(statuses(lenient, 'under').filter((s) => s === 429)).toHaveLength(3);
     expect(passes(lenient, 'rl_429_missing_retry_after')).toBe(true);
@@ -121,7 +144,15 @@ describe('the over-limit thresholds fail when the service misbehaves', () => {
     const quiet = await startTestSim({ profile: { ...DEFAULT_PROFILE, rate_limit_retry_after: false } });
     try {
       // 16/s for 1 s on a bucket of 4 refilled at 4/s: about half are refused.
-      const env = { BASE_URL: quiet.base_url, CONTROL_URL: quiet.control_url, PHASES: 'over', PHASE_DURATION: '1s', LIMIT: '4', OVER_PCT: '400', SUMMARY_DIR: 'quiet' };
+      const env = {
+        BASE_URL: quiet.base_url,
+        CONTROL_URL: quiet.control_url,
+        PHASES: 'over',
+        PHASE_DURATION: '1s',
+        LIMIT: '4',
+        OVER_PCT: '400',
+        SUMMARY_DIR: 'quiet',
+      };
       const run = await runUnderDouble(script('reads'), { cwd: dir, env });
       expect((run.setup_data as { expect_retry_after: boolean }).expect_retry_after).toBe(false);
       expect(statuses(run, 'over')).toContain(429);
@@ -141,7 +172,10 @@ describe('the over-limit thresholds fail when the service misbehaves', () => {
     await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
     try {
       const base = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/v1`;
-      const run = await runUnderDouble(script('reads'), { cwd: dir, env: { BASE_URL: base, CONTROL_URL: 'off', API_KEY: 'k', PHASES: 'over', PHASE_DURATION: '1s', LIMIT: '4', SUMMARY_DIR: 'bare' } });
+      const run = await runUnderDouble(script('reads'), {
+        cwd: dir,
+        env: { BASE_URL: base, CONTROL_URL: 'off', API_KEY: 'k', PHASES: 'over', PHASE_DURATION: '1s', LIMIT: '4', SUMMARY_DIR: 'bare' },
+      });
       expect(statuses(run, 'over').every((s) => s === 429)).toBe(true);
       expect(fails(run, 'rl_429_bad_envelope')).toBe(true);
       expect(passes(run, 'rl_429_missing_retry_after')).toBe(true);
@@ -152,16 +186,26 @@ describe('the over-limit thresholds fail when the service misbehaves', () => {
 
   test('an under-provisioned generator (it cannot offer the planned rate) fails dropped_iterations', async () => {
     // 4,000 iterations/s on the double's single VU: most fall due while it is busy and are dropped.
-    const run = await runUnderDouble(script('reads'), { cwd: dir, env: envFor({ CONTROL_URL: 'off', API_KEYS: sim.api_key, PHASES: 'under', PHASE_DURATION: '1s', LIMIT: '5000' }) });
+    const run = await runUnderDouble(script('reads'), {
+      cwd: dir,
+      env: envFor({ CONTROL_URL: 'off', API_KEYS: sim.api_key, PHASES: 'under', PHASE_DURATION: '1s', LIMIT: '5000' }),
+    });
     expect(run.samples.some((s) => s.metric === 'dropped_iterations')).toBe(true);
     expect(fails(run, 'dropped_iterations{scenario:under}')).toBe(true);
   });
 });
 
 describe('writes, indicative RFQs and firm RFQs: the polite phase passes', () => {
-  for (const [name, limit] of [['writes', '4'], ['indicative-rfqs', '4'], ['firm-rfqs', '2']] as const) {
+  for (const [name, limit] of [
+    ['writes', '4'],
+    ['indicative-rfqs', '4'],
+    ['firm-rfqs', '2'],
+  ] as const) {
     test(`${name}`, async () => {
-      const run = await runUnderDouble(script(name), { cwd: dir, env: envFor({ LIMIT: limit, PHASES: 'under', PHASE_DURATION: '2s', RUN_ID: `polite-${name}` }) });
+      const run = await runUnderDouble(script(name), {
+        cwd: dir,
+        env: envFor({ LIMIT: limit, PHASES: 'under', PHASE_DURATION: '2s', RUN_ID: `polite-${name}` }),
+      });
       expect(run.errors).toEqual([]);
       expect(run.thresholds.filter((t) => !t.ok)).toEqual([]);
       const st = statuses(run, 'under');
@@ -175,10 +219,14 @@ describe('writes, indicative RFQs and firm RFQs: the polite phase passes', () =>
   }
 
   test('firm RFQs against a staging-like target without a control plane or FIRM_* ids: setup says what is missing', async () => {
-    await expect(runUnderDouble(script('firm-rfqs'), { cwd: dir, env: envFor({ CONTROL_URL: 'off', PHASES: 'under' }) })).rejects.toThrow(/FIRM_ACCOUNT_ID/);
+    await expect(runUnderDouble(script('firm-rfqs'), { cwd: dir, env: envFor({ CONTROL_URL: 'off', PHASES: 'under' }) })).rejects.toThrow(
+      /FIRM_ACCOUNT_ID/,
+    );
   });
 
   test('LAYOUT=parallel with one key for three phases is refused in setup', async () => {
-    await expect(runUnderDouble(script('reads'), { cwd: dir, env: envFor({ CONTROL_URL: 'off', API_KEY: sim.api_key, LAYOUT: 'parallel' }) })).rejects.toThrow(/one API key per phase/);
+    await expect(
+      runUnderDouble(script('reads'), { cwd: dir, env: envFor({ CONTROL_URL: 'off', API_KEY: sim.api_key, LAYOUT: 'parallel' }) }),
+    ).rejects.toThrow(/one API key per phase/);
   });
 });

@@ -11,7 +11,15 @@ import { commonConfig, durationMs, envNumber, envString, msDuration, openDirProb
 import { journeyCountersZero, journeyThresholds, lifeConfig, lifeMetrics, resilient } from './lib/lifecycle.ts';
 import { arrival, recordLimitResponse } from './lib/limit-class.ts';
 import { summaryOutputs } from './lib/summary.ts';
-import { guardedOptions, journeyIteration, journeyScenario, safeFindings, trafficSetup, trafficTeardown, type TrafficData } from './lib/traffic.ts';
+import {
+  guardedOptions,
+  journeyIteration,
+  journeyScenario,
+  safeFindings,
+  trafficSetup,
+  trafficTeardown,
+  type TrafficData,
+} from './lib/traffic.ts';
 import { assetsConfig } from './lib/fixtures.ts';
 
 const m = lifeMetrics();
@@ -44,7 +52,9 @@ const guarded = guardedOptions((): Options => {
   // As the limit scripts: VUs for LATENCY_BUDGET (1 s) of latency, drops allowed as MAX_DROPPED_PCT (1%) of the offered burst.
   const budget_s = durationMs(envString(__ENV, 'LATENCY_BUDGET', '1s')) / 1000;
   const burstVus = Math.max(2, Math.ceil(burstPerS * budget_s));
-  const dropped = __ENV.MAX_DROPPED ? envNumber(__ENV, 'MAX_DROPPED', 0) : Math.floor((envNumber(__ENV, 'MAX_DROPPED_PCT', 1) / 100) * burstPerS * (burst_ms / 1000));
+  const dropped = __ENV.MAX_DROPPED
+    ? envNumber(__ENV, 'MAX_DROPPED', 0)
+    : Math.floor((envNumber(__ENV, 'MAX_DROPPED_PCT', 1) / 100) * burstPerS * (burst_ms / 1000));
   return {
     scenarios: {
       journeys: journeyScenario(__ENV),
@@ -92,7 +102,11 @@ export const options: Options = guarded.options;
  *  scripts' over phase: lib/limit-class.ts, WHOLE_RUN_TAG), and keeps the burst's figures. */
 function processThresholds(t: { [metric: string]: string[] }): { [metric: string]: string[] } {
   wholeRun = t;
-  const p = { ...t, 'rl_rejected{scenario:burst,whole_run:yes}': t['rl_rejected{scenario:burst}']!, 'rl_rejected{scenario:burst}': ['rate>=0'] };
+  const p = {
+    ...t,
+    'rl_rejected{scenario:burst,whole_run:yes}': t['rl_rejected{scenario:burst}']!,
+    'rl_rejected{scenario:burst}': ['rate>=0'],
+  };
   return p;
 }
 
@@ -115,14 +129,26 @@ export function burst(data: TrafficData): void {
 /** A write sent, then re-sent with the same key (a client whose reply was lost), then with another payload. */
 export function replay(data: TrafficData): void {
   const id = `${data.run_id}-replay-${exec.scenario.iterationInTest}`;
-  const j = { api: { base_url: common.base_url, key: data.key }, ctl: data.control, assets: assetsConfig(__ENV), cfg: lifeConfig(__ENV), m, id };
+  const j = {
+    api: { base_url: common.base_url, key: data.key },
+    ctl: data.control,
+    assets: assetsConfig(__ENV),
+    cfg: lifeConfig(__ENV),
+    m,
+    id,
+  };
   const body = { label: 'k6 replay', external_id: id };
   const first = resilient(j, 'POST', '/accounts', { idem: id, body, name: '/accounts' });
   const again = resilient(j, 'POST', '/accounts', { idem: id, body, name: '/accounts' });
   const a = json(first)?.account?.account_id;
   const b = json(again)?.account?.account_id;
   replayMismatch.add(first.status === 200 && again.status === 200 && a === b ? 0 : 1);
-  const other = resilient(j, 'POST', '/accounts', { idem: id, body: { label: 'k6 replay, another payload', external_id: id }, name: '/accounts', expected: [409] });
+  const other = resilient(j, 'POST', '/accounts', {
+    idem: id,
+    body: { label: 'k6 replay, another payload', external_id: id },
+    name: '/accounts',
+    expected: [409],
+  });
   reuseNot409.add(other.status === 409 && json(other)?.error?.code === 'idempotency_key_reuse' ? 0 : 1);
   const list = resilient(j, 'GET', `/accounts?external_id=${encodeURIComponent(id)}&limit=100`, { name: '/accounts' });
   const n = Array.isArray(json(list)?.accounts) ? json(list).accounts.length : 0;
@@ -134,6 +160,10 @@ export function teardown(data: TrafficData): void {
 }
 
 export function handleSummary(data: any): { [out: string]: string } {
-  const setup = data && data.setup_data ? (data.setup_data as TrafficData) : null;
-  return summaryOutputs('proxy-conduct', common.summary_dir, data, { config_error: guarded.config_error, conduct: setup === null ? null : safeFindings(setup), whole_run_thresholds: wholeRun });
+  const setup = data?.setup_data ? (data.setup_data as TrafficData) : null;
+  return summaryOutputs('proxy-conduct', common.summary_dir, data, {
+    config_error: guarded.config_error,
+    conduct: setup === null ? null : safeFindings(setup),
+    whole_run_thresholds: wholeRun,
+  });
 }

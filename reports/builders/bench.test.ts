@@ -30,7 +30,13 @@ describe('bench report', () => {
   });
 
   it('bench history flags a regression: req/s down more than 10% or p99 up more than 25%', async () => {
-    const { html, kind } = await buildReport({ kind: 'bench-history', runs: [{ label: before.started_at, result: before }, { label: after.started_at, result: after }] });
+    const { html, kind } = await buildReport({
+      kind: 'bench-history',
+      runs: [
+        { label: before.started_at, result: before },
+        { label: after.started_at, result: after },
+      ],
+    });
     expect(kind).toBe('bench-history');
     expect(html).toContain('<span class="verdict tone-fail">1 REGRESSION</span>');
     const replay = rowsWith(html, 'swapsim idempotent replay')[0];
@@ -40,7 +46,12 @@ describe('bench report', () => {
   });
 
   it('survives partial and odd bench files', async () => {
-    const { html } = await buildReport({ kind: 'bench', cases: [{ name: '<b>x</b>', requests_per_s: 'fast' }, null, { nope: 1 }], ratios: null, targets: 'none' });
+    const { html } = await buildReport({
+      kind: 'bench',
+      cases: [{ name: '<b>x</b>', requests_per_s: 'fast' }, null, { nope: 1 }],
+      ratios: null,
+      targets: 'none',
+    });
     expect(html).toContain('&lt;b&gt;x&lt;/b&gt;');
     const one = await buildReport({ kind: 'bench-history', runs: [{ label: 'only', result: before }, 'junk'] });
     expect(one.html).toContain('ONE RUN');

@@ -13,5 +13,10 @@ export function conductTable(raw: unknown): Extract<Block, { type: 'table' }> {
     show(f.detail ?? f.message ?? ''),
     { text: (Array.isArray(f.request_ids) ? f.request_ids : []).slice(0, 6).join(', '), mono: true },
   ]);
-  return { type: 'table', columns: ['finding', 'API key', 'detail', 'request ids'], rows, empty: 'No client-conduct findings: the client honoured Retry-After, poll_after_ms, idempotency and pagination.' };
+  return {
+    type: 'table',
+    columns: ['finding', 'API key', 'detail', 'request ids'],
+    rows,
+    empty: 'No client-conduct findings: the client honoured Retry-After, poll_after_ms, idempotency and pagination.',
+  };
 }

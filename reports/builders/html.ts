@@ -6,7 +6,7 @@ import type { Block, Cell, ReportModel, Section, Tone } from './model.ts';
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** HTML-escapes text for element content and quoted attribute values. */
-export const esc = (s: unknown): string => String(s ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]);
+const esc = (s: unknown): string => String(s ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]);
 
 export async function renderHtml(model: ReportModel): Promise<string> {
   const body = await Promise.all(model.sections.map((s) => section(s, 2)));

@@ -3,8 +3,6 @@
 // fields never throw; whatever cannot be read is left out.
 import type { K6SummaryExtras } from '../types.ts';
 
-export type { K6SummaryExtras };
-
 export interface K6Metric {
   /** Full key as k6 wrote it, e.g. `http_reqs{phase:over,status:429}`. */
   key: string;
@@ -16,8 +14,12 @@ export interface K6Metric {
   thresholds: Array<{ expr: string; ok: boolean }>;
 }
 
-export interface K6Check { path: string; name: string; passes: number; fails: number }
-
+interface K6Check {
+  path: string;
+  name: string;
+  passes: number;
+  fails: number;
+}
 
 export interface K6Summary {
   duration_ms?: number;
@@ -37,7 +39,10 @@ const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFi
 export function isK6Summary(v: unknown): boolean {
   if (!isObj(v) || !isObj(v.metrics) || typeof v.kind === 'string') return false;
   const entries = Object.values(v.metrics);
-  return entries.length > 0 && entries.some((m) => isObj(m) && (typeof m.type === 'string' || isObj(m.values) || finite(m.count) || finite(m.avg) || finite(m.rate)));
+  return (
+    entries.length > 0 &&
+    entries.some((m) => isObj(m) && (typeof m.type === 'string' || isObj(m.values) || finite(m.count) || finite(m.avg) || finite(m.rate)))
+  );
 }
 
 /** `name{a:b,c:d}` → name + tags. Tag values may contain ':' (URLs), so only the first one splits. */
@@ -59,12 +64,23 @@ export function parseK6Summary(raw: unknown): K6Summary {
   const options = isObj(data.options) ? data.options : {};
   // The swapsim k6 scripts' own summary file keeps k6's `metrics` and adds script, test_run_duration_ms,
   // checks (root_group's) and thresholds; raw handleSummary data has state/root_group instead.
-  const duration_ms = finite(state.testRunDurationMs) ? state.testRunDurationMs : finite(data.test_run_duration_ms) ? data.test_run_duration_ms : undefined;
+  const duration_ms = finite(state.testRunDurationMs)
+    ? state.testRunDurationMs
+    : finite(data.test_run_duration_ms)
+      ? data.test_run_duration_ms
+      : undefined;
   const extras = extrasOf(data.swapsim) ?? extrasFromPlan(data.plan) ?? {};
   if (extras.script === undefined && typeof data.script === 'string') extras.script = data.script;
   const verdicts = Array.isArray(data.thresholds)
-    ? data.thresholds.filter(isObj).filter((t) => typeof t.metric === 'string' && typeof t.expression === 'string' && typeof t.ok === 'boolean')
-      .map((t) => ({ metric: t.metric as string, expr: t.expression as string, ok: t.ok as boolean, ...(typeof t.message === 'string' ? { message: t.message } : {}) }))
+    ? data.thresholds
+        .filter(isObj)
+        .filter((t) => typeof t.metric === 'string' && typeof t.expression === 'string' && typeof t.ok === 'boolean')
+        .map((t) => ({
+          metric: t.metric as string,
+          expr: t.expression as string,
+          ok: t.ok as boolean,
+          ...(typeof t.message === 'string' ? { message: t.message } : {}),
+        }))
     : undefined;
   return {
     duration_ms,
@@ -72,7 +88,9 @@ export function parseK6Summary(raw: unknown): K6Summary {
     metrics: metrics.sort((a, b) => a.key.localeCompare(b.key)),
     checks: data.root_group !== undefined ? checksOf(data.root_group) : checksOf({ checks: data.checks }),
     extras,
-    trend_stats: Array.isArray(options.summaryTrendStats) ? options.summaryTrendStats.filter((s): s is string => typeof s === 'string') : [],
+    trend_stats: Array.isArray(options.summaryTrendStats)
+      ? options.summaryTrendStats.filter((s): s is string => typeof s === 'string')
+      : [],
   };
 }
 
@@ -83,11 +101,27 @@ function metric(key: string, m: Record<string, unknown>): K6Metric {
   const values: Record<string, number> = {};
   for (const [k, v] of Object.entries(source)) if (finite(v)) values[k] = v;
   const type = typeof m.type === 'string' ? m.type : guessType(values);
-  return { key, name, tags, type, contains: typeof m.contains === 'string' ? m.contains : '', values, thresholds: thresholdsOf(m.thresholds) };
+  return {
+    key,
+    name,
+    tags,
+    type,
+    contains: typeof m.contains === 'string' ? m.contains : '',
+    values,
+    thresholds: thresholdsOf(m.thresholds),
+  };
 }
 
 const guessType = (v: Record<string, number>): string =>
-  'count' in v ? 'counter' : 'passes' in v || 'fails' in v ? 'rate' : 'avg' in v || 'med' in v ? 'trend' : 'value' in v ? 'gauge' : 'unknown';
+  'count' in v
+    ? 'counter'
+    : 'passes' in v || 'fails' in v
+      ? 'rate'
+      : 'avg' in v || 'med' in v
+        ? 'trend'
+        : 'value' in v
+          ? 'gauge'
+          : 'unknown';
 
 function thresholdsOf(t: unknown): Array<{ expr: string; ok: boolean }> {
   if (!isObj(t)) return [];
@@ -104,7 +138,12 @@ function checksOf(group: unknown, acc: K6Check[] = []): K6Check[] {
   const checks = Array.isArray(group.checks) ? group.checks : isObj(group.checks) ? Object.values(group.checks) : [];
   for (const c of checks) {
     if (!isObj(c)) continue;
-    acc.push({ path: typeof group.path === 'string' ? group.path : '', name: String(c.name ?? '?'), passes: finite(c.passes) ? c.passes : 0, fails: finite(c.fails) ? c.fails : 0 });
+    acc.push({
+      path: typeof group.path === 'string' ? group.path : '',
+      name: String(c.name ?? '?'),
+      passes: finite(c.passes) ? c.passes : 0,
+      fails: finite(c.fails) ? c.fails : 0,
+    });
   }
   const groups = Array.isArray(group.groups) ? group.groups : isObj(group.groups) ? Object.values(group.groups) : [];
   for (const g of groups) checksOf(g, acc);
@@ -117,26 +156,34 @@ function extrasFromPlan(x: unknown): K6SummaryExtras | undefined {
   const limit_class = typeof x.limit_class === 'string' ? x.limit_class : undefined;
   const limit_per_s = finite(x.limit) ? x.limit : undefined;
   return {
-    phases: x.phases.filter(isObj).filter((p) => typeof p.name === 'string').map((p) => ({
-      name: p.name as string, limit_class, limit_per_s,
-      offered_rate_per_s: finite(p.per_s) ? p.per_s : undefined,
-      duration_s: finite(p.duration_ms) ? p.duration_ms / 1000 : undefined,
-      start_s: finite(p.start_ms) ? p.start_ms / 1000 : undefined,
-    })),
+    phases: x.phases
+      .filter(isObj)
+      .filter((p) => typeof p.name === 'string')
+      .map((p) => ({
+        name: p.name as string,
+        limit_class,
+        limit_per_s,
+        offered_rate_per_s: finite(p.per_s) ? p.per_s : undefined,
+        duration_s: finite(p.duration_ms) ? p.duration_ms / 1000 : undefined,
+        start_s: finite(p.start_ms) ? p.start_ms / 1000 : undefined,
+      })),
   };
 }
 
 function extrasOf(x: unknown): K6SummaryExtras | undefined {
   if (!isObj(x)) return undefined;
   const phases = Array.isArray(x.phases)
-    ? x.phases.filter(isObj).filter((p) => typeof p.name === 'string').map((p) => ({
-      name: p.name as string,
-      limit_class: typeof p.limit_class === 'string' ? p.limit_class : undefined,
-      limit_per_s: finite(p.limit_per_s) ? p.limit_per_s : undefined,
-      offered_rate_per_s: finite(p.offered_rate_per_s) ? p.offered_rate_per_s : undefined,
-      duration_s: finite(p.duration_s) ? p.duration_s : undefined,
-      start_s: finite(p.start_s) ? p.start_s : undefined,
-    }))
+    ? x.phases
+        .filter(isObj)
+        .filter((p) => typeof p.name === 'string')
+        .map((p) => ({
+          name: p.name as string,
+          limit_class: typeof p.limit_class === 'string' ? p.limit_class : undefined,
+          limit_per_s: finite(p.limit_per_s) ? p.limit_per_s : undefined,
+          offered_rate_per_s: finite(p.offered_rate_per_s) ? p.offered_rate_per_s : undefined,
+          duration_s: finite(p.duration_s) ? p.duration_s : undefined,
+          start_s: finite(p.start_s) ? p.start_s : undefined,
+        }))
     : undefined;
   return { script: typeof x.script === 'string' ? x.script : undefined, phases };
 }

@@ -13,7 +13,10 @@ const v1 = fixture('k6-1.x-writes.json');
 describe('k6 summary parsing', () => {
   it('splits sub-metric keys into name and tags (values may hold colons)', () => {
     expect(parseMetricKey('http_reqs{scenario:over,status:429}')).toEqual({ name: 'http_reqs', tags: { scenario: 'over', status: '429' } });
-    expect(parseMetricKey('http_req_duration{url:http://x:4010/v1}')).toEqual({ name: 'http_req_duration', tags: { url: 'http://x:4010/v1' } });
+    expect(parseMetricKey('http_req_duration{url:http://x:4010/v1}')).toEqual({
+      name: 'http_req_duration',
+      tags: { url: 'http://x:4010/v1' },
+    });
     expect(parseMetricKey('plain')).toEqual({ name: 'plain', tags: {} });
   });
 
@@ -48,15 +51,36 @@ describe('k6 summary parsing', () => {
   });
 
   it('reads the older --summary-export shape (figures at top level, thresholds true when crossed)', () => {
-    const exported = { metrics: { http_reqs: { count: 50, rate: 5 }, http_req_duration: { avg: 3, med: 2, 'p(95)': 9, thresholds: { 'p(95)<5': true, 'avg<10': false } } }, root_group: { checks: {} } };
+    const exported = {
+      metrics: {
+        http_reqs: { count: 50, rate: 5 },
+        http_req_duration: { avg: 3, med: 2, 'p(95)': 9, thresholds: { 'p(95)<5': true, 'avg<10': false } },
+      },
+      root_group: { checks: {} },
+    };
     expect(isK6Summary(exported)).toBe(true);
     const s = parseK6Summary(exported);
-    expect(s.metrics.map((m) => [m.key, m.type])).toEqual([['http_req_duration', 'trend'], ['http_reqs', 'counter']]);
-    expect(s.metrics[0].thresholds).toEqual([{ expr: 'p(95)<5', ok: false }, { expr: 'avg<10', ok: true }]);
+    expect(s.metrics.map((m) => [m.key, m.type])).toEqual([
+      ['http_req_duration', 'trend'],
+      ['http_reqs', 'counter'],
+    ]);
+    expect(s.metrics[0].thresholds).toEqual([
+      { expr: 'p(95)<5', ok: false },
+      { expr: 'avg<10', ok: true },
+    ]);
   });
 
   it('never throws on missing, extra or wrong-typed fields', () => {
-    const weird = { metrics: { http_reqs: { values: { count: 'x', rate: 2 } }, 'http_reqs{scenario:a': null, x: { type: 'trend', values: null, thresholds: { 'p(95)<1': 'yes', 'p(99)<2': true } } }, root_group: { groups: { a: { checks: { c: { name: 'c', passes: 1 } } } } }, state: 'no', extra: [1] };
+    const weird = {
+      metrics: {
+        http_reqs: { values: { count: 'x', rate: 2 } },
+        'http_reqs{scenario:a': null,
+        x: { type: 'trend', values: null, thresholds: { 'p(95)<1': 'yes', 'p(99)<2': true } },
+      },
+      root_group: { groups: { a: { checks: { c: { name: 'c', passes: 1 } } } } },
+      state: 'no',
+      extra: [1],
+    };
     const s = parseK6Summary(weird);
     expect(s.metrics.find((m) => m.key === 'x')?.thresholds).toEqual([{ expr: 'p(99)<2', ok: false }]);
     expect(s.checks).toEqual([{ path: '', name: 'c', passes: 1, fails: 0 }]);
@@ -93,7 +117,12 @@ describe('load report', () => {
   it('escapes metric keys, threshold expressions and check names', async () => {
     const evil = '<script>alert(1)</script>';
     const data = structuredClone(v1);
-    data.metrics[`http_reqs{scenario:${evil}}`] = { type: 'counter', contains: 'default', values: { count: 3, rate: 1 }, thresholds: { [evil]: { ok: false } } };
+    data.metrics[`http_reqs{scenario:${evil}}`] = {
+      type: 'counter',
+      contains: 'default',
+      values: { count: 3, rate: 1 },
+      thresholds: { [evil]: { ok: false } },
+    };
     data.checks.push({ name: evil, path: evil, passes: 1, fails: 1 });
     data.script = evil;
     const { html } = await buildReport(data);

@@ -67,8 +67,13 @@ export function duration(ms: number | undefined): string {
 /** Any input value as short readable text (JSON for objects), for tables built from untrusted input. */
 export function show(v: unknown, max = 400): string {
   if (v === undefined) return '–';
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
-export const slug = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'x';
+export const slug = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60) || 'x';

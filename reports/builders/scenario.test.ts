@@ -58,7 +58,15 @@ describe('scenario report', () => {
     const run = structuredClone(batch.runs[2]);
     Object.assign(run, { name: evil, summary: evil, error: evil, tags: [evil], steps: [evil] });
     run.expectations[0].label = evil;
-    run.timeline.push({ sim_ms: run.ended_sim_ms, entity_type: evil, entity_id: evil, kind: 'transition', from: evil, to: evil, detail: evil });
+    run.timeline.push({
+      sim_ms: run.ended_sim_ms,
+      entity_type: evil,
+      entity_id: evil,
+      kind: 'transition',
+      from: evil,
+      to: evil,
+      detail: evil,
+    });
     run.conduct.push({ kind: evil, detail: evil, request_ids: [evil] });
     const { html } = await buildReport({ ...batch, seed: evil, runs: [run] });
     assertInert(html);
@@ -69,7 +77,10 @@ describe('scenario report', () => {
   it('reads a lone run, and a run with missing or broken fields without throwing', async () => {
     const lone = await buildReport(batch.runs[0]);
     expect(lone.html).toContain('Scenario trade-reorg-out-leg');
-    const broken = await buildReport({ kind: 'scenario-batch', runs: [{ kind: 'scenario', name: 'x', timeline: [{ nope: 1 }, null, 7], expectations: 'no', conduct: null }, null] });
+    const broken = await buildReport({
+      kind: 'scenario-batch',
+      runs: [{ kind: 'scenario', name: 'x', timeline: [{ nope: 1 }, null, 7], expectations: 'no', conduct: null }, null],
+    });
     expect(broken.html).toContain('No timeline was recorded for this run.');
     expect(broken.html).toContain('tone-fail">FAILED<');
   });

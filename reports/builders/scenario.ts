@@ -18,14 +18,22 @@ export function buildScenarioBatch(input: Partial<ScenarioBatch>): ReportModel {
     aside: `${runs.length - failed.length} of ${runs.length} passed`,
     tone: failed.length ? 'fail' : 'pass',
     blocks: [
-      { type: 'facts', items: [
-        { label: 'scenarios', value: runs.length },
-        { label: 'passed', value: pill(String(input.passed ?? runs.length - failed.length), 'pass') },
-        { label: 'failed', value: pill(String(input.failed ?? failed.length), failed.length ? 'fail' : 'muted') },
-        { label: 'seed', value: { text: str(input.seed, '–'), mono: true } },
-        { label: 'started', value: str(input.started_at, '–') },
-      ] },
-      { type: 'table', columns: ['scenario', 'result', 'tags', 'sim time', 'wall', 'checks', 'faults', 'why it failed'], numeric: [3, 4], rows: runs.map(runRow) },
+      {
+        type: 'facts',
+        items: [
+          { label: 'scenarios', value: runs.length },
+          { label: 'passed', value: pill(String(input.passed ?? runs.length - failed.length), 'pass') },
+          { label: 'failed', value: pill(String(input.failed ?? failed.length), failed.length ? 'fail' : 'muted') },
+          { label: 'seed', value: { text: str(input.seed, '–'), mono: true } },
+          { label: 'started', value: str(input.started_at, '–') },
+        ],
+      },
+      {
+        type: 'table',
+        columns: ['scenario', 'result', 'tags', 'sim time', 'wall', 'checks', 'faults', 'why it failed'],
+        numeric: [3, 4],
+        rows: runs.map(runRow),
+      },
     ],
   };
   return {
@@ -66,32 +74,51 @@ function runSection(r: Partial<ScenarioRun>, id: string): Section {
   const exps = arr<ExpectationResult>(r.expectations).filter((e) => typeof e === 'object' && e !== null);
   const chart = timelineChart(entries, { start_ms: start, end_ms: end, title: 'Timeline (one lane per entity)' });
   const blocks: Block[] = [
-    { type: 'facts', items: [
-      { label: 'result', value: okCell(r.ok === true, 'passed', 'FAILED') },
-      { label: 'seed', value: { text: str(r.seed, '–'), mono: true } },
-      { label: 'sim time', value: duration(num(r.ended_sim_ms) - num(r.started_sim_ms)) },
-      { label: 'wall time', value: duration(num(r.wall_ms)) },
-      { label: 'timeline entries', value: fmt(entries.length, 0) },
-      { label: 'tags', value: arr<string>(r.tags).join(', ') || '–' },
-    ] },
+    {
+      type: 'facts',
+      items: [
+        { label: 'result', value: okCell(r.ok === true, 'passed', 'FAILED') },
+        { label: 'seed', value: { text: str(r.seed, '–'), mono: true } },
+        { label: 'sim time', value: duration(num(r.ended_sim_ms) - num(r.started_sim_ms)) },
+        { label: 'wall time', value: duration(num(r.wall_ms)) },
+        { label: 'timeline entries', value: fmt(entries.length, 0) },
+        { label: 'tags', value: arr<string>(r.tags).join(', ') || '–' },
+      ],
+    },
   ];
   if (r.summary) blocks.push({ type: 'note', text: str(r.summary), tone: 'muted' });
-  if (r.ok !== true) blocks.push({ type: 'note', text: `Failed: ${show(r.error ?? firstFailed(exps) ?? 'no reason recorded', 2000)}`, tone: 'fail' });
+  if (r.ok !== true)
+    blocks.push({ type: 'note', text: `Failed: ${show(r.error ?? firstFailed(exps) ?? 'no reason recorded', 2000)}`, tone: 'fail' });
   if (chart) blocks.push(chart);
   else blocks.push({ type: 'note', text: 'No timeline was recorded for this run.', tone: 'muted' });
   blocks.push(expectationsTable(exps, start));
   const subsections: Section[] = [
-    { heading: 'Steps', aside: `${arr(r.steps).length}`, blocks: [{ type: 'list', ordered: true, mono: true, items: arr<unknown>(r.steps).map((s) => show(s)) }] },
+    {
+      heading: 'Steps',
+      aside: `${arr(r.steps).length}`,
+      blocks: [{ type: 'list', ordered: true, mono: true, items: arr<unknown>(r.steps).map((s) => show(s)) }],
+    },
     { heading: 'Injected faults', blocks: [faultsTable(entries, start)] },
     { heading: 'Client conduct', blocks: [conductTable(r.conduct)] },
   ];
-  if (entries.length) subsections.push({ heading: 'Timeline entries', blocks: [{ type: 'details', summary: `All ${entries.length} entries`, blocks: [timelineTable(entries, start)] }] });
-  return { id, heading: str(r.name, 'scenario'), tone: r.ok === true ? 'pass' : 'fail', aside: r.ok === true ? 'passed' : 'FAILED', blocks, subsections };
+  if (entries.length)
+    subsections.push({
+      heading: 'Timeline entries',
+      blocks: [{ type: 'details', summary: `All ${entries.length} entries`, blocks: [timelineTable(entries, start)] }],
+    });
+  return {
+    id,
+    heading: str(r.name, 'scenario'),
+    tone: r.ok === true ? 'pass' : 'fail',
+    aside: r.ok === true ? 'passed' : 'FAILED',
+    blocks,
+    subsections,
+  };
 }
 
 const firstFailed = (exps: ExpectationResult[]): string | undefined => exps.find((e) => e.ok !== true)?.label;
 
-export function expectationsTable(exps: ExpectationResult[], start_ms?: number): Extract<Block, { type: 'table' }> {
+function expectationsTable(exps: ExpectationResult[], start_ms?: number): Extract<Block, { type: 'table' }> {
   const details = exps.some((e) => e.detail);
   const rows = exps.map((e): Cell[] => [
     okCell(e.ok === true),

@@ -34,19 +34,30 @@ describe('soak report', () => {
     expect(trading).toMatch(/<dt>shrunk<\/dt><dd>4 times/);
     expect(trading).toContain('cancel(account#0, credit#0, destination#0),advance(600000) /*replayPath=&quot;BA:F&quot;*/]</code></pre>');
     expect(trading).toContain('consumed by trade trd_0c2d5e71a3b4000k, cancel cnl_51aa09e2f7d6000m');
-    expect(trading).toContain('<pre><code>SWAPSIM_TRADING_SEED=20260101 SWAPSIM_TRADING_PATH=16:3:0:1:1 npx vitest run scenarios/model-trading</code></pre>');
+    expect(trading).toContain(
+      '<pre><code>SWAPSIM_TRADING_SEED=20260101 SWAPSIM_TRADING_PATH=16:3:0:1:1 npx vitest run scenarios/model-trading</code></pre>',
+    );
     expect(sectionById(html, 'property-core')).not.toContain('Replay it');
     assertInert(html);
   });
 
   it('a property with no verdict fails the report; partial and hostile input is survived and escaped', async () => {
-    const noVerdict = await buildReport({ ...passing, properties: [{ name: 'core', passed: false, failures: [], error: 'beforeAll hook timed out' }] });
+    const noVerdict = await buildReport({
+      ...passing,
+      properties: [{ name: 'core', passed: false, failures: [], error: 'beforeAll hook timed out' }],
+    });
     expect(noVerdict.html).toContain('1 FAILED');
     expect(noVerdict.html).toContain('No verdict from the test: beforeAll hook timed out');
     const bare = await buildReport({ kind: 'soak' });
     expect(bare.html).toContain('NOTHING RAN');
     const evil = '</code><script>alert(1)</script>';
-    const odd = await buildReport({ kind: 'soak', properties: [{ name: evil, passed: false, samples: 'x', failures: [{ seed: 'x', counterexample: evil, replay_command: evil }, null] }, 7] });
+    const odd = await buildReport({
+      kind: 'soak',
+      properties: [
+        { name: evil, passed: false, samples: 'x', failures: [{ seed: 'x', counterexample: evil, replay_command: evil }, null] },
+        7,
+      ],
+    });
     assertInert(odd.html);
     expect(odd.html).toContain('&lt;/code&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
   });

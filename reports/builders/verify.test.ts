@@ -37,16 +37,23 @@ describe('verify report', () => {
     const c = { ...result.cases[22], shrunk_steps: ['1. setup: account #0 is created', '2. deposit 1 ETH'] };
     const few = { ...result, runs: 2, cases: [result.cases[0], { ...c, run: 2 }] };
     const { html } = await buildReport(few);
-    const labels = [...sectionById(html, 'overview').matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]).filter((t) => /^[0-9.]+$/.test(t));
+    const labels = [...sectionById(html, 'overview').matchAll(/<text[^>]*>([^<]*)<\/text>/g)]
+      .map((m) => m[1])
+      .filter((t) => /^[0-9.]+$/.test(t));
     expect(labels.length).toBeGreaterThan(0);
-    expect(labels.every((t) => /^\d+$/.test(t)), labels.join(' ')).toBe(true);
+    expect(
+      labels.every((t) => /^\d+$/.test(t)),
+      labels.join(' '),
+    ).toBe(true);
     expect(html).toContain('<li>setup: account #0 is created</li>');
     expect(html).not.toMatch(/<li>\d+\. /);
   });
 
   it('leads a failing case with its reason, and shows its provider seed and delivery log', async () => {
     const c = {
-      ...result.cases[22], headline: 'a correctly signed delivery of evt_1 (credit.created) was answered 500', sim_seed: 'verify-1/run-23',
+      ...result.cases[22],
+      headline: 'a correctly signed delivery of evt_1 (credit.created) was answered 500',
+      sim_seed: 'verify-1/run-23',
       delivery_log: ['evt_1 credit.created: t+10.0s HTTP 500; t+40.0s HTTP 200 → succeeded'],
     };
     const { html } = await buildReport({ ...result, cases: [...result.cases.slice(0, 22), c, ...result.cases.slice(23)] });
@@ -72,13 +79,21 @@ describe('verify report', () => {
     expect(ok.html).toContain('<span class="verdict tone-pass">PASSED</span>');
     const bare = await buildReport({ kind: 'verify' });
     expect(bare.html).toContain('0 of 0 runs passed');
-    const odd = await buildReport({ kind: 'verify', cases: [{ run: 'x', ok: false, divergence: { app: { deep: [1, 2] } }, timeline: 'none' }, 5] });
+    const odd = await buildReport({
+      kind: 'verify',
+      cases: [{ run: 'x', ok: false, divergence: { app: { deep: [1, 2] } }, timeline: 'none' }, 5],
+    });
     expect(odd.html).toContain('{&quot;deep&quot;:[1,2]}');
   });
 
   it('escapes app values and steps', async () => {
     const evil = '</code><script>alert(1)</script>';
-    const c = { ...result.cases[22], shrunk_steps: [evil], replay_command: evil, divergence: { entity_type: evil, entity_id: evil, field: evil, app: evil, provider: { evil } } };
+    const c = {
+      ...result.cases[22],
+      shrunk_steps: [evil],
+      replay_command: evil,
+      divergence: { entity_type: evil, entity_id: evil, field: evil, app: evil, provider: { evil } },
+    };
     const { html } = await buildReport({ ...result, app_url: evil, cases: [c] });
     assertInert(html);
     expect(html).toContain('&lt;/code&gt;&lt;script&gt;alert(1)&lt;/script&gt;');

@@ -23,7 +23,14 @@ export function journeyStep(): fc.Arbitrary<JourneyStep> {
     { weight: 5, arbitrary: fc.record({ kind: fc.constant('trade' as const), account: idx, credit: idx, destination: idx, fraction_bps }) },
     {
       weight: 2,
-      arbitrary: fc.record({ kind: fc.constant('zap' as const), account: idx, credit: idx, destination: idx, fraction_bps, floor: fc.constantFrom('none' as const, 'none' as const, 'unreachable' as const) }),
+      arbitrary: fc.record({
+        kind: fc.constant('zap' as const),
+        account: idx,
+        credit: idx,
+        destination: idx,
+        fraction_bps,
+        floor: fc.constantFrom('none' as const, 'none' as const, 'unreachable' as const),
+      }),
     },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('zap_deposit' as const), account: idx, asset, destination: idx, usd }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), account: idx, credit: idx }) },
@@ -38,22 +45,59 @@ export function faultStep(): fc.Arbitrary<FaultStep> {
   const base = { kind: fc.constant('fault' as const), at, account: idx };
   return fc.oneof(
     // Reorgs weigh as much as every failure code together: orphan then reconfirm is the subtle path.
-    fc.record({ ...base, target: fc.constant('trade' as const), effect: fc.oneof({ weight: 2, arbitrary: codes(FAIL_CODES.trade) }, { weight: 2, arbitrary: reorg }, { weight: 1, arbitrary: delay }) }),
-    fc.record({ ...base, target: fc.constant('zap' as const), effect: fc.oneof({ weight: 2, arbitrary: codes(FAIL_CODES.zap) }, { weight: 2, arbitrary: reorg }, { weight: 1, arbitrary: delay }) }),
+    fc.record({
+      ...base,
+      target: fc.constant('trade' as const),
+      effect: fc.oneof({ weight: 2, arbitrary: codes(FAIL_CODES.trade) }, { weight: 2, arbitrary: reorg }, { weight: 1, arbitrary: delay }),
+    }),
+    fc.record({
+      ...base,
+      target: fc.constant('zap' as const),
+      effect: fc.oneof({ weight: 2, arbitrary: codes(FAIL_CODES.zap) }, { weight: 2, arbitrary: reorg }, { weight: 1, arbitrary: delay }),
+    }),
     fc.record({ ...base, target: fc.constant('cancel' as const), effect: fc.oneof(codes(FAIL_CODES.cancel), delay) }),
-    fc.record({ ...base, target: fc.constant('deposit' as const), effect: fc.oneof(codes(FAIL_CODES.deposit), fc.constantFrom('sanctions_match' as const, 'high_risk_score' as const).map((flag) => ({ flag })), delay) }),
+    fc.record({
+      ...base,
+      target: fc.constant('deposit' as const),
+      effect: fc.oneof(
+        codes(FAIL_CODES.deposit),
+        fc.constantFrom('sanctions_match' as const, 'high_risk_score' as const).map((flag) => ({ flag })),
+        delay,
+      ),
+    }),
   );
 }
 
-const EVENT_TYPES = ['*', 'credit.created', 'trade.*', 'trade.executing', 'trade.filled', 'trade.pending_settle', 'zap.*', 'zap.filled', 'cancel.*', 'cancel.sent', 'deposit.*'];
+const EVENT_TYPES = [
+  '*',
+  'credit.created',
+  'trade.*',
+  'trade.executing',
+  'trade.filled',
+  'trade.pending_settle',
+  'zap.*',
+  'zap.filled',
+  'cancel.*',
+  'cancel.sent',
+  'deposit.*',
+];
 const EFFECTS: WebhookEffect[] = ['duplicate', 'drop', 'delay_60s', 'reorder', 'bad_signature', 'delay_10min'];
 
 export function chaosStep(): fc.Arbitrary<ChaosStep> {
   return fc.oneof(
-    fc.record({ kind: fc.constant('chaos' as const), at, account: idx, effect: fc.constantFrom(...EFFECTS), event_type: fc.constantFrom(...EVENT_TYPES), times: fc.integer({ min: 1, max: 3 }) }),
+    fc.record({
+      kind: fc.constant('chaos' as const),
+      at,
+      account: idx,
+      effect: fc.constantFrom(...EFFECTS),
+      event_type: fc.constantFrom(...EVENT_TYPES),
+      times: fc.integer({ min: 1, max: 3 }),
+    }),
     fc.record({ kind: fc.constant('outage' as const), at, account: idx, hours: fc.constantFrom(73, 80) }),
     fc.record({
-      kind: fc.constant('forge' as const), at, account: idx,
+      kind: fc.constant('forge' as const),
+      at,
+      account: idx,
       forgery: fc.constantFrom('wrong_secret' as const, 'tampered_body' as const, 'unsigned' as const),
       event: fc.constantFrom('credit.created' as const, 'trade.executing' as const),
     }),

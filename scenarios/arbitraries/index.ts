@@ -6,11 +6,18 @@ import fc from 'fast-check';
 import type { Sim } from '../../lib/sim.ts';
 import { accountSetup, backgroundChaos, chaosStep, faultStep, journeyStep } from './arbitraries.ts';
 import { runScenario, scenarioLines, type ScenarioParts, type JourneyRun, type WebhookTarget } from './run.ts';
-import { describeBackground, describeStep, type AccountSetup, type BackgroundChaos, type ChaosStep, type FaultStep, type JourneyStep } from './steps.ts';
+import {
+  describeBackground,
+  describeStep,
+  type AccountSetup,
+  type BackgroundChaos,
+  type ChaosStep,
+  type FaultStep,
+  type JourneyStep,
+} from './steps.ts';
 
 export type { AccountSetup, BackgroundChaos, ChaosStep, FaultStep, JourneyStep, JourneyRun, WebhookTarget };
-export { mergeSteps, runScenario, scenarioLines, type ScenarioParts, type ForgedDelivery } from './run.ts';
-export { describeStep, SCENARIO_ASSETS, type Step } from './steps.ts';
+export { mergeSteps, type ScenarioParts } from './run.ts';
 
 const NO_CHAOS: BackgroundChaos = { duplicate: 0, reorder: 0, drop: 0, bad_signature: 0, delay: 0 };
 
@@ -25,18 +32,31 @@ export class FaultPlan {
 
 /** Webhook-delivery chaos: background probabilities plus targeted effects, outages and forgeries. */
 export class DeliveryChaos {
-  constructor(readonly background: BackgroundChaos, readonly items: ChaosStep[]) {}
+  constructor(
+    readonly background: BackgroundChaos,
+    readonly items: ChaosStep[],
+  ) {}
   toString(): string {
-    const parts = [describeBackground(this.background), ...this.items.map((step) => describeStep(step))].filter((p): p is string => p !== null);
+    const parts = [describeBackground(this.background), ...this.items.map((step) => describeStep(step))].filter(
+      (p): p is string => p !== null,
+    );
     return parts.length === 0 ? 'no delivery chaos' : parts.join('; ');
   }
 }
 
 /** Fresh accounts and what their users do. */
 export class Journey {
-  constructor(readonly accounts: AccountSetup[], readonly steps: JourneyStep[]) {}
+  constructor(
+    readonly accounts: AccountSetup[],
+    readonly steps: JourneyStep[],
+  ) {}
   parts(faults?: FaultPlan, chaos?: DeliveryChaos): ScenarioParts {
-    return { accounts: this.accounts, steps: this.steps, faults: faults?.steps ?? [], chaos: { background: chaos?.background ?? NO_CHAOS, items: chaos?.items ?? [] } };
+    return {
+      accounts: this.accounts,
+      steps: this.steps,
+      faults: faults?.steps ?? [],
+      chaos: { background: chaos?.background ?? NO_CHAOS, items: chaos?.items ?? [] },
+    };
   }
   /** The whole scenario as numbered lines (setup, background chaos, steps with faults and chaos interleaved). */
   describe(faults?: FaultPlan, chaos?: DeliveryChaos): string[] {
@@ -56,7 +76,11 @@ export class Journey {
 
 /** A journey with its fault plan and delivery chaos, printed (when a property fails) as one numbered list. */
 export class Scenario {
-  constructor(readonly journey: Journey, readonly faults: FaultPlan, readonly chaos: DeliveryChaos) {}
+  constructor(
+    readonly journey: Journey,
+    readonly faults: FaultPlan,
+    readonly chaos: DeliveryChaos,
+  ) {}
   /** Plays the journey with its faults and chaos (see Journey.run). */
   run(sim: Sim, opts: { webhook?: WebhookTarget } = {}): Promise<JourneyRun> {
     return this.journey.run(sim, { faults: this.faults, chaos: this.chaos, webhook: opts.webhook });
@@ -73,7 +97,10 @@ export function journey(opts: { max_steps?: number; max_accounts?: number } = {}
   return fc
     .record({
       // One account mostly: runs stay short; two now and then, so per-account scoping is exercised too.
-      accounts: fc.oneof({ weight: 3, arbitrary: fc.array(accountSetup(), { minLength: 1, maxLength: 1 }) }, { weight: 1, arbitrary: fc.array(accountSetup(), { minLength: 1, maxLength: opts.max_accounts ?? 2 }) }),
+      accounts: fc.oneof(
+        { weight: 3, arbitrary: fc.array(accountSetup(), { minLength: 1, maxLength: 1 }) },
+        { weight: 1, arbitrary: fc.array(accountSetup(), { minLength: 1, maxLength: opts.max_accounts ?? 2 }) },
+      ),
       steps: fc.array(journeyStep(), { maxLength: opts.max_steps ?? 8 }),
     })
     .map(({ accounts, steps }) => new Journey(accounts, steps));
@@ -91,6 +118,8 @@ export function deliveryChaos(opts: { max_items?: number; background?: boolean }
 }
 
 /** `journey()`, `faultPlan()` and `deliveryChaos()` together: one value, one numbered list of steps when it fails. */
-export function scenario(opts: { max_steps?: number; max_accounts?: number; max_faults?: number; max_items?: number; background?: boolean } = {}): fc.Arbitrary<Scenario> {
+export function scenario(
+  opts: { max_steps?: number; max_accounts?: number; max_faults?: number; max_items?: number; background?: boolean } = {},
+): fc.Arbitrary<Scenario> {
   return fc.tuple(journey(opts), faultPlan(opts), deliveryChaos(opts)).map(([j, f, c]) => new Scenario(j, f, c));
 }

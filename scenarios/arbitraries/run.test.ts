@@ -11,7 +11,10 @@ const NONE = { duplicate: 0, reorder: 0, drop: 0, bad_signature: 0, delay: 0 };
 
 describe('mergeSteps', () => {
   it('inserts fault and chaos items before journey position at % (steps + 1), faults first', () => {
-    const steps: JourneyStep[] = [{ kind: 'advance', ms: 1_000 }, { kind: 'advance', ms: 2_000 }];
+    const steps: JourneyStep[] = [
+      { kind: 'advance', ms: 1_000 },
+      { kind: 'advance', ms: 2_000 },
+    ];
     const fault: FaultStep = { kind: 'fault', at: 1, account: 0, target: 'trade', effect: { fail: 'execution_failed' } };
     const chaosLate: ChaosStep = { kind: 'outage', at: 5, account: 0, hours: 73 }; // 5 % 3 = 2: after the last step
     const chaosFirst: ChaosStep = { kind: 'forge', at: 1, account: 0, forgery: 'unsigned', event: 'credit.created' };
@@ -44,13 +47,22 @@ describe('runScenario', () => {
   });
 
   it('funds, trades to settlement, cancels, forges, and ends quiescent', async () => {
-    const journey = new Journey([{ asset: 1, usd: 150 }], [
-      { kind: 'trade', account: 0, credit: 0, destination: 0, fraction_bps: 5_000 },
-      { kind: 'advance', ms: 60_000 },
-      { kind: 'cancel', account: 0, credit: 0 },
+    const journey = new Journey(
+      [{ asset: 1, usd: 150 }],
+      [
+        { kind: 'trade', account: 0, credit: 0, destination: 0, fraction_bps: 5_000 },
+        { kind: 'advance', ms: 60_000 },
+        { kind: 'cancel', account: 0, credit: 0 },
+      ],
+    );
+    const chaos = new DeliveryChaos({ ...NONE, duplicate: 0.5 }, [
+      { kind: 'forge', at: 0, account: 0, forgery: 'tampered_body', event: 'credit.created' },
     ]);
-    const chaos = new DeliveryChaos({ ...NONE, duplicate: 0.5 }, [{ kind: 'forge', at: 0, account: 0, forgery: 'tampered_body', event: 'credit.created' }]);
-    const run = await journey.run(sim, { chaos, faults: new FaultPlan([{ kind: 'fault', at: 0, account: 0, target: 'cancel', effect: { fail: 'broadcast_failed' } }]), webhook: { url: receiver.url, secret: receiver.secret } });
+    const run = await journey.run(sim, {
+      chaos,
+      faults: new FaultPlan([{ kind: 'fault', at: 0, account: 0, target: 'cancel', effect: { fail: 'broadcast_failed' } }]),
+      webhook: { url: receiver.url, secret: receiver.secret },
+    });
     expect(run.account_ids).toHaveLength(1);
     expect(run.trades).toHaveLength(1);
     expect(run.cancels).toHaveLength(1);

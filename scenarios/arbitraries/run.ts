@@ -7,7 +7,19 @@ import { errorCode } from '../../lib/http-client.ts';
 import { WALL } from '../../sim/wall.ts';
 import { deriveWallet, type WalletChain } from '../../fake-provider/resources/accounts/wallets.ts';
 import { assetByKey } from '../../fake-provider/resources/assets/catalog.ts';
-import { assetAt, describeBackground, describeSetup, describeStep, SCENARIO_ASSETS, type AccountSetup, type BackgroundChaos, type ChaosStep, type FaultStep, type JourneyStep, type Step } from './steps.ts';
+import {
+  assetAt,
+  describeBackground,
+  describeSetup,
+  describeStep,
+  SCENARIO_ASSETS,
+  type AccountSetup,
+  type BackgroundChaos,
+  type ChaosStep,
+  type FaultStep,
+  type JourneyStep,
+  type Step,
+} from './steps.ts';
 
 export interface ScenarioParts {
   accounts: AccountSetup[];
@@ -76,7 +88,10 @@ function must<T = any>(r: Reply, what: string): T {
 
 /** One real-format destination address per scenario asset, derived once from a fixed seed (accounts may share them). */
 export const DESTINATION_ADDRESS: ReadonlyMap<string, string> = new Map(
-  SCENARIO_ASSETS.map(({ asset_key }) => [asset_key, deriveWallet(assetByKey(asset_key)!.chain as WalletChain, new Uint8Array(32).fill(0x5a)).address]),
+  SCENARIO_ASSETS.map(({ asset_key }) => [
+    asset_key,
+    deriveWallet(assetByKey(asset_key)!.chain as WalletChain, new Uint8Array(32).fill(0x5a)).address,
+  ]),
 );
 
 export async function openCredits(sim: Sim, account_id: string): Promise<Array<{ credit_id: string; asset_key: string; atoms: string }>> {
@@ -85,11 +100,14 @@ export async function openCredits(sim: Sim, account_id: string): Promise<Array<{
 }
 
 export async function depositInto(sim: Sim, account_id: string, asset_key: string, atoms: bigint): Promise<string> {
-  const da = must(await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key } }), 'deposit address').deposit_address;
+  const da = must(
+    await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key } }),
+    'deposit address',
+  ).deposit_address;
   return (await sim.deposit({ deposit_address_id: da.deposit_address_id, atoms: atoms.toString() })).tx_hash;
 }
 
-export async function setup(sim: Sim, accounts: AccountSetup[], run_label: string): Promise<Account[]> {
+async function setup(sim: Sim, accounts: AccountSetup[], run_label: string): Promise<Account[]> {
   const out: Account[] = [];
   for (let i = 0; i < accounts.length; i++) {
     const created = must(await sim.api('POST', '/accounts', { body: { label: `${run_label}-${i}` } }), 'create account');
@@ -107,7 +125,10 @@ export async function setup(sim: Sim, accounts: AccountSetup[], run_label: strin
 export async function destinationFor(sim: Sim, a: Account, asset_key: string): Promise<string> {
   let id = a.destinations.get(asset_key);
   if (id === undefined) {
-    const d = must(await sim.api('POST', `/accounts/${a.account_id}/destinations`, { body: { asset_key, address: DESTINATION_ADDRESS.get(asset_key) } }), 'destination');
+    const d = must(
+      await sim.api('POST', `/accounts/${a.account_id}/destinations`, { body: { asset_key, address: DESTINATION_ADDRESS.get(asset_key) } }),
+      'destination',
+    );
     a.destinations.set(asset_key, (id = d.destination.destination_id as string));
   }
   return id;
@@ -136,8 +157,15 @@ export async function trade(sim: Sim, a: Account, s: Extract<JourneyStep, { kind
   if (!pick) return 'skipped: no open credit';
   const { credit, to_asset, destination_id, amount } = pick;
   const body = {
-    account_id: a.account_id, credit_id: credit.credit_id, destination_id, from_asset_key: credit.asset_key, to_asset_key: to_asset,
-    side: 'exact_in', amount_in_atoms: amount.toString(), mode: 'firm', ttl_ms: 30_000,
+    account_id: a.account_id,
+    credit_id: credit.credit_id,
+    destination_id,
+    from_asset_key: credit.asset_key,
+    to_asset_key: to_asset,
+    side: 'exact_in',
+    amount_in_atoms: amount.toString(),
+    mode: 'firm',
+    ttl_ms: 30_000,
   };
   const res = await sim.api('POST', '/rfqs', { body });
   if (res.status !== 200 && res.status !== 202) return refused(res);
@@ -161,8 +189,13 @@ export async function zap(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 
   const { credit, to_asset, destination_id, amount } = pick;
   const res = await sim.api('POST', '/zaps', {
     body: {
-      account_id: a.account_id, credit_id: credit.credit_id, destination_id, from_asset_key: credit.asset_key, to_asset_key: to_asset,
-      amount_in_atoms: amount.toString(), min_amount_out_atoms: s.floor === 'unreachable' ? '1' + '0'.repeat(30) : '0',
+      account_id: a.account_id,
+      credit_id: credit.credit_id,
+      destination_id,
+      from_asset_key: credit.asset_key,
+      to_asset_key: to_asset,
+      amount_in_atoms: amount.toString(),
+      min_amount_out_atoms: s.floor === 'unreachable' ? `1${'0'.repeat(30)}` : '0',
     },
   });
   if (res.status !== 200) return refused(res);
@@ -170,12 +203,19 @@ export async function zap(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 
   return `zap ${res.body.zap.zap_id}`;
 }
 
-export async function zapFromDeposit(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'zap_deposit' }>, run: JourneyRun): Promise<string> {
+async function zapFromDeposit(sim: Sim, a: Account, s: Extract<JourneyStep, { kind: 'zap_deposit' }>, run: JourneyRun): Promise<string> {
   const from = assetAt(s.asset);
   const [to_asset, destination_id] = await outputFor(sim, a, from.asset_key, s.destination);
   const atoms = BigInt(s.usd) * from.atoms_per_usd;
   const res = await sim.api('POST', '/zaps', {
-    body: { account_id: a.account_id, destination_id, from_asset_key: from.asset_key, to_asset_key: to_asset, amount_in_atoms: atoms.toString(), min_amount_out_atoms: '0' },
+    body: {
+      account_id: a.account_id,
+      destination_id,
+      from_asset_key: from.asset_key,
+      to_asset_key: to_asset,
+      amount_in_atoms: atoms.toString(),
+      min_amount_out_atoms: '0',
+    },
   });
   if (res.status !== 200) return refused(res);
   const z = res.body.zap;
@@ -189,7 +229,9 @@ export async function cancel(sim: Sim, a: Account, s: Extract<JourneyStep, { kin
   const credits = await openCredits(sim, a.account_id);
   if (credits.length === 0) return 'skipped: no open credit';
   const credit = credits[s.credit % credits.length];
-  const res = await sim.api('POST', '/cancels', { body: { account_id: a.account_id, credit_id: credit.credit_id, destination_id: await destinationFor(sim, a, credit.asset_key) } });
+  const res = await sim.api('POST', '/cancels', {
+    body: { account_id: a.account_id, credit_id: credit.credit_id, destination_id: await destinationFor(sim, a, credit.asset_key) },
+  });
   if (res.status !== 200) return refused(res);
   run.cancels.push(res.body.cancel.cancel_id);
   return `cancel ${res.body.cancel.cancel_id}`;
@@ -206,20 +248,40 @@ export const WEBHOOK_EFFECT: Record<string, Extract<FaultRuleInput, { target: 'w
 };
 
 /** A delivery the provider never sent: a plausible envelope, signed wrongly (or not at all). */
-export async function forge(sim: Sim, target: WebhookTarget, a: Account, s: Extract<ChaosStep, { kind: 'forge' }>, step: number): Promise<ForgedDelivery> {
+export async function forge(
+  sim: Sim,
+  target: WebhookTarget,
+  a: Account,
+  s: Extract<ChaosStep, { kind: 'forge' }>,
+  step: number,
+): Promise<ForgedDelivery> {
   const now_ms = await sim.now_ms();
   // Stamped as the provider stamps a real attempt (wall time), so only the signature gives it away.
   const stamp_ms = WALL.now_ms();
   const event_id = `evt_forged_${randomBytes(6).toString('hex')}`;
   const data: Record<string, unknown> =
     s.event === 'credit.created'
-      ? { credit_id: `crd_forged_${randomBytes(4).toString('hex')}`, asset_key: SCENARIO_ASSETS[0].asset_key, atoms: '777000000000000000', source_type: 'deposit' }
-      : { trade_id: `trd_forged_${randomBytes(4).toString('hex')}`, quote_id: `qt_forged_${randomBytes(4).toString('hex')}`, client_order_id: null };
+      ? {
+          credit_id: `crd_forged_${randomBytes(4).toString('hex')}`,
+          asset_key: SCENARIO_ASSETS[0].asset_key,
+          atoms: '777000000000000000',
+          source_type: 'deposit',
+        }
+      : {
+          trade_id: `trd_forged_${randomBytes(4).toString('hex')}`,
+          quote_id: `qt_forged_${randomBytes(4).toString('hex')}`,
+          client_order_id: null,
+        };
   const body = JSON.stringify({ event_id, type: s.event, created_at_ms: now_ms, account_id: a.account_id, data });
   const timestamp = String(stamp_ms);
   const sign = (secret: string, text: string): string => `v1=${createHmac('sha256', secret).update(`${timestamp}.${text}`).digest('hex')}`;
   const p = target.header_prefix ?? 'Svc';
-  const headers: Record<string, string> = { 'content-type': 'application/json', [`${p}-Event-Id`]: event_id, [`${p}-Delivery-Id`]: `dlv_forged_${randomBytes(4).toString('hex')}`, [`${p}-Timestamp`]: timestamp };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    [`${p}-Event-Id`]: event_id,
+    [`${p}-Delivery-Id`]: `dlv_forged_${randomBytes(4).toString('hex')}`,
+    [`${p}-Timestamp`]: timestamp,
+  };
   let sent = body;
   if (s.forgery === 'wrong_secret') headers[`${p}-Signature`] = sign(`whsec_${randomBytes(32).toString('hex')}`, body);
   if (s.forgery === 'tampered_body') {
@@ -230,7 +292,12 @@ export async function forge(sim: Sim, target: WebhookTarget, a: Account, s: Extr
   let answered = 0;
   try {
     const bound = AbortSignal.timeout(10_000);
-    const res = await fetch(target.url, { method: 'POST', headers, body: sent, signal: target.signal ? AbortSignal.any([target.signal, bound]) : bound });
+    const res = await fetch(target.url, {
+      method: 'POST',
+      headers,
+      body: sent,
+      signal: target.signal ? AbortSignal.any([target.signal, bound]) : bound,
+    });
     await res.arrayBuffer();
     answered = res.status;
   } catch {
@@ -239,7 +306,14 @@ export async function forge(sim: Sim, target: WebhookTarget, a: Account, s: Extr
   return { step, event_id, account_id: a.account_id, forgery: s.forgery, answered };
 }
 
-async function runStep(sim: Sim, accounts: Account[], s: Step, step: number, run: JourneyRun, ctx: { target?: WebhookTarget; rule_ids: string[] }): Promise<string> {
+async function runStep(
+  sim: Sim,
+  accounts: Account[],
+  s: Step,
+  step: number,
+  run: JourneyRun,
+  ctx: { target?: WebhookTarget; rule_ids: string[] },
+): Promise<string> {
   const account = 'account' in s ? accounts[s.account % accounts.length] : accounts[0];
   const match = { account_id: account.account_id };
   switch (s.kind) {
@@ -265,7 +339,12 @@ async function runStep(sim: Sim, accounts: Account[], s: Step, step: number, run
       return `fault ${rule.fault_id}`;
     }
     case 'chaos': {
-      const rule = await sim.faults.add({ target: 'webhook', effect: WEBHOOK_EFFECT[s.effect], match: { ...match, event_type: s.event_type }, times: s.times });
+      const rule = await sim.faults.add({
+        target: 'webhook',
+        effect: WEBHOOK_EFFECT[s.effect],
+        match: { ...match, event_type: s.event_type },
+        times: s.times,
+      });
       ctx.rule_ids.push(rule.fault_id);
       return `fault ${rule.fault_id}`;
     }
@@ -287,7 +366,7 @@ async function runStep(sim: Sim, accounts: Account[], s: Step, step: number, run
 
 /** Sim time the run plays out with its rules still on: in-flight operations meet their faults (a reorg comes
  *  30 s after settlement, a settlement timeout 10 min past finality, delays add up to 30 min). */
-export const PLAY_OUT_MS = 3_600_000;
+const PLAY_OUT_MS = 3_600_000;
 
 /**
  * Quiescence: the run plays out for PLAY_OUT_MS with its rules on, then they are removed and the clock settles
@@ -303,14 +382,30 @@ export async function quiesce(sim: Sim, rule_ids: string[]): Promise<void> {
   }
 }
 
-export async function runScenario(sim: Sim, parts: ScenarioParts, opts: { target?: WebhookTarget; label?: string } = {}): Promise<JourneyRun> {
+export async function runScenario(
+  sim: Sim,
+  parts: ScenarioParts,
+  opts: { target?: WebhookTarget; label?: string } = {},
+): Promise<JourneyRun> {
   const accounts = await setup(sim, parts.accounts, opts.label ?? 'scenario');
-  const run: JourneyRun = { account_ids: accounts.map((a) => a.account_id), lines: scenarioLines(parts), notes: [], forged: [], trades: [], zaps: [], cancels: [] };
+  const run: JourneyRun = {
+    account_ids: accounts.map((a) => a.account_id),
+    lines: scenarioLines(parts),
+    notes: [],
+    forged: [],
+    trades: [],
+    zaps: [],
+    cancels: [],
+  };
   const ctx = { target: opts.target, rule_ids: [] as string[] };
   try {
     for (const [kind, p] of Object.entries(parts.chaos.background)) {
       if (p <= 0) continue;
-      for (const a of accounts) ctx.rule_ids.push((await sim.faults.add({ target: 'webhook', effect: WEBHOOK_EFFECT[kind], match: { account_id: a.account_id }, probability: p })).fault_id);
+      for (const a of accounts)
+        ctx.rule_ids.push(
+          (await sim.faults.add({ target: 'webhook', effect: WEBHOOK_EFFECT[kind], match: { account_id: a.account_id }, probability: p }))
+            .fault_id,
+        );
     }
     const steps = mergeSteps(parts);
     const offset = run.lines.length - steps.length;

@@ -46,7 +46,13 @@ export type ChaosStep =
   /** Every delivery for one account dropped for `hours` (longer than the 72 h retry window), then restored. */
   | { kind: 'outage'; at: number; account: number; hours: number }
   /** A delivery that did not come from the provider, posted straight to the webhook endpoint: it must get 401. */
-  | { kind: 'forge'; at: number; account: number; forgery: 'wrong_secret' | 'tampered_body' | 'unsigned'; event: 'credit.created' | 'trade.executing' };
+  | {
+      kind: 'forge';
+      at: number;
+      account: number;
+      forgery: 'wrong_secret' | 'tampered_body' | 'unsigned';
+      event: 'credit.created' | 'trade.executing';
+    };
 
 /** Probability of each webhook effect on every delivery of the run's accounts (swarm testing: drawn per run). */
 export interface BackgroundChaos {
@@ -60,7 +66,8 @@ export interface BackgroundChaos {
 export type Step = JourneyStep | FaultStep | ChaosStep;
 
 const pct = (bps: number): string => `${(bps / 100).toFixed(bps % 100 === 0 ? 0 : 2)}%`;
-const dur = (ms: number): string => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+const dur = (ms: number): string =>
+  ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 const acct = (i: number): string => `account #${i}`;
 /** Outputs are picked among the three other scenario assets, by index. */
 const other = (i: number): string => `other asset #${i % (SCENARIO_ASSETS.length - 1)}`;
@@ -111,8 +118,11 @@ export function describeStep(step: Step, accounts = Infinity): string {
 }
 
 export function describeBackground(b: BackgroundChaos): string | null {
-  const parts = (Object.entries(b) as Array<[keyof BackgroundChaos, number]>).filter(([, p]) => p > 0).map(([k, p]) => `${k.replace('_', ' ')} ${Math.round(p * 100)}%`);
+  const parts = (Object.entries(b) as Array<[keyof BackgroundChaos, number]>)
+    .filter(([, p]) => p > 0)
+    .map(([k, p]) => `${k.replace('_', ' ')} ${Math.round(p * 100)}%`);
   return parts.length === 0 ? null : `background webhook chaos on every delivery: ${parts.join(', ')}`;
 }
 
-export const describeSetup = (a: AccountSetup, i: number): string => `setup: ${acct(i)} is created, and funded with ${a.usd} USD of ${assetAt(a.asset).asset_key}`;
+export const describeSetup = (a: AccountSetup, i: number): string =>
+  `setup: ${acct(i)} is created, and funded with ${a.usd} USD of ${assetAt(a.asset).asset_key}`;

@@ -3,13 +3,25 @@
 import { describe, expect, it } from 'vitest';
 import { formatOffset, parseDuration, runScenario, type Scenario } from './index.ts';
 
-const scenario = (name: string, run: Scenario['run']): Scenario => ({ name, summary: 'a test scenario of the runner', tags: ['test'], run });
+const scenario = (name: string, run: Scenario['run']): Scenario => ({
+  name,
+  summary: 'a test scenario of the runner',
+  tags: ['test'],
+  run,
+});
 
 describe('durations', () => {
   it('parses units, compounds and ms numbers, and refuses anything else', () => {
-    expect([parseDuration('250ms'), parseDuration('30s'), parseDuration('5m'), parseDuration('72h'), parseDuration('2d'), parseDuration('1h30m'), parseDuration(42), parseDuration('1500')]).toEqual([
-      250, 30_000, 300_000, 259_200_000, 172_800_000, 5_400_000, 42, 1500,
-    ]);
+    expect([
+      parseDuration('250ms'),
+      parseDuration('30s'),
+      parseDuration('5m'),
+      parseDuration('72h'),
+      parseDuration('2d'),
+      parseDuration('1h30m'),
+      parseDuration(42),
+      parseDuration('1500'),
+    ]).toEqual([250, 30_000, 300_000, 259_200_000, 172_800_000, 5_400_000, 42, 1500]);
     for (const bad of ['5 minutes', '', 'm5', '5x', '-1s']) expect(() => parseDuration(bad), bad).toThrow(/bad duration/);
     expect(() => parseDuration(-1)).toThrow();
     expect(formatOffset(90_061_001)).toBe('+1d 01:01:01.001');
@@ -35,16 +47,22 @@ describe('runner', () => {
       ['equal', async (t) => t.expectEqual('equal', { a: 1 }, { a: 2 }), /expected \{"a":2\}, got \{"a":1\}/],
       ['error', async (t) => t.expectError(await t.call('GET', '/accounts'), 'account_not_found'), /error account_not_found.*got 200/],
       ['balance', async (t) => t.expectBalance(await t.account(), 'native.evm:42161', '1'), /got 0/],
-      ['status', async (t) => {
-        const r = await t.cancel({ account_id: 'acct_nope', credit_id: 'c', destination_id: 'd' });
-        t.expectHttp('cancel refused', r, 200);
-      }, /expected HTTP 200, got 404/],
+      [
+        'status',
+        async (t) => {
+          const r = await t.cancel({ account_id: 'acct_nope', credit_id: 'c', destination_id: 'd' });
+          t.expectHttp('cancel refused', r, 200);
+        },
+        /expected HTTP 200, got 404/,
+      ],
     ];
     for (const [name, run, message] of cases) {
-      const result = await runScenario(scenario(name, async (t) => {
-        await run(t);
-        t.note('after');
-      }));
+      const result = await runScenario(
+        scenario(name, async (t) => {
+          await run(t);
+          t.note('after');
+        }),
+      );
       expect(result.ok, name).toBe(false);
       expect(result.error, name).toMatch(message);
       expect(result.steps.includes('after'), name).toBe(false);

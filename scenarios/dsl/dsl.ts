@@ -16,7 +16,10 @@ import { WALL, type Wall } from '../../sim/wall.ts';
 
 /** A failed `t.expect…`: the scenario stops here and is reported failed under this label. */
 export class ExpectationFailed extends Error {
-  constructor(readonly label: string, readonly detail: string) {
+  constructor(
+    readonly label: string,
+    readonly detail: string,
+  ) {
     super(`expectation failed: ${label}${detail ? ` (${detail})` : ''}`);
   }
 }
@@ -102,7 +105,11 @@ export class ScenarioDsl {
   private readonly idem_prefix: string;
   private readonly label_prefix: string;
 
-  constructor(readonly target: Target, readonly name: string, private readonly wall: Wall = WALL) {
+  constructor(
+    readonly target: Target,
+    readonly name: string,
+    private readonly wall: Wall = WALL,
+  ) {
     const tag = target.caller ? `-${target.caller.run_tag}` : '';
     this.idem_prefix = `${name}-${target.organization_id}${tag}`;
     this.label_prefix = target.caller ? `${name}/${target.caller.run_tag}` : name;
@@ -159,12 +166,19 @@ export class ScenarioDsl {
   note(text: string, entity?: { type: string; id: string }): void {
     this.steps.push(text);
     if (entity) this.remember(entity.type, entity.id);
-    this.entries.push({ sim_ms: this.now_ms, entity_type: entity?.type ?? 'scenario', entity_id: entity?.id ?? this.name, kind: 'step', detail: text });
+    this.entries.push({
+      sim_ms: this.now_ms,
+      entity_type: entity?.type ?? 'scenario',
+      entity_id: entity?.id ?? this.name,
+      kind: 'step',
+      detail: text,
+    });
   }
 
   private must<T>(r: Reply<T>, what: string, ...ok: number[]): T {
     const expected = ok.length > 0 ? ok : [200];
-    if (!expected.includes(r.status)) throw new StepFailed(`${what}: expected ${expected.join('/')}, got ${r.status} ${r.network_error ?? short(r.body)}`);
+    if (!expected.includes(r.status))
+      throw new StepFailed(`${what}: expected ${expected.join('/')}, got ${r.status} ${r.network_error ?? short(r.body)}`);
     return r.body;
   }
 
@@ -221,7 +235,8 @@ export class ScenarioDsl {
     if (target_ms <= now) return;
     if (this.realtime && target_ms - now <= REALTIME_WAIT_MAX_MS) {
       const give_up_ms = this.wall.now_ms() + 2 * (target_ms - now) + 5_000;
-      while ((await this.clockNow()) < target_ms && this.wall.now_ms() < give_up_ms) await this.wall.wait(Math.min(100, Math.max(5, target_ms - this.now_ms)));
+      while ((await this.clockNow()) < target_ms && this.wall.now_ms() < give_up_ms)
+        await this.wall.wait(Math.min(100, Math.max(5, target_ms - this.now_ms)));
       if (this.now_ms >= target_ms) return;
     }
     this.now_ms = this.must(await this.control.call('POST', '/clock/advance', { ms: target_ms - this.now_ms }), 'advance').clock.now_ms;
@@ -270,7 +285,10 @@ export class ScenarioDsl {
   /** Runs everything scheduled (bounded, default 80 h of sim time). */
   async settle(max?: string | number): Promise<void> {
     this.note(`settle${max === undefined ? '' : ` (at most ${max})`}`);
-    const r = this.must(await this.control.call('POST', '/clock/settle', max === undefined ? {} : { max_ms: parseDuration(max) }), 'settle');
+    const r = this.must(
+      await this.control.call('POST', '/clock/settle', max === undefined ? {} : { max_ms: parseDuration(max) }),
+      'settle',
+    );
     this.now_ms = r.clock.now_ms;
   }
 
@@ -279,10 +297,14 @@ export class ScenarioDsl {
   /** A new account with its wallets derived (advances the clock past the derivation); optional email. */
   async account(opts: { label?: string; email?: string } = {}): Promise<string> {
     if (this.target.caller?.account_id) return this.callerAccount(this.target.caller.account_id, opts.email);
-    const account = this.must(await this.api.call('POST', '/accounts', { body: opts.label ? { label: opts.label } : {} }), 'create account').account;
+    const account = this.must(
+      await this.api.call('POST', '/accounts', { body: opts.label ? { label: opts.label } : {} }),
+      'create account',
+    ).account;
     this.note(`account ${account.account_id} created`, { type: 'account', id: account.account_id });
     await this.moveClock(10_000);
-    if (opts.email) this.must(await this.api.call('PATCH', `/accounts/${account.account_id}`, { body: { email: opts.email } }), 'attach email');
+    if (opts.email)
+      this.must(await this.api.call('PATCH', `/accounts/${account.account_id}`, { body: { email: opts.email } }), 'attach email');
     return account.account_id;
   }
 
@@ -294,7 +316,10 @@ export class ScenarioDsl {
     const account = this.must(await this.api.call('GET', `/accounts/${account_id}`), `read account ${account_id}`).account;
     if (!this.baselines.has(account_id)) {
       this.baselines.set(account_id, await this.balances(account_id));
-      this.note(`account ${account_id} (yours, ${account.status}); balances are checked as changes from now`, { type: 'account', id: account_id });
+      this.note(`account ${account_id} (yours, ${account.status}); balances are checked as changes from now`, {
+        type: 'account',
+        id: account_id,
+      });
     }
     if (email && !account.email) this.must(await this.api.call('PATCH', `/accounts/${account_id}`, { body: { email } }), 'attach email');
     return account_id;
@@ -302,7 +327,8 @@ export class ScenarioDsl {
 
   /** A deposit address for the asset (a fresh id each call). */
   async depositAddress(account_id: string, asset_key: string): Promise<{ deposit_address_id: string; address: string }> {
-    return this.must(await this.api.call('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key } }), 'deposit address').deposit_address;
+    return this.must(await this.api.call('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key } }), 'deposit address')
+      .deposit_address;
   }
 
   /**
@@ -321,8 +347,18 @@ export class ScenarioDsl {
     if (opts.land_asset_key) body.asset_key = opts.land_asset_key;
     if (opts.source_address) body.source_address = opts.source_address;
     const landed = this.must(await this.control.call('POST', '/deposits', body), 'land deposit').deposit;
-    this.note(`deposit ${atoms} ${opts.land_asset_key ?? asset_key} lands on ${deposit_address_id}${opts.source_address ? ` from ${opts.source_address}` : ''}`, { type: 'deposit', id: landed.deposit_id });
-    const result = (d: SimDeposit): DepositResult => ({ deposit_address_id, deposit_id: d.deposit_id, tx_hash: d.tx_hash, status: d.status, credit_id: d.credit_id ?? null, deposit: d });
+    this.note(
+      `deposit ${atoms} ${opts.land_asset_key ?? asset_key} lands on ${deposit_address_id}${opts.source_address ? ` from ${opts.source_address}` : ''}`,
+      { type: 'deposit', id: landed.deposit_id },
+    );
+    const result = (d: SimDeposit): DepositResult => ({
+      deposit_address_id,
+      deposit_id: d.deposit_id,
+      tx_hash: d.tx_hash,
+      status: d.status,
+      credit_id: d.credit_id ?? null,
+      deposit: d,
+    });
     if (opts.wait === false) return result(landed);
     return result(await this.waitDeposit(deposit_address_id, landed.deposit_id));
   }
@@ -331,10 +367,16 @@ export class ScenarioDsl {
   async waitDeposit(deposit_address_id: string, deposit_id: string): Promise<SimDeposit> {
     let step_ms = 1_000;
     for (let i = 0; i < 40; i++) {
-      const list = this.must(await this.control.call('GET', `/deposits?deposit_address_id=${deposit_address_id}`), 'read deposits').deposits;
+      const list = this.must(
+        await this.control.call('GET', `/deposits?deposit_address_id=${deposit_address_id}`),
+        'read deposits',
+      ).deposits;
       const d = list.find((x) => x.deposit_id === deposit_id);
       if (d && d.status !== 'pending') {
-        this.note(`deposit ${deposit_id} ${d.status}${d.flag_reason ? ` (${d.flag_reason})` : ''}${d.credit_id ? `: credit ${d.credit_id}` : ''}`, { type: 'deposit', id: deposit_id });
+        this.note(
+          `deposit ${deposit_id} ${d.status}${d.flag_reason ? ` (${d.flag_reason})` : ''}${d.credit_id ? `: credit ${d.credit_id}` : ''}`,
+          { type: 'deposit', id: deposit_id },
+        );
         this.remember('credit', d.credit_id);
         return d;
       }
@@ -346,7 +388,12 @@ export class ScenarioDsl {
 
   /** A registered destination for the asset at a fresh real-format address (or `address`). */
   async destination(account_id: string, asset_key: string, opts: { address?: string } = {}): Promise<string> {
-    const d = this.must(await this.api.call('POST', `/accounts/${account_id}/destinations`, { body: { asset_key, address: opts.address ?? this.address(asset_key, String(++this.addresses)) } }), 'destination').destination;
+    const d = this.must(
+      await this.api.call('POST', `/accounts/${account_id}/destinations`, {
+        body: { asset_key, address: opts.address ?? this.address(asset_key, String(++this.addresses)) },
+      }),
+      'destination',
+    ).destination;
     this.unnamed_ids.add(d.destination_id);
     this.note(`destination ${d.destination_id} for ${asset_key}`, { type: 'destination', id: d.destination_id });
     return d.destination_id;
@@ -357,8 +404,15 @@ export class ScenarioDsl {
   /** POST /rfqs (firm, exact_in, ttl 30 s unless told); the raw reply. */
   rfq(q: QuoteRequest, o: { idem?: string | null } = {}): Promise<Reply<V1Body<'POST', '/rfqs'>>> {
     const side = q.side ?? 'exact_in';
-    const body: Record<string, unknown> = { from_asset_key: q.from, to_asset_key: q.to, side, mode: q.mode ?? 'firm', ttl_ms: q.ttl_ms ?? 30_000 };
-    for (const k of ['account_id', 'credit_id', 'destination_id', 'amount_in_atoms', 'amount_out_atoms', 'wait_ms'] as const) if (q[k] !== undefined) body[k] = q[k];
+    const body: Record<string, unknown> = {
+      from_asset_key: q.from,
+      to_asset_key: q.to,
+      side,
+      mode: q.mode ?? 'firm',
+      ttl_ms: q.ttl_ms ?? 30_000,
+    };
+    for (const k of ['account_id', 'credit_id', 'destination_id', 'amount_in_atoms', 'amount_out_atoms', 'wait_ms'] as const)
+      if (q[k] !== undefined) body[k] = q[k];
     return this.call('POST', '/rfqs', { body, idem: o.idem });
   }
 
@@ -397,12 +451,18 @@ export class ScenarioDsl {
     const ready = rfq.status === 'ready' ? rfq : await this.poll('rfq', rfq.rfq_id);
     if (ready.best_quote_id === undefined) throw new StepFailed(`rfq ${rfq.rfq_id} is ready without a best_quote_id`);
     const quote = await this.get('quote', ready.best_quote_id);
-    this.note(`quote ${quote.quote_id}: ${quote.amount_in_atoms} ${quote.from_asset_key} → ${quote.expected_out_atoms} ${quote.to_asset_key} (${quote.mode}, ${quote.side})`, { type: 'quote', id: quote.quote_id });
+    this.note(
+      `quote ${quote.quote_id}: ${quote.amount_in_atoms} ${quote.from_asset_key} → ${quote.expected_out_atoms} ${quote.to_asset_key} (${quote.mode}, ${quote.side})`,
+      { type: 'quote', id: quote.quote_id },
+    );
     return { rfq_id: rfq.rfq_id, quote_id: quote.quote_id, quote, first_status: r.status };
   }
 
   /** POST /quotes/{id}/accept (slippage 100 bps unless told); the raw reply. */
-  accept(quote_id: string, o: { slippage_bps?: string; client_order_id?: string; idem?: string | null } = {}): Promise<Reply<V1Body<'POST', '/quotes/:quote_id/accept'>>> {
+  accept(
+    quote_id: string,
+    o: { slippage_bps?: string; client_order_id?: string; idem?: string | null } = {},
+  ): Promise<Reply<V1Body<'POST', '/quotes/:quote_id/accept'>>> {
     const body: Record<string, unknown> = { slippage_bps: o.slippage_bps ?? '100' };
     if (o.client_order_id) body.client_order_id = o.client_order_id;
     return this.call('POST', `/quotes/${quote_id}/accept`, { body, idem: o.idem });
@@ -422,26 +482,50 @@ export class ScenarioDsl {
     return this.call('POST', '/zaps', { body: { min_amount_out_atoms: '0', ...body }, idem: o.idem });
   }
 
-  cancel(body: { account_id: string; credit_id: string; destination_id: string; client_cancel_id?: string }, o: { idem?: string | null } = {}): Promise<Reply<V1Body<'POST', '/cancels'>>> {
+  cancel(
+    body: { account_id: string; credit_id: string; destination_id: string; client_cancel_id?: string },
+    o: { idem?: string | null } = {},
+  ): Promise<Reply<V1Body<'POST', '/cancels'>>> {
     return this.call('POST', '/cancels', { body, idem: o.idem });
   }
 
   // ---- recoveries and exports ----
 
   readonly recovery = {
-    activate: (recovery_id: string, account_id: string, credit_id: string): Promise<Reply<V1Body<'POST', '/recoveries/:recovery_id/activate'>>> =>
+    activate: (
+      recovery_id: string,
+      account_id: string,
+      credit_id: string,
+    ): Promise<Reply<V1Body<'POST', '/recoveries/:recovery_id/activate'>>> =>
       this.call('POST', `/recoveries/${recovery_id}/activate`, { body: { account_id, credit_id } }),
-    claim: (b: { account_id: string; credit_id: string; otp_code: string; address: string }): Promise<Reply<V1Body<'POST', '/public/recover-funds'>>> =>
-      this.call('POST', '/public/recover-funds', { key: null, idem: null, body: { account_id: b.account_id, credit_id: b.credit_id, otp_code: b.otp_code, destination: { address: b.address } } }),
+    claim: (b: {
+      account_id: string;
+      credit_id: string;
+      otp_code: string;
+      address: string;
+    }): Promise<Reply<V1Body<'POST', '/public/recover-funds'>>> =>
+      this.call('POST', '/public/recover-funds', {
+        key: null,
+        idem: null,
+        body: { account_id: b.account_id, credit_id: b.credit_id, otp_code: b.otp_code, destination: { address: b.address } },
+      }),
   };
 
   readonly export = {
-    keys: (account_id: string, target_public_key: string): Promise<Reply<V1Body<'POST', '/accounts/:account_id/export-keys'>>> => this.call('POST', `/accounts/${account_id}/export-keys`, { body: { target_public_key } }),
-    initiate: (account_id: string): Promise<Reply<V1Body<'POST', '/public/initiate-export'>>> => this.call('POST', '/public/initiate-export', { key: null, idem: null, body: { account_id } }),
-    complete: (account_id: string, otp_code: string, target_public_key: string): Promise<Reply<V1Body<'POST', '/public/complete-export'>>> =>
+    keys: (account_id: string, target_public_key: string): Promise<Reply<V1Body<'POST', '/accounts/:account_id/export-keys'>>> =>
+      this.call('POST', `/accounts/${account_id}/export-keys`, { body: { target_public_key } }),
+    initiate: (account_id: string): Promise<Reply<V1Body<'POST', '/public/initiate-export'>>> =>
+      this.call('POST', '/public/initiate-export', { key: null, idem: null, body: { account_id } }),
+    complete: (
+      account_id: string,
+      otp_code: string,
+      target_public_key: string,
+    ): Promise<Reply<V1Body<'POST', '/public/complete-export'>>> =>
       this.call('POST', '/public/complete-export', { key: null, idem: null, body: { account_id, otp_code, target_public_key } }),
     status: (account_id: string, otp_code: string): Promise<Reply<V1Body<'GET', '/public/export-status'>>> =>
-      this.call('GET', `/public/export-status?account_id=${encodeURIComponent(account_id)}&otp_code=${encodeURIComponent(otp_code)}`, { key: null }),
+      this.call('GET', `/public/export-status?account_id=${encodeURIComponent(account_id)}&otp_code=${encodeURIComponent(otp_code)}`, {
+        key: null,
+      }),
   };
 
   /** The newest OTP emailed to the account (the /_sim inbox). */
@@ -474,7 +558,10 @@ export class ScenarioDsl {
     if (!this.in_caller_org) return this.webhook();
     const list = this.must(await this.api.call('GET', '/webhooks?limit=100'), 'list webhooks').webhooks;
     const active = list.find((w) => w.active);
-    if (!active) throw new StepFailed('this edge case needs your organization\'s webhook, and none is active: register one (POST /v1/webhooks), or run `swapsim listen --forward-to URL` beside it');
+    if (!active)
+      throw new StepFailed(
+        "this edge case needs your organization's webhook, and none is active: register one (POST /v1/webhooks), or run `swapsim listen --forward-to URL` beside it",
+      );
     this.note(`webhook ${active.webhook_id} (yours) → ${active.url}`, { type: 'webhook', id: active.webhook_id });
     return { webhook_id: active.webhook_id };
   }
@@ -491,7 +578,9 @@ export class ScenarioDsl {
   async fault(rule: FaultRuleInput): Promise<string> {
     const f = this.must(await this.control.call('POST', '/faults', rule), 'add fault').fault;
     this.faults.push(f.fault_id);
-    this.note(`fault ${f.fault_id}: ${rule.target} ${JSON.stringify(rule.effect)}${rule.match ? ` where ${JSON.stringify(rule.match)}` : ''}${rule.times ? ` ×${rule.times}` : ''}`);
+    this.note(
+      `fault ${f.fault_id}: ${rule.target} ${JSON.stringify(rule.effect)}${rule.match ? ` where ${JSON.stringify(rule.match)}` : ''}${rule.times ? ` ×${rule.times}` : ''}`,
+    );
     return f.fault_id;
   }
 
@@ -544,7 +633,14 @@ export class ScenarioDsl {
 
   private record(label: string, ok: boolean, detail: string): void {
     this.expectations.push({ label, ok, ...(detail ? { detail } : {}), sim_ms: this.now_ms });
-    this.entries.push({ sim_ms: this.now_ms, entity_type: 'scenario', entity_id: this.name, kind: 'expectation', detail: detail ? `${label}: ${detail}` : label, ok });
+    this.entries.push({
+      sim_ms: this.now_ms,
+      entity_type: 'scenario',
+      entity_id: this.name,
+      kind: 'expectation',
+      detail: detail ? `${label}: ${detail}` : label,
+      ok,
+    });
     this.steps.push(`${ok ? '✓' : '✗'} ${label}${ok || !detail ? '' : ` — ${detail}`}`);
     if (!ok) throw new ExpectationFailed(label, detail);
   }
@@ -566,7 +662,11 @@ export class ScenarioDsl {
     const x = await this.get(kind, id);
     const got = failureOf(x);
     const ok = x.status === status && (failure_code === undefined || got === failure_code);
-    this.record(`${kind} ${id} is ${status}${failure_code ? ` (${failure_code})` : ''}`, ok, ok ? '' : `got ${x.status}${got ? ` (${got})` : ''}`);
+    this.record(
+      `${kind} ${id} is ${status}${failure_code ? ` (${failure_code})` : ''}`,
+      ok,
+      ok ? '' : `got ${x.status}${got ? ` (${got})` : ''}`,
+    );
     return x;
   }
 
@@ -588,7 +688,12 @@ export class ScenarioDsl {
    * `types` in this order (other types may come between; `exact`: nothing else of those families).
    * `absent` types must not appear at all.
    */
-  async expectEvents(account_id: string, entity_id: string, types: readonly EventType[], opts: { exact?: boolean; absent?: readonly EventType[] } = {}): Promise<EventEnvelope[]> {
+  async expectEvents(
+    account_id: string,
+    entity_id: string,
+    types: readonly EventType[],
+    opts: { exact?: boolean; absent?: readonly EventType[] } = {},
+  ): Promise<EventEnvelope[]> {
     const all = (await this.events({ account_id })).filter((e) => entity_id === account_id || Object.values(e.data).includes(entity_id));
     const families = new Set(types.map((t) => t.split('.')[0]));
     const seen: string[] = all.map((e) => e.type).filter((t) => !opts.exact || families.has(t.split('.')[0]));
@@ -611,15 +716,26 @@ export class ScenarioDsl {
     const b = (await this.balances(account_id))[asset_key] ?? zero;
     const base = this.baselines.get(account_id)?.[asset_key] ?? zero;
     const plus = (x: string, y: string): string => (BigInt(x) + BigInt(y)).toString();
-    const want = { available_atoms: plus(available_atoms, base.available_atoms), pending_atoms: pending_atoms === undefined ? undefined : plus(pending_atoms, base.pending_atoms) };
+    const want = {
+      available_atoms: plus(available_atoms, base.available_atoms),
+      pending_atoms: pending_atoms === undefined ? undefined : plus(pending_atoms, base.pending_atoms),
+    };
     const ok = b.available_atoms === want.available_atoms && (want.pending_atoms === undefined || b.pending_atoms === want.pending_atoms);
     const from = this.baselines.has(account_id) ? ` more than before (${base.available_atoms})` : '';
-    this.record(`balance of ${asset_key} is ${available_atoms}${from}${pending_atoms === undefined ? '' : ` (+${pending_atoms} pending)`}`, ok, ok ? '' : `got ${b.available_atoms} (+${b.pending_atoms} pending)`);
+    this.record(
+      `balance of ${asset_key} is ${available_atoms}${from}${pending_atoms === undefined ? '' : ` (+${pending_atoms} pending)`}`,
+      ok,
+      ok ? '' : `got ${b.available_atoms} (+${b.pending_atoms} pending)`,
+    );
   }
 
   async expectCredit(account_id: string, credit_id: string, status: 'open' | 'consumed'): Promise<Credit | undefined> {
     const c = await this.credit(account_id, credit_id);
-    this.record(`credit ${credit_id} is ${status}`, c?.status === status, c?.status === status ? '' : `got ${c?.status ?? 'no such credit'}`);
+    this.record(
+      `credit ${credit_id} is ${status}`,
+      c?.status === status,
+      c?.status === status ? '' : `got ${c?.status ?? 'no such credit'}`,
+    );
     return c;
   }
 

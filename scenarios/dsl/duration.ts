@@ -10,7 +10,8 @@ export function parseDuration(d: string | number): number {
   const text = d.trim();
   if (/^[0-9]+$/.test(text)) return Number(text);
   const parts = [...text.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) throw new Error(`bad duration '${d}': use e.g. 250ms, 30s, 5m, 72h, 1h30m`);
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text)
+    throw new Error(`bad duration '${d}': use e.g. 250ms, 30s, 5m, 72h, 1h30m`);
   return Math.round(parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_MS[p[2]], 0));
 }
 

@@ -42,7 +42,8 @@ async function serverTimeline(target: Target, since_ms: number, unnamed_ids: Set
   // as fit the query); in process the whole (fresh) world.
   let ids = '';
   for (const id of unnamed_ids) if (ids.length + id.length < 2_000) ids += `${ids ? ',' : ''}${id}`;
-  const scope = target.mode === 'remote' ? `&organization_id=${target.organization_id}${ids ? `&entity_id=${encodeURIComponent(ids)}` : ''}` : '';
+  const scope =
+    target.mode === 'remote' ? `&organization_id=${target.organization_id}${ids ? `&entity_id=${encodeURIComponent(ids)}` : ''}` : '';
   const r = await target.control.call('GET', `/timeline?since_ms=${since_ms}${scope}`);
   // /_sim/timeline declares no response schema: its rows are reports/types.ts's TimelineEntry.
   return r.status === 200 ? (r.body as { timeline: TimelineEntry[] }).timeline : [];
@@ -52,20 +53,42 @@ async function conductOf(target: Target): Promise<ConductFinding[]> {
   const r = await target.control.call('GET', `/conduct?api_key=${encodeURIComponent(target.api_key)}`);
   if (r.status !== 200) return [];
   type Finding = { kind: ConductFinding['kind']; api_key_suffix: string; message: string; request_ids?: string[] };
-  return ((r.body as { conduct: { findings?: Finding[] } }).conduct.findings ?? []).map((f) => ({ api_key: f.api_key_suffix, kind: f.kind, detail: f.message, request_ids: f.request_ids ?? [] }));
+  return ((r.body as { conduct: { findings?: Finding[] } }).conduct.findings ?? []).map((f) => ({
+    api_key: f.api_key_suffix,
+    kind: f.kind,
+    detail: f.message,
+    request_ids: f.request_ids ?? [],
+  }));
 }
 
 export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {
   const seed = opts.seed ?? '1';
   const wall = opts.wall ?? WALL;
   const wall_start = wall.now_ms();
-  const base = { kind: 'scenario' as const, name: s.name, summary: s.summary, tags: s.tags, seed: opts.remote ? `remote:${opts.remote.base_url}` : seed };
+  const base = {
+    kind: 'scenario' as const,
+    name: s.name,
+    summary: s.summary,
+    tags: s.tags,
+    seed: opts.remote ? `remote:${opts.remote.base_url}` : seed,
+  };
   let target: Target;
   try {
     target = await openTarget({ seed, remote: opts.remote }, s.org);
   } catch (err) {
     const error = `could not start: ${err instanceof Error ? err.message : String(err)}`;
-    return { ...base, ok: false, error, started_sim_ms: 0, ended_sim_ms: 0, wall_ms: wall.now_ms() - wall_start, steps: [], timeline: [], expectations: [], conduct: [] };
+    return {
+      ...base,
+      ok: false,
+      error,
+      started_sim_ms: 0,
+      ended_sim_ms: 0,
+      wall_ms: wall.now_ms() - wall_start,
+      steps: [],
+      timeline: [],
+      expectations: [],
+      conduct: [],
+    };
   }
   const t = new ScenarioDsl(target, s.name, wall);
   let error: string | undefined;
@@ -83,8 +106,16 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
     const conduct = await conductOf(target);
     await t.finish();
     return {
-      ...base, ok: error === undefined, ...(error ? { error } : {}), started_sim_ms: t.started_ms, ended_sim_ms: t.now_ms,
-      wall_ms: wall.now_ms() - wall_start, steps: t.steps, timeline, expectations: t.expectations, conduct,
+      ...base,
+      ok: error === undefined,
+      ...(error ? { error } : {}),
+      started_sim_ms: t.started_ms,
+      ended_sim_ms: t.now_ms,
+      wall_ms: wall.now_ms() - wall_start,
+      steps: t.steps,
+      timeline,
+      expectations: t.expectations,
+      conduct,
     };
   } finally {
     await target.close();
@@ -92,7 +123,10 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
 }
 
 /** Runs the scenarios one after another (they share nothing; a remote server's clock is shared). */
-export async function runBatch(list: Scenario[], opts: RunOptions & { onRun?: (run: ScenarioRun, index: number) => void } = {}): Promise<ScenarioBatch> {
+export async function runBatch(
+  list: Scenario[],
+  opts: RunOptions & { onRun?: (run: ScenarioRun, index: number) => void } = {},
+): Promise<ScenarioBatch> {
   const started_at = new Date((opts.wall ?? WALL).now_ms()).toISOString();
   const runs: ScenarioRun[] = [];
   for (const s of list) {
@@ -101,5 +135,12 @@ export async function runBatch(list: Scenario[], opts: RunOptions & { onRun?: (r
     opts.onRun?.(run, runs.length);
   }
   const passed = runs.filter((r) => r.ok).length;
-  return { kind: 'scenario-batch', seed: opts.remote ? `remote:${opts.remote.base_url}` : (opts.seed ?? '1'), started_at, passed, failed: runs.length - passed, runs };
+  return {
+    kind: 'scenario-batch',
+    seed: opts.remote ? `remote:${opts.remote.base_url}` : (opts.seed ?? '1'),
+    started_at,
+    passed,
+    failed: runs.length - passed,
+    runs,
+  };
 }

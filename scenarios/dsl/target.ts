@@ -61,10 +61,21 @@ export async function openTarget(opts: TargetOptions, org: OrgOptions = {}): Pro
   if (opts.remote) {
     const control = controlClient(opts.remote.control_url.replace(/\/$/, ''), opts.remote.control_token);
     const clock = await control.call('GET', '/clock');
-    if (clock.status !== 200) throw new Error(`cannot reach the control plane at ${opts.remote.control_url}: ${clock.status} ${clock.network_error ?? JSON.stringify(clock.body)}`);
-    if (clock.body.clock.mode !== 'virtual') throw new Error(`the swapsim at ${opts.remote.control_url} runs a ${clock.body.clock.mode} clock; scenarios need --clock virtual`);
+    if (clock.status !== 200)
+      throw new Error(
+        `cannot reach the control plane at ${opts.remote.control_url}: ${clock.status} ${clock.network_error ?? JSON.stringify(clock.body)}`,
+      );
+    if (clock.body.clock.mode !== 'virtual')
+      throw new Error(`the swapsim at ${opts.remote.control_url} runs a ${clock.body.clock.mode} clock; scenarios need --clock virtual`);
     const created = await createOrg(control, org);
-    return { mode: 'remote', base_url: opts.remote.base_url.replace(/\/$/, ''), control, ...created, clock_mode: 'virtual', close: async () => undefined };
+    return {
+      mode: 'remote',
+      base_url: opts.remote.base_url.replace(/\/$/, ''),
+      control,
+      ...created,
+      clock_mode: 'virtual',
+      close: async () => undefined,
+    };
   }
   const running = await serve({ clock: 'virtual', seed: opts.seed, port: 0 });
   const control = controlClient(running.control_url);

@@ -66,14 +66,17 @@ export class TriggerRefused extends Error {}
 /** Why a scenario cannot be a trigger (as asked), or null. */
 export function triggerRefusal(s: Scenario, opts: { account_id?: string } = {}): string | null {
   if (s.trigger?.unavailable) return `'${s.name}' is a scenario only: ${s.trigger.unavailable}`;
-  if (opts.account_id && s.trigger?.fresh_account) return `'${s.name}' runs in a new account only (no --account): ${s.trigger.fresh_account}`;
+  if (opts.account_id && s.trigger?.fresh_account)
+    return `'${s.name}' runs in a new account only (no --account): ${s.trigger.fresh_account}`;
   return null;
 }
 
 export const isTrigger = (s: Scenario): boolean => !s.trigger?.unavailable;
 
 const detailOf = (data: Record<string, any>): string | undefined => {
-  const parts = ['status', 'failure_code', 'flag_reason', 'flagged_by', 'leg', 'suspension_reason'].filter((k) => typeof data[k] === 'string').map((k) => `${k}=${data[k]}`);
+  const parts = ['status', 'failure_code', 'flag_reason', 'flagged_by', 'leg', 'suspension_reason']
+    .filter((k) => typeof data[k] === 'string')
+    .map((k) => `${k}=${data[k]}`);
   return parts.length > 0 ? parts.join(' ') : undefined;
 };
 
@@ -81,11 +84,22 @@ export function triggerEvent(e: EventEnvelope): TriggerEvent {
   const family = e.type.split('.')[0];
   const own = (e.data as Record<string, unknown>)[`${family}_id`];
   const detail = detailOf(e.data);
-  return { event_id: e.event_id, type: e.type, created_at_ms: e.created_at_ms, account_id: e.account_id, subject_id: typeof own === 'string' ? own : e.account_id, ...(detail ? { detail } : {}) };
+  return {
+    event_id: e.event_id,
+    type: e.type,
+    created_at_ms: e.created_at_ms,
+    account_id: e.account_id,
+    subject_id: typeof own === 'string' ? own : e.account_id,
+    ...(detail ? { detail } : {}),
+  };
 }
 
 /** The caller's organization on a running swapsim: its id and settings (found by the key), the clock's mode. */
-async function callerTarget(s: Scenario, o: TriggerOptions, run_tag: string): Promise<{ target: Target; org: ControlBody<'GET', '/organizations'>['organizations'][number] }> {
+async function callerTarget(
+  s: Scenario,
+  o: TriggerOptions,
+  run_tag: string,
+): Promise<{ target: Target; org: ControlBody<'GET', '/organizations'>['organizations'][number] }> {
   let base: URL;
   try {
     base = new URL(o.base_url);
@@ -97,10 +111,15 @@ async function callerTarget(s: Scenario, o: TriggerOptions, run_tag: string): Pr
   const clock = await control.call('GET', '/clock');
   if (clock.status !== 200) {
     const why = clock.status === 0 ? clock.network_error : `${clock.status} ${errorCode(clock.body) ?? ''}`;
-    throw new TriggerRefused(`the control plane at ${control_url} did not answer (${why}); a trigger lands deposits and adds fault rules through it (--control-url, --control-token)`);
+    throw new TriggerRefused(
+      `the control plane at ${control_url} did not answer (${why}); a trigger lands deposits and adds fault rules through it (--control-url, --control-token)`,
+    );
   }
   const v1 = await request(`${o.base_url.replace(/\/$/, '')}/assets?limit=1`, 'GET', undefined, { authorization: `Bearer ${o.api_key}` });
-  if (v1.status !== 200) throw new TriggerRefused(`GET ${o.base_url}/assets with that API key answered ${v1.status} ${v1.network_error ?? errorCode(v1.body) ?? ''}`);
+  if (v1.status !== 200)
+    throw new TriggerRefused(
+      `GET ${o.base_url}/assets with that API key answered ${v1.status} ${v1.network_error ?? errorCode(v1.body) ?? ''}`,
+    );
   const orgs = await control.call('GET', '/organizations');
   const org = (orgs.body?.organizations ?? []).find((x) => (x.api_keys ?? [x.api_key]).includes(o.api_key));
   if (!org) throw new TriggerRefused('no organization of that server holds this API key');
@@ -108,13 +127,19 @@ async function callerTarget(s: Scenario, o: TriggerOptions, run_tag: string): Pr
   for (const [k, want] of Object.entries(s.org ?? {})) {
     const have = (org as Record<string, unknown>)[k];
     if (k === 'rate_limits' || want === undefined || have === want) continue;
-    throw new TriggerRefused(`'${s.name}' needs an organization with ${k} ${JSON.stringify(want)}; ${org.organization_id} has ${JSON.stringify(have)} (a key of one that has it: POST /_sim/organizations {"${k}": ${JSON.stringify(want)}}${k === 'partner_screening' ? ', or swapsim serve --partner-screening' : ''})`);
+    throw new TriggerRefused(
+      `'${s.name}' needs an organization with ${k} ${JSON.stringify(want)}; ${org.organization_id} has ${JSON.stringify(have)} (a key of one that has it: POST /_sim/organizations {"${k}": ${JSON.stringify(want)}}${k === 'partner_screening' ? ', or swapsim serve --partner-screening' : ''})`,
+    );
   }
   // A webhook case drives the app's own webhook: without one there is nothing to try it on.
   if (s.tags.includes('webhook')) {
-    const hooks = await request<V1Body<'GET', '/webhooks'>>(`${o.base_url.replace(/\/$/, '')}/webhooks?limit=100`, 'GET', undefined, { authorization: `Bearer ${o.api_key}` });
+    const hooks = await request<V1Body<'GET', '/webhooks'>>(`${o.base_url.replace(/\/$/, '')}/webhooks?limit=100`, 'GET', undefined, {
+      authorization: `Bearer ${o.api_key}`,
+    });
     if (!(hooks.body?.webhooks ?? []).some((w) => w.active)) {
-      throw new TriggerRefused(`'${s.name}' drives your organization's webhook, and none is active: register one (POST /v1/webhooks), or run \`swapsim listen --forward-to URL\` beside it`);
+      throw new TriggerRefused(
+        `'${s.name}' drives your organization's webhook, and none is active: register one (POST /v1/webhooks), or run \`swapsim listen --forward-to URL\` beside it`,
+      );
     }
   }
   // An organization with a clock of its own: every control call is scoped to its world, so the trigger's clock
@@ -167,10 +192,21 @@ export async function runTrigger(s: Scenario, o: TriggerOptions): Promise<Trigge
   events.sort((a, b) => a.created_at_ms - b.created_at_ms);
   const ended = await t.clockNow().catch(() => t.now_ms);
   return {
-    kind: 'trigger', name: s.name, summary: s.summary, ok: error === undefined, ...(error ? { error } : {}),
-    organization_id: target.organization_id, clock_mode: target.clock_mode ?? 'virtual', run_tag,
-    started_sim_ms: t.started_ms, ended_sim_ms: ended, wall_ms: wall.now_ms() - wall_start,
-    steps: t.steps, expectations: t.expectations, ids: Object.fromEntries([...t.ids].map(([k, v]) => [k, [...v]])), events,
+    kind: 'trigger',
+    name: s.name,
+    summary: s.summary,
+    ok: error === undefined,
+    ...(error ? { error } : {}),
+    organization_id: target.organization_id,
+    clock_mode: target.clock_mode ?? 'virtual',
+    run_tag,
+    started_sim_ms: t.started_ms,
+    ended_sim_ms: ended,
+    wall_ms: wall.now_ms() - wall_start,
+    steps: t.steps,
+    expectations: t.expectations,
+    ids: Object.fromEntries([...t.ids].map(([k, v]) => [k, [...v]])),
+    events,
   };
 }
 
@@ -183,8 +219,16 @@ export function formatTrigger(run: TriggerRun): string {
   for (const [kind, ids] of Object.entries(run.ids)) lines.push(`  ${kind.padEnd(kw)}  ${ids.join(' ')}`);
   lines.push('', `events of these accounts since the start (${run.events.length}; your webhook and GET /v1/events get the same):`);
   const tw = Math.max(0, ...run.events.map((e) => e.type.length));
-  for (const e of run.events) lines.push(`  ${formatOffset(e.created_at_ms - run.started_sim_ms).padEnd(14)} ${e.type.padEnd(tw)}  ${e.subject_id}  ${e.event_id}${e.detail ? `  ${e.detail}` : ''}`);
+  for (const e of run.events)
+    lines.push(
+      `  ${formatOffset(e.created_at_ms - run.started_sim_ms).padEnd(14)} ${e.type.padEnd(tw)}  ${e.subject_id}  ${e.event_id}${e.detail ? `  ${e.detail}` : ''}`,
+    );
   const passed = run.expectations.filter((x) => x.ok).length;
-  lines.push('', run.ok ? `ok: ${run.name} (${passed} checks passed, ${run.wall_ms} ms)` : `FAILED: ${run.name}: ${run.error} (${passed}/${run.expectations.length} checks passed)`);
+  lines.push(
+    '',
+    run.ok
+      ? `ok: ${run.name} (${passed} checks passed, ${run.wall_ms} ms)`
+      : `FAILED: ${run.name}: ${run.error} (${passed}/${run.expectations.length} checks passed)`,
+  );
   return lines.join('\n');
 }

@@ -23,7 +23,7 @@ export interface Received {
 }
 
 /** What to answer: a status, or 'hang' (never answer; the sender's timeout must fire). */
-export type Answer = number | 'hang';
+type Answer = number | 'hang';
 
 export interface Receiver {
   url: string;
@@ -37,7 +37,9 @@ export interface Receiver {
 
 /** Event ids the receiver accepted: answered 2xx to a delivery with a valid signature. */
 export function acceptedEventIds(receiver: Receiver): Set<string> {
-  return new Set(receiver.received.filter((r) => r.signature_valid && typeof r.answered === 'number' && r.answered < 300).map((r) => r.event_id));
+  return new Set(
+    receiver.received.filter((r) => r.signature_valid && typeof r.answered === 'number' && r.answered < 300).map((r) => r.event_id),
+  );
 }
 
 export function verify(secret: string, timestamp: string, raw: string, header: string): boolean {

@@ -21,7 +21,9 @@ function startConsumer() {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      const expected = Buffer.from(`v1=${createHmac('sha256', consumer.secret).update(`${req.headers['svc-timestamp']}.`).update(raw).digest('hex')}`);
+      const expected = Buffer.from(
+        `v1=${createHmac('sha256', consumer.secret).update(`${req.headers['svc-timestamp']}.`).update(raw).digest('hex')}`,
+      );
       const given = Buffer.from(String(req.headers['svc-signature'] ?? ''));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return void res.writeHead(401).end();
       apply(JSON.parse(raw.toString('utf8')));
@@ -29,7 +31,9 @@ function startConsumer() {
     });
   });
   return new Promise<typeof consumer>((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve(Object.assign(consumer, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks` }))),
+    server.listen(0, '127.0.0.1', () =>
+      resolve(Object.assign(consumer, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks` })),
+    ),
   );
 }
 

@@ -11,7 +11,12 @@ export const cancelScenarios: Scenario[] = [
     tags: ['cancel', 'happy-path'],
     async run(t) {
       const f = await funded(t, ETH, ETH);
-      const r = await t.cancel({ account_id: f.account_id, credit_id: f.credit_id, destination_id: f.destination_id, client_cancel_id: 'c-1' });
+      const r = await t.cancel({
+        account_id: f.account_id,
+        credit_id: f.credit_id,
+        destination_id: f.destination_id,
+        client_cancel_id: 'c-1',
+      });
       t.expectHttp('cancel created', r, 200);
       t.expectEqual('pending', r.body.cancel.status, 'pending');
       const c = await t.poll('cancel', r.body.cancel.cancel_id);
@@ -44,7 +49,8 @@ export const cancelScenarios: Scenario[] = [
   },
   {
     name: 'cancel-fails-confirmation-timeout',
-    summary: 'A cancel is broadcast but never reaches finality: cancel.failed with confirmation_timeout after cancel.sent, the 1 ETH credit open again',
+    summary:
+      'A cancel is broadcast but never reaches finality: cancel.failed with confirmation_timeout after cancel.sent, the 1 ETH credit open again',
     tags: ['cancel', 'failure', 'fault'],
     async run(t) {
       const f = await funded(t, ETH, ETH);
@@ -61,7 +67,8 @@ export const cancelScenarios: Scenario[] = [
   },
   {
     name: 'destination-suspended-mid-flight',
-    summary: 'Delta screening suspends the destination of an executing trade: the trade still settles, new RFQs/zaps/cancels to it are refused until reactivation',
+    summary:
+      'Delta screening suspends the destination of an executing trade: the trade still settles, new RFQs/zaps/cancels to it are refused until reactivation',
     tags: ['destination', 'screening', 'trade'],
     async run(t) {
       const f = await funded(t);
@@ -73,16 +80,53 @@ export const cancelScenarios: Scenario[] = [
       const credits = await t.credits(f.account_id);
       const change = credits.find((c) => c.asset_key === ETH);
       if (!change) throw new StepFailed('no ETH change credit after the settled trade');
-      t.expectError(await t.rfq({ account_id: f.account_id, credit_id: change.credit_id, destination_id: f.destination_id, from: ETH, to: USDC, amount_in_atoms: '100000000000000000' }), 'destination_suspended', 403);
-      t.expectError(await t.zap({ account_id: f.account_id, from_asset_key: ETH, to_asset_key: USDC, amount_in_atoms: '100000000000000000', destination_id: f.destination_id, credit_id: change.credit_id }), 'destination_suspended', 403);
+      t.expectError(
+        await t.rfq({
+          account_id: f.account_id,
+          credit_id: change.credit_id,
+          destination_id: f.destination_id,
+          from: ETH,
+          to: USDC,
+          amount_in_atoms: '100000000000000000',
+        }),
+        'destination_suspended',
+        403,
+      );
+      t.expectError(
+        await t.zap({
+          account_id: f.account_id,
+          from_asset_key: ETH,
+          to_asset_key: USDC,
+          amount_in_atoms: '100000000000000000',
+          destination_id: f.destination_id,
+          credit_id: change.credit_id,
+        }),
+        'destination_suspended',
+        403,
+      );
       const usdc = credits.find((c) => c.asset_key === USDC);
       if (!usdc) throw new StepFailed('no USDC credit after the settled trade');
-      t.expectError(await t.cancel({ account_id: f.account_id, credit_id: usdc.credit_id, destination_id: f.destination_id }), 'destination_suspended', 403);
+      t.expectError(
+        await t.cancel({ account_id: f.account_id, credit_id: usdc.credit_id, destination_id: f.destination_id }),
+        'destination_suspended',
+        403,
+      );
       const dest = await t.call('GET', `/accounts/${f.account_id}/destinations`);
       const d = dest.body.destinations.find((x) => x.destination_id === f.destination_id);
-      await t.expect('suspension visible on the destination', d?.suspended_at_ms != null && d.suspension_reason === 'delta screening hit', JSON.stringify(d));
+      await t.expect(
+        'suspension visible on the destination',
+        d?.suspended_at_ms != null && d.suspension_reason === 'delta screening hit',
+        JSON.stringify(d),
+      );
       t.expectHttp('reactivated', await t.sim('POST', `/destinations/${f.destination_id}/reactivate`), 200);
-      const again = await t.trade({ account_id: f.account_id, credit_id: change.credit_id, destination_id: f.destination_id, from: ETH, to: USDC, amount_in_atoms: '100000000000000000' });
+      const again = await t.trade({
+        account_id: f.account_id,
+        credit_id: change.credit_id,
+        destination_id: f.destination_id,
+        from: ETH,
+        to: USDC,
+        amount_in_atoms: '100000000000000000',
+      });
       await t.poll('trade', again.trade_id);
       await t.expectStatus('trade', again.trade_id, 'settled');
       await t.expectEvents(f.account_id, f.destination_id, ['destination.suspended', 'destination.reactivated'], { exact: true });

@@ -10,7 +10,13 @@ export interface Funded {
 }
 
 /** An account with one verified deposit credit of `atoms` of `from`, and a destination for `to`. */
-export async function funded(t: ScenarioDsl, from = ETH, to = USDC, atoms = from === ETH ? ONE_ETH : HUNDRED_USDC, opts: { email?: string } = {}): Promise<Funded> {
+export async function funded(
+  t: ScenarioDsl,
+  from = ETH,
+  to = USDC,
+  atoms = from === ETH ? ONE_ETH : HUNDRED_USDC,
+  opts: { email?: string } = {},
+): Promise<Funded> {
   const account_id = await t.account({ email: opts.email });
   const d = await t.deposit(account_id, from, atoms);
   if (!d.credit_id) throw new Error(`deposit ${d.deposit_id} made no credit (${d.status})`);
@@ -20,7 +26,15 @@ export async function funded(t: ScenarioDsl, from = ETH, to = USDC, atoms = from
 
 /** A credit-funded USDC → ETH zap request of 60 USDC (no floor unless given). */
 export function usdcZap(f: Funded, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { account_id: f.account_id, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '60000000', destination_id: f.destination_id, credit_id: f.credit_id, ...extra };
+  return {
+    account_id: f.account_id,
+    from_asset_key: USDC,
+    to_asset_key: ETH,
+    amount_in_atoms: '60000000',
+    destination_id: f.destination_id,
+    credit_id: f.credit_id,
+    ...extra,
+  };
 }
 
 /** After a failed trade/zap/cancel: the source credit is open again and the balance is whole. */

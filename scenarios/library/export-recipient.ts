@@ -22,7 +22,11 @@ export async function openWithRecipient(bundle_base64: string, keys: RecipientKe
   const suite = exportSuite();
   const bytes = new Uint8Array(Buffer.from(bundle_base64, 'base64'));
   const recipientKey = await suite.kem.importKey('raw', Uint8Array.from(keys.private_key).buffer, false);
-  const ctx = await suite.createRecipientContext({ recipientKey, enc: bytes.slice(0, HPKE_ENC_BYTES), info: new TextEncoder().encode(HPKE_INFO) });
+  const ctx = await suite.createRecipientContext({
+    recipientKey,
+    enc: bytes.slice(0, HPKE_ENC_BYTES),
+    info: new TextEncoder().encode(HPKE_INFO),
+  });
   const pt = await ctx.open(bytes.slice(HPKE_ENC_BYTES), HPKE_AAD);
   return JSON.parse(new TextDecoder().decode(pt)) as BundlePlaintext;
 }

@@ -24,7 +24,9 @@ function tradeFailure(code: FaultCodeOf<'trade'>): Scenario {
       await t.poll('trade', trade_id);
       await t.expectStatus('trade', trade_id, 'failed', code);
       // A code of the reorg stage (settlement_orphaned) shows the orphaned leg before the failure.
-      const seq = stageOf(code, ['settlement_reorg']) ? (['trade.executing', 'trade.settlement_orphaned', 'trade.failed'] as const) : (['trade.executing', 'trade.failed'] as const);
+      const seq = stageOf(code, ['settlement_reorg'])
+        ? (['trade.executing', 'trade.settlement_orphaned', 'trade.failed'] as const)
+        : (['trade.executing', 'trade.failed'] as const);
       await t.expectEvents(f.account_id, trade_id, seq, { absent: ['trade.settled'] });
       await expectUntouched(t, f, ETH, ONE_ETH);
       await t.expectBalance(f.account_id, USDC, '0', '0');
@@ -62,11 +64,14 @@ function reorg(kind: 'trade' | 'zap', leg: 'out' | 'in'): Scenario {
     async run(t) {
       const f = kind === 'trade' ? await funded(t) : await funded(t, USDC, ETH);
       await t.fault({ target: kind, effect: { reorg: leg }, match: { account_id: f.account_id }, times: 1 });
-      const id = kind === 'trade' ? (await t.trade({ ...f, from: ETH, to: USDC, amount_in_atoms: HALF_ETH })).trade_id : await zapId(t, usdcZap(f));
+      const id =
+        kind === 'trade' ? (await t.trade({ ...f, from: ETH, to: USDC, amount_in_atoms: HALF_ETH })).trade_id : await zapId(t, usdcZap(f));
       await t.poll(kind, id);
       await t.settle();
       await t.expectStatus(kind, id, 'settled');
-      await t.expectEvents(f.account_id, id, [`${kind}.settled`, `${kind}.settlement_orphaned`, `${kind}.settlement_reconfirmed`], { absent: [`${kind}.failed`] });
+      await t.expectEvents(f.account_id, id, [`${kind}.settled`, `${kind}.settlement_orphaned`, `${kind}.settlement_reconfirmed`], {
+        absent: [`${kind}.failed`],
+      });
       const x = await t.get(kind, id);
       await t.expect(`${leg} leg finalized again`, x.settlement?.[`${leg}_finalized`] === true, JSON.stringify(x.settlement));
       await t.expectCredit(f.account_id, f.credit_id, 'consumed');

@@ -48,5 +48,9 @@ export function closeNames(name: string, max = 3, among: readonly Scenario[] = S
     return prev[b.length];
   };
   const scored = among.map((s) => ({ name: s.name, d: s.name.includes(name) || name.includes(s.name) ? 0 : distance(name, s.name) }));
-  return scored.filter((s) => s.d <= Math.max(3, Math.floor(name.length / 2))).sort((a, b) => a.d - b.d || a.name.localeCompare(b.name)).slice(0, max).map((s) => s.name);
+  return scored
+    .filter((s) => s.d <= Math.max(3, Math.floor(name.length / 2)))
+    .sort((a, b) => a.d - b.d || a.name.localeCompare(b.name))
+    .slice(0, max)
+    .map((s) => s.name);
 }

@@ -22,15 +22,49 @@ describe('scenario registry', () => {
   it('covers every case the issue lists', () => {
     const names = new Set(SCENARIOS.map((s) => s.name));
     const required = [
-      'trade-exact-in', 'trade-exact-out', 'rfq-pending-polled', 'zap-credit-funded', 'zap-deposit-funded', 'cancel-credit',
-      'deposit-flagged-sanctions-match', 'deposit-flagged-high-risk-score', 'deposit-flagged-mixer-association', 'deposit-partner-flagged',
-      'deposit-partner-flag-too-late', 'zap-from-asset-mismatch', 'zap-min-amount-out-not-met', 'zap-expired', 'zap-deposit-flagged',
-      ...['execution-failed', 'settlement-failed', 'settlement-timeout', 'settlement-orphaned', 'deposit-insufficient-confirmations'].flatMap((c) => [`trade-fails-${c}`, `zap-fails-${c}`]),
-      'trade-reorg-out-leg', 'trade-reorg-in-leg', 'zap-reorg-out-leg', 'zap-reorg-in-leg', 'destination-suspended-mid-flight',
-      'recovery-happy-path', 'recovery-wrong-otp', 'recovery-expired-otp', 'recovery-already-claimed', 'recovery-destination-screening-failed',
-      'export-integrator-assisted', 'export-user-initiated', 'webhook-outage-recovered-from-feed', 'webhook-duplicate-and-reordered',
-      'webhook-secret-rotation', 'rate-limit-storm', 'idempotency-replay-and-conflict', 'lose-response-retry-same-key', 'quote-expired',
-      'indicative-quote-accepted', 'deactivated-account',
+      'trade-exact-in',
+      'trade-exact-out',
+      'rfq-pending-polled',
+      'zap-credit-funded',
+      'zap-deposit-funded',
+      'cancel-credit',
+      'deposit-flagged-sanctions-match',
+      'deposit-flagged-high-risk-score',
+      'deposit-flagged-mixer-association',
+      'deposit-partner-flagged',
+      'deposit-partner-flag-too-late',
+      'zap-from-asset-mismatch',
+      'zap-min-amount-out-not-met',
+      'zap-expired',
+      'zap-deposit-flagged',
+      ...[
+        'execution-failed',
+        'settlement-failed',
+        'settlement-timeout',
+        'settlement-orphaned',
+        'deposit-insufficient-confirmations',
+      ].flatMap((c) => [`trade-fails-${c}`, `zap-fails-${c}`]),
+      'trade-reorg-out-leg',
+      'trade-reorg-in-leg',
+      'zap-reorg-out-leg',
+      'zap-reorg-in-leg',
+      'destination-suspended-mid-flight',
+      'recovery-happy-path',
+      'recovery-wrong-otp',
+      'recovery-expired-otp',
+      'recovery-already-claimed',
+      'recovery-destination-screening-failed',
+      'export-integrator-assisted',
+      'export-user-initiated',
+      'webhook-outage-recovered-from-feed',
+      'webhook-duplicate-and-reordered',
+      'webhook-secret-rotation',
+      'rate-limit-storm',
+      'idempotency-replay-and-conflict',
+      'lose-response-retry-same-key',
+      'quote-expired',
+      'indicative-quote-accepted',
+      'deactivated-account',
     ];
     expect(required.filter((n) => !names.has(n))).toEqual([]);
   });
@@ -54,11 +88,13 @@ describe('every scenario, in process', () => {
     expect(run.steps.length).toBeGreaterThan(run.expectations.length);
   });
 
-  it('every 2xx reply the scenarios got matches its route\'s response schema', () => {
+  it("every 2xx reply the scenarios got matches its route's response schema", () => {
     const { checked, routes, problems } = replies.mismatches();
     expect(problems).toEqual([]);
     expect(checked).toBeGreaterThan(500);
-    expect(routes).toEqual(expect.arrayContaining(['GET /events', 'GET /trades/:trade_id', 'POST /clock/advance', 'GET /deposits', 'POST /faults']));
+    expect(routes).toEqual(
+      expect.arrayContaining(['GET /events', 'GET /trades/:trade_id', 'POST /clock/advance', 'GET /deposits', 'POST /faults']),
+    );
   });
 
   it('the canary fails, naming its expectation, and stops there', async () => {

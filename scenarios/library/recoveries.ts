@@ -16,7 +16,11 @@ async function failedZap(t: ScenarioDsl): Promise<Failed> {
   await t.fault({ target: 'zap', effect: { fail: 'execution_failed' }, match: { account_id: f.account_id }, times: 1 });
   const zap_id = await zapId(t, usdcZap(f));
   const zap = await t.poll('zap', zap_id);
-  await t.expect('the failed zap offers a recovery', zap.status === 'failed' && typeof zap.recovery?.recovery_id === 'string', JSON.stringify(zap));
+  await t.expect(
+    'the failed zap offers a recovery',
+    zap.status === 'failed' && typeof zap.recovery?.recovery_id === 'string',
+    JSON.stringify(zap),
+  );
   if (!zap.recovery) throw new StepFailed(`zap ${zap_id} failed without a recovery`);
   return { account_id: f.account_id, credit_id: f.credit_id, recovery_id: zap.recovery.recovery_id };
 }
@@ -32,7 +36,11 @@ async function activated(t: ScenarioDsl, r: Failed): Promise<string> {
 async function claimed(t: ScenarioDsl, r: Failed, otp_code: string, label: string): Promise<string> {
   const c = await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code, address: t.address(USDC, label) });
   t.expectHttp('recover-funds accepted', c, 202);
-  t.expectEqual('claimed for the whole credit', [c.body.recovery.status, c.body.recovery.amount_atoms, c.body.recovery.asset_key], ['claimed', HUNDRED_USDC, USDC]);
+  t.expectEqual(
+    'claimed for the whole credit',
+    [c.body.recovery.status, c.body.recovery.amount_atoms, c.body.recovery.asset_key],
+    ['claimed', HUNDRED_USDC, USDC],
+  );
   await t.poll('cancel', c.body.recovery.cancel_id);
   await t.expectStatus('cancel', c.body.recovery.cancel_id, 'confirmed');
   return c.body.recovery.cancel_id;
@@ -43,7 +51,8 @@ const wrongOtp = (otp: string): string => (otp === '000000' ? '111111' : '000000
 export const recoveryScenarios: Scenario[] = [
   {
     name: 'recovery-happy-path',
-    summary: 'A failed zap leaves its credit open: activate, OTP by email, recover-funds to a clean address, the payout confirms and consumes the credit',
+    summary:
+      'A failed zap leaves its credit open: activate, OTP by email, recover-funds to a clean address, the payout confirms and consumes the credit',
     tags: ['recovery', 'zap', 'happy-path'],
     async run(t) {
       const r = await failedZap(t);
@@ -62,7 +71,12 @@ export const recoveryScenarios: Scenario[] = [
     async run(t) {
       const r = await failedZap(t);
       const otp = await activated(t, r);
-      const bad = await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: wrongOtp(otp), address: t.address(USDC, 'payout') });
+      const bad = await t.recovery.claim({
+        account_id: r.account_id,
+        credit_id: r.credit_id,
+        otp_code: wrongOtp(otp),
+        address: t.address(USDC, 'payout'),
+      });
       t.expectError(bad, 'invalid_otp', 401);
       await t.expectCredit(r.account_id, r.credit_id, 'open');
       await t.expectEvents(r.account_id, r.recovery_id, ['recovery.created'], { absent: ['recovery.claimed', 'recovery.failed'] });
@@ -78,7 +92,11 @@ export const recoveryScenarios: Scenario[] = [
       const r = await failedZap(t);
       const otp = await activated(t, r);
       await t.advance('11m');
-      t.expectError(await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: t.address(USDC, 'payout') }), 'otp_expired', 401);
+      t.expectError(
+        await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: t.address(USDC, 'payout') }),
+        'otp_expired',
+        401,
+      );
       await t.expectCredit(r.account_id, r.credit_id, 'open');
       const fresh = await activated(t, r);
       await claimed(t, r, fresh, 'payout');
@@ -93,7 +111,12 @@ export const recoveryScenarios: Scenario[] = [
       const r = await failedZap(t);
       const otp = await activated(t, r);
       const cancel_id = await claimed(t, r, otp, 'payout');
-      const again = await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: t.address(USDC, 'other') });
+      const again = await t.recovery.claim({
+        account_id: r.account_id,
+        credit_id: r.credit_id,
+        otp_code: otp,
+        address: t.address(USDC, 'other'),
+      });
       t.expectError(again, 'recovery_already_claimed', 409);
       t.expectEqual('details name the first payout', errorOf(again.body)?.details, { recovery_id: r.recovery_id, cancel_id });
       const reactivate = await t.recovery.activate(r.recovery_id, r.account_id, r.credit_id);
@@ -105,14 +128,23 @@ export const recoveryScenarios: Scenario[] = [
   },
   {
     name: 'recovery-destination-screening-failed',
-    summary: 'A recovery to a sanctioned address answers 403 destination_screening_failed (recovery.failed, credit open); a new activation to a clean address claims',
+    summary:
+      'A recovery to a sanctioned address answers 403 destination_screening_failed (recovery.failed, credit open); a new activation to a clean address claims',
     tags: ['recovery', 'screening', 'error'],
     async run(t) {
       const r = await failedZap(t);
       const otp = await activated(t, r);
       const bad = t.address(USDC, 'sanctioned');
-      t.expectHttp('address flagged in screening', await t.sim('POST', '/screening/addresses', { address: bad, flag_reason: 'sanctions_match' }), 200);
-      t.expectError(await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: bad }), 'destination_screening_failed', 403);
+      t.expectHttp(
+        'address flagged in screening',
+        await t.sim('POST', '/screening/addresses', { address: bad, flag_reason: 'sanctions_match' }),
+        200,
+      );
+      t.expectError(
+        await t.recovery.claim({ account_id: r.account_id, credit_id: r.credit_id, otp_code: otp, address: bad }),
+        'destination_screening_failed',
+        403,
+      );
       await t.expectEvents(r.account_id, r.recovery_id, ['recovery.created', 'recovery.failed'], { absent: ['recovery.claimed'] });
       await t.expectCredit(r.account_id, r.credit_id, 'open');
       const fresh = await activated(t, r);

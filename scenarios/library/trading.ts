@@ -32,7 +32,11 @@ export const tradingScenarios: Scenario[] = [
       const f = await funded(t);
       const amount_out = '1000000000';
       const { trade_id, quote } = await t.trade({ ...f, from: ETH, to: USDC, side: 'exact_out', amount_out_atoms: amount_out });
-      await t.expect('quote is exact_out and delivers at least the amount', quote.side === 'exact_out' && BigInt(quote.expected_out_atoms) >= BigInt(amount_out), `quote ${JSON.stringify(quote)}`);
+      await t.expect(
+        'quote is exact_out and delivers at least the amount',
+        quote.side === 'exact_out' && BigInt(quote.expected_out_atoms) >= BigInt(amount_out),
+        `quote ${JSON.stringify(quote)}`,
+      );
       await t.expect('quote spends less than the credit', BigInt(quote.amount_in_atoms) < BigInt(ONE_ETH));
       await t.poll('trade', trade_id);
       await t.expectStatus('trade', trade_id, 'settled');
@@ -49,7 +53,11 @@ export const tradingScenarios: Scenario[] = [
       const f = await funded(t);
       const r = await t.rfq({ ...f, from: ETH, to: USDC, amount_in_atoms: HALF_ETH, wait_ms: 0 });
       t.expectHttp('RFQ answers 202', r, 202);
-      await t.expect('pending with poll_after_ms', r.body.rfq.status === 'pending' && (r.body.rfq.poll_after_ms ?? 0) > 0, JSON.stringify(r.body.rfq));
+      await t.expect(
+        'pending with poll_after_ms',
+        r.body.rfq.status === 'pending' && (r.body.rfq.poll_after_ms ?? 0) > 0,
+        JSON.stringify(r.body.rfq),
+      );
       const rfq = await t.poll('rfq', r.body.rfq.rfq_id);
       await t.expect('ready with a best quote', rfq.status === 'ready' && typeof rfq.best_quote_id === 'string');
       if (rfq.best_quote_id === undefined) throw new StepFailed(`rfq ${rfq.rfq_id} is ready without a best_quote_id`);
@@ -81,7 +89,14 @@ export const tradingScenarios: Scenario[] = [
     tags: ['rfq', 'error'],
     async run(t) {
       const f = await funded(t);
-      const { quote_id, quote } = await t.quote({ account_id: f.account_id, from: ETH, to: USDC, amount_in_atoms: HALF_ETH, mode: 'indicative', ttl_ms: 10_000 });
+      const { quote_id, quote } = await t.quote({
+        account_id: f.account_id,
+        from: ETH,
+        to: USDC,
+        amount_in_atoms: HALF_ETH,
+        mode: 'indicative',
+        ttl_ms: 10_000,
+      });
       await t.expect('the quote is indicative', quote.mode === 'indicative');
       const r = await t.accept(quote_id);
       t.expectError(r, 'quote_not_firm', 422);
@@ -105,8 +120,23 @@ export const tradingScenarios: Scenario[] = [
       const again = await t.call('POST', `/accounts/${f.account_id}/deactivate`);
       t.expectHttp('deactivate is idempotent', again, 200);
       t.expectError(await t.rfq({ ...f, from: ETH, to: USDC, amount_in_atoms: HALF_ETH }), 'account_not_operable', 409);
-      t.expectError(await t.zap({ account_id: f.account_id, from_asset_key: ETH, to_asset_key: USDC, amount_in_atoms: HALF_ETH, destination_id: f.destination_id, credit_id: f.credit_id }), 'account_not_operable', 409);
-      t.expectError(await t.call('POST', `/accounts/${f.account_id}/deposit-addresses`, { body: { asset_key: ETH } }), 'account_not_operable', 409);
+      t.expectError(
+        await t.zap({
+          account_id: f.account_id,
+          from_asset_key: ETH,
+          to_asset_key: USDC,
+          amount_in_atoms: HALF_ETH,
+          destination_id: f.destination_id,
+          credit_id: f.credit_id,
+        }),
+        'account_not_operable',
+        409,
+      );
+      t.expectError(
+        await t.call('POST', `/accounts/${f.account_id}/deposit-addresses`, { body: { asset_key: ETH } }),
+        'account_not_operable',
+        409,
+      );
       const c = await t.cancel({ account_id: f.account_id, credit_id: f.credit_id, destination_id: eth_destination });
       t.expectHttp('cancel still allowed', c, 200);
       await t.poll('cancel', c.body.cancel.cancel_id);

@@ -22,21 +22,41 @@ describe('triggers on a realtime clock (speed 20)', () => {
     await rt.close();
   });
 
-  const REALTIME = ['trade-reorg-out-leg', 'deposit-partner-flagged', 'deposit-partner-flag-too-late', 'zap-expired', 'recovery-expired-otp', 'webhook-outage-recovered-from-feed', 'webhook-duplicate-and-reordered', 'lose-response-retry-same-key'];
-  it.each(REALTIME)('%s', async (name) => {
-    const s = TRIGGERS.find((x) => x.name === name)!;
-    const settings = s.org?.partner_screening ? { partner_screening: true } : {};
-    const org = (await request<ControlBody<'POST', '/organizations'>>(`${rt.control_url}/organizations`, 'POST', settings, {})).body.organization;
-    const receiver = await startReceiver();
-    receivers.push(receiver);
-    const hook = await request<V1Body<'POST', '/webhooks'>>(`${rt.base_url}/webhooks`, 'POST', { url: receiver.url }, { authorization: `Bearer ${org.api_key}`, 'idempotency-key': 'hook' });
-    receiver.secret = hook.body.webhook.secret ?? '';
-    const run = await runTrigger(s, { base_url: rt.base_url, api_key: org.api_key });
-    if (!run.ok) console.log(formatTrigger(run));
-    expect(run.clock_mode).toBe('realtime');
-    expect(run.error).toBeUndefined();
-    // Deliveries on a realtime clock are answered outside the scheduler: give the last ones a moment.
-    for (let i = 0; i < 50 && run.events.some((e) => !acceptedEventIds(receiver).has(e.event_id)); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(run.events.filter((e) => !acceptedEventIds(receiver).has(e.event_id)).map((e) => e.type)).toEqual([]);
-  }, 60_000);
+  const REALTIME = [
+    'trade-reorg-out-leg',
+    'deposit-partner-flagged',
+    'deposit-partner-flag-too-late',
+    'zap-expired',
+    'recovery-expired-otp',
+    'webhook-outage-recovered-from-feed',
+    'webhook-duplicate-and-reordered',
+    'lose-response-retry-same-key',
+  ];
+  it.each(REALTIME)(
+    '%s',
+    async (name) => {
+      const s = TRIGGERS.find((x) => x.name === name)!;
+      const settings = s.org?.partner_screening ? { partner_screening: true } : {};
+      const org = (await request<ControlBody<'POST', '/organizations'>>(`${rt.control_url}/organizations`, 'POST', settings, {})).body
+        .organization;
+      const receiver = await startReceiver();
+      receivers.push(receiver);
+      const hook = await request<V1Body<'POST', '/webhooks'>>(
+        `${rt.base_url}/webhooks`,
+        'POST',
+        { url: receiver.url },
+        { authorization: `Bearer ${org.api_key}`, 'idempotency-key': 'hook' },
+      );
+      receiver.secret = hook.body.webhook.secret ?? '';
+      const run = await runTrigger(s, { base_url: rt.base_url, api_key: org.api_key });
+      if (!run.ok) console.log(formatTrigger(run));
+      expect(run.clock_mode).toBe('realtime');
+      expect(run.error).toBeUndefined();
+      // Deliveries on a realtime clock are answered outside the scheduler: give the last ones a moment.
+      for (let i = 0; i < 50 && run.events.some((e) => !acceptedEventIds(receiver).has(e.event_id)); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(run.events.filter((e) => !acceptedEventIds(receiver).has(e.event_id)).map((e) => e.type)).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -16,7 +16,11 @@ export const zapScenarios: Scenario[] = [
       const zap_id = await zapId(t, usdcZap(f));
       const zap = await t.poll('zap', zap_id);
       await t.expectStatus('zap', zap_id, 'settled');
-      await t.expect('settlement legs finalized', zap.settlement?.out_finalized && zap.settlement?.in_finalized, JSON.stringify(zap.settlement));
+      await t.expect(
+        'settlement legs finalized',
+        zap.settlement?.out_finalized && zap.settlement?.in_finalized,
+        JSON.stringify(zap.settlement),
+      );
       await t.expectEvents(f.account_id, zap_id, ZAP_EVENTS, { exact: true });
       await t.expectCredit(f.account_id, f.credit_id, 'consumed');
       await t.expectBalance(f.account_id, USDC, '40000000', '0');
@@ -37,7 +41,11 @@ export const zapScenarios: Scenario[] = [
       await t.deposit(account_id, USDC, '55000000', { deposit_address_id: r.body.zap.deposit_address!.deposit_address_id });
       const zap = await t.poll('zap', zap_id);
       await t.expectStatus('zap', zap_id, 'settled');
-      t.expectEqual('executed on the observed amount', [zap.requested_amount_in_atoms, zap.observed_amount_in_atoms], ['50000000', '55000000']);
+      t.expectEqual(
+        'executed on the observed amount',
+        [zap.requested_amount_in_atoms, zap.observed_amount_in_atoms],
+        ['50000000', '55000000'],
+      );
       await t.expectEvents(account_id, zap_id, ['zap.awaiting_deposit', ...ZAP_EVENTS], { exact: true });
       await t.expectBalance(account_id, USDC, '0', '0');
       await t.expectInvariants();
@@ -52,7 +60,10 @@ export const zapScenarios: Scenario[] = [
       const destination_id = await t.destination(account_id, ETH);
       const r = await t.zap({ account_id, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '50000000', destination_id });
       const zap_id = r.body.zap.zap_id;
-      const d = await t.deposit(account_id, USDC, '1000000000000000', { deposit_address_id: r.body.zap.deposit_address!.deposit_address_id, land_asset_key: ETH });
+      const d = await t.deposit(account_id, USDC, '1000000000000000', {
+        deposit_address_id: r.body.zap.deposit_address!.deposit_address_id,
+        land_asset_key: ETH,
+      });
       const zap = await t.poll('zap', zap_id);
       await t.expectStatus('zap', zap_id, 'failed', 'from_asset_mismatch');
       await t.expect('the deposit was credited', d.status === 'verified' && d.credit_id !== null, JSON.stringify(d.deposit));
@@ -79,7 +90,8 @@ export const zapScenarios: Scenario[] = [
   },
   {
     name: 'zap-expired',
-    summary: 'A credit-funded zap expiring 1 s after creation whose fill a delay rule holds back 5 s, and a deposit-funded one nobody pays, both fail zap_expired',
+    summary:
+      'A credit-funded zap expiring 1 s after creation whose fill a delay rule holds back 5 s, and a deposit-funded one nobody pays, both fail zap_expired',
     tags: ['zap', 'failure', 'expiry'],
     async run(t) {
       const f = await funded(t, USDC, ETH);
@@ -89,7 +101,14 @@ export const zapScenarios: Scenario[] = [
       await t.poll('zap', quick);
       await t.expectStatus('zap', quick, 'failed', 'zap_expired');
       await t.expectCredit(f.account_id, f.credit_id, 'open');
-      const waiting = await zapId(t, { account_id: f.account_id, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '50000000', destination_id: f.destination_id, expires_at_ms: (await t.clockNow()) + 60_000 });
+      const waiting = await zapId(t, {
+        account_id: f.account_id,
+        from_asset_key: USDC,
+        to_asset_key: ETH,
+        amount_in_atoms: '50000000',
+        destination_id: f.destination_id,
+        expires_at_ms: (await t.clockNow()) + 60_000,
+      });
       await t.advance('61s');
       await t.expectStatus('zap', waiting, 'failed', 'zap_expired');
       await t.expectEvents(f.account_id, waiting, ['zap.awaiting_deposit', 'zap.failed']);
@@ -99,22 +118,32 @@ export const zapScenarios: Scenario[] = [
   },
   {
     name: 'zap-deposit-flagged',
-    summary: 'The deposit paying a zap comes from a sanctioned address: deposit.flagged, the zap fails deposit_flagged, no credit, no recovery',
+    summary:
+      'The deposit paying a zap comes from a sanctioned address: deposit.flagged, the zap fails deposit_flagged, no credit, no recovery',
     tags: ['zap', 'deposit', 'screening', 'failure'],
     async run(t) {
       const account_id = await t.account();
       const destination_id = await t.destination(account_id, ETH);
       const source = t.address(USDC, 'source');
-      t.expectHttp('address flagged', await t.sim('POST', '/screening/addresses', { address: source, flag_reason: 'sanctions_match' }), 200);
+      t.expectHttp(
+        'address flagged',
+        await t.sim('POST', '/screening/addresses', { address: source, flag_reason: 'sanctions_match' }),
+        200,
+      );
       const r = await t.zap({ account_id, from_asset_key: USDC, to_asset_key: ETH, amount_in_atoms: '50000000', destination_id });
       const zap_id = r.body.zap.zap_id;
-      const d = await t.deposit(account_id, USDC, '50000000', { deposit_address_id: r.body.zap.deposit_address!.deposit_address_id, source_address: source });
+      const d = await t.deposit(account_id, USDC, '50000000', {
+        deposit_address_id: r.body.zap.deposit_address!.deposit_address_id,
+        source_address: source,
+      });
       t.expectEqual('deposit flagged', [d.status, d.credit_id], ['flagged', null]);
       const zap = await t.poll('zap', zap_id);
       await t.expectStatus('zap', zap_id, 'failed', 'deposit_flagged');
       await t.expect('no recovery (no credit)', zap.recovery === undefined || zap.recovery === null, JSON.stringify(zap.recovery));
       await t.expectBalance(account_id, USDC, '0', '0');
-      await t.expectEvents(account_id, account_id, ['deposit.pending', 'deposit.flagged', 'zap.failed'], { absent: ['deposit.verified', 'recovery.created'] });
+      await t.expectEvents(account_id, account_id, ['deposit.pending', 'deposit.flagged', 'zap.failed'], {
+        absent: ['deposit.verified', 'recovery.created'],
+      });
       await t.expectInvariants();
     },
   },

@@ -74,11 +74,22 @@ interface Seen {
 }
 
 async function collect(m: TradingModel, r: TradingReal): Promise<Seen> {
-  const seen: Seen = { accounts: [], credits: [], ops: m.ops.map((o) => ({ kind: o.kind, id: o.id })), quotes: m.quotes.map((q) => q.quote_id), destinations: [], deposit_addresses: [], recoveries: [], events: [], webhooks: [] };
+  const seen: Seen = {
+    accounts: [],
+    credits: [],
+    ops: m.ops.map((o) => ({ kind: o.kind, id: o.id })),
+    quotes: m.quotes.map((q) => q.quote_id),
+    destinations: [],
+    deposit_addresses: [],
+    recoveries: [],
+    events: [],
+    webhooks: [],
+  };
   const listed = await api(r, 'GET', '/accounts?limit=100');
   seen.accounts = listed.body.accounts.map((a: { account_id: string }) => a.account_id);
   for (const account_id of seen.accounts) {
-    for (const status of ['open', 'consumed'] as const) for (const c of await creditsOf(r, account_id, status)) seen.credits.push({ account_id, credit_id: c.credit_id });
+    for (const status of ['open', 'consumed'] as const)
+      for (const c of await creditsOf(r, account_id, status)) seen.credits.push({ account_id, credit_id: c.credit_id });
     const dests = await api(r, 'GET', `/accounts/${account_id}/destinations?limit=100`);
     for (const d of dests.body.destinations) seen.destinations.push({ account_id, destination_id: d.destination_id });
     const rows = (await r.sim.control('GET', `/deposits?account_id=${account_id}`)).body.deposits as Array<{ deposit_address_id: string }>;
@@ -118,16 +129,32 @@ function probes(seen: Seen, other: TestSim, deleted_key: string): Probe[] {
     for (const sub of ['', '/credits', '/balances', '/history', '/activity', '/destinations', '/deposit-addresses']) {
       out.push({ what: `GET /accounts/{account}${sub}`, send: (s) => v1('GET', `/accounts/${s(a)}${sub}`) });
     }
-    out.push({ what: 'GET /accounts/{account} with the deleted key', send: (s) => v1('GET', `/accounts/${s(a)}`, undefined, s(deleted_key)) });
+    out.push({
+      what: 'GET /accounts/{account} with the deleted key',
+      send: (s) => v1('GET', `/accounts/${s(a)}`, undefined, s(deleted_key)),
+    });
     out.push({ what: 'POST /public/initiate-export', send: (s) => pub('POST', '/public/initiate-export', { account_id: s(a) }) });
     out.push({ what: 'GET /public/export-status', send: (s) => pub('GET', `/public/export-status?account_id=${s(a)}&otp_code=123456`) });
-    out.push({ what: 'POST /accounts/{account}/deposit-addresses', send: (s) => v1('POST', `/accounts/${s(a)}/deposit-addresses`, { asset_key: 'native.evm:1' }) });
+    out.push({
+      what: 'POST /accounts/{account}/deposit-addresses',
+      send: (s) => v1('POST', `/accounts/${s(a)}/deposit-addresses`, { asset_key: 'native.evm:1' }),
+    });
   }
   for (const c of seen.credits) {
-    out.push({ what: 'POST /cancels {credit}', send: (s) => v1('POST', '/cancels', { account_id: s(c.account_id), credit_id: s(c.credit_id), destination_id: s(destinationOf(c.account_id)) }) });
+    out.push({
+      what: 'POST /cancels {credit}',
+      send: (s) =>
+        v1('POST', '/cancels', { account_id: s(c.account_id), credit_id: s(c.credit_id), destination_id: s(destinationOf(c.account_id)) }),
+    });
     out.push({
       what: 'POST /public/recover-funds {credit}',
-      send: (s) => pub('POST', '/public/recover-funds', { account_id: s(c.account_id), credit_id: s(c.credit_id), otp_code: '123456', destination: { address: '0x000000000000000000000000000000000000dEaD' } }),
+      send: (s) =>
+        pub('POST', '/public/recover-funds', {
+          account_id: s(c.account_id),
+          credit_id: s(c.credit_id),
+          otp_code: '123456',
+          destination: { address: '0x000000000000000000000000000000000000dEaD' },
+        }),
     });
   }
   for (const o of seen.ops) out.push({ what: `GET /${o.kind}s/{id}`, send: (s) => v1('GET', `/${o.kind}s/${s(o.id)}`) });
@@ -136,20 +163,35 @@ function probes(seen: Seen, other: TestSim, deleted_key: string): Probe[] {
     out.push({ what: 'POST /quotes/{id}/accept', send: (s) => v1('POST', `/quotes/${s(q)}/accept`, { slippage_bps: '50' }) });
   }
   for (const d of seen.deposit_addresses) {
-    out.push({ what: 'POST /deposits/{deposit_address}/flag', send: (s) => v1('POST', `/deposits/${s(d)}/flag`, { tx_hash: '0xabc', flag_category: 'fraud', flag_message: 'm' }) });
+    out.push({
+      what: 'POST /deposits/{deposit_address}/flag',
+      send: (s) => v1('POST', `/deposits/${s(d)}/flag`, { tx_hash: '0xabc', flag_category: 'fraud', flag_message: 'm' }),
+    });
   }
   for (const w of seen.webhooks) {
     out.push({ what: 'GET /webhooks/{id}/deliveries', send: (s) => v1('GET', `/webhooks/${s(w)}/deliveries`) });
     out.push({ what: 'PATCH /webhooks/{id}', send: (s) => v1('PATCH', `/webhooks/${s(w)}`, { active: true }) });
     out.push({ what: 'POST /webhooks/{id}/rotate-secret', send: (s) => v1('POST', `/webhooks/${s(w)}/rotate-secret`) });
     out.push({ what: 'POST /webhooks/{id}/replay', send: (s) => v1('POST', `/webhooks/${s(w)}/replay`, { since_ms: 0, types: ['*'] }) });
-    out.push({ what: 'GET /webhooks/{id}/deliveries with the deleted key', send: (s) => v1('GET', `/webhooks/${s(w)}/deliveries`, undefined, s(deleted_key)) });
+    out.push({
+      what: 'GET /webhooks/{id}/deliveries with the deleted key',
+      send: (s) => v1('GET', `/webhooks/${s(w)}/deliveries`, undefined, s(deleted_key)),
+    });
   }
   for (const rc of seen.recoveries) {
-    out.push({ what: 'POST /recoveries/{id}/activate', send: (s) => v1('POST', `/recoveries/${s(rc.recovery_id)}/activate`, { account_id: s(rc.account_id), credit_id: s(rc.credit_id) }) });
+    out.push({
+      what: 'POST /recoveries/{id}/activate',
+      send: (s) => v1('POST', `/recoveries/${s(rc.recovery_id)}/activate`, { account_id: s(rc.account_id), credit_id: s(rc.credit_id) }),
+    });
     out.push({
       what: 'POST /public/recover-funds {recovery binding}',
-      send: (s) => pub('POST', '/public/recover-funds', { account_id: s(rc.account_id), credit_id: s(rc.credit_id), otp_code: '123456', destination: { address: '0x000000000000000000000000000000000000dEaD' } }),
+      send: (s) =>
+        pub('POST', '/public/recover-funds', {
+          account_id: s(rc.account_id),
+          credit_id: s(rc.credit_id),
+          otp_code: '123456',
+          destination: { address: '0x000000000000000000000000000000000000dEaD' },
+        }),
     });
   }
   return out;
@@ -163,7 +205,17 @@ async function deleteAndCheck(m: TradingModel, r: TradingReal): Promise<void> {
   expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
   const inv = await r.sim.invariants();
   expect(inv.violations, `after the delete: ${JSON.stringify(inv.violations)}`).toEqual([]);
-  const ids = new Set([...seen.accounts, ...seen.credits.map((c) => c.credit_id), ...seen.ops.map((o) => o.id), ...seen.quotes, ...seen.destinations.map((d) => d.destination_id), ...seen.deposit_addresses, ...seen.recoveries.map((x) => x.recovery_id), ...seen.webhooks, r.key]);
+  const ids = new Set([
+    ...seen.accounts,
+    ...seen.credits.map((c) => c.credit_id),
+    ...seen.ops.map((o) => o.id),
+    ...seen.quotes,
+    ...seen.destinations.map((d) => d.destination_id),
+    ...seen.deposit_addresses,
+    ...seen.recoveries.map((x) => x.recovery_id),
+    ...seen.webhooks,
+    r.key,
+  ]);
   for (const p of probes(seen, r.sim, r.key)) {
     const gone = await p.send((id) => id);
     const never = await p.send((id) => (ids.has(id) ? unknownLike(id) : id));
@@ -174,15 +226,29 @@ async function deleteAndCheck(m: TradingModel, r: TradingReal): Promise<void> {
   // Nothing of it in the other organization's listings and feed, nor in the control views.
   const other = r.sim;
   const listedAccounts = (await other.api('GET', '/accounts?limit=100')).body.accounts.map((a: { account_id: string }) => a.account_id);
-  expect(listedAccounts.filter((id: string) => ids.has(id)), 'deleted accounts listed for another organization').toEqual([]);
+  expect(
+    listedAccounts.filter((id: string) => ids.has(id)),
+    'deleted accounts listed for another organization',
+  ).toEqual([]);
   const zaps = (await other.api('GET', '/zaps?limit=100')).body.zaps.map((z: { zap_id: string }) => z.zap_id);
-  expect(zaps.filter((id: string) => ids.has(id)), 'deleted zaps listed for another organization').toEqual([]);
+  expect(
+    zaps.filter((id: string) => ids.has(id)),
+    'deleted zaps listed for another organization',
+  ).toEqual([]);
   const feed = new Set(seen.events);
   const events = (await other.api('GET', '/events?limit=100')).body.events.map((e: { event_id: string }) => e.event_id);
-  expect(events.filter((id: string) => feed.has(id)), 'deleted events in another organization\'s feed').toEqual([]);
+  expect(
+    events.filter((id: string) => feed.has(id)),
+    "deleted events in another organization's feed",
+  ).toEqual([]);
   for (const account_id of seen.accounts) {
-    expect((await other.control('GET', `/deposits?account_id=${account_id}`)).body.deposits, `control deposits of deleted ${account_id}`).toEqual([]);
-    expect((await other.control('GET', `/emails?account_id=${account_id}`)).body.emails, `control inbox of deleted ${account_id}`).toEqual([]);
+    expect(
+      (await other.control('GET', `/deposits?account_id=${account_id}`)).body.deposits,
+      `control deposits of deleted ${account_id}`,
+    ).toEqual([]);
+    expect((await other.control('GET', `/emails?account_id=${account_id}`)).body.emails, `control inbox of deleted ${account_id}`).toEqual(
+      [],
+    );
   }
   // Its in-flight work does not wake up: the clock runs on past every retry the webhook had left, every check holds.
   await other.advance(3_600_000);
@@ -190,29 +256,48 @@ async function deleteAndCheck(m: TradingModel, r: TradingReal): Promise<void> {
   expect(after.violations, `an hour after the delete: ${JSON.stringify(after.violations)}`).toEqual([]);
   await other.settle(80 * 3_600_000);
   const late = receiver.received.slice(delivered_before).filter((x) => seen.webhooks.includes(x.webhook_id) || feed.has(x.event_id));
-  expect(late.map((x) => `${x.webhook_id} ${x.event_id} at ${x.received_at_ms}`), 'deliveries of the deleted organization after its delete').toEqual([]);
+  expect(
+    late.map((x) => `${x.webhook_id} ${x.event_id} at ${x.received_at_ms}`),
+    'deliveries of the deleted organization after its delete',
+  ).toEqual([]);
   expect((await other.invariants()).violations, 'after the clock settled').toEqual([]);
 }
 
 describe('deleting an organization', () => {
   it(`leaves every route answering as for an organization that never existed (${RUNS} runs)`, { timeout: 600_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(tradingPrelude(), fc.commands(tradingCommands(), { maxCommands: 6, size: 'max' }), fc.constantFrom<InFlight>('retrying', 'replay_scheduled'), async (prelude, cmds, mode) => {
-        const reset = await sim.control('POST', '/reset');
-        expect(reset.status).toBe(200);
-        const model = initialModel(reset.body.clock.now_ms, DEFAULT_PROFILE);
-        const real: TradingReal = { sim, key: sim.api_key };
-        // The organization first (the prelude's SetupOrg), then its webhook, so every event it publishes is delivered or retried.
-        const [setup, ...rest] = prelude;
-        await setup.run(model, real);
-        const webhook_id = await registerWebhook(real, mode);
-        for (const c of rest) if (c.check(model)) await c.run(model, real);
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
-        // A zap that fails at its floor: with recovery on, a recovery bound to its credit exists when the organization goes.
-        for (const c of [new ZapFromCredit({ accountIdx: 0, creditIdx: 0, destinationIdx: 0, fraction_bps: 5_000, high_floor: true, expires_in_ms: null }), new AdvanceClock(30_000)]) if (c.check(model)) await c.run(model, real);
-        await inFlight(real, webhook_id, mode);
-        await deleteAndCheck(model, real);
-      }),
+      fc.asyncProperty(
+        tradingPrelude(),
+        fc.commands(tradingCommands(), { maxCommands: 6, size: 'max' }),
+        fc.constantFrom<InFlight>('retrying', 'replay_scheduled'),
+        async (prelude, cmds, mode) => {
+          const reset = await sim.control('POST', '/reset');
+          expect(reset.status).toBe(200);
+          const model = initialModel(reset.body.clock.now_ms, DEFAULT_PROFILE);
+          const real: TradingReal = { sim, key: sim.api_key };
+          // The organization first (the prelude's SetupOrg), then its webhook, so every event it publishes is delivered or retried.
+          const [setup, ...rest] = prelude;
+          await setup.run(model, real);
+          const webhook_id = await registerWebhook(real, mode);
+          for (const c of rest) if (c.check(model)) await c.run(model, real);
+          await fc.asyncModelRun(() => ({ model, real }), cmds);
+          // A zap that fails at its floor: with recovery on, a recovery bound to its credit exists when the organization goes.
+          for (const c of [
+            new ZapFromCredit({
+              accountIdx: 0,
+              creditIdx: 0,
+              destinationIdx: 0,
+              fraction_bps: 5_000,
+              high_floor: true,
+              expires_in_ms: null,
+            }),
+            new AdvanceClock(30_000),
+          ])
+            if (c.check(model)) await c.run(model, real);
+          await inFlight(real, webhook_id, mode);
+          await deleteAndCheck(model, real);
+        },
+      ),
       { numRuns: RUNS, seed: SEED, path: PATH, verbose: 1, includeErrorInReport: true },
     );
   });

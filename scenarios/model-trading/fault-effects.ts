@@ -64,7 +64,10 @@ export async function checkFaultEffects(m: TradingModel, r: TradingReal): Promis
     if (f.target === 'deposit') {
       const d = m.deposits.find((x) => ids.some((id) => id.toLowerCase() === x.tx_hash.toLowerCase()));
       if (!d || !('fail' in rule!.effect)) continue;
-      const rows = (await r.sim.control('GET', `/deposits?account_id=${d.account_id}`)).body.deposits as Array<{ tx_hash: string; status: string }>;
+      const rows = (await r.sim.control('GET', `/deposits?account_id=${d.account_id}`)).body.deposits as Array<{
+        tx_hash: string;
+        status: string;
+      }>;
       const row = rows.find((x) => x.tx_hash.toLowerCase() === d.tx_hash.toLowerCase());
       // Dropped before finality; screening that flags it first ends it sooner (flagged: no credit either).
       expect(['dropped', 'flagged'], `${what}: the deposit should have been dropped, it is ${row?.status}`).toContain(row?.status);
@@ -79,16 +82,27 @@ export async function checkFaultEffects(m: TradingModel, r: TradingReal): Promis
     const count = (type: string) => mine.filter((e) => e.type === `${kind}.${type}`).length;
     if ('fail' in rule!.effect) {
       // Fail rules that fired on the same entity at the same instant: the first one's code is the one shown.
-      const together = fired.filter((g) => g.subject === f.subject && g.at_ms === f.at_ms).map((g) => rules.get(g.fault_id)?.effect).filter((e) => e && 'fail' in e).map((e) => String(e!.fail));
+      const together = fired
+        .filter((g) => g.subject === f.subject && g.at_ms === f.at_ms)
+        .map((g) => rules.get(g.fault_id)?.effect)
+        .filter((e) => e && 'fail' in e)
+        .map((e) => String(e!.fail));
       expect(body.status, `${what}: the ${kind} did not fail (${JSON.stringify(body)})`).toBe('failed');
       expect(together, `${what}: the ${kind} failed with ${body.failure_code}`).toContain(body.failure_code);
-      if (body.failure_code === 'settlement_orphaned') expect(count('settlement_orphaned'), `${what}: no ${kind}.settlement_orphaned before the failure`).toBeGreaterThan(0);
+      if (body.failure_code === 'settlement_orphaned')
+        expect(count('settlement_orphaned'), `${what}: no ${kind}.settlement_orphaned before the failure`).toBeGreaterThan(0);
     } else if ('reorg' in rule!.effect) {
       // Each leg a reorg fired on drops (twice on one leg at once: the second finds it already dropped).
-      const legs = fired.filter((g) => g.subject === f.subject && 'reorg' in (rules.get(g.fault_id)?.effect ?? {})).map((g) => String(rules.get(g.fault_id)!.effect.reorg));
+      const legs = fired
+        .filter((g) => g.subject === f.subject && 'reorg' in (rules.get(g.fault_id)?.effect ?? {}))
+        .map((g) => String(rules.get(g.fault_id)!.effect.reorg));
       const orphaned = count('settlement_orphaned');
-      expect(orphaned >= new Set(legs).size && orphaned <= legs.length, `${what}: reorgs of legs ${legs.join(', ')} fired on ${kind} ${op!.id}, its feed shows ${orphaned} ${kind}.settlement_orphaned`).toBe(true);
-      if (body.status === 'settled') expect(count('settlement_reconfirmed'), `${what}: every orphaned leg of the settled ${kind} reconfirms`).toBe(orphaned);
+      expect(
+        orphaned >= new Set(legs).size && orphaned <= legs.length,
+        `${what}: reorgs of legs ${legs.join(', ')} fired on ${kind} ${op!.id}, its feed shows ${orphaned} ${kind}.settlement_orphaned`,
+      ).toBe(true);
+      if (body.status === 'settled')
+        expect(count('settlement_reconfirmed'), `${what}: every orphaned leg of the settled ${kind} reconfirms`).toBe(orphaned);
     }
   }
   return cells;

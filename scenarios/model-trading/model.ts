@@ -8,13 +8,13 @@ import type { HttpReply, TestSim } from '../../fake-provider/testing/harness.ts'
 import type { Profile } from '../../fake-provider/profile.ts';
 import { edgeSet, StatusWalk } from '../../fake-provider/oracle/index.ts';
 
-export interface TAccount {
+interface TAccount {
   account_id: string;
   /** Deposit fault rules matched to this account (a funding deposit may then be dropped or late). */
   deposit_faults: number;
 }
 
-export interface TDestination {
+interface TDestination {
   destination_id: string;
   account_id: string;
   asset_key: string;
@@ -53,7 +53,7 @@ export interface TOp {
 }
 
 /** A credit the model expects to exist, keyed by its source (`source_type|source_id`). */
-export interface PredictedCredit {
+interface PredictedCredit {
   account_id: string;
   asset_key: string;
   atoms: bigint;
@@ -71,7 +71,7 @@ export interface TOrg {
 }
 
 /** A deposit the model landed and what it expects of it. */
-export interface TDeposit {
+interface TDeposit {
   account_id: string;
   tx_hash: string;
   asset_key: string;
@@ -81,7 +81,7 @@ export interface TDeposit {
 }
 
 /** An idempotent write the model made with its own key, and the first answer, for replays. */
-export interface TWrite {
+interface TWrite {
   method: 'POST';
   path: string;
   body: Record<string, unknown>;
@@ -91,7 +91,7 @@ export interface TWrite {
 }
 
 /** Per run: which hard paths were set up, and which actually fired (orphan seen, OTP refused, …). */
-export interface Reach {
+interface Reach {
   tried: Set<string>;
   reached: Set<string>;
   /**
@@ -101,7 +101,7 @@ export interface Reach {
   watch: Array<{ what: string; kind: 'reorg' | 'orphaned'; trade_id: string; account_id: string }>;
 }
 
-export interface TQuote {
+interface TQuote {
   quote_id: string;
   /** `indicative` quotes answer quote_not_firm; `expired` firm quotes answer quote_expired. */
   kind: 'indicative' | 'expired';
@@ -111,7 +111,7 @@ export interface TQuote {
  * A balance row's pending amount read while a zap's output was pending: the zap's output is the market's, so
  * the exact check waits until the zap's history record names it (settleAndCompare: `checkPendingSeen`).
  */
-export interface PendingSeen {
+interface PendingSeen {
   account_id: string;
   asset_key: string;
   /** The fake's pending_atoms at that step. */
@@ -125,7 +125,7 @@ export interface PendingSeen {
 }
 
 /** A recovery the model claimed (with its payout cancel), for forbidden edges after the claim. */
-export interface TClaimed {
+interface TClaimed {
   recovery_id: string;
   account_id: string;
   credit_id: string;
@@ -253,7 +253,11 @@ export async function creditsOf(r: TradingReal, account_id: string, status: 'ope
   const out: WireCredit[] = [];
   let cursor: string | null = null;
   do {
-    const res: HttpReply = await api(r, 'GET', `/accounts/${account_id}/credits?status=${status}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+    const res: HttpReply = await api(
+      r,
+      'GET',
+      `/accounts/${account_id}/credits?status=${status}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     out.push(...res.body.credits);
     cursor = res.body.next_cursor;
@@ -261,7 +265,11 @@ export async function creditsOf(r: TradingReal, account_id: string, status: 'ope
   return out;
 }
 
-const TERMINAL: Record<OpKind, readonly string[]> = { trade: ['settled', 'failed'], zap: ['settled', 'failed'], cancel: ['confirmed', 'failed'] };
+const TERMINAL: Record<OpKind, readonly string[]> = {
+  trade: ['settled', 'failed'],
+  zap: ['settled', 'failed'],
+  cancel: ['confirmed', 'failed'],
+};
 export const OP_SUCCESS: Record<OpKind, string> = { trade: 'settled', zap: 'settled', cancel: 'confirmed' };
 
 export const sourceKey = (source_type: string, source_id: string): string => `${source_type}|${source_id.toLowerCase()}`;
@@ -271,14 +279,17 @@ export const sourceKey = (source_type: string, source_id: string): string => `${
  * adds the settlement and change credits the spec says it makes; a failure leaves the source open. The
  * amounts are the model's own (quote, request, deposit), checked against the history record on the way.
  */
-export async function book(m: TradingModel, r: TradingReal, op: TOp, body: Record<string, any>): Promise<void> {
+async function book(m: TradingModel, r: TradingReal, op: TOp, body: Record<string, any>): Promise<void> {
   const status: string = body.status;
   op.outcome = status;
   const what = `${op.kind} ${op.id}`;
   if (status === 'failed') {
     // Fault rules added while it ran may have met it too (a rule fires on whatever reaches its stage first).
     const allowed = new Set([...op.may_fail, ...faultCodes(m, op.fault_target ?? op.kind, op.account_id)]);
-    expect(allowed.has(body.failure_code), `${what} failed with ${body.failure_code}; the model expects only ${[...allowed].join(', ') || 'success'}`).toBe(true);
+    expect(
+      allowed.has(body.failure_code),
+      `${what} failed with ${body.failure_code}; the model expects only ${[...allowed].join(', ') || 'success'}`,
+    ).toBe(true);
     return;
   }
   if (op.kind === 'cancel') {
@@ -293,18 +304,26 @@ export async function book(m: TradingModel, r: TradingReal, op: TOp, body: Recor
   const e = op.expect;
   const amount_in = BigInt(record.amount_in_atoms);
   const amount_out = BigInt(record.amount_out_atoms);
-  if (e.amount_in_atoms !== null) expect(amount_in, `${what} took ${amount_in}, the model sent ${e.amount_in_atoms}`).toBe(e.amount_in_atoms);
-  if (e.amount_out_atoms !== null) expect(amount_out, `${what} paid out ${amount_out}, its quote promised ${e.amount_out_atoms} net of fees`).toBe(e.amount_out_atoms);
+  if (e.amount_in_atoms !== null)
+    expect(amount_in, `${what} took ${amount_in}, the model sent ${e.amount_in_atoms}`).toBe(e.amount_in_atoms);
+  if (e.amount_out_atoms !== null)
+    expect(amount_out, `${what} paid out ${amount_out}, its quote promised ${e.amount_out_atoms} net of fees`).toBe(e.amount_out_atoms);
   expect(amount_out >= e.min_out_atoms, `${what} paid out ${amount_out}, below its floor ${e.min_out_atoms}`).toBe(true);
   // The fees are the organization's bps (the model drew them) of the gross output (amount_out + fees), rounded either way.
   const f = record.fees;
   const gross = amount_out + BigInt(f.total_atoms);
-  for (const [name, bps] of [['platform', m.org.platform_fee_bps], ['integrator', m.org.integrator_fee_bps]] as const) {
+  for (const [name, bps] of [
+    ['platform', m.org.platform_fee_bps],
+    ['integrator', m.org.integrator_fee_bps],
+  ] as const) {
     const [whole, frac = ''] = bps.split('.');
     const exact = gross * BigInt(whole + frac);
     const den = 10_000n * 10n ** BigInt(frac.length);
     const fee = BigInt(f[`${name}_atoms`]);
-    expect(fee === exact / den || fee === (exact + den - 1n) / den, `${what}: ${name} fee ${fee} is not ${bps} bps of the gross ${gross}`).toBe(true);
+    expect(
+      fee === exact / den || fee === (exact + den - 1n) / den,
+      `${what}: ${name} fee ${fee} is not ${bps} bps of the gross ${gross}`,
+    ).toBe(true);
   }
   let source = [...m.credits.values()].find((x) => x.credit_id === op.credit_id);
   if (op.deposit_tx !== undefined) {
@@ -318,8 +337,21 @@ export async function book(m: TradingModel, r: TradingReal, op: TOp, body: Recor
   source!.status = 'consumed';
   const settlement = sourceKey('trade_settlement', op.id);
   const change = sourceKey('change', op.id);
-  m.credits.set(settlement, { account_id: op.account_id, asset_key: record.to_asset_key, atoms: amount_out, status: 'open', credit_id: m.early_ids.get(settlement) });
-  if (source_atoms > amount_in) m.credits.set(change, { account_id: op.account_id, asset_key: record.from_asset_key, atoms: source_atoms - amount_in, status: 'open', credit_id: m.early_ids.get(change) });
+  m.credits.set(settlement, {
+    account_id: op.account_id,
+    asset_key: record.to_asset_key,
+    atoms: amount_out,
+    status: 'open',
+    credit_id: m.early_ids.get(settlement),
+  });
+  if (source_atoms > amount_in)
+    m.credits.set(change, {
+      account_id: op.account_id,
+      asset_key: record.from_asset_key,
+      atoms: source_atoms - amount_in,
+      status: 'open',
+      credit_id: m.early_ids.get(change),
+    });
 }
 
 /** GETs every operation not yet terminal, walks its status against the spec's edges, and books terminal ones. */
@@ -364,7 +396,8 @@ export async function checkAfterStep(m: TradingModel, r: TradingReal): Promise<v
 }
 
 /** A swap whose output the spec says is pending: filled, settlement not yet confirmed (as GET showed it at this step). */
-export const outputPending = (op: TOp): boolean => op.kind !== 'cancel' && op.outcome === null && (op.last_status === 'filled' || op.last_status === 'pending_settle');
+export const outputPending = (op: TOp): boolean =>
+  op.kind !== 'cancel' && op.outcome === null && (op.last_status === 'filled' || op.last_status === 'pending_settle');
 
 /**
  * The spec's pending_atoms ("unconfirmed deposits plus in-flight trade/zap settlements"), predicted per
@@ -374,7 +407,7 @@ export const outputPending = (op: TOp): boolean => op.kind !== 'cancel' && op.ou
  * pending the row must hold at least the rest, and the exact sum is checked once the zap's history record
  * names its output (`checkPendingSeen`).
  */
-export async function checkInFlight(m: TradingModel, r: TradingReal): Promise<void> {
+async function checkInFlight(m: TradingModel, r: TradingReal): Promise<void> {
   m.steps++;
   for (const a of m.accounts) {
     const known = new Map<string, bigint>();
@@ -386,7 +419,10 @@ export async function checkInFlight(m: TradingModel, r: TradingReal): Promise<vo
     };
     const mine = m.deposits.filter((d) => d.account_id === a.account_id);
     if (mine.length > 0) {
-      const rows = (await r.sim.control('GET', `/deposits?account_id=${a.account_id}`)).body.deposits as Array<{ tx_hash: string; status: string }>;
+      const rows = (await r.sim.control('GET', `/deposits?account_id=${a.account_id}`)).body.deposits as Array<{
+        tx_hash: string;
+        status: string;
+      }>;
       for (const d of mine) {
         const row = rows.find((x) => x.tx_hash.toLowerCase() === d.tx_hash.toLowerCase());
         if (row?.status === 'pending') add(d.asset_key, d.atoms, `deposit ${d.tx_hash} ${d.atoms}`);
@@ -418,7 +454,14 @@ export async function checkInFlight(m: TradingModel, r: TradingReal): Promise<vo
       if (waiting.length === 0) expect(seen, what).toBe(predicted);
       else {
         expect(seen >= predicted, what).toBe(true);
-        m.pending_seen.push({ account_id: a.account_id, asset_key, observed: seen, known: predicted - waiting.reduce((s, id) => s + m.ops.find((o) => o.id === id)!.expect.min_out_atoms, 0n), zaps: waiting, step: m.steps });
+        m.pending_seen.push({
+          account_id: a.account_id,
+          asset_key,
+          observed: seen,
+          known: predicted - waiting.reduce((s, id) => s + m.ops.find((o) => o.id === id)!.expect.min_out_atoms, 0n),
+          zaps: waiting,
+          step: m.steps,
+        });
       }
     }
   }
@@ -430,14 +473,21 @@ export async function checkPendingSeen(m: TradingModel, r: TradingReal): Promise
   for (const account_id of new Set(m.pending_seen.map((p) => p.account_id))) {
     let cursor: string | null = null;
     do {
-      const page: HttpReply = await api(r, 'GET', `/accounts/${account_id}/history?types=zap&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: HttpReply = await api(
+        r,
+        'GET',
+        `/accounts/${account_id}/history?types=zap&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       for (const rec of page.body.records) outputs.set(rec.zap_id, BigInt(rec.amount_out_atoms));
       cursor = page.body.next_cursor;
     } while (cursor);
   }
   for (const p of m.pending_seen) {
     const zapsOut = p.zaps.reduce((s, id) => s + (outputs.get(id) ?? 0n), 0n);
-    expect(p.observed, `step ${p.step}: pending ${p.asset_key} of ${p.account_id}: the fake showed ${p.observed}; in flight were ${p.known} known plus zaps ${p.zaps.join(', ')} paying ${zapsOut}`).toBe(p.known + zapsOut);
+    expect(
+      p.observed,
+      `step ${p.step}: pending ${p.asset_key} of ${p.account_id}: the fake showed ${p.observed}; in flight were ${p.known} known plus zaps ${p.zaps.join(', ')} paying ${zapsOut}`,
+    ).toBe(p.known + zapsOut);
   }
 }
 
@@ -446,7 +496,7 @@ export async function checkPendingSeen(m: TradingModel, r: TradingReal): Promise
  * one credit; a trade, zap or cancel uses it until it ends): a trade, zap or cancel (recovery payouts
  * included) not yet terminal on that credit, or a deposit-funded zap not yet terminal whose deposit made it.
  */
-export function holderOf(m: TradingModel, credit_id: string): TOp | undefined {
+function holderOf(m: TradingModel, credit_id: string): TOp | undefined {
   return m.ops.find((o) => {
     if (o.outcome !== null) return false;
     if (o.credit_id === credit_id) return true;
@@ -462,7 +512,10 @@ export function holderOf(m: TradingModel, credit_id: string): TOp | undefined {
 export function expectHolder(m: TradingModel, credit_id: string, code: string | null, before: readonly string[], what: string): void {
   const holder = holderOf(m, credit_id);
   if (holder) {
-    expect([...before, 'credit_in_use'], `${what}: credit ${credit_id} is held by ${holder.kind} ${holder.id} (in flight), yet the spend answered ${code ?? 'success'}`).toContain(code);
+    expect(
+      [...before, 'credit_in_use'],
+      `${what}: credit ${credit_id} is held by ${holder.kind} ${holder.id} (in flight), yet the spend answered ${code ?? 'success'}`,
+    ).toContain(code);
   } else {
     expect(code, `${what}: credit ${credit_id} is held by nothing in flight, yet answered credit_in_use`).not.toBe('credit_in_use');
   }
@@ -474,7 +527,14 @@ export function faultCodes(m: TradingModel, target: string, account_id: string):
 }
 
 /** A new operation the model expects, with the failures it can explain. */
-export function newOp(kind: OpKind, id: string, account_id: string, credit_id: string | null, payout: TOp['expect'], may_fail: Iterable<string>): TOp {
+export function newOp(
+  kind: OpKind,
+  id: string,
+  account_id: string,
+  credit_id: string | null,
+  payout: TOp['expect'],
+  may_fail: Iterable<string>,
+): TOp {
   return { kind, id, account_id, credit_id, expect: payout, may_fail: new Set(may_fail), outcome: null };
 }
 

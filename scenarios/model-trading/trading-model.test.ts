@@ -28,7 +28,19 @@ import { RegisterDestination } from './commands/register-destination.ts';
 import { SetupOrg } from './commands/setup-org.ts';
 import { ZapFromCredit } from './commands/zap-from-credit.ts';
 import { ZapFromDeposit } from './commands/zap-from-deposit.ts';
-import { api, checkPendingSeen, creditsOf, initialModel, observeOps, OP_SUCCESS, sourceKey, tradingCommands, tradingPrelude, type TradingModel, type TradingReal } from './index.ts';
+import {
+  api,
+  checkPendingSeen,
+  creditsOf,
+  initialModel,
+  observeOps,
+  OP_SUCCESS,
+  sourceKey,
+  tradingCommands,
+  tradingPrelude,
+  type TradingModel,
+  type TradingReal,
+} from './index.ts';
 
 const RUNS = Number(process.env.SWAPSIM_TRADING_RUNS ?? 150);
 /** Seeds that run every time beside the random ones (20 runs each). */
@@ -87,55 +99,80 @@ async function settleAndCompare(m: TradingModel, r: TradingReal): Promise<void> 
     if (op.kind === 'cancel' || op.outcome !== 'settled') continue;
     // A settled swap's legs are both final once nothing is left to run (an orphaned leg reconfirmed).
     const body = (await api(r, 'GET', `/${op.kind}s/${op.id}`)).body[op.kind];
-    expect(body.settlement, `${op.kind} ${op.id} settled with legs ${JSON.stringify(body.settlement)}`).toMatchObject({ out_finalized: true, in_finalized: true });
+    expect(body.settlement, `${op.kind} ${op.id} settled with legs ${JSON.stringify(body.settlement)}`).toMatchObject({
+      out_finalized: true,
+      in_finalized: true,
+    });
   }
   // Rules aimed at a settlement met a trade of their account: the trade made for a reorg rule was orphaned
   // and reconfirmed (or, if it settled without, another trade of the account was); a settlement_orphaned
   // rule failed the trade made for it with that code (or another trade of the account). Every orphaned
   // leg of a settled trade reconfirmed.
   for (const w of m.reach.watch) {
-    const events: Array<{ type: string; data: { trade_id: string } }> = (await api(r, 'GET', `/events?account_id=${w.account_id}&types=trade.*&limit=100`)).body.events;
+    const events: Array<{ type: string; data: { trade_id: string } }> = (
+      await api(r, 'GET', `/events?account_id=${w.account_id}&types=trade.*&limit=100`)
+    ).body.events;
     const count = (trade_id: string, type: string): number => events.filter((e) => e.data.trade_id === trade_id && e.type === type).length;
     const trades = m.ops.filter((o) => o.kind === 'trade' && o.account_id === w.account_id);
     const mine = trades.find((o) => o.id === w.trade_id)!;
     if (w.kind === 'reorg') {
       if (count(w.trade_id, 'trade.settlement_orphaned') > 0) m.reach.reached.add(w.what);
-      if (mine.outcome === 'settled') expect(trades.some((o) => count(o.id, 'trade.settlement_orphaned') > 0), `a reorg rule waited for trade ${w.trade_id}, and no trade of ${w.account_id} was orphaned`).toBe(true);
+      if (mine.outcome === 'settled')
+        expect(
+          trades.some((o) => count(o.id, 'trade.settlement_orphaned') > 0),
+          `a reorg rule waited for trade ${w.trade_id}, and no trade of ${w.account_id} was orphaned`,
+        ).toBe(true);
     } else {
-      const orphanFailed = async (id: string): Promise<boolean> => (await api(r, 'GET', `/trades/${id}`)).body.trade.failure_code === 'settlement_orphaned';
+      const orphanFailed = async (id: string): Promise<boolean> =>
+        (await api(r, 'GET', `/trades/${id}`)).body.trade.failure_code === 'settlement_orphaned';
       if (await orphanFailed(w.trade_id)) m.reach.reached.add(w.what);
       else if (mine.outcome === 'settled') {
         let elsewhere = false;
         for (const o of trades) if (o.id !== w.trade_id && o.outcome === 'failed' && (await orphanFailed(o.id))) elsewhere = true;
-        expect(elsewhere, `a settlement_orphaned rule waited for trade ${w.trade_id}, which settled, and no trade of ${w.account_id} failed with it`).toBe(true);
+        expect(
+          elsewhere,
+          `a settlement_orphaned rule waited for trade ${w.trade_id}, which settled, and no trade of ${w.account_id} failed with it`,
+        ).toBe(true);
       }
     }
     for (const o of trades) {
       if (o.outcome !== 'settled') continue;
-      expect(count(o.id, 'trade.settlement_reconfirmed'), `trade ${o.id}: every orphaned leg reconfirms`).toBe(count(o.id, 'trade.settlement_orphaned'));
+      expect(count(o.id, 'trade.settlement_reconfirmed'), `trade ${o.id}: every orphaned leg reconfirms`).toBe(
+        count(o.id, 'trade.settlement_orphaned'),
+      );
     }
   }
   // Deposits ended as the model expects; verified ones made a credit of exactly what landed.
   for (const a of m.accounts) {
-    const rows = (await r.sim.control('GET', `/deposits?account_id=${a.account_id}`)).body.deposits as Array<{ tx_hash: string; status: string }>;
+    const rows = (await r.sim.control('GET', `/deposits?account_id=${a.account_id}`)).body.deposits as Array<{
+      tx_hash: string;
+      status: string;
+    }>;
     for (const d of m.deposits.filter((x) => x.account_id === a.account_id)) {
       const row = rows.find((x) => x.tx_hash.toLowerCase() === d.tx_hash.toLowerCase());
       expect(row, `deposit ${d.tx_hash} is unknown`).toBeDefined();
       if (d.expect !== 'uncertain') expect(row!.status, `deposit ${d.tx_hash}`).toBe(d.expect);
       const key = sourceKey('deposit', d.tx_hash);
-      if (row!.status === 'verified' && !m.credits.has(key)) m.credits.set(key, { account_id: d.account_id, asset_key: d.asset_key, atoms: d.atoms, status: 'open' });
+      if (row!.status === 'verified' && !m.credits.has(key))
+        m.credits.set(key, { account_id: d.account_id, asset_key: d.asset_key, atoms: d.atoms, status: 'open' });
     }
   }
   // The fake's credits are exactly the model's ledger: same sources, assets, amounts and statuses.
   for (const a of m.accounts) {
     for (const status of ['open', 'consumed'] as const) {
-      const wire = (await creditsOf(r, a.account_id, status)).map((c) => `${sourceKey(c.source_type, c.source_id)} ${c.asset_key} ${c.atoms}`).sort();
-      const predicted = [...m.credits.entries()].filter(([, c]) => c.account_id === a.account_id && c.status === status).map(([k, c]) => `${k} ${c.asset_key} ${c.atoms}`).sort();
+      const wire = (await creditsOf(r, a.account_id, status))
+        .map((c) => `${sourceKey(c.source_type, c.source_id)} ${c.asset_key} ${c.atoms}`)
+        .sort();
+      const predicted = [...m.credits.entries()]
+        .filter(([, c]) => c.account_id === a.account_id && c.status === status)
+        .map(([k, c]) => `${k} ${c.asset_key} ${c.atoms}`)
+        .sort();
       expect(wire, `${status} credits of ${a.account_id} (the fake's) against the model's ledger`).toEqual(predicted);
     }
     // Available balance = sum of open credits, per asset; nothing is pending once everything settled.
     const sums = new Map<string, bigint>();
-    for (const c of m.credits.values()) if (c.account_id === a.account_id && c.status === 'open') sums.set(c.asset_key, (sums.get(c.asset_key) ?? 0n) + c.atoms);
+    for (const c of m.credits.values())
+      if (c.account_id === a.account_id && c.status === 'open') sums.set(c.asset_key, (sums.get(c.asset_key) ?? 0n) + c.atoms);
     const balances = await api(r, 'GET', `/accounts/${a.account_id}/balances?limit=100`);
     expect(balances.status).toBe(200);
     for (const row of balances.body.balances) {
@@ -143,7 +180,10 @@ async function settleAndCompare(m: TradingModel, r: TradingReal): Promise<void> 
       expect(row.pending_atoms, `${a.account_id} ${row.asset_key} pending`).toBe('0');
       sums.delete(row.asset_key);
     }
-    expect([...sums.entries()].filter(([, v]) => v > 0n), 'open credits without a balance row').toEqual([]);
+    expect(
+      [...sums.entries()].filter(([, v]) => v > 0n),
+      'open credits without a balance row',
+    ).toEqual([]);
   }
   const inv = await r.sim.invariants();
   expect(inv.violations, JSON.stringify(inv.violations)).toEqual([]);
@@ -153,7 +193,11 @@ async function settleAndCompare(m: TradingModel, r: TradingReal): Promise<void> 
 const reach = new Map<string, { tried: number; reached: number }>();
 
 function runOnce(record: boolean) {
-  return async (profileIdx: number, prelude: fc.AsyncCommand<TradingModel, TradingReal>[], cmds: Iterable<fc.AsyncCommand<TradingModel, TradingReal>>): Promise<TradingModel> => {
+  return async (
+    profileIdx: number,
+    prelude: fc.AsyncCommand<TradingModel, TradingReal>[],
+    cmds: Iterable<fc.AsyncCommand<TradingModel, TradingReal>>,
+  ): Promise<TradingModel> => {
     const sim = sims[profileIdx];
     const model = await freshWorld(sim);
     const real: TradingReal = { sim, key: sim.api_key };
@@ -175,12 +219,28 @@ function runOnce(record: boolean) {
 }
 
 /** Half the runs on the default profile, a quarter on the reordered timings, a quarter on one of the adversarial seeds. */
-const profileArb = fc.oneof({ arbitrary: fc.constant(0), weight: 2 }, { arbitrary: fc.constant(1), weight: 1 }, { arbitrary: fc.integer({ min: 2, max: PROFILES.length - 1 }), weight: 1 });
+const profileArb = fc.oneof(
+  { arbitrary: fc.constant(0), weight: 2 },
+  { arbitrary: fc.constant(1), weight: 1 },
+  { arbitrary: fc.integer({ min: 2, max: PROFILES.length - 1 }), weight: 1 },
+);
 
 const property = (record: boolean) =>
-  fc.asyncProperty(profileArb, tradingPrelude(), fc.commands(tradingCommands(), { maxCommands: 20, size: 'max' }), soakProgress('trading', async (profileIdx: number, prelude: fc.AsyncCommand<TradingModel, TradingReal>[], cmds: Iterable<fc.AsyncCommand<TradingModel, TradingReal>>) => {
-    await runOnce(record)(profileIdx, prelude, cmds);
-  }));
+  fc.asyncProperty(
+    profileArb,
+    tradingPrelude(),
+    fc.commands(tradingCommands(), { maxCommands: 20, size: 'max' }),
+    soakProgress(
+      'trading',
+      async (
+        profileIdx: number,
+        prelude: fc.AsyncCommand<TradingModel, TradingReal>[],
+        cmds: Iterable<fc.AsyncCommand<TradingModel, TradingReal>>,
+      ) => {
+        await runOnce(record)(profileIdx, prelude, cmds);
+      },
+    ),
+  );
 
 /**
  * The fault matrix: every (fault kind × target × leg or stage) the fake implements for the swaps, cancels and
@@ -189,8 +249,19 @@ const property = (record: boolean) =>
  * passes when its rule fired on that target and the run's checks held.
  */
 function matrixCells(): Array<{ cell: string; cmds: fc.AsyncCommand<TradingModel, TradingReal>[] }> {
-  const trade = new FirmTrade({ accountIdx: 0, creditIdx: 0, destinationIdx: 0, side: 'exact_in', fraction_bps: 5_000, slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true });
-  const zap = (expires_in_ms: number | null) => new ZapFromCredit({ accountIdx: 0, creditIdx: 0, destinationIdx: 0, fraction_bps: 5_000, high_floor: false, expires_in_ms });
+  const trade = new FirmTrade({
+    accountIdx: 0,
+    creditIdx: 0,
+    destinationIdx: 0,
+    side: 'exact_in',
+    fraction_bps: 5_000,
+    slippage_bps: '1000',
+    ttl_ms: 30_000,
+    wait_ms: 1_000,
+    accept: true,
+  });
+  const zap = (expires_in_ms: number | null) =>
+    new ZapFromCredit({ accountIdx: 0, creditIdx: 0, destinationIdx: 0, fraction_bps: 5_000, high_floor: false, expires_in_ms });
   const zapFromDeposit = new ZapFromDeposit({ accountIdx: 0, destinationIdx: 0, fromIdx: 0, usd: 500, drift_bps: 0, deposit: 'same' });
   const cancel = new Cancel(0, 0, 1);
   const deposit = new Deposit(0, 0, 500, false);
@@ -199,7 +270,10 @@ function matrixCells(): Array<{ cell: string; cmds: fc.AsyncCommand<TradingModel
     const rule = new AddFault(0, target, choice);
     out.push({ cell: `${target}.${effectName(rule.effect())}`, cmds: [rule, op, new AdvanceClock(600_000)] });
   };
-  for (const [target, op] of [['trade', trade], ['zap', zap(null)]] as const) {
+  for (const [target, op] of [
+    ['trade', trade],
+    ['zap', zap(null)],
+  ] as const) {
     FAIL_CODES[target].forEach((code, codeIdx) => {
       if (code === 'deposit_insufficient_confirmations' || code === 'deposit_flagged' || code === 'from_asset_mismatch') return;
       add(target, { kind: 'fail', codeIdx }, code === 'zap_expired' ? zap(60_000) : op);
@@ -208,7 +282,8 @@ function matrixCells(): Array<{ cell: string; cmds: fc.AsyncCommand<TradingModel
     add(target, { kind: 'delay', delay_ms: 5_000 }, op);
   }
   // A deposit-funded zap's deposit stage: its deposit dropped, flagged or of another asset by a rule.
-  for (const code of ['deposit_insufficient_confirmations', 'deposit_flagged', 'from_asset_mismatch']) add('zap', { kind: 'fail', codeIdx: (FAIL_CODES.zap as readonly string[]).indexOf(code) }, zapFromDeposit);
+  for (const code of ['deposit_insufficient_confirmations', 'deposit_flagged', 'from_asset_mismatch'])
+    add('zap', { kind: 'fail', codeIdx: (FAIL_CODES.zap as readonly string[]).indexOf(code) }, zapFromDeposit);
   FAIL_CODES.cancel.forEach((_, codeIdx) => add('cancel', { kind: 'fail', codeIdx }, cancel));
   add('cancel', { kind: 'delay', delay_ms: 5_000 }, cancel);
   add('deposit', { kind: 'fail', codeIdx: 0 }, deposit);
@@ -217,30 +292,40 @@ function matrixCells(): Array<{ cell: string; cmds: fc.AsyncCommand<TradingModel
 }
 
 describe('trading model', () => {
-  it('fault matrix: every (fault kind × target × leg or stage) fires on a live target and has its effect', { timeout: 600_000 }, async () => {
+  it('fault matrix: every (fault kind × target × leg or stage) fires on a live target and has its effect', {
+    timeout: 600_000,
+  }, async () => {
     // ETH funds the account; its destinations: USDC (trades and zaps), ETH (cancels).
     const prelude = [
       new SetupOrg({ platform_fee_bps: '10', integrator_fee_bps: '0', recovery_enabled: true, partner_screening: false }),
-      new CreateFundedAccount(0, 5_000), new RegisterDestination(0, 1), new RegisterDestination(0, 0),
+      new CreateFundedAccount(0, 5_000),
+      new RegisterDestination(0, 1),
+      new RegisterDestination(0, 0),
     ];
     const reached: string[] = [];
     for (const { cell, cmds } of matrixCells()) {
       const model = await runOnce(false)(0, prelude, cmds).catch((e: Error) => {
         throw new Error(`fault matrix cell ${cell} failed (commands: ${[...prelude, ...cmds].map(String).join(', ')}): ${e.message}`);
       });
-      expect(model!.reach.reached.has(`fired.${cell}`), `fault matrix cell ${cell}: the rule never fired on its target (commands: ${[...prelude, ...cmds].map(String).join(', ')})`).toBe(true);
+      expect(
+        model!.reach.reached.has(`fired.${cell}`),
+        `fault matrix cell ${cell}: the rule never fired on its target (commands: ${[...prelude, ...cmds].map(String).join(', ')})`,
+      ).toBe(true);
       reached.push(cell);
     }
     console.log(`fault matrix reached: ${reached.length} cells: ${reached.join(', ')}`);
   });
 
-  it(`keeps every invariant and the model's predictions over random trading sequences (${RUNS} runs)`, { timeout: Math.max(600_000, RUNS * 2_000) }, async () => {
+  it(`keeps every invariant and the model's predictions over random trading sequences (${RUNS} runs)`, {
+    timeout: Math.max(600_000, RUNS * 2_000),
+  }, async () => {
     await fc.assert(property(true), { numRuns: RUNS, seed: SEED, path: PATH, verbose: 1, includeErrorInReport: true });
     if (SEED !== undefined) return;
     // Every hard path meets what it targets in at least half of the runs that set it up.
     const table = [...reach.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([what, n]) => `${what} ${n.reached}/${n.tried}`);
     console.log(`hard paths reached/tried: ${table.join(', ')}`);
-    for (const [what, n] of reach) if (n.tried >= 4) expect(n.reached / n.tried, `${what} reached ${n.reached} of ${n.tried} runs`).toBeGreaterThanOrEqual(0.5);
+    for (const [what, n] of reach)
+      if (n.tried >= 4) expect(n.reached / n.tried, `${what} reached ${n.reached} of ${n.tried} runs`).toBeGreaterThanOrEqual(0.5);
   });
 
   for (const seed of FIXED_SEEDS) {

@@ -44,7 +44,9 @@ async function settleAndCompare(m: CoreModel, r: CoreReal): Promise<void> {
   for (const a of m.accounts) {
     const res = await r.sim.api('GET', `/accounts/${a.account_id}/balances?limit=100`);
     for (const row of res.body.balances) {
-      const clean = m.deposits.filter((d) => d.account_id === a.account_id && d.asset_key === row.asset_key && !d.flagged).reduce((s, d) => s + d.atoms, 0n);
+      const clean = m.deposits
+        .filter((d) => d.account_id === a.account_id && d.asset_key === row.asset_key && !d.flagged)
+        .reduce((s, d) => s + d.atoms, 0n);
       expect(BigInt(row.available_atoms), `${a.account_id} ${row.asset_key}`).toBe(clean);
       expect(row.pending_atoms).toBe('0');
     }
@@ -70,7 +72,10 @@ async function settleAndCompare(m: CoreModel, r: CoreReal): Promise<void> {
   const accepted = acceptedEventIds(r.receiver);
   for (const id of feed) expect(accepted.has(id) || failed.has(id), `event ${id} neither delivered nor failed`).toBe(true);
   for (const id of accepted) expect(feed, `receiver got ${id}, not in the feed`).toContain(id);
-  expect(r.receiver.received.every((x) => x.signature_valid), 'every delivery carries a valid signature').toBe(true);
+  expect(
+    r.receiver.received.every((x) => x.signature_valid),
+    'every delivery carries a valid signature',
+  ).toBe(true);
   const inv = await r.sim.invariants();
   expect(inv.violations).toEqual([]);
 }
@@ -78,12 +83,15 @@ async function settleAndCompare(m: CoreModel, r: CoreReal): Promise<void> {
 describe('service core model', () => {
   it(`keeps every invariant over random command sequences (${RUNS} runs)`, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.commands(coreCommands(), { maxCommands: 25 }), soakProgress('core', async (cmds) => {
-        const model = await freshWorld();
-        const real: CoreReal = { sim, receiver };
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
-        await settleAndCompare(model, real);
-      })),
+      fc.asyncProperty(
+        fc.commands(coreCommands(), { maxCommands: 25 }),
+        soakProgress('core', async (cmds) => {
+          const model = await freshWorld();
+          const real: CoreReal = { sim, receiver };
+          await fc.asyncModelRun(() => ({ model, real }), cmds);
+          await settleAndCompare(model, real);
+        }),
+      ),
       { numRuns: RUNS, seed: SEED, path: PATH, verbose: 1, includeErrorInReport: true },
     );
   });

@@ -5,12 +5,12 @@ import { expect } from 'vitest';
 import type { TestSim } from '../../fake-provider/testing/harness.ts';
 import type { Receiver } from '../dsl/webhook-receiver.ts';
 
-export interface ModelAccount {
+interface ModelAccount {
   account_id: string;
   created_at_ms: number;
 }
 
-export interface ModelDepositAddress {
+interface ModelDepositAddress {
   deposit_address_id: string;
   account_id: string;
   asset_key: string;
@@ -19,14 +19,14 @@ export interface ModelDepositAddress {
   opened_at_ms: number;
 }
 
-export interface ModelDeposit {
+interface ModelDeposit {
   account_id: string;
   asset_key: string;
   atoms: bigint;
   flagged: boolean;
 }
 
-export interface ModelDestination {
+interface ModelDestination {
   destination_id: string;
   account_id: string;
   suspended: boolean;
@@ -61,7 +61,10 @@ export async function checkAfterStep(m: CoreModel, r: CoreReal): Promise<void> {
       const mine = m.deposits.filter((d) => d.account_id === a.account_id && d.asset_key === asset_key);
       const clean = mine.filter((d) => !d.flagged).reduce((s, d) => s + d.atoms, 0n);
       const all = mine.reduce((s, d) => s + d.atoms, 0n);
-      const row = res.body.balances.find((b: { asset_key: string }) => b.asset_key === asset_key) ?? { available_atoms: '0', pending_atoms: '0' };
+      const row = res.body.balances.find((b: { asset_key: string }) => b.asset_key === asset_key) ?? {
+        available_atoms: '0',
+        pending_atoms: '0',
+      };
       const available = BigInt(row.available_atoms);
       const pending = BigInt(row.pending_atoms);
       // Clean deposits are pending or available; flagged ones are pending until flagged, then gone.

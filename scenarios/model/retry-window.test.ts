@@ -43,7 +43,9 @@ const shapeArb = fc.record({
 function scheduleFor(tick: number, { repeats, last_share, cuts }: { repeats: number; last_share: number; cuts: number[] }) {
   const last = Math.floor((WINDOW_MS * last_share) / 100 / repeats) + 7;
   const prefix_total = WINDOW_MS + tick - repeats * last;
-  const points = [...new Set(cuts.map((c) => Math.floor((prefix_total * c) / 1000)))].filter((p) => p > 0 && p < prefix_total).sort((a, b) => a - b);
+  const points = [...new Set(cuts.map((c) => Math.floor((prefix_total * c) / 1000)))]
+    .filter((p) => p > 0 && p < prefix_total)
+    .sort((a, b) => a - b);
   const prefix = [...points, prefix_total].map((p, i, all) => p - (i === 0 ? 0 : all[i - 1]));
   return { schedule: [...prefix, last], repeats };
 }
@@ -61,7 +63,10 @@ function expectedOffsets(schedule: number[], repeats: number): number[] {
 }
 
 async function runTick(tick: number, { schedule, repeats }: { schedule: number[]; repeats: number }): Promise<void> {
-  const sim = await startTestSim({ seed: 'retry-window', profile: { ...DEFAULT_PROFILE, name: 'retry-ticks', webhook_retry_schedule_ms: schedule } });
+  const sim = await startTestSim({
+    seed: 'retry-window',
+    profile: { ...DEFAULT_PROFILE, name: 'retry-ticks', webhook_retry_schedule_ms: schedule },
+  });
   try {
     now_ms = () => sim.running.runtime.world.sim.now_ms();
     receiver.received = [];
@@ -78,16 +83,25 @@ async function runTick(tick: number, { schedule, repeats }: { schedule: number[]
     const byDelivery = new Map<string, number[]>();
     for (const x of receiver.received) byDelivery.set(x.delivery_id, [...(byDelivery.get(x.delivery_id) ?? []), x.received_at_ms]);
     expect(byDelivery.size, 'deliveries attempted').toBeGreaterThan(0);
-    const deliveries = (await sim.api('GET', `/webhooks/${hook.body.webhook.webhook_id}/deliveries?limit=100`)).body.deliveries as Array<Record<string, any>>;
+    const deliveries = (await sim.api('GET', `/webhooks/${hook.body.webhook.webhook_id}/deliveries?limit=100`)).body.deliveries as Array<
+      Record<string, any>
+    >;
     for (const [delivery_id, times] of byDelivery) {
       // The first attempt is made as the event is published, so the window measured from it is the event's 72 h.
       const first = receiver.received.find((x) => x.delivery_id === delivery_id)!;
       expect(times[0], `delivery ${delivery_id}: first attempt against its event's created_at_ms`).toBe(first.body.created_at_ms);
       const offsets = times.map((t) => t - times[0]);
-      expect(offsets, `delivery ${delivery_id}: attempts after the first (window ${WINDOW_MS} ms, the schedule's mark ${WINDOW_MS + tick}: ${tick === 0 ? 'on the mark' : tick < 0 ? 'one tick before it' : 'one tick after it'})`).toEqual(expected);
+      expect(
+        offsets,
+        `delivery ${delivery_id}: attempts after the first (window ${WINDOW_MS} ms, the schedule's mark ${WINDOW_MS + tick}: ${tick === 0 ? 'on the mark' : tick < 0 ? 'one tick before it' : 'one tick after it'})`,
+      ).toEqual(expected);
       const d = deliveries.find((x) => x.delivery_id === delivery_id);
       expect(d, `delivery ${delivery_id} listed`).toBeDefined();
-      expect([d!.status, d!.attempted_at_ms, d!.next_retry_at_ms ?? null], `delivery ${delivery_id} once the window closed`).toEqual(['failed', times[times.length - 1], null]);
+      expect([d!.status, d!.attempted_at_ms, d!.next_retry_at_ms ?? null], `delivery ${delivery_id} once the window closed`).toEqual([
+        'failed',
+        times[times.length - 1],
+        null,
+      ]);
     }
     const inv = await sim.invariants();
     expect(inv.violations, JSON.stringify(inv.violations)).toEqual([]);

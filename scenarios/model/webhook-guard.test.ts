@@ -54,8 +54,16 @@ const path = fc.constantFrom('', '/', '/hooks', '/v1/accounts?x=1', '/hooks#frag
 
 /** `/_sim` as a path may spell it (case, percent-encoding, repeated slashes), before the rest of a path. */
 const controlPath = fc
-  .tuple(fc.constantFrom('/', '//', '///'), fc.constantFrom('_sim', '%5Fsim', '%5fsim'), fc.integer({ min: 0, max: 0xffff }), fc.constantFrom('', '/', '/reset', '/clock/advance?ms=1'))
-  .map(([slashes, name, mask, rest]) => `${slashes}${name.startsWith('%') ? name.slice(0, 3) + caseOf(name.slice(3), mask) : caseOf(name, mask)}${rest}`);
+  .tuple(
+    fc.constantFrom('/', '//', '///'),
+    fc.constantFrom('_sim', '%5Fsim', '%5fsim'),
+    fc.integer({ min: 0, max: 0xffff }),
+    fc.constantFrom('', '/', '/reset', '/clock/advance?ms=1'),
+  )
+  .map(
+    ([slashes, name, mask, rest]) =>
+      `${slashes}${name.startsWith('%') ? name.slice(0, 3) + caseOf(name.slice(3), mask) : caseOf(name, mask)}${rest}`,
+  );
 
 async function register(url: string): Promise<[number, string | undefined]> {
   const res = await sim.api('POST', '/webhooks', { key, body: { url, active: false } });
@@ -66,21 +74,31 @@ async function register(url: string): Promise<[number, string | undefined]> {
 const REFUSED: [number, string] = [400, 'webhook_url_forbidden'];
 
 describe('webhook destination guard over its input space', () => {
-  it(`refuses every spelling of swapsim's own address and of /_sim, and accepts the rest (${RUNS} runs)`, { timeout: 300_000 }, async () => {
+  it(`refuses every spelling of swapsim's own address and of /_sim, and accepts the rest (${RUNS} runs)`, {
+    timeout: 300_000,
+  }, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('http', 'https'), userinfo, ownHost, path, controlPath, fc.integer({ min: 1, max: 254 }), async (scheme, user, host, p, control, outside) => {
-        const port = sim.running.port;
-        const own = `${scheme}://${user}${host}:${port}${p}`;
-        expect(await register(own), `own address ${own} (parsed: ${new URL(own).host})`).toEqual(REFUSED);
-        const controlUrl = `${scheme}://203.0.113.${outside}:8443${control}`;
-        expect(await register(controlUrl), `control plane ${controlUrl} (parsed path: ${new URL(controlUrl).pathname})`).toEqual(REFUSED);
-        // The same host on another port, and an outside address, are ordinary destinations.
-        const elsewhere = `${scheme}://${user}${host}:${port === 65535 ? port - 1 : port + 1}${p}`;
-        const ok = await register(elsewhere);
-        expect(ok[0], `another port ${elsewhere}: ${JSON.stringify(ok)}`).toBe(200);
-        const outsideUrl = `${scheme}://203.0.113.${outside}:8443/hooks`;
-        expect((await register(outsideUrl))[0], `outside ${outsideUrl}`).toBe(200);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('http', 'https'),
+        userinfo,
+        ownHost,
+        path,
+        controlPath,
+        fc.integer({ min: 1, max: 254 }),
+        async (scheme, user, host, p, control, outside) => {
+          const port = sim.running.port;
+          const own = `${scheme}://${user}${host}:${port}${p}`;
+          expect(await register(own), `own address ${own} (parsed: ${new URL(own).host})`).toEqual(REFUSED);
+          const controlUrl = `${scheme}://203.0.113.${outside}:8443${control}`;
+          expect(await register(controlUrl), `control plane ${controlUrl} (parsed path: ${new URL(controlUrl).pathname})`).toEqual(REFUSED);
+          // The same host on another port, and an outside address, are ordinary destinations.
+          const elsewhere = `${scheme}://${user}${host}:${port === 65535 ? port - 1 : port + 1}${p}`;
+          const ok = await register(elsewhere);
+          expect(ok[0], `another port ${elsewhere}: ${JSON.stringify(ok)}`).toBe(200);
+          const outsideUrl = `${scheme}://203.0.113.${outside}:8443/hooks`;
+          expect((await register(outsideUrl))[0], `outside ${outsideUrl}`).toBe(200);
+        },
+      ),
       { numRuns: RUNS, seed: SEED, path: PATH, verbose: 1, includeErrorInReport: true },
     );
   });

@@ -73,7 +73,11 @@ export async function runBatch(s: Session, batch: ReadonlyArray<{ run: number; s
   try {
     return await Promise.all(
       lanes.map((l, i) =>
-        driveLane(s, { ...l, slot: s.slots[i], app_key, scenario: batch[i].scenario, run_no: batch[i].run, expect: null, started_ms, batched: true }, async () => ({ webhook_id: webhooks[i], secret, configure })),
+        driveLane(
+          s,
+          { ...l, slot: s.slots[i], app_key, scenario: batch[i].scenario, run_no: batch[i].run, expect: null, started_ms, batched: true },
+          async () => ({ webhook_id: webhooks[i], secret, configure }),
+        ),
       ),
     );
   } finally {
@@ -83,7 +87,10 @@ export async function runBatch(s: Session, batch: ReadonlyArray<{ run: number; s
 }
 
 /** Runs each alone, in order, until one fails: that run and its outcome alone; 'passed' when none failed; 'cut' when the time limit came first. */
-export async function confirmAlone(s: Session, runs: ReadonlyArray<{ run: number; scenario: VerifyScenario }>): Promise<{ run: number; scenario: VerifyScenario; outcome: Outcome } | 'passed' | 'cut'> {
+export async function confirmAlone(
+  s: Session,
+  runs: ReadonlyArray<{ run: number; scenario: VerifyScenario }>,
+): Promise<{ run: number; scenario: VerifyScenario; outcome: Outcome } | 'passed' | 'cut'> {
   for (const { run, scenario } of runs) {
     if (WALL.now_ms() >= s.deadline_ms) return 'cut';
     const outcome = await runOnce(s, scenario, run, null);

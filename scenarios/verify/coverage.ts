@@ -11,7 +11,7 @@ import { FAILURE_STAGES, faultCodesOf, stageOf, type FailureStage } from '../../
 export const PLAN_RUNS = 10;
 
 /** Items that do something app-wide go in runs of their own (batch.ts runs them alone). */
-export type Placement = 'batch' | 'alone';
+type Placement = 'batch' | 'alone';
 
 export interface CoverageItem {
   id: string;
@@ -46,44 +46,159 @@ function fromStatus(code: string): string {
 /** The catalogue, in table order. */
 export const COVERAGE_ITEMS: readonly CoverageItem[] = [
   { id: 'trade.settled', region: 'trades', what: 'a trade settles (settlement and change credits)', placement: 'batch' },
-  ...SWAP_FAULT_FAILURES.trade.map(([code, from]) => ({ id: `trade.failed.${code}`, region: 'trades', what: `a trade fails with ${code} from ${from}`, placement: 'batch' as const })),
+  ...SWAP_FAULT_FAILURES.trade.map(([code, from]) => ({
+    id: `trade.failed.${code}`,
+    region: 'trades',
+    what: `a trade fails with ${code} from ${from}`,
+    placement: 'batch' as const,
+  })),
   { id: 'trade.reorg.out', region: 'trades', what: "a settled trade's out leg is orphaned, then reconfirmed", placement: 'batch' },
   { id: 'trade.reorg.in', region: 'trades', what: "a settled trade's in leg is orphaned, then reconfirmed", placement: 'batch' },
   { id: 'zap.settled', region: 'zaps', what: 'a credit-funded zap settles', placement: 'batch' },
-  { id: 'zap.deposit_funded', region: 'zaps', what: 'a zap awaits its deposit, then executes on the observed amount and settles', placement: 'batch' },
-  ...SWAP_FAULT_FAILURES.zap.map(([code, from]) => ({ id: `zap.failed.${code}`, region: 'zaps', what: `a zap fails with ${code} from ${from}`, placement: 'batch' as const })),
+  {
+    id: 'zap.deposit_funded',
+    region: 'zaps',
+    what: 'a zap awaits its deposit, then executes on the observed amount and settles',
+    placement: 'batch',
+  },
+  ...SWAP_FAULT_FAILURES.zap.map(([code, from]) => ({
+    id: `zap.failed.${code}`,
+    region: 'zaps',
+    what: `a zap fails with ${code} from ${from}`,
+    placement: 'batch' as const,
+  })),
   { id: 'zap.failed.min_amount_out_not_met', region: 'zaps', what: 'a zap with an unreachable floor fails', placement: 'batch' },
   { id: 'zap.failed.zap_expired', region: 'zaps', what: 'a zap awaiting a deposit expires', placement: 'batch' },
-  { id: 'zap.failed.from_asset_mismatch', region: 'zaps', what: "a zap's deposit is of another asset (credited for that asset)", placement: 'batch' },
+  {
+    id: 'zap.failed.from_asset_mismatch',
+    region: 'zaps',
+    what: "a zap's deposit is of another asset (credited for that asset)",
+    placement: 'batch',
+  },
   { id: 'zap.failed.deposit_flagged', region: 'zaps', what: "a zap's deposit is flagged by screening (no credit)", placement: 'batch' },
-  { id: 'zap.failed.deposit_insufficient_confirmations', region: 'zaps', what: "a zap's deposit is dropped before finality", placement: 'batch' },
+  {
+    id: 'zap.failed.deposit_insufficient_confirmations',
+    region: 'zaps',
+    what: "a zap's deposit is dropped before finality",
+    placement: 'batch',
+  },
   { id: 'zap.reorg.out', region: 'zaps', what: "a settled zap's out leg is orphaned, then reconfirmed", placement: 'batch' },
   { id: 'zap.reorg.in', region: 'zaps', what: "a settled zap's in leg is orphaned, then reconfirmed", placement: 'batch' },
   { id: 'cancel.confirmed', region: 'cancels', what: 'a cancel confirms (the credit is consumed)', placement: 'batch' },
-  { id: 'cancel.failed.broadcast_failed', region: 'cancels', what: 'a cancel fails with broadcast_failed (the credit stays open)', placement: 'batch' },
-  { id: 'cancel.failed.confirmation_timeout', region: 'cancels', what: 'a cancel fails with confirmation_timeout (the credit stays open)', placement: 'batch' },
-  { id: 'recovery.claimed', region: 'recoveries', what: "a failed zap's credit is recovered: activate, OTP, recover-funds, the payout confirms", placement: 'batch' },
+  {
+    id: 'cancel.failed.broadcast_failed',
+    region: 'cancels',
+    what: 'a cancel fails with broadcast_failed (the credit stays open)',
+    placement: 'batch',
+  },
+  {
+    id: 'cancel.failed.confirmation_timeout',
+    region: 'cancels',
+    what: 'a cancel fails with confirmation_timeout (the credit stays open)',
+    placement: 'batch',
+  },
+  {
+    id: 'recovery.claimed',
+    region: 'recoveries',
+    what: "a failed zap's credit is recovered: activate, OTP, recover-funds, the payout confirms",
+    placement: 'batch',
+  },
   { id: 'recovery.failed', region: 'recoveries', what: "a recovery's payout fails (the credit stays open)", placement: 'batch' },
   { id: 'deposit.verified', region: 'deposits', what: 'a deposit is verified and credited', placement: 'batch' },
-  { id: 'deposit.pending_probe', region: 'deposits', what: "the app's state is compared while a deposit is pending (detected, not credited)", placement: 'batch' },
-  ...['sanctions_match', 'high_risk_score', 'mixer_association'].map((reason) => ({ id: `deposit.flagged.${reason}`, region: 'deposits', what: `a deposit is flagged by the service (${reason}): no credit`, placement: 'batch' as const })),
-  { id: 'deposit.flagged.partner_flagged', region: 'deposits', what: 'the partner flags a deposit inside its screening window: no credit', placement: 'batch' },
-  { id: 'deposit.partner_window_lapsed', region: 'deposits', what: "a deposit's partner screening window passes without objection, then it is verified", placement: 'batch' },
+  {
+    id: 'deposit.pending_probe',
+    region: 'deposits',
+    what: "the app's state is compared while a deposit is pending (detected, not credited)",
+    placement: 'batch',
+  },
+  ...['sanctions_match', 'high_risk_score', 'mixer_association'].map((reason) => ({
+    id: `deposit.flagged.${reason}`,
+    region: 'deposits',
+    what: `a deposit is flagged by the service (${reason}): no credit`,
+    placement: 'batch' as const,
+  })),
+  {
+    id: 'deposit.flagged.partner_flagged',
+    region: 'deposits',
+    what: 'the partner flags a deposit inside its screening window: no credit',
+    placement: 'batch',
+  },
+  {
+    id: 'deposit.partner_window_lapsed',
+    region: 'deposits',
+    what: "a deposit's partner screening window passes without objection, then it is verified",
+    placement: 'batch',
+  },
   { id: 'deposit.flagged_probe', region: 'deposits', what: "the app's state is compared after a deposit was flagged", placement: 'batch' },
-  { id: 'destination.suspended', region: 'destinations', what: 'a registered destination is suspended by delta screening', placement: 'batch' },
+  {
+    id: 'destination.suspended',
+    region: 'destinations',
+    what: 'a registered destination is suspended by delta screening',
+    placement: 'batch',
+  },
   { id: 'destination.reactivated', region: 'destinations', what: 'a suspended destination is reactivated', placement: 'batch' },
-  ...['duplicate', 'reorder', 'drop', 'bad_signature', 'delay'].map((effect) => ({ id: `delivery.${effect}`, region: 'deliveries', what: `the provider's ${effect} effect on a delivery`, placement: 'batch' as const })),
+  ...['duplicate', 'reorder', 'drop', 'bad_signature', 'delay'].map((effect) => ({
+    id: `delivery.${effect}`,
+    region: 'deliveries',
+    what: `the provider's ${effect} effect on a delivery`,
+    placement: 'batch' as const,
+  })),
   { id: 'delivery.late_progress', region: 'deliveries', what: 'a progress event arrives after the terminal one', placement: 'batch' },
-  { id: 'delivery.concurrent_copies', region: 'deliveries', what: 'a delivery reaches the app as two concurrent copies', placement: 'batch' },
-  { id: 'delivery.outage_past_retry_window', region: 'deliveries', what: 'every delivery dropped for longer than the 72 h retry window', placement: 'batch' },
-  ...['wrong_secret', 'tampered_body', 'unsigned'].map((forgery) => ({ id: `forged.${forgery}`, region: 'signatures', what: `a forged delivery (${forgery.replace('_', ' ')}) is posted to the app`, placement: 'batch' as const })),
-  { id: 'timestamp.stale', region: 'signatures', what: 'a correctly signed delivery with a Svc-Timestamp 10 min old (a captured delivery replayed)', placement: 'batch' },
-  { id: 'timestamp.future', region: 'signatures', what: 'a correctly signed delivery with a Svc-Timestamp 10 min ahead', placement: 'batch' },
-  { id: 'payload.non_ascii', region: 'payloads', what: 'delivery bodies carrying non-ASCII text and escapes in stored fields (account labels)', placement: 'batch' },
-  { id: 'payload.styled_body', region: 'payloads', what: 'delivery bodies written with the whitespace and escapes JSON allows (profile webhook_body_style), signed as sent', placement: 'batch' },
-  ...['429', '429_no_retry_after', '500', '503', 'lost_response'].map((kind) => ({ id: `api.${kind}`, region: 'API faults', what: `the app's own reads meet ${kind.replace(/_/g, ' ')} while it works and while it catches up`, placement: 'alone' as const })),
+  {
+    id: 'delivery.concurrent_copies',
+    region: 'deliveries',
+    what: 'a delivery reaches the app as two concurrent copies',
+    placement: 'batch',
+  },
+  {
+    id: 'delivery.outage_past_retry_window',
+    region: 'deliveries',
+    what: 'every delivery dropped for longer than the 72 h retry window',
+    placement: 'batch',
+  },
+  ...['wrong_secret', 'tampered_body', 'unsigned'].map((forgery) => ({
+    id: `forged.${forgery}`,
+    region: 'signatures',
+    what: `a forged delivery (${forgery.replace('_', ' ')}) is posted to the app`,
+    placement: 'batch' as const,
+  })),
+  {
+    id: 'timestamp.stale',
+    region: 'signatures',
+    what: 'a correctly signed delivery with a Svc-Timestamp 10 min old (a captured delivery replayed)',
+    placement: 'batch',
+  },
+  {
+    id: 'timestamp.future',
+    region: 'signatures',
+    what: 'a correctly signed delivery with a Svc-Timestamp 10 min ahead',
+    placement: 'batch',
+  },
+  {
+    id: 'payload.non_ascii',
+    region: 'payloads',
+    what: 'delivery bodies carrying non-ASCII text and escapes in stored fields (account labels)',
+    placement: 'batch',
+  },
+  {
+    id: 'payload.styled_body',
+    region: 'payloads',
+    what: 'delivery bodies written with the whitespace and escapes JSON allows (profile webhook_body_style), signed as sent',
+    placement: 'batch',
+  },
+  ...['429', '429_no_retry_after', '500', '503', 'lost_response'].map((kind) => ({
+    id: `api.${kind}`,
+    region: 'API faults',
+    what: `the app's own reads meet ${kind.replace(/_/g, ' ')} while it works and while it catches up`,
+    placement: 'alone' as const,
+  })),
   { id: 'profile.adversarial', region: 'API faults', what: 'the provider runs an adversarial behaviour profile', placement: 'alone' },
-  { id: 'app.rotation', region: 'app', what: 'the webhook secret is rotated (a delivery signed with the previous one follows)', placement: 'alone' },
+  {
+    id: 'app.rotation',
+    region: 'app',
+    what: 'the webhook secret is rotated (a delivery signed with the previous one follows)',
+    placement: 'alone',
+  },
   { id: 'app.restart', region: 'app', what: 'the app restarts (configured again with the same provider)', placement: 'alone' },
 ];
 
@@ -106,8 +221,9 @@ const TOGETHER: string[][] = [
  * seed picks; the batch items (kept with their partners) are shuffled by the seed and dealt round-robin over the
  * other runs. Every item lands in exactly one run of every cycle, whatever the seed.
  */
-export function planCycle(seed: number, cycle: number): string[][] {
-  const draw = <T>(arb: fc.Arbitrary<T>, salt: number): T => fc.sample(arb, { seed: (seed * 31_337 + cycle * 7_907 + salt) | 0, numRuns: 1 })[0];
+function planCycle(seed: number, cycle: number): string[][] {
+  const draw = <T>(arb: fc.Arbitrary<T>, salt: number): T =>
+    fc.sample(arb, { seed: (seed * 31_337 + cycle * 7_907 + salt) | 0, numRuns: 1 })[0];
   const slots = draw(fc.shuffledSubarray([...Array(PLAN_RUNS).keys()], { minLength: PLAN_RUNS, maxLength: PLAN_RUNS }), 1);
   const runs: string[][] = Array.from({ length: PLAN_RUNS }, () => []);
   ALONE_GROUPS.forEach((group, i) => runs[slots[i]].push(...group));
@@ -139,7 +255,15 @@ export interface CoverageRow {
 }
 
 export function coverageTable(reached: ReadonlyArray<{ run: number; items: readonly string[] }>): CoverageRow[] {
-  return COVERAGE_ITEMS.map((i) => ({ item: i.id, region: i.region, what: i.what, runs: reached.filter((r) => r.items.includes(i.id)).map((r) => r.run).sort((a, b) => a - b) }));
+  return COVERAGE_ITEMS.map((i) => ({
+    item: i.id,
+    region: i.region,
+    what: i.what,
+    runs: reached
+      .filter((r) => r.items.includes(i.id))
+      .map((r) => r.run)
+      .sort((a, b) => a - b),
+  }));
 }
 
 /** The table as text: one line per item, the runs that reached it (or `not reached`). */

@@ -118,7 +118,10 @@ describe('the composite feed', () => {
       await addAccounts(lanes[2], 1);
       await addAccounts(lanes[1], 1);
       const again = await readAll(7, cursor);
-      const fresh = (await Promise.all(lanes.map(laneFeed))).flat().map((e) => e.event_id).filter((id) => !before.has(id));
+      const fresh = (await Promise.all(lanes.map(laneFeed)))
+        .flat()
+        .map((e) => e.event_id)
+        .filter((id) => !before.has(id));
       expect(fresh.length).toBeGreaterThan(0);
       expect(again.events.map((e) => e.event_id).sort()).toEqual([...tail, ...fresh].sort());
       served.push(...again.events.filter((e) => !tail.includes(e.event_id)));
@@ -148,7 +151,12 @@ describe('the composite feed', () => {
   });
 
   it('answers as the lane answered when a lane refuses (429 with Retry-After)', async () => {
-    const rule = await lanes[1].faults.add({ target: 'http', effect: { http_status: 429, retry_after: true }, match: { method: 'GET', path: '/v1/events*' }, times: 1 });
+    const rule = await lanes[1].faults.add({
+      target: 'http',
+      effect: { http_status: 429, retry_after: true },
+      match: { method: 'GET', path: '/v1/events*' },
+      times: 1,
+    });
     try {
       const r = await get('/events?limit=100');
       expect(r.status).toBe(429);

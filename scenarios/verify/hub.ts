@@ -89,19 +89,25 @@ function segments(path: string): string[] {
 
 /** The list page shape: one array field, a boolean has_more, a next_cursor. */
 function listField(body: unknown): string | null {
-  if (body === null || typeof body !== 'object' || typeof (body as Record<string, unknown>).has_more !== 'boolean' || !('next_cursor' in body)) return null;
+  if (
+    body === null ||
+    typeof body !== 'object' ||
+    typeof (body as Record<string, unknown>).has_more !== 'boolean' ||
+    !('next_cursor' in body)
+  )
+    return null;
   const arrays = Object.entries(body).filter(([, v]) => Array.isArray(v));
   return arrays.length === 1 ? arrays[0][0] : null;
 }
 
 /** `hub1~<lane>.<taken>.<lane cursor or ->~…`: lanes at their beginning are left out. */
-export function encodeCompositeCursor(positions: readonly Position[]): string {
+function encodeCompositeCursor(positions: readonly Position[]): string {
   const parts = positions.flatMap(([c, k], i) => (c === null && k === 0 ? [] : [`${i}.${k}.${c ?? '-'}`]));
   return [CURSOR_TAG, ...parts].join('~');
 }
 
 /** The positions a composite cursor holds, or null when it is not one the hub made for `lanes` lanes. */
-export function decodeCompositeCursor(cursor: string, lanes: number): Position[] | null {
+function decodeCompositeCursor(cursor: string, lanes: number): Position[] | null {
   const parts = cursor.split('~');
   if (parts[0] !== CURSOR_TAG) return null;
   const out: Position[] = Array.from({ length: lanes }, () => [null, 0] as Position);
@@ -118,9 +124,21 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   const mounts = new Map<string, Mounted>();
   let next_mount = 0;
 
-  async function call(base: string, method: string, path_and_query: string, headers: Record<string, string>, body: Buffer | undefined): Promise<Answer> {
+  async function call(
+    base: string,
+    method: string,
+    path_and_query: string,
+    headers: Record<string, string>,
+    body: Buffer | undefined,
+  ): Promise<Answer> {
     const u = new URL(base + path_and_query);
-    const res = await dispatcher.request({ origin: u.origin, path: u.pathname + u.search, method: method as 'GET', headers, body: body && body.length > 0 ? body : undefined });
+    const res = await dispatcher.request({
+      origin: u.origin,
+      path: u.pathname + u.search,
+      method: method as 'GET',
+      headers,
+      body: body && body.length > 0 ? body : undefined,
+    });
     const chunks: Buffer[] = [];
     for await (const c of res.body) chunks.push(c as Buffer);
     const out: Record<string, string | string[]> = {};
@@ -138,7 +156,8 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       const lane = m.owners.get(seg);
       if (lane !== undefined) return lane;
     }
-    const account = query.get('account_id') ?? (body !== null && typeof body === 'object' ? (body as Record<string, unknown>).account_id : undefined);
+    const account =
+      query.get('account_id') ?? (body !== null && typeof body === 'object' ? (body as Record<string, unknown>).account_id : undefined);
     if (typeof account === 'string') return m.owners.get(account) ?? null;
     return null;
   }
@@ -196,20 +215,40 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       // Full at the end of this lane's tail: whether a later lane has more decides has_more (the provider's is exact).
       if (need === 0 && !has_more) has_more = await anyAfter(m, lane + 1, positions, pageOf);
     }
-    const out = { request_id: first?.request_id, [field ?? 'items']: items, has_more, next_cursor: has_more ? encodeCompositeCursor(positions) : null };
-    return { status: 200, headers: { ...first_headers, 'content-type': 'application/json; charset=utf-8' }, body: Buffer.from(JSON.stringify(out)) };
+    const out = {
+      request_id: first?.request_id,
+      [field ?? 'items']: items,
+      has_more,
+      next_cursor: has_more ? encodeCompositeCursor(positions) : null,
+    };
+    return {
+      status: 200,
+      headers: { ...first_headers, 'content-type': 'application/json; charset=utf-8' },
+      body: Buffer.from(JSON.stringify(out)),
+    };
   }
 
   /** Whether a lane from `from` on has an item past its position (read with the peek key: not the app's reads). */
-  async function anyAfter(m: Mounted, from: number, positions: Position[], pageOf: (c: string | null, limit: number) => string): Promise<boolean> {
+  async function anyAfter(
+    m: Mounted,
+    from: number,
+    positions: Position[],
+    pageOf: (c: string | null, limit: number) => string,
+  ): Promise<boolean> {
     for (let lane = from; lane < m.lanes.length; lane++) {
       const [cursor, taken] = positions[lane];
-      const a = await call(m.lanes[lane], 'GET', pageOf(cursor, Math.min(MAX_LIMIT, taken + 1)), { authorization: `Bearer ${opts.peek_key}` }, undefined);
+      const a = await call(
+        m.lanes[lane],
+        'GET',
+        pageOf(cursor, Math.min(MAX_LIMIT, taken + 1)),
+        { authorization: `Bearer ${opts.peek_key}` },
+        undefined,
+      );
       const body = parseJson(a.body) as { has_more?: boolean } | undefined;
       const f = a.status === 200 ? listField(body) : null;
       // A lane that cannot say is taken to have more: the app reads once more and gets an exact answer.
       if (f === null) return true;
-      if (body!.has_more || ((body as Record<string, unknown[]>)[f]).length > taken) return true;
+      if (body!.has_more || (body as Record<string, unknown[]>)[f].length > taken) return true;
     }
     return false;
   }
@@ -223,7 +262,15 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const m = match ? mounts.get(match[1]) : undefined;
     if (!match || !m) {
       res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ error: { type: 'invalid_request', code: 'route_not_found', message: `no provider at ${url.pathname}: swapsim verify's hub mounts each batch under its own prefix` } }));
+      res.end(
+        JSON.stringify({
+          error: {
+            type: 'invalid_request',
+            code: 'route_not_found',
+            message: `no provider at ${url.pathname}: swapsim verify's hub mounts each batch under its own prefix`,
+          },
+        }),
+      );
       return;
     }
     const path = match[2] ?? '/';
@@ -249,11 +296,12 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     res.end(answer.body);
   }
 
-  const server: Server = createServer((req, res) =>
-    void onRequest(req, res).catch(() => {
-      // A lane that reset the connection (a lost response) or failed: the app sees the same, a dropped connection.
-      res.destroy();
-    }),
+  const server: Server = createServer(
+    (req, res) =>
+      void onRequest(req, res).catch(() => {
+        // A lane that reset the connection (a lost response) or failed: the app sees the same, a dropped connection.
+        res.destroy();
+      }),
   );
   server.keepAliveTimeout = 2_000;
   await new Promise<void>((resolve, reject) => {
@@ -267,7 +315,11 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     mount(lane_base_urls) {
       if (lane_base_urls.length === 0) throw new Error('a hub mount needs at least one lane');
       const name = `b${++next_mount}`;
-      const m: Mounted = { lanes: lane_base_urls.map((u) => u.replace(/\/$/, '')), owners: new Map(), gates: lane_base_urls.map(() => null) };
+      const m: Mounted = {
+        lanes: lane_base_urls.map((u) => u.replace(/\/$/, '')),
+        owners: new Map(),
+        gates: lane_base_urls.map(() => null),
+      };
       mounts.set(name, m);
       return {
         base_url: `${url}/${name}/v1`,

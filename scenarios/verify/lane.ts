@@ -65,7 +65,13 @@ export interface Session {
   answer_slot_ms: number;
 }
 
-const BACKGROUND_EFFECT: Record<string, WebhookEffect> = { duplicate: 'duplicate', reorder: 'reorder', drop: 'drop', bad_signature: 'bad_signature', delay: 'delay_60s' };
+const BACKGROUND_EFFECT: Record<string, WebhookEffect> = {
+  duplicate: 'duplicate',
+  reorder: 'reorder',
+  drop: 'drop',
+  bad_signature: 'bad_signature',
+  delay: 'delay_60s',
+};
 
 /**
  * Sim time between a delivery attempt and the moment its answer lands (profile `webhook_answer_slot_ms`): the
@@ -91,7 +97,7 @@ const CONDUCT_TEXT: Record<string, string> = {
  * everything costs ~500 POSTs a run: 100 ms made such a run 2 min), so it is short; an in-process receiver on a
  * busy machine kept the order at 100 ms, not always at 60 (fake-provider/resources/webhooks/answer-slot-order.test.ts).
  */
-export const ANSWER_SLOT_STAGGER_MS = 40;
+const ANSWER_SLOT_STAGGER_MS = 40;
 
 /** Wire statuses after which a trade, zap or cancel changes no more (a quiet point needs all of them there). */
 const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
@@ -99,23 +105,35 @@ const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
 export const simSeedFor = (base: string, run: number): string => `${base}/run-${run}`;
 
 /** Resolves after `ms` of wall time, or never if `ms` is infinite; `cancel` stops the wait. */
-export function wallTimer(ms: number): { done: Promise<'timer'>; cancel: () => void } {
+function wallTimer(ms: number): { done: Promise<'timer'>; cancel: () => void } {
   const ctl = new AbortController();
   const done = Number.isFinite(ms)
-    ? WALL.wait(Math.max(0, ms), ctl.signal).then(() => 'timer' as const, () => new Promise<'timer'>(() => undefined))
+    ? WALL.wait(Math.max(0, ms), ctl.signal).then(
+        () => 'timer' as const,
+        () => new Promise<'timer'>(() => undefined),
+      )
     : new Promise<'timer'>(() => undefined);
   return { done, cancel: () => ctl.abort() };
 }
 
-async function eventsOf(sim: Sim, account_ids: string[]): Promise<Map<string, { type: string; account: number; data: Record<string, unknown> }>> {
+async function eventsOf(
+  sim: Sim,
+  account_ids: string[],
+): Promise<Map<string, { type: string; account: number; data: Record<string, unknown> }>> {
   const out = new Map<string, { type: string; account: number; data: Record<string, unknown> }>();
   for (const [account, account_id] of account_ids.entries()) {
-    for (const e of await listAll<{ event_id: string; type: string; data: Record<string, unknown> }>(sim, `/events?account_id=${account_id}`, 'events')) out.set(e.event_id, { type: e.type, account, data: e.data });
+    for (const e of await listAll<{ event_id: string; type: string; data: Record<string, unknown> }>(
+      sim,
+      `/events?account_id=${account_id}`,
+      'events',
+    ))
+      out.set(e.event_id, { type: e.type, account, data: e.data });
   }
   return out;
 }
 
-export const sameFailure = (a: Finding, b: Finding): boolean => a.kind === b.kind && (a.kind !== 'state' || (a.entity_type === b.entity_type && a.field === b.field));
+export const sameFailure = (a: Finding, b: Finding): boolean =>
+  a.kind === b.kind && (a.kind !== 'state' || (a.entity_type === b.entity_type && a.field === b.field));
 
 /** The app's state against the truth, for every account; an app without /probe/sync is re-read until it converges, time is up, or (shrinking) the expected mismatch shows. */
 async function judgeState(s: Session, sim: Sim, run: VerifyRun, expect: Finding | null): Promise<Finding | null> {
@@ -125,13 +143,34 @@ async function judgeState(s: Session, sim: Sim, run: VerifyRun, expect: Finding 
     for (const account_id of run.account_ids) {
       const reply = await probe.state(s.app_url, account_id);
       if (!reply.ok) {
-        found = { kind: 'probe', headline: `GET /probe/state broke the probe contract: ${reply.problem}`, entity_type: 'probe', entity_id: account_id, field: 'shape', app: reply.problem, provider: 'the probe contract', detail: [], event_ids: [] };
+        found = {
+          kind: 'probe',
+          headline: `GET /probe/state broke the probe contract: ${reply.problem}`,
+          entity_type: 'probe',
+          entity_id: account_id,
+          field: 'shape',
+          app: reply.problem,
+          provider: 'the probe contract',
+          detail: [],
+          event_ids: [],
+        };
         break;
       }
       const d = firstDivergence(account_id, reply.state, await sim.truth(account_id));
       if (d) {
-        const direction = d.entity_type === 'balance' ? (BigInt(String(d.app)) > BigInt(String(d.provider)) ? ' (the app counts more than the provider holds)' : ' (the app counts less than the provider holds)') : '';
-        found = { kind: 'state', headline: `state mismatch: ${d.entity_type} ${d.entity_id} ${d.field}: app ${JSON.stringify(d.app)}, provider ${JSON.stringify(d.provider)}${direction}`, ...d, detail: [`account ${account_id}`], event_ids: [] };
+        const direction =
+          d.entity_type === 'balance'
+            ? BigInt(String(d.app)) > BigInt(String(d.provider))
+              ? ' (the app counts more than the provider holds)'
+              : ' (the app counts less than the provider holds)'
+            : '';
+        found = {
+          kind: 'state',
+          headline: `state mismatch: ${d.entity_type} ${d.entity_id} ${d.field}: app ${JSON.stringify(d.app)}, provider ${JSON.stringify(d.provider)}${direction}`,
+          ...d,
+          detail: [`account ${account_id}`],
+          event_ids: [],
+        };
         break;
       }
     }
@@ -144,7 +183,11 @@ async function judgeState(s: Session, sim: Sim, run: VerifyRun, expect: Finding 
 }
 
 /** Events a state finding is about: the entity's own, or for a balance the account's credits and settlements in that asset. */
-function involvedEvents(f: Finding, events: Map<string, { type: string; account: number; data: Record<string, unknown> }>, run: VerifyRun): string[] {
+function involvedEvents(
+  f: Finding,
+  events: Map<string, { type: string; account: number; data: Record<string, unknown> }>,
+  run: VerifyRun,
+): string[] {
   if (f.event_ids.length > 0) return f.event_ids;
   const out: string[] = [];
   if (f.entity_type === 'balance') {
@@ -163,16 +206,28 @@ function involvedEvents(f: Finding, events: Map<string, { type: string; account:
 }
 
 /** A run's provider: its own in-process sim, seeded `<base>/run-<n>`, whether it runs alone or in a batch. */
-export async function openLane(s: Session, scenario: VerifyScenario, run_no: number, app_key: string): Promise<{ sim: Sim; profile: Profile }> {
+export async function openLane(
+  s: Session,
+  scenario: VerifyScenario,
+  run_no: number,
+  app_key: string,
+): Promise<{ sim: Sim; profile: Profile }> {
   const sim_seed = simSeedFor(s.sim_base, run_no);
   // Answers land one webhook timeout after their attempt (sim time): a slow handler's answers overlap instead
   // of holding the clock once per event, and the outcome still lands at a fixed sim time.
   const base_profile = scenario.adversarial_profile ? adversarialProfile(sim_seed) : DEFAULT_PROFILE;
   const profile = {
-    ...base_profile, webhook_answer_slot_ms: s.answer_slot_ms, webhook_answer_slot_stagger_ms: ANSWER_SLOT_STAGGER_MS,
+    ...base_profile,
+    webhook_answer_slot_ms: s.answer_slot_ms,
+    webhook_answer_slot_stagger_ms: ANSWER_SLOT_STAGGER_MS,
     ...(scenario.body_style ? { webhook_body_style: scenario.body_style } : {}),
   };
-  const sim = await createSim({ seed: sim_seed, api_keys: [s.verifier_key, app_key], profile, organization: { partner_screening: scenario.partner_screening === true } });
+  const sim = await createSim({
+    seed: sim_seed,
+    api_keys: [s.verifier_key, app_key],
+    profile,
+    organization: { partner_screening: scenario.partner_screening === true },
+  });
   return { sim, profile };
 }
 
@@ -188,7 +243,8 @@ export async function ensureSlots(s: Session, n: number): Promise<void> {
 }
 
 /** A run whose app meets 429s by design: API fault rules on its key, or the adversarial profile's limits. */
-const meetsRefusals = (scenario: VerifyScenario): boolean => scenario.adversarial_profile || scenario.steps.some((st) => st.kind === 'api_fault');
+const meetsRefusals = (scenario: VerifyScenario): boolean =>
+  scenario.adversarial_profile || scenario.steps.some((st) => st.kind === 'api_fault');
 
 /**
  * One run alone: its own provider, shown to the app through the hub as a batch's are (a mount of one lane), so
@@ -208,7 +264,8 @@ export async function runOnce(s: Session, scenario: VerifyScenario, run_no: numb
     return await driveLane(s, { sim, profile, slot, app_key, scenario, run_no, expect, started_ms: WALL.now_ms() }, async () => {
       const hook = await sim.webhook(slot.relay.url);
       slot.relay.setSecret(hook.secret);
-      const configure = (secret: string) => probe.configure(s.app_url, { base_url: mount.base_url, api_key: app_key, webhook_secret: secret });
+      const configure = (secret: string) =>
+        probe.configure(s.app_url, { base_url: mount.base_url, api_key: app_key, webhook_secret: secret });
       await configure(hook.secret);
       return { webhook_id: hook.webhook_id, secret: hook.secret, configure };
     });
@@ -232,7 +289,8 @@ export interface LaneRun {
 
 /** Reads the app key's client-conduct findings on a lane and closes its sim (bounded: a stuck close cannot hold verify). */
 export async function closeLane(s: Session, sim: Sim, app_key: string): Promise<void> {
-  for (const f of (await sim.conduct(app_key).catch(() => null))?.findings ?? []) s.conduct.push({ api_key: `…${f.api_key_suffix}`, kind: f.kind, detail: f.message, request_ids: f.request_ids });
+  for (const f of (await sim.conduct(app_key).catch(() => null))?.findings ?? [])
+    s.conduct.push({ api_key: `…${f.api_key_suffix}`, kind: f.kind, detail: f.message, request_ids: f.request_ids });
   const closing = wallTimer(5_000);
   await Promise.race([sim.close(), closing.done]);
   closing.cancel();
@@ -242,7 +300,18 @@ export async function closeLane(s: Session, sim: Sim, app_key: string): Promise<
 export async function driveLane(s: Session, lane: LaneRun, connect: () => Promise<Connection>): Promise<Outcome> {
   const { sim, profile, slot, app_key, scenario, run_no, expect } = lane;
   const relay = slot.relay;
-  const out: Outcome = { ok: false, wall_ms: 0, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [], reached: [] };
+  const out: Outcome = {
+    ok: false,
+    wall_ms: 0,
+    interrupted: false,
+    run: null,
+    log: [],
+    records: [],
+    fired_background: [],
+    delivery_log: [],
+    more: [],
+    reached: [],
+  };
   let slow: RelayRecord | null = null;
   // A cut ends what verify itself has in flight to the app too: the relay's deliveries and its forged ones.
   const cutting = new AbortController();
@@ -261,7 +330,7 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
     let midrun: Finding | null = null;
     const quietCheck = async (step: number, run: VerifyRun): Promise<string> => {
       // While verify's API faults are on, the app may rightly fail to catch up: not a quiet point.
-      if (run.api_rule_ids.length > 0) return 'API faults on the app\'s key are on: no check';
+      if (run.api_rule_ids.length > 0) return "API faults on the app's key are on: no check";
       const pending = await listAll(sim, `/webhooks/${hook.webhook_id}/deliveries?status=pending`, 'deliveries');
       if (pending.length > 0) return `not a quiet point (${pending.length} deliveries pending): no check`;
       for (const account_id of run.account_ids) {
@@ -272,14 +341,27 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
       if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
       const f = await judgeState(s, sim, run, expect);
       if (f === null) return "quiet point: the app's state matched";
-      midrun ??= { ...f, headline: f.headline.replace(/^state mismatch:/, `state mismatch at a quiet point (step ${step}, nothing in flight):`) };
+      midrun ??= {
+        ...f,
+        headline: f.headline.replace(/^state mismatch:/, `state mismatch at a quiet point (step ${step}, nothing in flight):`),
+      };
       return `quiet point: ${f.headline}`;
     };
     const hooks: RunHooks = {
-      relay, configure, webhook_id: hook.webhook_id, secret: hook.secret, app_webhook_url: s.app_url + s.webhook_path,
-      header_prefix: profile.webhook_header_prefix, probe: quietCheck, answer_slot_ms: s.answer_slot_ms, cut_signal: cutting.signal,
+      relay,
+      configure,
+      webhook_id: hook.webhook_id,
+      secret: hook.secret,
+      app_webhook_url: s.app_url + s.webhook_path,
+      header_prefix: profile.webhook_header_prefix,
+      probe: quietCheck,
+      answer_slot_ms: s.answer_slot_ms,
+      cut_signal: cutting.signal,
     };
-    const work = runVerifyScenario(sim, scenario, hooks).then((run) => ({ run }), (error: unknown) => ({ error }));
+    const work = runVerifyScenario(sim, scenario, hooks).then(
+      (run) => ({ run }),
+      (error: unknown) => ({ error }),
+    );
     const limit_ms = Math.min(s.run_time_limit_ms, s.deadline_ms - WALL.now_ms());
     const timer = wallTimer(limit_ms);
     const first = await Promise.race([work, timer.done]);
@@ -311,7 +393,9 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
     const background = new Set(run.background_rule_ids);
     const background_effect = new Map<string, WebhookEffect>();
     // Background rules were added kind by kind, account by account: recover each rule's effect from that order.
-    const kinds = Object.entries(scenario.background).filter(([, p]) => p > 0).map(([k]) => k);
+    const kinds = Object.entries(scenario.background)
+      .filter(([, p]) => p > 0)
+      .map(([k]) => k);
     run.background_rule_ids.forEach((id, i) => background_effect.set(id, BACKGROUND_EFFECT[kinds[Math.floor(i / run.account_ids.length)]]));
     for (const f of fired) {
       if (!background.has(f.fault_id)) continue;
@@ -320,41 +404,94 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
     }
     const api_rules = new Set(run.api_rule_ids);
     const api_fault_at = fired.filter((f) => api_rules.has(f.fault_id)).map((f) => f.at_ms);
-    for (const r of run.op_rules) if (!fired.some((f) => f.fault_id === r.fault_id)) out.more.push(`note: step ${r.step}'s fault (${r.what}) never fired`);
-    out.reached = observeReach({ scenario, run, events: [...events].map(([event_id, e]) => ({ event_id, ...e })), fired: new Set(fired.map((f) => f.fault_id)), log: out.log, records: out.records });
+    for (const r of run.op_rules)
+      if (!fired.some((f) => f.fault_id === r.fault_id)) out.more.push(`note: step ${r.step}'s fault (${r.what}) never fired`);
+    out.reached = observeReach({
+      scenario,
+      run,
+      events: [...events].map(([event_id, e]) => ({ event_id, ...e })),
+      fired: new Set(fired.map((f) => f.fault_id)),
+      log: out.log,
+      records: out.records,
+    });
 
     // The judgement, most telling first.
     let finding: Finding | null = null;
     if (slow !== null) {
       const r = slow as RelayRecord;
       finding = {
-        kind: 'slow_handler', headline: `handler exceeded ${r.latency_ms / 1000} s on event ${r.event_id} (${r.event_type}) without answering (latency limit ${s.latency_limit_ms / 1000} s; the provider gives up at ${DEFAULT_PROFILE.webhook_timeout_ms / 1000} s and retries); the run was ended there`,
-        entity_type: 'webhook_delivery', entity_id: r.delivery_id, field: 'latency_ms', app: `> ${r.latency_ms}`, provider: `≤ ${s.latency_limit_ms}`, detail: [], event_ids: [r.event_id],
+        kind: 'slow_handler',
+        headline: `handler exceeded ${r.latency_ms / 1000} s on event ${r.event_id} (${r.event_type}) without answering (latency limit ${s.latency_limit_ms / 1000} s; the provider gives up at ${DEFAULT_PROFILE.webhook_timeout_ms / 1000} s and retries); the run was ended there`,
+        entity_type: 'webhook_delivery',
+        entity_id: r.delivery_id,
+        field: 'latency_ms',
+        app: `> ${r.latency_ms}`,
+        provider: `≤ ${s.latency_limit_ms}`,
+        detail: [],
+        event_ids: [r.event_id],
       };
     } else if (cut_by === 'run_limit') {
       const b = busy[0];
       finding = {
         kind: 'run_time_limit',
-        headline: b ? `handler exceeded ${(b.elapsed_ms / 1000).toFixed(0)} s on event ${b.event_id} (${b.event_type}) when the run's wall-time limit (${s.run_time_limit_ms / 1000} s) was reached` : `the run exceeded its wall-time limit (${s.run_time_limit_ms / 1000} s) with no delivery in flight: the app's probe answers or its feed reads are too slow`,
-        entity_type: 'run', entity_id: `run ${run_no}`, field: 'wall_ms', app: `> ${s.run_time_limit_ms}`, provider: `≤ ${s.run_time_limit_ms}`, detail: [], event_ids: b ? [b.event_id] : [],
+        headline: b
+          ? `handler exceeded ${(b.elapsed_ms / 1000).toFixed(0)} s on event ${b.event_id} (${b.event_type}) when the run's wall-time limit (${s.run_time_limit_ms / 1000} s) was reached`
+          : `the run exceeded its wall-time limit (${s.run_time_limit_ms / 1000} s) with no delivery in flight: the app's probe answers or its feed reads are too slow`,
+        entity_type: 'run',
+        entity_id: `run ${run_no}`,
+        field: 'wall_ms',
+        app: `> ${s.run_time_limit_ms}`,
+        provider: `≤ ${s.run_time_limit_ms}`,
+        detail: [],
+        event_ids: b ? [b.event_id] : [],
       };
     }
     finding ??= (() => {
       const f = run.forged.find((x) => x.answered !== 401);
       return f
-        ? { kind: 'forged_delivery', headline: `forged delivery accepted: ${f.forgery === 'unsigned' ? 'an unsigned' : `a ${f.forgery.replace('_', ' ')}`} delivery (step ${f.step}) was answered ${f.answered || 'nothing'}; the spec requires 401 and the event must not be applied`, entity_type: 'forged_delivery', entity_id: f.event_id, field: 'http_status', app: f.answered, provider: 401, detail: [], event_ids: [f.event_id] }
+        ? {
+            kind: 'forged_delivery',
+            headline: `forged delivery accepted: ${f.forgery === 'unsigned' ? 'an unsigned' : `a ${f.forgery.replace('_', ' ')}`} delivery (step ${f.step}) was answered ${f.answered || 'nothing'}; the spec requires 401 and the event must not be applied`,
+            entity_type: 'forged_delivery',
+            entity_id: f.event_id,
+            field: 'http_status',
+            app: f.answered,
+            provider: 401,
+            detail: [],
+            event_ids: [f.event_id],
+          }
         : null;
     })();
     finding ??= (() => {
       const p = run.previous_secret.find((x) => x.record.status < 200 || x.record.status > 299);
       return p
-        ? { kind: 'rotation_grace', headline: `a delivery signed with the previous secret just after a rotation (step ${p.step}) was answered ${p.record.status || 'nothing'}: the spec asks receivers to accept old and new secrets for at least 5 minutes after a rotation`, entity_type: 'webhook_delivery', entity_id: p.record.delivery_id, field: 'http_status', app: p.record.status, provider: '2xx', detail: [], event_ids: [p.record.event_id] }
+        ? {
+            kind: 'rotation_grace',
+            headline: `a delivery signed with the previous secret just after a rotation (step ${p.step}) was answered ${p.record.status || 'nothing'}: the spec asks receivers to accept old and new secrets for at least 5 minutes after a rotation`,
+            entity_type: 'webhook_delivery',
+            entity_id: p.record.delivery_id,
+            field: 'http_status',
+            app: p.record.status,
+            provider: '2xx',
+            detail: [],
+            event_ids: [p.record.event_id],
+          }
         : null;
     })();
     finding ??= (() => {
       const p = run.stale.find((x) => x.record.status >= 200 && x.record.status <= 299);
       return p
-        ? { kind: 'stale_timestamp', headline: `a correctly signed delivery with a ${p.when === 'stale' ? 'Svc-Timestamp 10 min old (a captured delivery replayed)' : 'Svc-Timestamp 10 min in the future'} (step ${p.step}) was answered ${p.record.status}: the spec recommends rejecting timestamps more than 5 minutes old or in the future`, entity_type: 'webhook_delivery', entity_id: p.record.delivery_id, field: 'Svc-Timestamp', app: p.record.status, provider: '4xx', detail: [], event_ids: [p.record.event_id] }
+        ? {
+            kind: 'stale_timestamp',
+            headline: `a correctly signed delivery with a ${p.when === 'stale' ? 'Svc-Timestamp 10 min old (a captured delivery replayed)' : 'Svc-Timestamp 10 min in the future'} (step ${p.step}) was answered ${p.record.status}: the spec recommends rejecting timestamps more than 5 minutes old or in the future`,
+            entity_type: 'webhook_delivery',
+            entity_id: p.record.delivery_id,
+            field: 'Svc-Timestamp',
+            app: p.record.status,
+            provider: '4xx',
+            detail: [],
+            event_ids: [p.record.event_id],
+          }
         : null;
     })();
     // Apps that keep the provider waiting answer only when the state converges; sync first so state is final.
@@ -371,7 +508,11 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
       // retrying at once or giving up shows here; removed before verify reads the truth.
       // A 429 with Retry-After: the one answer whose right handling (wait as told, then retry) conduct can judge.
       const catch_up: string[] = [];
-      if (run.api_rule_ids.length > 0) catch_up.push((await sim.faults.add({ target: 'http', effect: apiEffect('429'), match: { method: 'GET', path: '/v1/events*' }, times: 1 })).fault_id);
+      if (run.api_rule_ids.length > 0)
+        catch_up.push(
+          (await sim.faults.add({ target: 'http', effect: apiEffect('429'), match: { method: 'GET', path: '/v1/events*' }, times: 1 }))
+            .fault_id,
+        );
       try {
         if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
       } finally {
@@ -385,15 +526,28 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
         const c = conduct[0];
         finding = {
           // The message's wall-clock part (how many ms early) varies between replays: it goes in the detail, not the first line.
-          kind: 'conduct', headline: `client conduct: ${c.kind}: ${CONDUCT_TEXT[c.kind] ?? c.kind} (requests ${c.request_ids.slice(0, 3).join(', ')}${c.request_ids.length > 3 ? ', …' : ''})`,
-          entity_type: 'api_key', entity_id: `…${c.api_key_suffix}`, field: c.kind, app: c.message, provider: 'no finding', detail: conduct.map((x) => `${x.kind}: ${x.message}`), event_ids: [],
+          kind: 'conduct',
+          headline: `client conduct: ${c.kind}: ${CONDUCT_TEXT[c.kind] ?? c.kind} (requests ${c.request_ids.slice(0, 3).join(', ')}${c.request_ids.length > 3 ? ', …' : ''})`,
+          entity_type: 'api_key',
+          entity_id: `…${c.api_key_suffix}`,
+          field: c.kind,
+          app: c.message,
+          provider: 'no finding',
+          detail: conduct.map((x) => `${x.kind}: ${x.message}`),
+          event_ids: [],
         };
       }
     }
     if (finding) {
       finding.event_ids = involvedEvents(finding, events, run);
       out.delivery_log = formatDeliveryLog(finding.event_ids, out.log, out.records, rel, relay.is_cut);
-      for (const f of run.forged) if (finding.event_ids.includes(f.event_id)) out.delivery_log = out.delivery_log.map((l) => (l.startsWith(`${f.event_id}:`) ? `${f.event_id}: forged by verify (${f.forgery}, step ${f.step}), posted straight to the app, answered ${f.answered || 'nothing'}` : l));
+      for (const f of run.forged)
+        if (finding.event_ids.includes(f.event_id))
+          out.delivery_log = out.delivery_log.map((l) =>
+            l.startsWith(`${f.event_id}:`)
+              ? `${f.event_id}: forged by verify (${f.forgery}, step ${f.step}), posted straight to the app, answered ${f.answered || 'nothing'}`
+              : l,
+          );
       out.finding = finding;
       return out;
     }
@@ -404,7 +558,17 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
     // Unreachable before anything ran: the app is not up (exit 2), not a finding about it.
     if (err instanceof probe.AppUnreachable && !s.configured_once) throw err;
     const message = err instanceof Error ? err.message : String(err);
-    out.finding = { kind: 'error', headline: `the run could not complete: ${message}`, entity_type: 'run', entity_id: `run ${run_no}`, field: 'error', app: message, provider: null, detail: [], event_ids: [] };
+    out.finding = {
+      kind: 'error',
+      headline: `the run could not complete: ${message}`,
+      entity_type: 'run',
+      entity_id: `run ${run_no}`,
+      field: 'error',
+      app: message,
+      provider: null,
+      detail: [],
+      event_ids: [],
+    };
     return out;
   } finally {
     out.wall_ms = Math.round(WALL.now_ms() - lane.started_ms);
@@ -415,7 +579,26 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
 
 export function errorOutcome(run_no: number, message: string): Outcome {
   return {
-    ok: false, wall_ms: 0, interrupted: false, run: null, log: [], records: [], fired_background: [], delivery_log: [], more: [], reached: [],
-    finding: { kind: 'error', headline: `the run could not complete: ${message}`, entity_type: 'run', entity_id: `run ${run_no}`, field: 'error', app: message, provider: null, detail: [], event_ids: [] },
+    ok: false,
+    wall_ms: 0,
+    interrupted: false,
+    run: null,
+    log: [],
+    records: [],
+    fired_background: [],
+    delivery_log: [],
+    more: [],
+    reached: [],
+    finding: {
+      kind: 'error',
+      headline: `the run could not complete: ${message}`,
+      entity_type: 'run',
+      entity_id: `run ${run_no}`,
+      field: 'error',
+      app: message,
+      provider: null,
+      detail: [],
+      event_ids: [],
+    },
   };
 }

@@ -12,7 +12,9 @@ async function send(url: string, init: RequestInit = {}): Promise<{ status: numb
   try {
     res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (err) {
-    throw new AppUnreachable(`${init.method ?? 'GET'} ${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+    throw new AppUnreachable(
+      `${init.method ?? 'GET'} ${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
+    );
   }
   const text = await res.text();
   let body: unknown = text;
@@ -25,8 +27,13 @@ async function send(url: string, init: RequestInit = {}): Promise<{ status: numb
 }
 
 export async function configure(app_url: string, body: { base_url: string; api_key: string; webhook_secret: string }): Promise<void> {
-  const r = await send(`${app_url}/probe/configure`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (r.status < 200 || r.status > 299) throw new AppUnreachable(`POST ${app_url}/probe/configure answered ${r.status} ${JSON.stringify(r.body)}`);
+  const r = await send(`${app_url}/probe/configure`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (r.status < 200 || r.status > 299)
+    throw new AppUnreachable(`POST ${app_url}/probe/configure answered ${r.status} ${JSON.stringify(r.body)}`);
 }
 
 /** True when the app caught up on request; false when it does not serve /probe/sync. */

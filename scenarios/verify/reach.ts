@@ -91,7 +91,8 @@ export function observeReach(x: ReachInput): string[] {
   for (const e of x.events) {
     const id = entityOf(e.type, e.data);
     const at = first_attempt.get(e.event_id);
-    if (id && at !== undefined && PROGRESS.has(e.type.split('.')[1]) && at > (terminal_at.get(id) ?? Infinity)) add('delivery.late_progress');
+    if (id && at !== undefined && PROGRESS.has(e.type.split('.')[1]) && at > (terminal_at.get(id) ?? Infinity))
+      add('delivery.late_progress');
   }
   if (x.records.some((r) => r.kind === 'concurrent_copy')) add('delivery.concurrent_copies');
   // Seen on the wire: a body whose bytes re-serializing its JSON would not give back.

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validSignature } from '../examples/reference-integrator/app.ts';
 import { startRelay, type Relay } from './relay.ts';
 
-const sign = (secret: string, ts: string, body: Buffer): string => `v1=${createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex')}`;
+const sign = (secret: string, ts: string, body: Buffer): string =>
+  `v1=${createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex')}`;
 
 let app: Server;
 let relay: Relay;
@@ -25,7 +26,11 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', () => resolve()));
-  relay = await startRelay({ app_webhook_url: `http://127.0.0.1:${(app.address() as AddressInfo).port}/webhooks`, handler_limit_ms: 5_000, slow_after_ms: 5_000 });
+  relay = await startRelay({
+    app_webhook_url: `http://127.0.0.1:${(app.address() as AddressInfo).port}/webhooks`,
+    handler_limit_ms: 5_000,
+    slow_after_ms: 5_000,
+  });
 });
 
 afterAll(async () => {
@@ -35,9 +40,23 @@ afterAll(async () => {
 });
 
 /** Posts a delivery to the relay as the provider would, and returns what the app received. */
-async function deliver(body: Buffer, signature: string, ts = '1767225600000'): Promise<{ headers: IncomingMessage['headers']; body: Buffer }> {
+async function deliver(
+  body: Buffer,
+  signature: string,
+  ts = '1767225600000',
+): Promise<{ headers: IncomingMessage['headers']; body: Buffer }> {
   const before = received.length;
-  const res = await fetch(relay.url, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-timestamp': ts, 'svc-signature': signature, 'svc-event-id': 'evt_1', 'svc-delivery-id': 'dlv_1' }, body });
+  const res = await fetch(relay.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'svc-timestamp': ts,
+      'svc-signature': signature,
+      'svc-event-id': 'evt_1',
+      'svc-delivery-id': 'dlv_1',
+    },
+    body,
+  });
   expect(res.status).toBe(200);
   expect(received.length).toBe(before + 1);
   return received[before];
@@ -101,7 +120,11 @@ describe('the copy gate: two copies of a delivery reach their first provider cal
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    r = await startRelay({ app_webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, handler_limit_ms: 5_000, slow_after_ms: 5_000 });
+    r = await startRelay({
+      app_webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
+      handler_limit_ms: 5_000,
+      slow_after_ms: 5_000,
+    });
     return {
       relay: r,
       marks,
@@ -114,7 +137,17 @@ describe('the copy gate: two copies of a delivery reach their first provider cal
   }
   const body = Buffer.from('{"event_id":"evt_9","type":"credit.created","account_id":"acct_9","data":{}}');
   const post = (relay: Relay) =>
-    fetch(relay.url, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-timestamp': '1', 'svc-signature': 'v1=x', 'svc-event-id': 'evt_9', 'svc-delivery-id': 'dlv_9' }, body });
+    fetch(relay.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'svc-timestamp': '1',
+        'svc-signature': 'v1=x',
+        'svc-event-id': 'evt_9',
+        'svc-delivery-id': 'dlv_9',
+      },
+      body,
+    });
 
   it('concurrent copies: both handlers arrive before either passes its provider call, every time', async () => {
     const app = await gatedApp(false);

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { WALL } from '../../sim/wall.ts';
 
-export type CopyKind = 'provider' | 'concurrent_copy' | 'previous_secret' | 'stale_timestamp';
+type CopyKind = 'provider' | 'concurrent_copy' | 'previous_secret' | 'stale_timestamp';
 
 export interface RelayRecord {
   event_id: string;
@@ -101,9 +101,10 @@ export interface RelayOptions {
  * How long a provider call waits for the other copy's handler to make one too (gate). A correct receiver that
  * handles one copy after the other pays this once per pair; a handler with no provider call never waits.
  */
-export const COPY_GATE_MS = 300;
+const COPY_GATE_MS = 300;
 
-const wildcard = (pattern: string, value: string): boolean => (pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : pattern === value);
+const wildcard = (pattern: string, value: string): boolean =>
+  pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : pattern === value;
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -171,8 +172,17 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     let timed_out = false;
     const limit = AbortSignal.timeout(opts.handler_limit_ms);
     const record = (latency_ms: number): RelayRecord => ({
-      event_id: h.event_id, event_type: h.event_type, account_id: h.account_id, delivery_id: h.delivery_id, signed_at_ms: h.signed_at_ms,
-      kind, sent_wall_ms: since - t0, latency_ms, status, timed_out, styled: h.styled,
+      event_id: h.event_id,
+      event_type: h.event_type,
+      account_id: h.account_id,
+      delivery_id: h.delivery_id,
+      signed_at_ms: h.signed_at_ms,
+      kind,
+      sent_wall_ms: since - t0,
+      latency_ms,
+      status,
+      timed_out,
+      styled: h.styled,
     });
     // Reported the moment the limit passes, not when (or if) the answer comes: a slow run ends early.
     const watch = new AbortController();
@@ -187,7 +197,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     );
     try {
       const res = await dispatcher.request({
-        origin: target.origin, path: target.pathname + target.search, method: 'POST', headers: h.headers, body: h.body,
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: 'POST',
+        headers: h.headers,
+        body: h.body,
         signal: AbortSignal.any([abort.signal, limit]),
       });
       status = res.statusCode;
@@ -209,7 +223,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     const body = await readBody(req);
     if (cut) return void res.writeHead(503).end('run cut by swapsim verify');
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = v;
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = v;
     let envelope: { event_id?: string; type?: string; account_id?: string } = {};
     let styled = false;
     try {
@@ -219,11 +234,21 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       /* forwarded as is */
     }
     const h: Held = {
-      headers, body, event_id: String(envelope.event_id ?? headers[`${prefix}-event-id`] ?? ''), event_type: String(envelope.type ?? ''),
-      account_id: String(envelope.account_id ?? ''), delivery_id: String(headers[`${prefix}-delivery-id`] ?? ''), signed_at_ms: Number(headers[`${prefix}-timestamp`] ?? 0), styled,
+      headers,
+      body,
+      event_id: String(envelope.event_id ?? headers[`${prefix}-event-id`] ?? ''),
+      event_type: String(envelope.type ?? ''),
+      account_id: String(envelope.account_id ?? ''),
+      delivery_id: String(headers[`${prefix}-delivery-id`] ?? ''),
+      signed_at_ms: Number(headers[`${prefix}-timestamp`] ?? 0),
+      styled,
     };
     // A delivery verify's own bad_signature rule spoiled is not one the app should accept later.
-    const sign = (key: string): string => `v1=${createHmac('sha256', key).update(`${headers[`${prefix}-timestamp`] ?? ''}.`).update(body).digest('hex')}`;
+    const sign = (key: string): string =>
+      `v1=${createHmac('sha256', key)
+        .update(`${headers[`${prefix}-timestamp`] ?? ''}.`)
+        .update(body)
+        .digest('hex')}`;
     if (headers[`${prefix}-signature`] === sign(secret)) {
       if (app_secret !== null) headers[`${prefix}-signature`] = sign(app_secret);
       held.set(h.account_id, h);
@@ -272,7 +297,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     resendAt(h, timestamp_ms) {
       const key = app_secret ?? secret;
       const stamp = String(timestamp_ms);
-      const headers = { ...h.headers, [`${prefix}-timestamp`]: stamp, [`${prefix}-signature`]: `v1=${createHmac('sha256', key).update(`${stamp}.`).update(h.body).digest('hex')}` };
+      const headers = {
+        ...h.headers,
+        [`${prefix}-timestamp`]: stamp,
+        [`${prefix}-signature`]: `v1=${createHmac('sha256', key).update(`${stamp}.`).update(h.body).digest('hex')}`,
+      };
       return forward({ ...h, headers, signed_at_ms: timestamp_ms }, 'stale_timestamp');
     },
     gate() {
@@ -283,13 +312,17 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
         if (w.waiting.length >= 2) return releaseWindow();
         if (w.timer === null) {
           w.timer = new AbortController();
-          void WALL.wait(COPY_GATE_MS, w.timer.signal).then(() => {
-            if (window === w) releaseWindow();
-          }, () => undefined);
+          void WALL.wait(COPY_GATE_MS, w.timer.signal).then(
+            () => {
+              if (window === w) releaseWindow();
+            },
+            () => undefined,
+          );
         }
       });
     },
-    inFlight: () => [...flying.values()].map((f) => ({ event_id: f.event_id, event_type: f.event_type, elapsed_ms: WALL.now_ms() - f.since })),
+    inFlight: () =>
+      [...flying.values()].map((f) => ({ event_id: f.event_id, event_type: f.event_type, elapsed_ms: WALL.now_ms() - f.since })),
     cut() {
       cut = true;
       releaseWindow();

@@ -4,7 +4,21 @@
 // Records what verify injected, so the judge can tell the app's answers from verify's own doing.
 import { listAll, type FaultRuleInput, type Reply, type Sim } from '../../lib/sim.ts';
 import { assetAt, SCENARIO_ASSETS, type AccountSetup } from '../arbitraries/steps.ts';
-import { cancel, depositInto, DESTINATION_ADDRESS, destinationFor, forge, openCredits, quiesce, trade, WEBHOOK_EFFECT, zap, type Account, type ForgedDelivery, type JourneyRun } from '../arbitraries/run.ts';
+import {
+  cancel,
+  depositInto,
+  DESTINATION_ADDRESS,
+  destinationFor,
+  forge,
+  openCredits,
+  quiesce,
+  trade,
+  WEBHOOK_EFFECT,
+  zap,
+  type Account,
+  type ForgedDelivery,
+  type JourneyRun,
+} from '../arbitraries/run.ts';
 import { WALL } from '../../sim/wall.ts';
 import { describeScenario, leadingRules, otherAssetOnChain, type ApiFaultKind, type VerifyScenario, type VStep } from './scenario.ts';
 import type { Relay, RelayRecord } from './relay.ts';
@@ -69,9 +83,14 @@ export function apiEffect(f: ApiFaultKind): Extract<FaultRuleInput, { target: 'h
  * A label a delivery body carries as non-ASCII text (UTF-8 on the wire), with characters JSON must escape (a quote,
  * a backslash, a tab, U+2028): an app that reads the body as latin1, or signs anything but the raw bytes, fails.
  */
-export const unicodeLabel = (i: number): string => `Zoë “verify-${i}” \\ "東京" ✓ 😀\t\u2028`;
+const unicodeLabel = (i: number): string => `Zoë “verify-${i}” \\ "東京" ✓ 😀\t\u2028`;
 
-async function setupAccounts(sim: Sim, s: VerifyScenario, run: VerifyRun, before_funding: (accounts: Account[]) => Promise<void>): Promise<Account[]> {
+async function setupAccounts(
+  sim: Sim,
+  s: VerifyScenario,
+  run: VerifyRun,
+  before_funding: (accounts: Account[]) => Promise<void>,
+): Promise<Account[]> {
   const accounts: Account[] = [];
   for (let i = 0; i < s.accounts.length; i++) {
     const created = await sim.api('POST', '/accounts', { body: { label: s.labels === 'unicode' ? unicodeLabel(i) : `verify-${i}` } });
@@ -95,7 +114,12 @@ async function addRule(sim: Sim, list: string[], rule: Parameters<Sim['faults'][
   return r.fault_id;
 }
 
-async function addWebhookRule(sim: Sim, run: VerifyRun, effect: string, rule: Extract<FaultRuleInput, { target: 'webhook' }>): Promise<string> {
+async function addWebhookRule(
+  sim: Sim,
+  run: VerifyRun,
+  effect: string,
+  rule: Extract<FaultRuleInput, { target: 'webhook' }>,
+): Promise<string> {
   const id = await addRule(sim, run.webhook_rule_ids, rule);
   run.rule_effects[id] = effect;
   return id;
@@ -108,8 +132,16 @@ async function must<T = any>(r: Promise<Reply<unknown>>, what: string): Promise<
 }
 
 /** A deposit address of the account for the asset, then the transfer, with a deposit rule (matched by the address) added in between. */
-async function landWith(sim: Sim, account: Account, asset_key: string, atoms: bigint, rule: Extract<FaultRuleInput, { target: 'deposit' }>['effect'] | null, all_rules: string[]): Promise<string> {
-  const da = (await must(sim.api('POST', `/accounts/${account.account_id}/deposit-addresses`, { body: { asset_key } }), 'deposit address')).deposit_address;
+async function landWith(
+  sim: Sim,
+  account: Account,
+  asset_key: string,
+  atoms: bigint,
+  rule: Extract<FaultRuleInput, { target: 'deposit' }>['effect'] | null,
+  all_rules: string[],
+): Promise<string> {
+  const da = (await must(sim.api('POST', `/accounts/${account.account_id}/deposit-addresses`, { body: { asset_key } }), 'deposit address'))
+    .deposit_address;
   if (rule) await addRule(sim, all_rules, { target: 'deposit', effect: rule, match: { ids: [da.deposit_address_id] }, times: 1 });
   return (await sim.deposit({ deposit_address_id: da.deposit_address_id, atoms: atoms.toString() })).tx_hash;
 }
@@ -160,7 +192,13 @@ async function operationsInFlight(sim: Sim, run: VerifyRun): Promise<number> {
  * Runs an operation on credit #k, then on the next ones while the credit it picked is still held by an earlier
  * operation (a settlement timeout holds its credit for 10 min): the credit index is where the search starts.
  */
-async function onFreeCredit(sim: Sim, account: Account, funding: AccountSetup | undefined, k: number, op: (credit: number) => Promise<string>): Promise<string> {
+async function onFreeCredit(
+  sim: Sim,
+  account: Account,
+  funding: AccountSetup | undefined,
+  k: number,
+  op: (credit: number) => Promise<string>,
+): Promise<string> {
   let note = '';
   for (let round = 0; round < 2; round++) {
     const n = Math.max(1, (await openCredits(sim, account.account_id)).length);
@@ -180,7 +218,16 @@ const REACTIVATE_AFTER_MS = 60_000;
 const STALE_BY_MS = 600_000;
 const ZAP_EXPIRY_MS = 600_000;
 
-async function runStep(sim: Sim, accounts: Account[], s: VStep, step: number, run: VerifyRun, hooks: RunHooks, all_rules: string[], funding: AccountSetup[]): Promise<string> {
+async function runStep(
+  sim: Sim,
+  accounts: Account[],
+  s: VStep,
+  step: number,
+  run: VerifyRun,
+  hooks: RunHooks,
+  all_rules: string[],
+  funding: AccountSetup[],
+): Promise<string> {
   const account = 'account' in s ? accounts[s.account % accounts.length] : accounts[0];
   const fund = funding['account' in s ? s.account % accounts.length : 0];
   let topped = '';
@@ -194,7 +241,16 @@ async function runStep(sim: Sim, accounts: Account[], s: VStep, step: number, ru
   return topped + (await doStep(sim, account, fund, s, step, run, hooks, all_rules));
 }
 
-async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined, s: VStep, step: number, run: VerifyRun, hooks: RunHooks, all_rules: string[]): Promise<string> {
+async function doStep(
+  sim: Sim,
+  account: Account,
+  fund: AccountSetup | undefined,
+  s: VStep,
+  step: number,
+  run: VerifyRun,
+  hooks: RunHooks,
+  all_rules: string[],
+): Promise<string> {
   const match = { account_id: account.account_id };
   switch (s.kind) {
     case 'deposit': {
@@ -211,7 +267,14 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
       const to = outs[s.destination % outs.length].asset_key;
       const destination_id = await destinationFor(sim, account, to);
       const atoms = BigInt(s.usd) * from.atoms_per_usd;
-      const body: Record<string, unknown> = { account_id: account.account_id, destination_id, from_asset_key: from.asset_key, to_asset_key: to, amount_in_atoms: atoms.toString(), min_amount_out_atoms: '0' };
+      const body: Record<string, unknown> = {
+        account_id: account.account_id,
+        destination_id,
+        from_asset_key: from.asset_key,
+        to_asset_key: to,
+        amount_in_atoms: atoms.toString(),
+        min_amount_out_atoms: '0',
+      };
       if (s.expires) body.expires_at_ms = (await sim.now_ms()) + ZAP_EXPIRY_MS;
       const res = await sim.api<{ zap: { zap_id: string; deposit_address?: { deposit_address_id: string } } }>('POST', '/zaps', { body });
       if (res.status !== 200) return `skipped: ${res.status} ${JSON.stringify(res.body)}`;
@@ -219,43 +282,81 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
       run.zaps.push(z.zap_id);
       const extras: string[] = [];
       if (s.fault) {
-        const fault_id = await addRule(sim, all_rules, { target: 'zap', effect: s.fault, match: { ids: [z.zap_id] }, times: 1 } as FaultRuleInput);
+        const fault_id = await addRule(sim, all_rules, {
+          target: 'zap',
+          effect: s.fault,
+          match: { ids: [z.zap_id] },
+          times: 1,
+        } as FaultRuleInput);
         run.op_rules.push({ fault_id, step, what: `${JSON.stringify(s.fault)} on ${z.zap_id}` });
         extras.push(`fault ${fault_id}`);
       }
       const da = z.deposit_address?.deposit_address_id;
       if (!da || s.funding === 'none') return [`zap ${z.zap_id}, awaiting a deposit that never comes`, ...extras].join(', ');
-      if (s.funding === 'flagged') extras.push(`flag ${await addRule(sim, all_rules, { target: 'deposit', effect: { flag: 'sanctions_match' }, match: { ids: [da] }, times: 1 })}`);
-      if (s.funding === 'dropped') extras.push(`drop ${await addRule(sim, all_rules, { target: 'deposit', effect: { fail: 'deposit_insufficient_confirmations' }, match: { ids: [da] }, times: 1 })}`);
+      if (s.funding === 'flagged')
+        extras.push(
+          `flag ${await addRule(sim, all_rules, { target: 'deposit', effect: { flag: 'sanctions_match' }, match: { ids: [da] }, times: 1 })}`,
+        );
+      if (s.funding === 'dropped')
+        extras.push(
+          `drop ${await addRule(sim, all_rules, { target: 'deposit', effect: { fail: 'deposit_insufficient_confirmations' }, match: { ids: [da] }, times: 1 })}`,
+        );
       if (s.funding === 'other_asset') {
         const instead = assetAt(otherAssetOnChain(s.asset));
-        await sim.deposit({ deposit_address_id: da, atoms: (BigInt(s.usd) * instead.atoms_per_usd).toString(), asset_key: instead.asset_key });
+        await sim.deposit({
+          deposit_address_id: da,
+          atoms: (BigInt(s.usd) * instead.atoms_per_usd).toString(),
+          asset_key: instead.asset_key,
+        });
       } else await sim.deposit({ deposit_address_id: da, atoms: atoms.toString() });
       return [`zap ${z.zap_id}, deposit sent`, ...extras].join(', ');
     }
     case 'recover': {
       const before = run.zaps.length;
-      const note = await onFreeCredit(sim, account, fund, 0, (credit) => zap(sim, account, { kind: 'zap', account: s.account, credit, destination: 0, fraction_bps: 10_000, floor: 'none' }, run));
+      const note = await onFreeCredit(sim, account, fund, 0, (credit) =>
+        zap(sim, account, { kind: 'zap', account: s.account, credit, destination: 0, fraction_bps: 10_000, floor: 'none' }, run),
+      );
       if (run.zaps.length === before) return note;
       const zap_id = run.zaps[run.zaps.length - 1];
       await addRule(sim, all_rules, { target: 'zap', effect: { fail: 'execution_failed' }, match: { ids: [zap_id] }, times: 1 });
       await sim.advance(60_000);
-      const failed = (await must<{ zap: { status: string; recovery?: { recovery_id: string; credit_id: string } } }>(sim.api('GET', `/zaps/${zap_id}`), 'zap')).zap;
+      const failed = (
+        await must<{ zap: { status: string; recovery?: { recovery_id: string; credit_id: string } } }>(
+          sim.api('GET', `/zaps/${zap_id}`),
+          'zap',
+        )
+      ).zap;
       if (!failed.recovery) return `${note}, ended ${failed.status} with no recovery`;
       const { recovery_id, credit_id } = failed.recovery;
       await must(sim.api('PATCH', `/accounts/${account.account_id}`, { body: { email: `verify-${s.account}@example.test` } }), 'email');
-      await must(sim.api('POST', `/recoveries/${recovery_id}/activate`, { body: { account_id: account.account_id, credit_id } }), 'activate');
+      await must(
+        sim.api('POST', `/recoveries/${recovery_id}/activate`, { body: { account_id: account.account_id, credit_id } }),
+        'activate',
+      );
       const otp = (await sim.emails(account.account_id)).filter((e) => e.purpose.includes('recover')).at(-1)?.otp_code;
       if (!otp) return `${note}, recovery ${recovery_id} activated but no OTP was emailed`;
       if (s.fault) {
-        const fault_id = await addRule(sim, all_rules, { target: 'recovery', effect: s.fault, match: { ids: [recovery_id] }, times: 1 } as FaultRuleInput);
+        const fault_id = await addRule(sim, all_rules, {
+          target: 'recovery',
+          effect: s.fault,
+          match: { ids: [recovery_id] },
+          times: 1,
+        } as FaultRuleInput);
         run.op_rules.push({ fault_id, step, what: `${JSON.stringify(s.fault)} on ${recovery_id}` });
       }
       const credit = (await openCredits(sim, account.account_id)).find((c) => c.credit_id === credit_id);
       const claim = await sim.api<{ recovery: { cancel_id?: string } }>('POST', '/public/recover-funds', {
-        body: { account_id: account.account_id, credit_id, otp_code: otp, destination: { address: DESTINATION_ADDRESS.get(credit?.asset_key ?? '') ?? DESTINATION_ADDRESS.get(SCENARIO_ASSETS[0].asset_key) } },
+        body: {
+          account_id: account.account_id,
+          credit_id,
+          otp_code: otp,
+          destination: {
+            address: DESTINATION_ADDRESS.get(credit?.asset_key ?? '') ?? DESTINATION_ADDRESS.get(SCENARIO_ASSETS[0].asset_key),
+          },
+        },
       });
-      if (claim.status !== 202) return `${note}, recovery ${recovery_id}: recover-funds answered ${claim.status} ${JSON.stringify(claim.body)}`;
+      if (claim.status !== 202)
+        return `${note}, recovery ${recovery_id}: recover-funds answered ${claim.status} ${JSON.stringify(claim.body)}`;
       run.recoveries.push(recovery_id);
       return `${note}, recovery ${recovery_id} claimed (payout ${claim.body.recovery.cancel_id})`;
     }
@@ -272,32 +373,53 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
       const held = hooks.relay.lastSigned(account.account_id);
       if (!held) return 'skipped: no delivery to re-send yet';
       const timestamp_ms = WALL.now_ms() + (s.when === 'stale' ? -STALE_BY_MS : STALE_BY_MS);
-      (hooks.pending ??= []).push(hooks.relay.resendAt(held, timestamp_ms).then((record) => run.stale.push({ step, when: s.when, record })));
+      (hooks.pending ??= []).push(
+        hooks.relay.resendAt(held, timestamp_ms).then((record) => run.stale.push({ step, when: s.when, record })),
+      );
       return `${held.event_id} (${held.event_type}) re-sent with a ${s.when} Svc-Timestamp`;
     }
     case 'trade':
     case 'zap': {
       const list = s.kind === 'trade' ? run.trades : run.zaps;
       const before = list.length;
-      const note = await onFreeCredit(sim, account, fund, s.credit, (credit) => (s.kind === 'trade' ? trade(sim, account, { ...s, credit }, run) : zap(sim, account, { ...s, credit }, run)));
+      const note = await onFreeCredit(sim, account, fund, s.credit, (credit) =>
+        s.kind === 'trade' ? trade(sim, account, { ...s, credit }, run) : zap(sim, account, { ...s, credit }, run),
+      );
       if (list.length === before) return note;
       const id = list[list.length - 1];
       const family = s.kind;
       const extras: string[] = [];
       if (s.fault) {
-        const fault_id = await addRule(sim, all_rules, { target: family, effect: s.fault, match: { ids: [id] }, times: 1 } as FaultRuleInput); // fault codes drawn from FAIL_CODES[family]
+        const fault_id = await addRule(sim, all_rules, {
+          target: family,
+          effect: s.fault,
+          match: { ids: [id] },
+          times: 1,
+        } as FaultRuleInput); // fault codes drawn from FAIL_CODES[family]
         run.op_rules.push({ fault_id, step, what: `${JSON.stringify(s.fault)} on ${id}` });
         extras.push(`fault ${fault_id}`);
       }
       // Webhook rules cannot name an entity, only an account and an event type: the operation just created
       // is the account's only one of its kind in flight when the theme puts it there.
-      if (s.late) extras.push(`late ${await addWebhookRule(sim, run, 'late', { target: 'webhook', effect: { delay_ms: LATE_DELAY_MS }, match: { ...match, event_type: `${family}.${s.late}` }, times: 1 })}`);
+      if (s.late)
+        extras.push(
+          `late ${await addWebhookRule(sim, run, 'late', { target: 'webhook', effect: { delay_ms: LATE_DELAY_MS }, match: { ...match, event_type: `${family}.${s.late}` }, times: 1 })}`,
+        );
       if (s.reverse) {
-        for (const [news, delay_ms] of [['executing', 180_000], ['filled', 120_000], ['pending_settle', 60_000]] as const) {
-          extras.push(`${news} ${await addWebhookRule(sim, run, 'late', { target: 'webhook', effect: { delay_ms }, match: { ...match, event_type: `${family}.${news}` }, times: 1 })}`);
+        for (const [news, delay_ms] of [
+          ['executing', 180_000],
+          ['filled', 120_000],
+          ['pending_settle', 60_000],
+        ] as const) {
+          extras.push(
+            `${news} ${await addWebhookRule(sim, run, 'late', { target: 'webhook', effect: { delay_ms }, match: { ...match, event_type: `${family}.${news}` }, times: 1 })}`,
+          );
         }
       }
-      if (s.dup) extras.push(`dup ${await addWebhookRule(sim, run, 'duplicate', { target: 'webhook', effect: { webhook: 'duplicate' }, match: { ...match, event_type: `${family}.*` }, times: 6 })}`);
+      if (s.dup)
+        extras.push(
+          `dup ${await addWebhookRule(sim, run, 'duplicate', { target: 'webhook', effect: { webhook: 'duplicate' }, match: { ...match, event_type: `${family}.*` }, times: 6 })}`,
+        );
       return [note, ...extras].join(', ');
     }
     case 'cancel': {
@@ -305,7 +427,12 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
       const note = await onFreeCredit(sim, account, fund, s.credit, (credit) => cancel(sim, account, { ...s, credit }, run));
       if (s.fault && run.cancels.length > before) {
         const id = run.cancels[run.cancels.length - 1];
-        const fault_id = await addRule(sim, all_rules, { target: 'cancel', effect: s.fault, match: { ids: [id] }, times: 1 } as FaultRuleInput); // fault codes drawn from FAIL_CODES.cancel
+        const fault_id = await addRule(sim, all_rules, {
+          target: 'cancel',
+          effect: s.fault,
+          match: { ids: [id] },
+          times: 1,
+        } as FaultRuleInput); // fault codes drawn from FAIL_CODES.cancel
         run.op_rules.push({ fault_id, step, what: `${JSON.stringify(s.fault)} on ${id}` });
         return `${note}, fault ${fault_id}`;
       }
@@ -327,7 +454,13 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
     }
     case 'forge': {
       // Not awaited: a slow handler's answer overlaps the rest of the run (collected before judging).
-      const sending = forge(sim, { url: hooks.app_webhook_url, secret: hooks.secret, header_prefix: hooks.header_prefix, signal: hooks.cut_signal }, account, { ...s, at: 0 }, step).then((forged: ForgedDelivery) => {
+      const sending = forge(
+        sim,
+        { url: hooks.app_webhook_url, secret: hooks.secret, header_prefix: hooks.header_prefix, signal: hooks.cut_signal },
+        account,
+        { ...s, at: 0 },
+        step,
+      ).then((forged: ForgedDelivery) => {
         run.forged.push(forged);
       });
       (hooks.pending ??= []).push(sending);
@@ -371,13 +504,23 @@ async function doStep(sim: Sim, account: Account, fund: AccountSetup | undefined
       }
       const deposits = await depositStates(sim, run);
       const note = await hooks.probe(step, run);
-      run.probes.push({ step, compared: note.startsWith('quiet point:'), pending_deposits: deposits.pending, flagged_deposits: deposits.flagged });
+      run.probes.push({
+        step,
+        compared: note.startsWith('quiet point:'),
+        pending_deposits: deposits.pending,
+        flagged_deposits: deposits.flagged,
+      });
       return note;
     }
     case 'api_fault': {
       const ids: string[] = [];
       for (const path of APP_READ_PATHS) {
-        const id = await addRule(sim, run.api_rule_ids, { target: 'http', effect: apiEffect(s.fault), match: { method: 'GET', path }, times: s.times });
+        const id = await addRule(sim, run.api_rule_ids, {
+          target: 'http',
+          effect: apiEffect(s.fault),
+          match: { method: 'GET', path },
+          times: s.times,
+        });
         run.api_rule_kinds[id] = s.fault;
         ids.push(id);
       }
@@ -390,9 +533,26 @@ const CUT_NOTE = 'not run: the run was cut before this step (it and the ones aft
 
 export async function runVerifyScenario(sim: Sim, s: VerifyScenario, hooks: RunHooks): Promise<VerifyRun> {
   const run: VerifyRun = {
-    account_ids: [], lines: describeScenario(s), notes: [], forged: [], trades: [], zaps: [], cancels: [],
-    started_at_ms: await sim.now_ms(), webhook_rule_ids: [], background_rule_ids: [], api_rule_ids: [], op_rules: [], previous_secret: [], stale: [], restarts: 0, rotations: 0,
-    rule_effects: {}, api_rule_kinds: {}, probes: [], recoveries: [],
+    account_ids: [],
+    lines: describeScenario(s),
+    notes: [],
+    forged: [],
+    trades: [],
+    zaps: [],
+    cancels: [],
+    started_at_ms: await sim.now_ms(),
+    webhook_rule_ids: [],
+    background_rule_ids: [],
+    api_rule_ids: [],
+    op_rules: [],
+    previous_secret: [],
+    stale: [],
+    restarts: 0,
+    rotations: 0,
+    rule_effects: {},
+    api_rule_kinds: {},
+    probes: [],
+    recoveries: [],
   };
   const all_rules: string[] = [];
   const lead = leadingRules(s.steps);
@@ -407,15 +567,26 @@ export async function runVerifyScenario(sim: Sim, s: VerifyScenario, hooks: RunH
     const accounts = await setupAccounts(sim, s, run, async (accounts) => {
       for (const [kind, p] of Object.entries(s.background)) {
         if (p <= 0) continue;
-        for (const a of accounts) run.rule_effects[await addRule(sim, run.background_rule_ids, { target: 'webhook', effect: WEBHOOK_EFFECT[kind], match: { account_id: a.account_id }, probability: p })] = kind;
+        for (const a of accounts)
+          run.rule_effects[
+            await addRule(sim, run.background_rule_ids, {
+              target: 'webhook',
+              effect: WEBHOOK_EFFECT[kind],
+              match: { account_id: a.account_id },
+              probability: p,
+            })
+          ] = kind;
       }
-      for (let i = 0; i < lead && !cutShort(i); i++) run.notes.push(`${offset + i + 1}. ${await runStep(sim, accounts, s.steps[i], offset + i + 1, run, hooks, all_rules, s.accounts)}`);
+      for (let i = 0; i < lead && !cutShort(i); i++)
+        run.notes.push(`${offset + i + 1}. ${await runStep(sim, accounts, s.steps[i], offset + i + 1, run, hooks, all_rules, s.accounts)}`);
     });
-    for (let i = lead; i < s.steps.length && !cutShort(i); i++) run.notes.push(`${offset + i + 1}. ${await runStep(sim, accounts, s.steps[i], offset + i + 1, run, hooks, all_rules, s.accounts)}`);
+    for (let i = lead; i < s.steps.length && !cutShort(i); i++)
+      run.notes.push(`${offset + i + 1}. ${await runStep(sim, accounts, s.steps[i], offset + i + 1, run, hooks, all_rules, s.accounts)}`);
   } finally {
     // A cut run's verdict is already decided (the handler that did not answer, or the wall-time limit): playing
     // out its hour and 72 h of retries against the relay's 503s would only cost wall time (about 15 s a run).
-    if (!hooks.cut_signal?.aborted) await quiesce(sim, [...all_rules, ...run.webhook_rule_ids, ...run.background_rule_ids, ...run.api_rule_ids]);
+    if (!hooks.cut_signal?.aborted)
+      await quiesce(sim, [...all_rules, ...run.webhook_rule_ids, ...run.background_rule_ids, ...run.api_rule_ids]);
     await Promise.all(hooks.pending ?? []);
   }
   return run;

@@ -9,10 +9,18 @@ import fc from 'fast-check';
 import { FAIL_CODES } from '../../fake-provider/control/faults.ts';
 import { plannedItems, SWAP_FAULT_FAILURES } from './coverage.ts';
 import { accountSetup, backgroundChaos } from '../arbitraries/arbitraries.ts';
-import { assetAt, describeBackground, describeSetup, describeStep, type AccountSetup, type BackgroundChaos, type WebhookEffect } from '../arbitraries/steps.ts';
+import {
+  assetAt,
+  describeBackground,
+  describeSetup,
+  describeStep,
+  type AccountSetup,
+  type BackgroundChaos,
+  type WebhookEffect,
+} from '../arbitraries/steps.ts';
 
 /** A fault on the operation itself, added right after it is created and matched by its id. */
-export type OpFault = { fail: string } | { reorg: 'out' | 'in' } | { delay_ms: number };
+type OpFault = { fail: string } | { reorg: 'out' | 'in' } | { delay_ms: number };
 
 /** Progress events a `late` attachment holds back 10 min (so the terminal event overtakes them). */
 const LATE = ['executing', 'filled', 'pending_settle'] as const;
@@ -30,14 +38,23 @@ interface OpExtras {
 export type ApiFaultKind = '429' | '429_no_retry_after' | '500' | '503' | 'lost_response';
 
 /** How a deposit-funded zap is funded: its own asset, another asset on the same chain, nothing (it expires), or a deposit that is flagged or dropped. */
-export type ZapFunding = 'same' | 'other_asset' | 'none' | 'flagged' | 'dropped';
+type ZapFunding = 'same' | 'other_asset' | 'none' | 'flagged' | 'dropped';
 
-export type FlagReason = 'sanctions_match' | 'high_risk_score' | 'mixer_association' | 'partner_flagged';
+type FlagReason = 'sanctions_match' | 'high_risk_score' | 'mixer_association' | 'partner_flagged';
 
 export type VStep =
   /** A deposit lands; `flag`: screening (or the partner, inside its window) flags it; `hold`: it stays pending for an hour. */
   | { kind: 'deposit'; account: number; asset: number; usd: number; flag?: FlagReason; hold?: boolean }
-  | { kind: 'zap_deposit'; account: number; asset: number; destination: number; usd: number; funding: ZapFunding; expires?: boolean; fault?: OpFault }
+  | {
+      kind: 'zap_deposit';
+      account: number;
+      asset: number;
+      destination: number;
+      usd: number;
+      funding: ZapFunding;
+      expires?: boolean;
+      fault?: OpFault;
+    }
   /** A zap fails (execution_failed) and leaves its credit open; the account's email is set, the recovery activated and claimed with the emailed OTP; `fault`: the payout fails. */
   | { kind: 'recover'; account: number; fault?: { fail: string } }
   /** Delta screening suspends one of the account's destinations (then, with `reactivate`, clears it a minute later). */
@@ -86,9 +103,23 @@ const usd = fc.constantFrom(20, 150, 1_000, 5_000);
 const fraction_bps = fc.constantFrom(10_000, 5_000, 2_500);
 
 const trade = (extras: fc.Arbitrary<OpExtras> = fc.constant({})) =>
-  fc.tuple(fc.record({ kind: fc.constant('trade' as const), account: idx, credit: idx, destination: idx, fraction_bps }), extras).map(([t, e]) => ({ ...t, ...e }));
+  fc
+    .tuple(fc.record({ kind: fc.constant('trade' as const), account: idx, credit: idx, destination: idx, fraction_bps }), extras)
+    .map(([t, e]) => ({ ...t, ...e }));
 const zap = (extras: fc.Arbitrary<OpExtras> = fc.constant({})) =>
-  fc.tuple(fc.record({ kind: fc.constant('zap' as const), account: idx, credit: idx, destination: idx, fraction_bps, floor: fc.constant('none' as const) }), extras).map(([t, e]) => ({ ...t, ...e }));
+  fc
+    .tuple(
+      fc.record({
+        kind: fc.constant('zap' as const),
+        account: idx,
+        credit: idx,
+        destination: idx,
+        fraction_bps,
+        floor: fc.constant('none' as const),
+      }),
+      extras,
+    )
+    .map(([t, e]) => ({ ...t, ...e }));
 
 /** Plain journey steps (no faults of their own). */
 const plain: fc.Arbitrary<VStep> = fc.oneof(
@@ -101,25 +132,58 @@ const plain: fc.Arbitrary<VStep> = fc.oneof(
 
 const EVENT_TYPES = ['*', 'credit.created', 'trade.*', 'trade.filled', 'zap.*', 'cancel.*'];
 const EFFECTS: WebhookEffect[] = ['duplicate', 'drop', 'reorder', 'bad_signature', 'delay_60s', 'delay_10min'];
-const chaos: fc.Arbitrary<VStep> = fc.record({ kind: fc.constant('chaos' as const), account: idx, effect: fc.constantFrom(...EFFECTS), event_type: fc.constantFrom(...EVENT_TYPES), times: fc.integer({ min: 1, max: 3 }) });
+const chaos: fc.Arbitrary<VStep> = fc.record({
+  kind: fc.constant('chaos' as const),
+  account: idx,
+  effect: fc.constantFrom(...EFFECTS),
+  event_type: fc.constantFrom(...EVENT_TYPES),
+  times: fc.integer({ min: 1, max: 3 }),
+});
 
-const swapFault = (codes: readonly string[]) => fc.oneof(fc.constantFrom(...codes).map((fail) => ({ fail })), fc.constantFrom('out' as const, 'in' as const).map((reorg) => ({ reorg })));
+const swapFault = (codes: readonly string[]) =>
+  fc.oneof(
+    fc.constantFrom(...codes).map((fail) => ({ fail })),
+    fc.constantFrom('out' as const, 'in' as const).map((reorg) => ({ reorg })),
+  );
 
 /** Steps that reach each coverage item (coverage.ts), placed among a short random journey. */
 const settlementFault = (code: string) => fc.constant({ fault: { fail: code } });
 const reorg = (leg: 'out' | 'in') => fc.constant({ fault: { reorg: leg } as OpFault });
 const FLAGS = ['sanctions_match', 'high_risk_score', 'mixer_association'] as const;
 const one = (a: fc.Arbitrary<VStep>): fc.Arbitrary<VStep[]> => a.map((s) => [s]);
-const deposit = (extra: Partial<Extract<VStep, { kind: 'deposit' }>> = {}) => fc.record({ kind: fc.constant('deposit' as const), account: idx, asset, usd }).map((d) => ({ ...d, ...extra }));
+const deposit = (extra: Partial<Extract<VStep, { kind: 'deposit' }>> = {}) =>
+  fc.record({ kind: fc.constant('deposit' as const), account: idx, asset, usd }).map((d) => ({ ...d, ...extra }));
 const zapDeposit = (funding: ZapFunding, extra: { expires?: boolean } = {}) =>
-  fc.record({ kind: fc.constant('zap_deposit' as const), account: idx, asset, destination: idx, usd }).map((z) => ({ ...z, funding, ...extra }));
-const cancel = (fault?: { fail: string }) => fc.record({ kind: fc.constant('cancel' as const), account: idx, credit: idx }).map((c) => (fault ? { ...c, fault } : c));
-const chaosOf = (effect: WebhookEffect) => fc.record({ kind: fc.constant('chaos' as const), account: idx, effect: fc.constant(effect), event_type: fc.constantFrom('*', 'trade.*', 'credit.created'), times: fc.integer({ min: 1, max: 3 }) });
-const forgeOf = (forgery: 'wrong_secret' | 'tampered_body' | 'unsigned') => fc.record({ kind: fc.constant('forge' as const), account: idx, forgery: fc.constant(forgery), event: fc.constantFrom('credit.created' as const, 'trade.executing' as const) });
+  fc
+    .record({ kind: fc.constant('zap_deposit' as const), account: idx, asset, destination: idx, usd })
+    .map((z) => ({ ...z, funding, ...extra }));
+const cancel = (fault?: { fail: string }) =>
+  fc.record({ kind: fc.constant('cancel' as const), account: idx, credit: idx }).map((c) => (fault ? { ...c, fault } : c));
+const chaosOf = (effect: WebhookEffect) =>
+  fc.record({
+    kind: fc.constant('chaos' as const),
+    account: idx,
+    effect: fc.constant(effect),
+    event_type: fc.constantFrom('*', 'trade.*', 'credit.created'),
+    times: fc.integer({ min: 1, max: 3 }),
+  });
+const forgeOf = (forgery: 'wrong_secret' | 'tampered_body' | 'unsigned') =>
+  fc.record({
+    kind: fc.constant('forge' as const),
+    account: idx,
+    forgery: fc.constant(forgery),
+    event: fc.constantFrom('credit.created' as const, 'trade.executing' as const),
+  });
 /** Two steps on one account (a webhook rule, then the trade whose deliveries it must meet): the second takes the first's account. */
-const onOneAccount = (first: fc.Arbitrary<VStep & { account: number }>, second: fc.Arbitrary<VStep & { account: number }>): fc.Arbitrary<VStep[]> =>
-  fc.tuple(first, second).map(([a, b]) => [a, { ...b, account: a.account }]);
-const apiFault = (fault: ApiFaultKind) => fc.tuple(fc.constant<VStep>({ kind: 'api_fault', fault, times: 1 }), trade(fc.record({ fault: fc.option(swapFault(FAIL_CODES.trade!), { nil: undefined }) }, { requiredKeys: [] })));
+const onOneAccount = (
+  first: fc.Arbitrary<VStep & { account: number }>,
+  second: fc.Arbitrary<VStep & { account: number }>,
+): fc.Arbitrary<VStep[]> => fc.tuple(first, second).map(([a, b]) => [a, { ...b, account: a.account }]);
+const apiFault = (fault: ApiFaultKind) =>
+  fc.tuple(
+    fc.constant<VStep>({ kind: 'api_fault', fault, times: 1 }),
+    trade(fc.record({ fault: fc.option(swapFault(FAIL_CODES.trade!), { nil: undefined }) }, { requiredKeys: [] })),
+  );
 
 /** Per coverage item: the steps that reach it (an empty list where a scenario flag does). */
 export const ITEM_STEPS: Record<string, fc.Arbitrary<VStep[]>> = {
@@ -142,30 +206,65 @@ export const ITEM_STEPS: Record<string, fc.Arbitrary<VStep[]>> = {
   'cancel.failed.confirmation_timeout': one(cancel({ fail: 'confirmation_timeout' })),
   'recovery.claimed': one(fc.record({ kind: fc.constant('recover' as const), account: idx })),
   // Then a probe: the credit the failed payout leaves open is compared before a later step may spend it.
-  'recovery.failed': fc.record({ kind: fc.constant('recover' as const), account: idx, fault: fc.constantFrom('broadcast_failed', 'confirmation_timeout').map((fail) => ({ fail })) }).map((r) => [r, { kind: 'probe' } as VStep]),
+  'recovery.failed': fc
+    .record({
+      kind: fc.constant('recover' as const),
+      account: idx,
+      fault: fc.constantFrom('broadcast_failed', 'confirmation_timeout').map((fail) => ({ fail })),
+    })
+    .map((r) => [r, { kind: 'probe' } as VStep]),
   'deposit.verified': one(deposit()),
   'deposit.pending_probe': deposit({ hold: true }).map((d) => [d, { kind: 'probe' } as VStep]),
   ...Object.fromEntries(FLAGS.map((flag) => [`deposit.flagged.${flag}`, one(deposit({ flag }))])),
   // The partner's own flag (inside the window) and a deposit whose window passes: partner screening on for the run.
   'deposit.flagged.partner_flagged': one(deposit({ flag: 'partner_flagged' })),
   'deposit.partner_window_lapsed': one(deposit()),
-  'deposit.flagged_probe': fc.constantFrom(...FLAGS).chain((flag) => deposit({ flag })).map((d) => [d, { kind: 'probe' } as VStep]),
-  'destination.suspended': fc.tuple(fc.record({ kind: fc.constant('suspend' as const), account: idx, reactivate: fc.constant(true) }), trade()),
+  'deposit.flagged_probe': fc
+    .constantFrom(...FLAGS)
+    .chain((flag) => deposit({ flag }))
+    .map((d) => [d, { kind: 'probe' } as VStep]),
+  'destination.suspended': fc.tuple(
+    fc.record({ kind: fc.constant('suspend' as const), account: idx, reactivate: fc.constant(true) }),
+    trade(),
+  ),
   'destination.reactivated': fc.constant([]),
   'delivery.duplicate': onOneAccount(chaosOf('duplicate'), trade()),
   'delivery.reorder': onOneAccount(chaosOf('reorder'), trade()),
   'delivery.drop': onOneAccount(chaosOf('drop'), trade()),
   'delivery.bad_signature': onOneAccount(chaosOf('bad_signature'), trade()),
   'delivery.delay': onOneAccount(chaosOf('delay_60s'), trade()),
-  'delivery.late_progress': one(fc.oneof(trade(fc.record({ late: fc.constantFrom(...LATE) })), trade(fc.constant({ reverse: true })), zap(fc.constant({ reverse: true })))),
-  'delivery.concurrent_copies': onOneAccount(fc.record({ kind: fc.constant('concurrent' as const), account: idx, event_type: fc.constantFrom('trade.*', '*', 'credit.created'), times: fc.constantFrom(1, 2, 3) }), trade()),
+  'delivery.late_progress': one(
+    fc.oneof(
+      trade(fc.record({ late: fc.constantFrom(...LATE) })),
+      trade(fc.constant({ reverse: true })),
+      zap(fc.constant({ reverse: true })),
+    ),
+  ),
+  'delivery.concurrent_copies': onOneAccount(
+    fc.record({
+      kind: fc.constant('concurrent' as const),
+      account: idx,
+      event_type: fc.constantFrom('trade.*', '*', 'credit.created'),
+      times: fc.constantFrom(1, 2, 3),
+    }),
+    trade(),
+  ),
   // The outage meets the trade's own late deliveries: both on one account.
-  'delivery.outage_past_retry_window': onOneAccount(trade(), fc.record({ kind: fc.constant('outage' as const), account: idx, hours: fc.constantFrom(73, 80) })),
+  'delivery.outage_past_retry_window': onOneAccount(
+    trade(),
+    fc.record({ kind: fc.constant('outage' as const), account: idx, hours: fc.constantFrom(73, 80) }),
+  ),
   'forged.wrong_secret': fc.tuple(trade(), forgeOf('wrong_secret')),
   'forged.tampered_body': fc.tuple(trade(), forgeOf('tampered_body')),
   'forged.unsigned': fc.tuple(trade(), forgeOf('unsigned')),
-  'timestamp.stale': fc.tuple(trade(), fc.record({ kind: fc.constant('stale' as const), account: idx, when: fc.constant('stale' as const) })),
-  'timestamp.future': fc.tuple(trade(), fc.record({ kind: fc.constant('stale' as const), account: idx, when: fc.constant('future' as const) })),
+  'timestamp.stale': fc.tuple(
+    trade(),
+    fc.record({ kind: fc.constant('stale' as const), account: idx, when: fc.constant('stale' as const) }),
+  ),
+  'timestamp.future': fc.tuple(
+    trade(),
+    fc.record({ kind: fc.constant('stale' as const), account: idx, when: fc.constant('future' as const) }),
+  ),
   'payload.non_ascii': fc.constant([]),
   'payload.styled_body': fc.constant([]),
   ...Object.fromEntries((['429', '429_no_retry_after', '500', '503', 'lost_response'] as const).map((k) => [`api.${k}`, apiFault(k)])),
@@ -175,7 +274,7 @@ export const ITEM_STEPS: Record<string, fc.Arbitrary<VStep[]>> = {
 };
 
 /** A run's scenario: the items its plan gives it, in an order the seed draws, among a short random journey. */
-export function scenarioArbitrary(items: readonly string[]): fc.Arbitrary<VerifyScenario> {
+function scenarioArbitrary(items: readonly string[]): fc.Arbitrary<VerifyScenario> {
   const parts = items.map((id) => {
     const steps = ITEM_STEPS[id];
     if (!steps) throw new Error(`no steps for coverage item ${id}`);
@@ -183,14 +282,26 @@ export function scenarioArbitrary(items: readonly string[]): fc.Arbitrary<Verify
   });
   return fc
     .record({
-      accounts: fc.oneof({ weight: 3, arbitrary: fc.array(accountSetup(), { minLength: 1, maxLength: 1 }) }, { weight: 1, arbitrary: fc.array(accountSetup(), { minLength: 2, maxLength: 2 }) }),
+      accounts: fc.oneof(
+        { weight: 3, arbitrary: fc.array(accountSetup(), { minLength: 1, maxLength: 1 }) },
+        { weight: 1, arbitrary: fc.array(accountSetup(), { minLength: 2, maxLength: 2 }) },
+      ),
       order: fc.shuffledSubarray([...parts.keys()], { minLength: parts.length, maxLength: parts.length }),
       parts: parts.length ? fc.tuple(...parts) : fc.constant([] as VStep[][]),
       before: fc.array(plain, { maxLength: 2 }),
-      after: fc.array(fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: chaos }, { weight: 1, arbitrary: fc.constant<VStep>({ kind: 'probe' }) }), { maxLength: 2 }),
+      after: fc.array(
+        fc.oneof(
+          { weight: 3, arbitrary: plain },
+          { weight: 1, arbitrary: chaos },
+          { weight: 1, arbitrary: fc.constant<VStep>({ kind: 'probe' }) },
+        ),
+        { maxLength: 2 },
+      ),
       // Swarm background: most runs none.
       background: fc.oneof({ weight: 3, arbitrary: fc.constant(NO_BACKGROUND) }, { weight: 1, arbitrary: backgroundChaos() }),
-      body_style: items.includes('payload.styled_body') ? fc.constantFrom('spaced' as const, 'escaped' as const, 'mixed' as const) : fc.constant('compact' as const),
+      body_style: items.includes('payload.styled_body')
+        ? fc.constantFrom('spaced' as const, 'escaped' as const, 'mixed' as const)
+        : fc.constant('compact' as const),
     })
     .map(({ accounts, order, parts, before, after, background: drawn, body_style }) => {
       // A probe item needs a quiet point while its deposit is held or just flagged: no background chaos keeping deliveries in retry.
@@ -204,7 +315,9 @@ export function scenarioArbitrary(items: readonly string[]): fc.Arbitrary<Verify
         // A styled body escapes non-ASCII text: with only ASCII in it, `escaped` would send the compact bytes.
         labels: items.includes('payload.non_ascii') || items.includes('payload.styled_body') ? ('unicode' as const) : ('ascii' as const),
         body_style,
-        accounts, background, steps: [...before, ...core, ...after],
+        accounts,
+        background,
+        steps: [...before, ...core, ...after],
       };
     });
 }
@@ -225,16 +338,22 @@ export const otherAssetOnChain = (i: number): number => (i % 4) ^ 1;
 
 function opExtras(e: OpExtras): string {
   const parts: string[] = [];
-  if (e.fault && 'reorg' in e.fault) parts.push(`then its ${e.fault.reorg} leg is reorged (settlement_orphaned, then settlement_reconfirmed)`);
+  if (e.fault && 'reorg' in e.fault)
+    parts.push(`then its ${e.fault.reorg} leg is reorged (settlement_orphaned, then settlement_reconfirmed)`);
   else if (e.fault && 'fail' in e.fault) parts.push(`and it fails with ${e.fault.fail}`);
   else if (e.fault) parts.push(`delayed ${e.fault.delay_ms / 60_000} min at each step`);
   if (e.late) parts.push(`its *.${e.late} delivery arrives 10 min late (after the later events)`);
   if (e.dup) parts.push('each of its deliveries is sent twice, as two concurrent copies');
-  if (e.reverse) parts.push('its progress deliveries arrive reversed, after the terminal one (executing held back 3 min, filled 2, pending_settle 1)');
+  if (e.reverse)
+    parts.push('its progress deliveries arrive reversed, after the terminal one (executing held back 3 min, filled 2, pending_settle 1)');
   return parts.length ? `, ${parts.join('; ')}` : '';
 }
 
-const BODY_STYLE_TEXT = { spaced: 'with the whitespace JSON allows', escaped: 'with every non-ASCII character and / as a JSON escape', mixed: 'with whitespace and escapes' } as const;
+const BODY_STYLE_TEXT = {
+  spaced: 'with the whitespace JSON allows',
+  escaped: 'with every non-ASCII character and / as a JSON escape',
+  mixed: 'with whitespace and escapes',
+} as const;
 
 const API_FAULT_TEXT: Record<ApiFaultKind, string> = {
   '429': '429 with Retry-After',
@@ -244,7 +363,7 @@ const API_FAULT_TEXT: Record<ApiFaultKind, string> = {
   lost_response: 'a lost response (the request took effect, the connection was reset)',
 };
 
-export function describeVStep(s: VStep, n: number): string {
+function describeVStep(s: VStep, n: number): string {
   switch (s.kind) {
     case 'trade':
       return `trade (firm RFQ, accepted): ${acct(s.account, n)} sells ${pct(s.fraction_bps)} of its open credit #${s.credit} for ${other(s.destination)}${opExtras(s)}`;
@@ -282,12 +401,13 @@ export function describeVStep(s: VStep, n: number): string {
     case 'restart':
       return 'the app restarts: POST /probe/configure again, same provider, key and secret';
     case 'probe':
-      return 'state probe at a quiet point: 6 min of sim time pass; if nothing is in flight then, the app\'s state must match the provider\'s';
+      return "state probe at a quiet point: 6 min of sim time pass; if nothing is in flight then, the app's state must match the provider's";
     case 'api_fault':
       return `API faults on the app's key: its next ${s.times} reads of trades, zaps, cancels or the feed are answered ${API_FAULT_TEXT[s.fault]}`;
     case 'chaos':
       // The provider's duplicate sends both copies at once under the answer slot verify runs with.
-      if (s.effect === 'duplicate') return `webhook: the next ${s.times} deliveries of ${s.event_type} for ${acct(s.account, n)} are sent twice, as two concurrent copies`;
+      if (s.effect === 'duplicate')
+        return `webhook: the next ${s.times} deliveries of ${s.event_type} for ${acct(s.account, n)} are sent twice, as two concurrent copies`;
       return describeStep({ ...s, at: 0 } as never, n);
     case 'outage':
     case 'forge':
@@ -301,10 +421,12 @@ export function describeVStep(s: VStep, n: number): string {
 export function describeScenario(s: VerifyScenario): string[] {
   const n = s.accounts.length;
   const lines = s.accounts.map(describeSetup);
-  if (s.adversarial_profile) lines.push('the provider runs an adversarial behaviour profile drawn from the run\'s seed');
-  if (s.partner_screening) lines.push('the organization has partner screening on: every deposit waits out the partner\'s window');
-  if (s.labels === 'unicode') lines.push('account labels carry non-ASCII text and characters JSON escapes (so do the bodies of their deliveries)');
-  if (s.body_style && s.body_style !== 'compact') lines.push(`delivery bodies are written ${BODY_STYLE_TEXT[s.body_style]} (and signed as sent)`);
+  if (s.adversarial_profile) lines.push("the provider runs an adversarial behaviour profile drawn from the run's seed");
+  if (s.partner_screening) lines.push("the organization has partner screening on: every deposit waits out the partner's window");
+  if (s.labels === 'unicode')
+    lines.push('account labels carry non-ASCII text and characters JSON escapes (so do the bodies of their deliveries)');
+  if (s.body_style && s.body_style !== 'compact')
+    lines.push(`delivery bodies are written ${BODY_STYLE_TEXT[s.body_style]} (and signed as sent)`);
   const bg = describeBackground(s.background);
   if (bg) lines.push(bg);
   const lead = leadingRules(s.steps);
@@ -333,6 +455,7 @@ export function decodeCase(token: string): { run: number; scenario: VerifyScenar
   } catch {
     throw new Error('not a case token printed by swapsim verify');
   }
-  if (parsed.v !== 1 || typeof parsed.run !== 'number' || !parsed.s || !Array.isArray(parsed.s.steps) || !Array.isArray(parsed.s.accounts)) throw new Error('not a case token printed by swapsim verify');
+  if (parsed.v !== 1 || typeof parsed.run !== 'number' || !parsed.s || !Array.isArray(parsed.s.steps) || !Array.isArray(parsed.s.accounts))
+    throw new Error('not a case token printed by swapsim verify');
   return { run: parsed.run, scenario: parsed.s };
 }

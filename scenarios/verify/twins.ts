@@ -10,13 +10,13 @@ import { startIntegrator } from '../examples/reference-integrator/app.ts';
 import { ITEM_IDS, PLAN_RUNS, plannedItems } from './coverage.ts';
 import { verify, type VerifyFailure, type VerifyReport } from './verify.ts';
 
-export const SEED = 1;
+const SEED = 1;
 
 /**
  * Per twin: the spec coverage items whose run must expose it (any one of them does). Written from what each bug
  * gets wrong, not from where verify happened to catch it.
  */
-export const EXPOSED_BY: Record<Bug, readonly string[]> = {
+const EXPOSED_BY: Record<Bug, readonly string[]> = {
   'no-signature-check': ['forged.wrong_secret', 'forged.tampered_body', 'forged.unsigned'],
   'no-dedupe': ['delivery.duplicate', 'delivery.concurrent_copies'],
   'status-follows-last-event': ['delivery.late_progress'],
@@ -32,7 +32,12 @@ export const EXPOSED_BY: Record<Bug, readonly string[]> = {
   'pending-counted-available': ['deposit.pending_probe', 'deposit.flagged_probe'],
   'flagged-deposit-credited': ['deposit.flagged_probe'],
   'cancel-failed-as-confirmed': ['cancel.failed.broadcast_failed', 'cancel.failed.confirmation_timeout'],
-  'pending-settle-as-settled': ['trade.failed.settlement_timeout', 'trade.failed.settlement_orphaned', 'zap.failed.settlement_timeout', 'zap.failed.settlement_orphaned'],
+  'pending-settle-as-settled': [
+    'trade.failed.settlement_timeout',
+    'trade.failed.settlement_orphaned',
+    'zap.failed.settlement_timeout',
+    'zap.failed.settlement_orphaned',
+  ],
   'recovery-claim-as-spent': ['recovery.failed'],
   'retries-429-at-once': ['api.429'],
   'latin1-body': ['payload.non_ascii'],
@@ -46,17 +51,23 @@ export const EXPOSED_BY: Record<Bug, readonly string[]> = {
 /** The first run of the seed whose plan holds an item that exposes the twin (always one of runs 1–10). */
 export function plannedRun(bug: Bug, seed: number): number {
   for (let run = 1; run <= PLAN_RUNS; run++) if (plannedItems(seed, run).some((item) => EXPOSED_BY[bug].includes(item))) return run;
-  throw new Error(`no run of seed ${seed} plans ${EXPOSED_BY[bug].join(' or ')}: ${EXPOSED_BY[bug].filter((i) => !ITEM_IDS.has(i)).join(', ')} unknown`);
+  throw new Error(
+    `no run of seed ${seed} plans ${EXPOSED_BY[bug].join(' or ')}: ${EXPOSED_BY[bug].filter((i) => !ITEM_IDS.has(i)).join(', ')} unknown`,
+  );
 }
 
 /** Per twin: the finding kind and what the first line (and the case) must show. */
-export const REASON: Record<Bug, (f: VerifyFailure) => void> = {
+const REASON: Record<Bug, (f: VerifyFailure) => void> = {
   'no-signature-check': (f) => expect(f.headline).toMatch(/^forged delivery accepted: .* was answered 2\d\d/),
   'no-dedupe': (f) => {
-    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: balance .* \(the app counts more than the provider holds\)$/);
+    expect(f.headline).toMatch(
+      /^state mismatch(?: at a quiet point \([^)]*\))?: balance .* \(the app counts more than the provider holds\)$/,
+    );
   },
   'status-follows-last-event': (f) => {
-    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: (trade|zap) \S+ status: app "(executing|filled|pending_settle)", provider "(settled|failed)"$/);
+    expect(f.headline).toMatch(
+      /^state mismatch(?: at a quiet point \([^)]*\))?: (trade|zap) \S+ status: app "(executing|filled|pending_settle)", provider "(settled|failed)"$/,
+    );
     // A progress event that comes after the terminal one: held back, delayed, or dropped and retried later.
     expect(f.shrunk_steps.join('\n')).toMatch(/arrives 10 min late|arrive reversed|delay|hold back|drop/);
   },
@@ -65,21 +76,31 @@ export const REASON: Record<Bug, (f: VerifyFailure) => void> = {
     expect(f.shrunk_steps.join('\n')).toMatch(/outage|drop/);
   },
   'orphan-as-failed': (f) => {
-    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: (trade|zap) \S+ status: app "failed", provider "settled"$/);
+    expect(f.headline).toMatch(
+      /^state mismatch(?: at a quiet point \([^)]*\))?: (trade|zap) \S+ status: app "failed", provider "settled"$/,
+    );
     expect(f.shrunk_steps.join('\n')).toMatch(/leg is reorged/);
   },
   'filled-as-settled': (f) =>
     // Settled at fill: either the status is wrong (the settlement failed) or the spent credit was never subtracted.
-    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: ((trade|zap) \S+ status: app "settled", provider "failed"|balance .* \(the app counts more than the provider holds\))$/),
+    expect(f.headline).toMatch(
+      /^state mismatch(?: at a quiet point \([^)]*\))?: ((trade|zap) \S+ status: app "settled", provider "failed"|balance .* \(the app counts more than the provider holds\))$/,
+    ),
   'fails-then-applies': (f) => expect(f.headline).toMatch(/^a correctly signed delivery of \S+ \(\S+\) was answered 500/),
   'slow-handler': (f) => expect(f.headline).toMatch(/^handler exceeded 2 s on event \S+ \((trade|zap)\.settled\) without answering/),
   'racy-dedupe': (f) => {
-    expect(f.headline).toMatch(/^state mismatch(?: at a quiet point \([^)]*\))?: balance .* \(the app counts more than the provider holds\)$/);
+    expect(f.headline).toMatch(
+      /^state mismatch(?: at a quiet point \([^)]*\))?: balance .* \(the app counts more than the provider holds\)$/,
+    );
     // Two copies at once: verify's concurrent copies, or the provider's duplicate (both copies leave together).
     expect(f.shrunk_steps.join('\n')).toMatch(/two concurrent copies|duplicate/);
   },
-  'no-secret-grace': (f) => expect(f.headline).toMatch(/^a delivery signed with the previous secret just after a rotation \(step \d+\) was answered 401/),
-  'no-timestamp-check': (f) => expect(f.headline).toMatch(/^a correctly signed delivery with a Svc-Timestamp 10 min (old|in the future).* was answered 2\d\d: the spec recommends rejecting/),
+  'no-secret-grace': (f) =>
+    expect(f.headline).toMatch(/^a delivery signed with the previous secret just after a rotation \(step \d+\) was answered 401/),
+  'no-timestamp-check': (f) =>
+    expect(f.headline).toMatch(
+      /^a correctly signed delivery with a Svc-Timestamp 10 min (old|in the future).* was answered 2\d\d: the spec recommends rejecting/,
+    ),
   'pending-counted-available': (f) => {
     expect(f.headline).toMatch(/^state mismatch.*: balance .* \(the app counts more than the provider holds\)$/);
     // Detected but never credited: held, flagged, or a zap's deposit (spent by the zap, never a credit of the account's).
@@ -89,7 +110,8 @@ export const REASON: Record<Bug, (f: VerifyFailure) => void> = {
     expect(f.headline).toMatch(/^state mismatch.*: balance .* \(the app counts more than the provider holds\)$/);
     expect(f.shrunk_steps.join('\n')).toMatch(/flags/);
   },
-  'cancel-failed-as-confirmed': (f) => expect(f.headline).toMatch(/^state mismatch.*: cancel \S+ status: app "confirmed", provider "failed"$/),
+  'cancel-failed-as-confirmed': (f) =>
+    expect(f.headline).toMatch(/^state mismatch.*: cancel \S+ status: app "confirmed", provider "failed"$/),
   'pending-settle-as-settled': (f) => {
     expect(f.headline).toMatch(/^state mismatch.*: (trade|zap) \S+ status: app "settled", provider "failed"$/);
     expect(f.shrunk_steps.join('\n')).toMatch(/fails with (settlement_timeout|settlement_orphaned)/);
@@ -135,7 +157,12 @@ export async function checkTwin(bug: Bug, full = false): Promise<void> {
     const r: VerifyReport = full
       ? await verify({ app_url: app.url, runs: 10, seed: SEED, shrink_time_limit_ms: 60_000, ...optionsFor(bug) })
       : await verify({ app_url: app.url, run, seed: SEED, ...optionsFor(bug) });
-    expect(r.failure, full ? `${bug} was not caught in ${r.runs} runs` : `${bug} was not caught by run ${run}, which the plan gives ${EXPOSED_BY[bug].join(' or ')}`).toBeDefined();
+    expect(
+      r.failure,
+      full
+        ? `${bug} was not caught in ${r.runs} runs`
+        : `${bug} was not caught by run ${run}, which the plan gives ${EXPOSED_BY[bug].join(' or ')}`,
+    ).toBeDefined();
     const f = r.failure!;
     expect(r.runs_to_catch).toBeLessThanOrEqual(10);
     REASON[bug](f);
@@ -154,7 +181,9 @@ export async function checkTwin(bug: Bug, full = false): Promise<void> {
       expect(again.failure?.headline, `replay ${i + 1} of ${bug}`).toBe(f.headline);
       expect(again.failure?.shrunk_steps).toEqual(f.shrunk_steps);
     }
-    console.log(`${bug}: caught at run ${r.runs_to_catch}, ${f.shrunk_steps.length} steps (from ${f.original_steps}, ${r.num_shrinks} shrink attempts), 5/5 replays: ${f.headline}`);
+    console.log(
+      `${bug}: caught at run ${r.runs_to_catch}, ${f.shrunk_steps.length} steps (from ${f.original_steps}, ${r.num_shrinks} shrink attempts), 5/5 replays: ${f.headline}`,
+    );
   } finally {
     await app.close();
   }

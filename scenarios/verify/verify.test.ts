@@ -10,7 +10,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import express from 'express';
-import { createIntegratorApp, freshTimestamp, startIntegrator, validSignature, type RunningIntegrator } from '../examples/reference-integrator/app.ts';
+import {
+  createIntegratorApp,
+  freshTimestamp,
+  startIntegrator,
+  validSignature,
+  type RunningIntegrator,
+} from '../examples/reference-integrator/app.ts';
 import type { Bug } from '../examples/reference-integrator/bugs.ts';
 import { generateScenario } from './scenario.ts';
 import { COVERAGE_ITEMS, plannedItems } from './coverage.ts';
@@ -83,20 +89,24 @@ describe('swapsim verify', () => {
   });
 
   // Twins the plan catches inside seed 1's first batch (runs 1–3 at once): a deposit's timing, a settlement, a forgery.
-  it.each(['pending-counted-available', 'filled-as-settled', 'no-signature-check'] as const)('catches %s at the same run, for the same reason, with runs at once as one after another', async (bug) => {
-    expect(plannedRun(bug, 1)).toBeLessThanOrEqual(3);
-    app = await startIntegrator({ bugs: [bug] });
-    // No shrinking (a budget of 0): the failure as found is compared. Any wall-time budget makes how far pinning
-    // and shrinking get a race, and the headline names the entity of the case they got to (with 1 ms, CI once
-    // pinned the background on one side and not on the other).
-    const one = await verify({ app_url: app.url, runs: 3, seed: 1, concurrency: 1, shrink_time_limit_ms: 0 });
-    const many = await verify({ app_url: app.url, runs: 3, seed: 1, concurrency: 8, shrink_time_limit_ms: 0 });
-    expect(one.failure).toBeDefined();
-    expect(many.runs_to_catch).toBe(one.runs_to_catch);
-    expect(many.failure?.headline).toBe(one.failure?.headline);
-    expect(many.failure?.alone).toBeNull();
-    expect(many.failure?.replay_command).toMatch(/ --case \S+$/);
-  }, 90_000);
+  it.each(['pending-counted-available', 'filled-as-settled', 'no-signature-check'] as const)(
+    'catches %s at the same run, for the same reason, with runs at once as one after another',
+    async (bug) => {
+      expect(plannedRun(bug, 1)).toBeLessThanOrEqual(3);
+      app = await startIntegrator({ bugs: [bug] });
+      // No shrinking (a budget of 0): the failure as found is compared. Any wall-time budget makes how far pinning
+      // and shrinking get a race, and the headline names the entity of the case they got to (with 1 ms, CI once
+      // pinned the background on one side and not on the other).
+      const one = await verify({ app_url: app.url, runs: 3, seed: 1, concurrency: 1, shrink_time_limit_ms: 0 });
+      const many = await verify({ app_url: app.url, runs: 3, seed: 1, concurrency: 8, shrink_time_limit_ms: 0 });
+      expect(one.failure).toBeDefined();
+      expect(many.runs_to_catch).toBe(one.runs_to_catch);
+      expect(many.failure?.headline).toBe(one.failure?.headline);
+      expect(many.failure?.alone).toBeNull();
+      expect(many.failure?.replay_command).toMatch(/ --case \S+$/);
+    },
+    90_000,
+  );
 
   /** An app that keeps the state of the 2 accounts it heard of last: right for any one run alone, wrong for a batch. */
   async function recentTwo(bugs: Bug[] = []): Promise<string> {
@@ -109,7 +119,9 @@ describe('swapsim verify', () => {
       recent.splice(0, recent.length, ...[account_id, ...recent.filter((a) => a !== account_id)].slice(0, 2));
       next();
     });
-    outer.get('/probe/state', (req, res, next) => (recent.includes(String(req.query.account_id)) ? next() : res.json({ balances: [], trades: [], zaps: [], cancels: [] })));
+    outer.get('/probe/state', (req, res, next) =>
+      recent.includes(String(req.query.account_id)) ? next() : res.json({ balances: [], trades: [], zaps: [], cancels: [] }),
+    );
     outer.use(inner);
     server = createServer(outer);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
@@ -120,7 +132,9 @@ describe('swapsim verify', () => {
     const url = await recentTwo();
     // Seed 1 batches runs 1–3 (its plan puts run 4 alone).
     const r = await verify({ app_url: url, runs: 3, seed: 1, concurrency: 7 });
-    expect(r.failure?.alone).toMatch(/^run \d failed only alongside other runs \(batch 1: runs 1–3 at once behind the hub\); run alone, (run 1 passes|runs 1–\d pass)$/);
+    expect(r.failure?.alone).toMatch(
+      /^run \d failed only alongside other runs \(batch 1: runs 1–3 at once behind the hub\); run alone, (run 1 passes|runs 1–\d pass)$/,
+    );
     expect(r.failure?.replay_command).toBe(`npx swapsim verify --app ${url} --seed 1 --runs 3 --concurrency 7`);
     expect(r.failure?.rerun_command).toBe(`npx swapsim verify --app ${url} --seed 1 --run ${r.failure?.run}`);
     expect(r.num_shrinks).toBe(0);
@@ -134,7 +148,9 @@ describe('swapsim verify', () => {
     expect(r.failure?.alone).toBeNull();
     expect(r.failure?.headline).toMatch(/^client conduct: retry_after_ignored: /);
     expect(r.failure?.replay_command).toMatch(/ --case \S+$/);
-    expect(r.failure?.more.join('\n')).toMatch(/^note: earlier, run \d failed only alongside other runs \(batch 1: runs 1–3 at once behind the hub\)/m);
+    expect(r.failure?.more.join('\n')).toMatch(
+      /^note: earlier, run \d failed only alongside other runs \(batch 1: runs 1–3 at once behind the hub\)/m,
+    );
   }, 90_000);
 
   it('fails an app that answers 500 to every signed delivery, even though it catches up from the feed', async () => {
@@ -147,13 +163,17 @@ describe('swapsim verify', () => {
 
   // Runs 1–3 at once behind the hub, then run 4 alone with every API fault on the app's key (seed 1's plan);
   // `npm run bench:verify` runs each style 100 runs.
-  it.each(['feed-only', 'nudge', 'deferred'] as const)('passes the correct but unusual %s consumer', async (style) => {
-    expect(plannedItems(1, 4)).toContain('api.429');
-    app = await startIntegrator({ style });
-    const r = await verify({ app_url: app.url, runs: 4, seed: 1 });
-    expect(r.failure, r.failure?.headline).toBeUndefined();
-    expect(r).toMatchObject({ passed: 4, conduct: [] });
-  }, 180_000);
+  it.each(['feed-only', 'nudge', 'deferred'] as const)(
+    'passes the correct but unusual %s consumer',
+    async (style) => {
+      expect(plannedItems(1, 4)).toContain('api.429');
+      app = await startIntegrator({ style });
+      const r = await verify({ app_url: app.url, runs: 4, seed: 1 });
+      expect(r.failure, r.failure?.headline).toBeUndefined();
+      expect(r).toMatchObject({ passed: 4, conduct: [] });
+    },
+    180_000,
+  );
 
   it('ends a run whose handler never answers, naming the event, inside the run', async () => {
     // Without the cut the first delivery alone would keep the provider retrying for ~100 s of wall time: the
@@ -176,8 +196,13 @@ describe('swapsim verify', () => {
     const r = await verify({ app_url: url, runs: 2, seed: 1, run_time_limit_ms: 1_500, latency_limit_ms: 9_000, shrink_time_limit_ms: 1 });
     // Which delivery is in flight when the limit passes depends on the machine's speed (on a loaded one the first
     // attempt may already have timed out): the headline names whichever it is.
-    expect(r.failure?.headline).toMatch(/^handler exceeded \d+ s on event evt_\S+ \([a-z_.]+\) when the run's wall-time limit \(1.5 s\) was reached/);
-    expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([[1, false, 1], [2, false, 1]]);
+    expect(r.failure?.headline).toMatch(
+      /^handler exceeded \d+ s on event evt_\S+ \([a-z_.]+\) when the run's wall-time limit \(1.5 s\) was reached/,
+    );
+    expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([
+      [1, false, 1],
+      [2, false, 1],
+    ]);
   }, 180_000);
 
   it('stops inside a run when the time limit passes: interrupted, not failed', async () => {

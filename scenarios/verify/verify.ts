@@ -14,10 +14,6 @@ import { ANSWER_SLOT_MS, runOnce, sameFailure, simSeedFor, type Outcome, type Re
 import { startRelay, type Relay, type RelayRecord } from './relay.ts';
 import { decodeCase, describeScenario, encodeCase, generateScenario, NO_BACKGROUND, type VerifyScenario, type VStep } from './scenario.ts';
 
-export type { VerifyScenario } from './scenario.ts';
-export { ANSWER_SLOT_MS, simSeedFor } from './lane.ts';
-export { planBatches, runsAlone } from './batch.ts';
-
 export interface VerifyOptions {
   app_url: string;
   /** Generated scenarios to run (default 100). */
@@ -52,7 +48,16 @@ export interface VerifyOptions {
   /** `fail` (default): client-conduct findings of the app's key fail the run they happen in; `warn`: reported only. */
   conduct?: 'fail' | 'warn';
   /** Called after each run (not after shrink attempts); in a batch, in run order once the batch has ended. */
-  on_run?: (u: { done: number; failures: number; note: string; run: number; wall_ms: number; records: readonly RelayRecord[]; batch: number; batch_size: number }) => void;
+  on_run?: (u: {
+    done: number;
+    failures: number;
+    note: string;
+    run: number;
+    wall_ms: number;
+    records: readonly RelayRecord[];
+    batch: number;
+    batch_size: number;
+  }) => void;
 }
 
 export interface VerifyFailure {
@@ -99,7 +104,14 @@ export interface VerifyReport extends VerifyResult {
  */
 export const DEFAULT_CONCURRENCY = 8;
 
-export function replayCommand(o: { app_url: string; seed: number; token: string; webhook_path: string; sim_base: string; default_base: string }): string {
+function replayCommand(o: {
+  app_url: string;
+  seed: number;
+  token: string;
+  webhook_path: string;
+  sim_base: string;
+  default_base: string;
+}): string {
   const hook = o.webhook_path === '/webhooks' ? '' : ` --webhook-path ${o.webhook_path}`;
   const base = o.sim_base === o.default_base ? '' : ` --sim-seed ${o.sim_base}`;
   return `npx swapsim verify --app ${o.app_url} --seed ${o.seed}${base}${hook} --case ${o.token}`;
@@ -112,7 +124,8 @@ function* shrinkCandidates(s: VerifyScenario): Generator<VerifyScenario> {
   if (s.accounts.length > 1) yield { ...s, accounts: s.accounts.slice(0, 1) };
   // Runs carry a dozen steps or more: whole chunks first (halves, then quarters, last first), then single steps.
   for (let size = Math.floor(s.steps.length / 2); size >= 2; size = Math.floor(size / 2)) {
-    for (let end = s.steps.length; end - size >= 0; end -= size) yield { ...s, steps: [...s.steps.slice(0, end - size), ...s.steps.slice(end)] };
+    for (let end = s.steps.length; end - size >= 0; end -= size)
+      yield { ...s, steps: [...s.steps.slice(0, end - size), ...s.steps.slice(end)] };
   }
   for (let i = s.steps.length - 1; i >= 0; i--) yield { ...s, steps: s.steps.filter((_, j) => j !== i) };
   if (s.partner_screening) yield { ...s, partner_screening: false };
@@ -141,7 +154,13 @@ function pinBackground(s: VerifyScenario, fired: Outcome['fired_background']): V
     c.times++;
     counts.set(key, c);
   }
-  const pinned: VStep[] = [...counts.values()].map((c) => ({ kind: 'chaos', account: c.account, effect: c.effect, event_type: c.event_type, times: c.times }));
+  const pinned: VStep[] = [...counts.values()].map((c) => ({
+    kind: 'chaos',
+    account: c.account,
+    effect: c.effect,
+    event_type: c.event_type,
+    times: c.times,
+  }));
   return { ...s, background: NO_BACKGROUND, steps: [...pinned, ...s.steps] };
 }
 
@@ -167,12 +186,40 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, not ${concurrency}`);
   const session: Session = {
-    app_url, webhook_path, slots: [await newSlot()], newSlot, hub: null, concurrency, sim_base, verifier_key: `sk_verifier_${randomBytes(12).toString('hex')}`,
-    quiescence_ms: options.quiescence_ms ?? 3_000, latency_limit_ms: options.latency_limit_ms ?? 8_000,
-    run_time_limit_ms: options.run_time_limit_ms ?? 300_000, deadline_ms: options.time_limit_ms === undefined ? Infinity : started + options.time_limit_ms,
-    sync_supported: null, conduct: [], conduct_mode: options.conduct ?? 'fail', configured_once: false, answer_slot_ms: options.answer_slot_ms ?? ANSWER_SLOT_MS,
+    app_url,
+    webhook_path,
+    slots: [await newSlot()],
+    newSlot,
+    hub: null,
+    concurrency,
+    sim_base,
+    verifier_key: `sk_verifier_${randomBytes(12).toString('hex')}`,
+    quiescence_ms: options.quiescence_ms ?? 3_000,
+    latency_limit_ms: options.latency_limit_ms ?? 8_000,
+    run_time_limit_ms: options.run_time_limit_ms ?? 300_000,
+    deadline_ms: options.time_limit_ms === undefined ? Infinity : started + options.time_limit_ms,
+    sync_supported: null,
+    conduct: [],
+    conduct_mode: options.conduct ?? 'fail',
+    configured_once: false,
+    answer_slot_ms: options.answer_slot_ms ?? ANSWER_SLOT_MS,
   };
-  const report: VerifyReport = { kind: 'verify', app_url, seed: String(seed), started_at, runs: 0, passed: 0, failed: 0, wall_ms: 0, cases: [], conduct: [], sim_seed: sim_base, interrupted: false, concurrency, coverage: [] };
+  const report: VerifyReport = {
+    kind: 'verify',
+    app_url,
+    seed: String(seed),
+    started_at,
+    runs: 0,
+    passed: 0,
+    failed: 0,
+    wall_ms: 0,
+    cases: [],
+    conduct: [],
+    sim_seed: sim_base,
+    interrupted: false,
+    concurrency,
+    coverage: [],
+  };
   const reached: Array<{ run: number; items: string[] }> = [];
   try {
     let plan: Array<{ run: number; scenario: VerifyScenario }>;
@@ -186,19 +233,51 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
      * fails on its own (a failure that only a batch's timing produces cannot replay; a later one that can is the
      * better report, and names this one in a note).
      */
-    const report_failure = async (failing: { run: number; scenario: VerifyScenario; outcome: Outcome; vcase: VerifyCase }, batch_runs: { batch: number; runs: number[] } | null, alone: string | null): Promise<void> => {
+    const report_failure = async (
+      failing: { run: number; scenario: VerifyScenario; outcome: Outcome; vcase: VerifyCase },
+      batch_runs: { batch: number; runs: number[] } | null,
+      alone: string | null,
+    ): Promise<void> => {
       report.runs_to_catch = failing.run;
-      const f = await explain(session, options, { seed, run: failing.run, scenario: failing.scenario, outcome: failing.outcome, replaying, app_url, webhook_path, default_base, batch: batch_runs, alone }, report);
+      const f = await explain(
+        session,
+        options,
+        {
+          seed,
+          run: failing.run,
+          scenario: failing.scenario,
+          outcome: failing.outcome,
+          replaying,
+          app_url,
+          webhook_path,
+          default_base,
+          batch: batch_runs,
+          alone,
+        },
+        report,
+      );
       report.failure = f;
-      Object.assign(failing.vcase, { shrunk_steps: f.shrunk_steps, divergence: f.divergence, replay_command: f.replay_command, headline: f.headline, sim_seed: f.sim_seed, delivery_log: f.delivery_log });
+      Object.assign(failing.vcase, {
+        shrunk_steps: f.shrunk_steps,
+        divergence: f.divergence,
+        replay_command: f.replay_command,
+        headline: f.headline,
+        sim_seed: f.sim_seed,
+        delivery_log: f.delivery_log,
+      });
     };
-    let company: { failing: { run: number; scenario: VerifyScenario; outcome: Outcome; vcase: VerifyCase }; batch_runs: { batch: number; runs: number[] }; alone: string } | null = null;
+    let company: {
+      failing: { run: number; scenario: VerifyScenario; outcome: Outcome; vcase: VerifyCase };
+      batch_runs: { batch: number; runs: number[] };
+      alone: string;
+    } | null = null;
     for (const [batch_index, batch] of planBatches(plan, concurrency).entries()) {
       if (WALL.now_ms() >= session.deadline_ms) {
         report.interrupted = true;
         break;
       }
-      const outcomes = batch.length === 1 ? [await runOnce(session, batch[0].scenario, batch[0].run, null)] : await runBatch(session, batch);
+      const outcomes =
+        batch.length === 1 ? [await runOnce(session, batch[0].scenario, batch[0].run, null)] : await runBatch(session, batch);
       // In run order: a run the time limit ended counts as neither a pass nor a failure.
       let failing: { run: number; scenario: VerifyScenario; outcome: Outcome; vcase: VerifyCase } | null = null;
       for (const [i, { run, scenario }] of batch.entries()) {
@@ -213,8 +292,14 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         reached.push({ run, items: outcome.reached });
         const first_failure = !outcome.ok && failing === null;
         options.on_run?.({
-          done: report.runs, failures: outcome.ok ? 0 : 1, note: !first_failure ? '' : replaying ? 'mismatch found' : 'mismatch found, shrinking',
-          run, wall_ms: outcome.wall_ms, records: outcome.records, batch: batch_index + 1, batch_size: batch.length,
+          done: report.runs,
+          failures: outcome.ok ? 0 : 1,
+          note: !first_failure ? '' : replaying ? 'mismatch found' : 'mismatch found, shrinking',
+          run,
+          wall_ms: outcome.wall_ms,
+          records: outcome.records,
+          batch: batch_index + 1,
+          batch_size: batch.length,
         });
         if (outcome.ok) report.passed++;
         else {
@@ -233,19 +318,29 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         // A failure is explained alone, so its replay is the run on its own. The batch's runs up to the lowest
         // failing one run again alone, in order, and the first that fails alone is the one reported: the run
         // verify with concurrency 1 would have reported, whenever the batch's failure is real on its own.
-        const found = await confirmAlone(session, batch.filter((b) => b.run <= failing!.run));
+        const found = await confirmAlone(
+          session,
+          batch.filter((b) => b.run <= failing!.run),
+        );
         if (typeof found === 'object') {
           const vcase = report.cases.find((c) => c.run === found.run)!;
           if (vcase.ok) [vcase.ok, report.passed, report.failed] = [false, report.passed - 1, report.failed + 1];
           const before = vcase === failing.vcase ? failing.outcome.finding : null;
-          if (before && found.outcome.finding && before.headline !== found.outcome.finding.headline) found.outcome.more.unshift(`note: in its batch (runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once) this run failed with: ${before.headline}`);
-          else if (vcase !== failing.vcase) found.outcome.more.unshift(`note: in its batch (runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once) this run passed, and run ${failing.run} failed with: ${failing.outcome.finding?.headline}; run alone, this one fails`);
+          if (before && found.outcome.finding && before.headline !== found.outcome.finding.headline)
+            found.outcome.more.unshift(
+              `note: in its batch (runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once) this run failed with: ${before.headline}`,
+            );
+          else if (vcase !== failing.vcase)
+            found.outcome.more.unshift(
+              `note: in its batch (runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once) this run passed, and run ${failing.run} failed with: ${failing.outcome.finding?.headline}; run alone, this one fails`,
+            );
           failing = { ...found, vcase };
         } else {
           const together = `batch ${batch_runs.batch}: runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once behind the hub`;
-          alone = found === 'passed'
-            ? `run ${failing.run} failed only alongside other runs (${together}); run alone, ${failing.run === batch_runs.runs[0] ? `run ${failing.run} passes` : `runs ${batch_runs.runs[0]}–${failing.run} pass`}`
-            : `run ${failing.run} failed alongside other runs (${together}) and the time limit passed before it could be run again alone`;
+          alone =
+            found === 'passed'
+              ? `run ${failing.run} failed only alongside other runs (${together}); run alone, ${failing.run === batch_runs.runs[0] ? `run ${failing.run} passes` : `runs ${batch_runs.runs[0]}–${failing.run} pass`}`
+              : `run ${failing.run} failed alongside other runs (${together}) and the time limit passed before it could be run again alone`;
           if (found === 'passed' && !replaying) {
             company ??= { failing, batch_runs, alone };
             continue;
@@ -254,7 +349,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
       }
       // The lowest failing run of the first batch with a failure that happens alone too; explained alone, exactly as a run alone is.
       await report_failure(failing, batch_runs, alone);
-      if (company !== null) report.failure!.more.unshift(`note: earlier, ${company.alone}, with: ${company.failing.outcome.finding?.headline}`);
+      if (company !== null)
+        report.failure!.more.unshift(`note: earlier, ${company.alone}, with: ${company.failing.outcome.finding?.headline}`);
       company = null;
       break;
     }
@@ -284,7 +380,18 @@ function dedupeConduct(list: ConductFinding[]): ConductFinding[] {
 async function explain(
   s: Session,
   options: VerifyOptions,
-  c: { seed: number; run: number; scenario: VerifyScenario; outcome: Outcome; replaying: boolean; app_url: string; webhook_path: string; default_base: string; batch: { batch: number; runs: number[] } | null; alone: string | null },
+  c: {
+    seed: number;
+    run: number;
+    scenario: VerifyScenario;
+    outcome: Outcome;
+    replaying: boolean;
+    app_url: string;
+    webhook_path: string;
+    default_base: string;
+    batch: { batch: number; runs: number[] } | null;
+    alone: string | null;
+  },
   report: VerifyReport,
 ): Promise<VerifyFailure> {
   let best = c.scenario;
@@ -302,8 +409,13 @@ async function explain(
       if (o.finding && sameFailure(o.finding, target)) {
         best = candidate;
         best_outcome = o;
-        pinned = c.outcome.fired_background.length === 0 ? 'no background effect fired: the background was dropped' : `${c.outcome.fired_background.length} background effects that fired were pinned as targeted rules`;
-      } else pinned = 'the background effects that fired could not be pinned as targeted rules (the case still depends on them; the replay uses the same provider seed, so it draws them again)';
+        pinned =
+          c.outcome.fired_background.length === 0
+            ? 'no background effect fired: the background was dropped'
+            : `${c.outcome.fired_background.length} background effects that fired were pinned as targeted rules`;
+      } else
+        pinned =
+          'the background effects that fired could not be pinned as targeted rules (the case still depends on them; the replay uses the same provider seed, so it draws them again)';
     }
     let improved = true;
     while (improved && WALL.now_ms() < budget_end) {
@@ -327,15 +439,36 @@ async function explain(
   report.num_shrinks = shrinks;
   const f = best_outcome.finding!;
   const token = encodeCase(c.run, best);
-  let replay_command = replayCommand({ app_url: c.app_url, seed: c.seed, token, webhook_path: c.webhook_path, sim_base: s.sim_base, default_base: c.default_base });
+  let replay_command = replayCommand({
+    app_url: c.app_url,
+    seed: c.seed,
+    token,
+    webhook_path: c.webhook_path,
+    sim_base: s.sim_base,
+    default_base: c.default_base,
+  });
   // A case that passes alone has no replay of its own: the command that runs its batch again is the honest one.
-  if (alone !== null && c.batch !== null) replay_command = replay_command.replace(/ --case \S+$/, ` --runs ${c.batch.runs[c.batch.runs.length - 1]} --concurrency ${s.concurrency}`);
+  if (alone !== null && c.batch !== null)
+    replay_command = replay_command.replace(
+      / --case \S+$/,
+      ` --runs ${c.batch.runs[c.batch.runs.length - 1]} --concurrency ${s.concurrency}`,
+    );
   return {
     alone,
-    run: c.run, headline: f.headline, kind: f.kind, sim_seed: simSeedFor(s.sim_base, c.run), replay_command,
-    rerun_command: replay_command.replace(/ --(case \S+|runs \d+ --concurrency \d+)$/, ` --run ${c.run}`), case_token: token,
-    shrunk_steps: describeScenario(best), original_steps: describeScenario(c.scenario).length, notes: best_outcome.run?.notes ?? [],
+    run: c.run,
+    headline: f.headline,
+    kind: f.kind,
+    sim_seed: simSeedFor(s.sim_base, c.run),
+    replay_command,
+    rerun_command: replay_command.replace(/ --(case \S+|runs \d+ --concurrency \d+)$/, ` --run ${c.run}`),
+    case_token: token,
+    shrunk_steps: describeScenario(best),
+    original_steps: describeScenario(c.scenario).length,
+    notes: best_outcome.run?.notes ?? [],
     divergence: { entity_type: f.entity_type, entity_id: f.entity_id, field: f.field, app: f.app, provider: f.provider },
-    detail: f.detail.join('; '), more: best_outcome.more, delivery_log: best_outcome.delivery_log, pinned,
+    detail: f.detail.join('; '),
+    more: best_outcome.more,
+    delivery_log: best_outcome.delivery_log,
+    pinned,
   };
 }

@@ -2,4 +2,7 @@
 import { docTests } from './suite.ts';
 import { markdownFiles } from './runner.ts';
 
-docTests(markdownFiles().filter((f) => !f.endsWith('/README.md')), { index: 1, of: 2 });
+docTests(
+  markdownFiles().filter((f) => !f.endsWith('/README.md')),
+  { index: 1, of: 2 },
+);

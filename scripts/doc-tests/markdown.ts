@@ -8,7 +8,6 @@ import { marked, type Token, type Tokens } from 'marked';
 
 /** Languages a block may carry; `text` is output, a synopsis or a layout, never run. */
 export const LANGUAGES = ['sh', 'ts', 'yaml', 'json', 'text'] as const;
-export type Language = (typeof LANGUAGES)[number];
 
 export interface Block {
   file: string;
@@ -34,7 +33,7 @@ export interface Link {
 const MARKER = /^\s*(?:#|\/\/)\s*(illustrative|not run in CI):\s*(.*?)\s*$/;
 
 /** `serve="--clock virtual" repo timeout=120` → { serve: '--clock virtual', repo: '', timeout: '120' }. */
-export function parseHints(info: string): Record<string, string> {
+function parseHints(info: string): Record<string, string> {
   const hints: Record<string, string> = {};
   for (const m of info.matchAll(/([a-z][a-z-]*)(?:=(?:"([^"]*)"|(\S+)))?/g)) hints[m[1]] = m[2] ?? m[3] ?? '';
   return hints;
@@ -83,7 +82,7 @@ export function readMarkdown(path: string, root: string): { blocks: Block[]; lin
 }
 
 /** Every anchor a link may name in a Markdown file: GitHub's heading slugs, and `<a id|name="…">`. */
-export function anchorsOf(path: string): Set<string> {
+function anchorsOf(path: string): Set<string> {
   const text = readFileSync(path, 'utf8');
   const slugger = new GithubSlugger();
   const anchors = new Set<string>();

@@ -3,7 +3,7 @@
 // checkout, against a real `swapsim serve` on an ephemeral port where the block needs one. The conventions
 // (languages, visible markers, runner hints) are in docs/testing.md#doc-tests.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,13 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** README.md and every page under docs/. */
 export function markdownFiles(): string[] {
-  return ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)].map((f) => join(ROOT, f));
+  return [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ].map((f) => join(ROOT, f));
 }
 
 /**
@@ -33,7 +39,7 @@ export function scratchProject(): string {
   return dir;
 }
 
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const s = createServer();
     s.once('error', fail);
@@ -54,7 +60,9 @@ export async function localise(code: string, swapsim: number): Promise<{ code: s
     const port = Number(m[1] ?? m[2]);
     if (!ports.has(port)) ports.set(port, await freePort());
   }
-  const local = code.replace(/\b(127\.0\.0\.1|localhost):(\d{4,5})\b/g, (_, host: string, p: string) => `${host}:${ports.get(Number(p))}`).replace(/--port (\d{4,5})\b/g, (_, p: string) => `--port ${ports.get(Number(p))}`);
+  const local = code
+    .replace(/\b(127\.0\.0\.1|localhost):(\d{4,5})\b/g, (_, host: string, p: string) => `${host}:${ports.get(Number(p))}`)
+    .replace(/--port (\d{4,5})\b/g, (_, p: string) => `--port ${ports.get(Number(p))}`);
   return { code: local, ports };
 }
 
@@ -67,7 +75,9 @@ export function ciSteps(yaml: string): string {
     // The integrator's own tests, which this page cannot know: in their place, the server the recipe started
     // must answer on /v1 with its key, on its virtual clock.
     if (/^npm test\b/.test(m[1])) {
-      steps.push(`curl -sf "$SWAPSIM_BASE_URL/assets" -H "Authorization: Bearer \${CI_API_KEY:-sk_ci}" >/dev/null && curl -sf "\${SWAPSIM_BASE_URL%/v1}/_sim/clock" | grep -q '"mode":"virtual"'`);
+      steps.push(
+        `curl -sf "$SWAPSIM_BASE_URL/assets" -H "Authorization: Bearer \${CI_API_KEY:-sk_ci}" >/dev/null && curl -sf "\${SWAPSIM_BASE_URL%/v1}/_sim/clock" | grep -q '"mode":"virtual"'`,
+      );
     } else steps.push(m[1]);
   }
   if (steps.length === 0) throw new Error('a ci block with no `- run:` step');
@@ -81,7 +91,7 @@ export interface Outcome {
 }
 
 /** Runs a command in its own process group and ends the whole group (its background jobs too) afterwards. */
-export function runGroup(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeout_ms: number }): Promise<Outcome> {
+function runGroup(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeout_ms: number }): Promise<Outcome> {
   const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
@@ -112,9 +122,17 @@ export function runGroup(cmd: string, args: string[], opts: { cwd: string; env: 
 }
 
 /** `swapsim serve` as a block's precondition (hint `serve` or `serve="FLAGS"`), on the port given. */
-export async function startServer(port: number, flags: string, cwd: string): Promise<() => Promise<void>> {
+async function startServer(port: number, flags: string, cwd: string): Promise<() => Promise<void>> {
   const ready = join(cwd, `.swapsim-ready-${port}.json`);
-  const args = [join(ROOT, 'bin/swapsim.js'), 'serve', '--port', String(port), '--ready-file', ready, ...flags.split(/\s+/).filter(Boolean)];
+  const args = [
+    join(ROOT, 'bin/swapsim.js'),
+    'serve',
+    '--port',
+    String(port),
+    '--ready-file',
+    ready,
+    ...flags.split(/\s+/).filter(Boolean),
+  ];
   const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
@@ -131,14 +149,27 @@ export async function startServer(port: number, flags: string, cwd: string): Pro
 }
 
 /** An app that answers 200 to everything: the integrator's webhook endpoint a block forwards to. */
-export async function startApp(port: number): Promise<Server> {
-  const server = createServer((req, res) => req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}')));
+async function startApp(port: number): Promise<Server> {
+  const server = createServer((req, res) =>
+    req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}')),
+  );
   await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
   return server;
 }
 
 /** A strict ESM TypeScript project's settings (what `tsc --init` gives, with Node's module resolution). */
-const USER_TSC_FLAGS = ['--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node'];
+const USER_TSC_FLAGS = [
+  '--strict',
+  '--target',
+  'es2022',
+  '--module',
+  'nodenext',
+  '--moduleResolution',
+  'nodenext',
+  '--skipLibCheck',
+  '--types',
+  'node',
+];
 
 /** Runs one block; resolves with what it printed and how it ended. */
 export async function runBlock(block: Block, project: string, n: number): Promise<Outcome> {
@@ -174,7 +205,12 @@ export async function runBlock(block: Block, project: string, n: number): Promis
       // package's shipped declarations (node_modules/swapsim → dist/index.d.ts), before it runs.
       const checked = await runGroup(join(ROOT, 'node_modules/.bin/tsc'), ['--noEmit', ...USER_TSC_FLAGS, file], { cwd, env, timeout_ms });
       if (checked.code !== 0) return { ...checked, output: `tsc: the block does not type-check\n${checked.output}` };
-      if (block.hints.vitest !== undefined) return await runGroup(join(project, 'node_modules/.bin/vitest'), ['run', '--root', cwd, '--reporter=dot', file], { cwd, env, timeout_ms });
+      if (block.hints.vitest !== undefined)
+        return await runGroup(join(project, 'node_modules/.bin/vitest'), ['run', '--root', cwd, '--reporter=dot', file], {
+          cwd,
+          env,
+          timeout_ms,
+        });
       return await runGroup(process.execPath, ['--import', 'tsx', file], { cwd, env, timeout_ms });
     }
     if (block.lang === 'json') {
@@ -197,8 +233,4 @@ export function describeFailure(block: Block, outcome: Outcome): string {
   const how = outcome.timedOut ? `timed out after ${block.hints.timeout ?? 60} s` : `exited ${outcome.code}`;
   const out = outcome.output.length > 5000 ? `${outcome.output.slice(0, 2000)}\n…\n${outcome.output.slice(-3000)}` : outcome.output;
   return `${block.file}:${block.line} (${block.lang}) ${how}:\n${out}`;
-}
-
-export function readText(path: string): string {
-  return readFileSync(path, 'utf8');
 }

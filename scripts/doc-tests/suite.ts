@@ -43,15 +43,22 @@ export function docTests(files: string[], part: { index: number; of: number } = 
           it.skip(title(block), () => undefined);
           continue;
         }
-        it(title(block), async () => {
-          if (!(LANGUAGES as readonly string[]).includes(block.lang)) {
-            throw new Error(`${block.file}:${block.line}: a block needs a language (${LANGUAGES.join(', ')}), got ${JSON.stringify(block.lang)}; text for output and synopses`);
-          }
-          if (block.lang === 'yaml' && block.hints.ci === undefined) throw new Error(`${block.file}:${block.line}: a yaml block is a CI recipe (hint ci) or marked illustrative`);
-          if (block.skip === null && block.lang === 'sh' && /^\s*$/.test(block.code)) throw new Error('an empty block');
-          const outcome = await runBlock(block, project, i);
-          if (outcome.code !== 0 || outcome.timedOut) throw new Error(describeFailure(block, outcome));
-        }, (Number(block.hints.timeout ?? 60) + 30) * 1000);
+        it(
+          title(block),
+          async () => {
+            if (!(LANGUAGES as readonly string[]).includes(block.lang)) {
+              throw new Error(
+                `${block.file}:${block.line}: a block needs a language (${LANGUAGES.join(', ')}), got ${JSON.stringify(block.lang)}; text for output and synopses`,
+              );
+            }
+            if (block.lang === 'yaml' && block.hints.ci === undefined)
+              throw new Error(`${block.file}:${block.line}: a yaml block is a CI recipe (hint ci) or marked illustrative`);
+            if (block.skip === null && block.lang === 'sh' && /^\s*$/.test(block.code)) throw new Error('an empty block');
+            const outcome = await runBlock(block, project, i);
+            if (outcome.code !== 0 || outcome.timedOut) throw new Error(describeFailure(block, outcome));
+          },
+          (Number(block.hints.timeout ?? 60) + 30) * 1000,
+        );
       }
     });
   }

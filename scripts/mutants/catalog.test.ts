@@ -9,7 +9,21 @@ describe('mutant catalog', () => {
   it('has at least 25 bugs with unique ids across every area', () => {
     expect(MUTANTS.length).toBeGreaterThanOrEqual(25);
     expect(new Set(MUTANTS.map((m) => m.id)).size).toBe(MUTANTS.length);
-    expect(new Set(MUTANTS.map((m) => m.area))).toEqual(new Set(['credits', 'execution', 'trades', 'zaps', 'cancels', 'recoveries', 'deposits', 'webhooks', 'idempotency', 'rfqs', 'destinations']));
+    expect(new Set(MUTANTS.map((m) => m.area))).toEqual(
+      new Set([
+        'credits',
+        'execution',
+        'trades',
+        'zaps',
+        'cancels',
+        'recoveries',
+        'deposits',
+        'webhooks',
+        'idempotency',
+        'rfqs',
+        'destinations',
+      ]),
+    );
   });
 
   for (const m of MUTANTS) {

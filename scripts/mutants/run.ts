@@ -35,7 +35,8 @@ export function applyEdits(root: string, mutant: Mutant): Map<string, string> {
     if (!originals.has(path)) originals.set(path, text);
     const current = readFileSync(path, 'utf8');
     const at = current.indexOf(edit.find);
-    if (at < 0 || current.indexOf(edit.find, at + 1) >= 0) throw new Error(`${mutant.id}: the text to replace does not occur exactly once in ${edit.file}`);
+    if (at < 0 || current.indexOf(edit.find, at + 1) >= 0)
+      throw new Error(`${mutant.id}: the text to replace does not occur exactly once in ${edit.file}`);
     writeFileSync(path, current.slice(0, at) + edit.replace + current.slice(at + edit.find.length));
   }
   return originals;
@@ -43,7 +44,9 @@ export function applyEdits(root: string, mutant: Mutant): Map<string, string> {
 
 function scratchCopy(): string {
   const root = mkdtempSync(join(tmpdir(), 'swapsim-mutants-'));
-  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
+  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' })
+    .stdout.split('\0')
+    .filter(Boolean);
   for (const f of files) {
     // A node_modules that is a symlink (a worktree sharing another's) is not ignored by `node_modules/`: it is
     // linked below, not copied.
@@ -60,7 +63,11 @@ function runOne(root: string, mutant: Mutant): Outcome {
   const originals = applyEdits(root, mutant);
   const json = join(root, 'mutant-results.json');
   rmSync(json, { force: true });
-  spawnSync('npx', ['vitest', 'run', ...PROPERTY_TESTS, '--bail=1', '--reporter=json', `--outputFile=${json}`], { cwd: root, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+  spawnSync('npx', ['vitest', 'run', ...PROPERTY_TESTS, '--bail=1', '--reporter=json', `--outputFile=${json}`], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, CI: 'true' },
+  });
   for (const [path, text] of originals) writeFileSync(path, text);
   let by: string | null = null;
   let first_line: string | null = null;
@@ -73,7 +80,11 @@ function runOne(root: string, mutant: Mutant): Outcome {
         const msg: string = failed?.failureMessages?.[0] ?? file.message ?? '';
         // The assertion that caught it: fast-check's "Caused by" line, else the first violation or expectation.
         const lines = msg.split('\n').map((l) => l.trim());
-        first_line = (lines.find((l) => /^(Caused by|Got error)|AssertionError/.test(l)) ?? lines.find((l) => /"invariant"|spec\.|expected/.test(l)) ?? lines[0]).slice(0, 300);
+        first_line = (
+          lines.find((l) => /^(Caused by|Got error)|AssertionError/.test(l)) ??
+          lines.find((l) => /"invariant"|spec\.|expected/.test(l)) ??
+          lines[0]
+        ).slice(0, 300);
         break;
       }
     }
@@ -99,13 +110,17 @@ function main(): void {
     for (const m of chosen) {
       const o = runOne(root, m);
       outcomes.push(o);
-      console.log(`${o.caught ? 'caught  ' : 'SURVIVED'} ${m.id.padEnd(32)} ${String(o.seconds).padStart(4)} s  ${o.caught ? `${o.by}: ${o.first_line}` : m.summary}`);
+      console.log(
+        `${o.caught ? 'caught  ' : 'SURVIVED'} ${m.id.padEnd(32)} ${String(o.seconds).padStart(4)} s  ${o.caught ? `${o.by}: ${o.first_line}` : m.summary}`,
+      );
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
   const survived = outcomes.filter((o) => !o.caught);
-  console.log(`${outcomes.length - survived.length} of ${outcomes.length} planted bugs caught by the property tests and invariants${survived.length ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`);
+  console.log(
+    `${outcomes.length - survived.length} of ${outcomes.length} planted bugs caught by the property tests and invariants${survived.length ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`,
+  );
   process.exit(survived.length ? 1 : 0);
 }
 

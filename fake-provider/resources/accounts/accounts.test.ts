@@ -19,7 +19,7 @@ describe('accounts', () => {
     const a = r.body.account;
     expect(a).toMatchObject({ label: 'alice', external_id: 'u-1', status: 'active' });
     expect(a).not.toHaveProperty('email');
-    let events = (await sim.api('GET', `/accounts/${a.account_id}/activity`)).body;
+    const events = (await sim.api('GET', `/accounts/${a.account_id}/activity`)).body;
     // activity is another resource's route; read the event store through the world instead when absent
     const world = sim.running.runtime.world;
     const types = () => world.events.all.filter((e) => e.envelope.account_id === a.account_id).map((e) => e.envelope.type);
@@ -89,7 +89,9 @@ describe('accounts', () => {
     expect(d1.body.account).toEqual({ account_id: a.account_id, status: 'deactivated' });
     expect(d2.body.account).toEqual({ account_id: a.account_id, status: 'deactivated' });
     const world = sim.running.runtime.world;
-    expect(world.events.all.filter((e) => e.envelope.account_id === a.account_id && e.envelope.type === 'account.deactivated')).toHaveLength(1);
+    expect(
+      world.events.all.filter((e) => e.envelope.account_id === a.account_id && e.envelope.type === 'account.deactivated'),
+    ).toHaveLength(1);
     expect((await sim.api('GET', '/accounts?status=deactivated')).body.accounts.map((x: any) => x.account_id)).toContain(a.account_id);
   });
 

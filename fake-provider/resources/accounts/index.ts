@@ -13,9 +13,8 @@ export {
   sendAccount,
   accountStore,
   type Account,
-  type AccountAction,
 } from './model.ts';
-export { accountMachine, type AccountStatus } from './machine.ts';
+export { accountMachine } from './machine.ts';
 export { WALLET_CHAINS, type WalletChain, type WalletKey, deriveWallet, addressFromPrivateKey } from './wallets.ts';
 
 export const accountsResource = {

@@ -36,7 +36,8 @@ export const accountMachine = setup({
   },
   actions: {
     recordWallet: assign({
-      wallets_ready: ({ context, event }) => (event.type === 'WALLET_CREATED' ? [...context.wallets_ready, event.chain] : context.wallets_ready),
+      wallets_ready: ({ context, event }) =>
+        event.type === 'WALLET_CREATED' ? [...context.wallets_ready, event.chain] : context.wallets_ready,
     }),
     emitWallet: emit(({ event }) => ({ type: 'publish_wallet' as const, chain: (event as { chain: WalletChain }).chain })),
     recordExportSource: assign({ export_source: ({ event }) => (event.type === 'EXPORT' ? event.export_source : null) }),
@@ -51,7 +52,10 @@ export const accountMachine = setup({
       on: {
         ...walletCreated,
         DEACTIVATE: { target: 'deactivated', actions: emit({ type: 'publish', event_type: 'account.deactivated' }) },
-        EXPORT: { target: 'export_initiated', actions: ['recordExportSource', emit({ type: 'publish', event_type: 'account.export_initiated' })] },
+        EXPORT: {
+          target: 'export_initiated',
+          actions: ['recordExportSource', emit({ type: 'publish', event_type: 'account.export_initiated' })],
+        },
       },
     },
     deactivated: {

@@ -74,7 +74,10 @@ export function sendAccount(world: World, account: Account, event: AccountEvent)
 
 export function createAccount(world: World, org: Organization, input: { label?: string; external_id?: string }): Account {
   if (org.accounts_created >= world.profile.org_max_accounts) {
-    throw new ApiError('quota_exceeded', `this organization created its maximum of ${world.profile.org_max_accounts} accounts (profile org_max_accounts)`);
+    throw new ApiError(
+      'quota_exceeded',
+      `this organization created its maximum of ${world.profile.org_max_accounts} accounts (profile org_max_accounts)`,
+    );
   }
   org.accounts_created++;
   const store = accountStore(world);
@@ -117,12 +120,15 @@ export function listAccounts(
   q: { status?: AccountStatus; external_id?: string; limit?: number; cursor?: string },
 ): Page<Account> {
   const items = accountStore(world).list.filter(
-    (a) => a.org_id === org_id && (q.status === undefined || accountStatus(a) === q.status) && (q.external_id === undefined || a.external_id === q.external_id),
+    (a) =>
+      a.org_id === org_id &&
+      (q.status === undefined || accountStatus(a) === q.status) &&
+      (q.external_id === undefined || a.external_id === q.external_id),
   );
   return paginate(items, (a) => a.seq, { limit: q.limit, cursor: q.cursor });
 }
 
-export function setEmail(world: World, account: Account, email: string | undefined): Account {
+export function setEmail(_world: World, account: Account, email: string | undefined): Account {
   if (accountStatus(account) === 'exported') {
     throw new ApiError('account_already_exported', 'the account has been exported; the service can no longer operate on it');
   }
@@ -177,7 +183,9 @@ export function serializeAccount(a: Account): Record<string, unknown> {
 
 /** The organization's account ids (what a deleted organization's stores forget by). */
 export function accountIdsOf(world: World, org_id: string): string[] {
-  return accountStore(world).list.filter((a) => a.org_id === org_id).map((a) => a.account_id);
+  return accountStore(world)
+    .list.filter((a) => a.org_id === org_id)
+    .map((a) => a.account_id);
 }
 
 /** A deleted organization: its accounts go (wallet keys included). */

@@ -2,16 +2,18 @@
 import { z } from 'zod';
 import { cursorQuery, idString, limitQuery } from '../../contract/validate.ts';
 
-export const accountStatusEnum = z.enum(['active', 'deactivated', 'export_initiated', 'exported']);
+const accountStatusEnum = z.enum(['active', 'deactivated', 'export_initiated', 'exported']);
 
-export const account = z.object({
-  account_id: z.string(),
-  label: z.string().nullable(),
-  external_id: z.string().nullable(),
-  email: z.string().optional(),
-  status: accountStatusEnum,
-  created_at_ms: z.number().int(),
-}).meta({ id: 'Account' });
+export const account = z
+  .object({
+    account_id: z.string(),
+    label: z.string().nullable(),
+    external_id: z.string().nullable(),
+    email: z.string().optional(),
+    status: accountStatusEnum,
+    created_at_ms: z.number().int(),
+  })
+  .meta({ id: 'Account' });
 
 export const accountParams = z.object({ account_id: idString });
 

@@ -7,7 +7,7 @@ import { base58, bech32, bech32m, createBase58check } from '@scure/base';
 import { WALLET_CHAINS, addressFromPrivateKey, deriveWallet, type WalletChain } from './wallets.ts';
 
 // Secret key with value 1: its public key is the generator G, so addresses are widely published.
-const KEY_ONE = '00'.repeat(31) + '01';
+const KEY_ONE = `${'00'.repeat(31)}01`;
 const G_COMPRESSED = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
 
 // Deterministic seeds for the tests (never random, so failures reproduce).
@@ -17,7 +17,7 @@ describe('known vectors', () => {
   it('EVM: key 1 -> 0x7E5F…5Bdf with EIP-55 casing on both EVM chains', () => {
     expect(addressFromPrivateKey('evm:1', KEY_ONE)).toBe('0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf');
     expect(addressFromPrivateKey('evm:42161', KEY_ONE)).toBe('0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf');
-    expect(addressFromPrivateKey('evm:1', '0x' + KEY_ONE)).toBe('0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf');
+    expect(addressFromPrivateKey('evm:1', `0x${KEY_ONE}`)).toBe('0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf');
   });
 
   it('Bitcoin: key 1 compressed -> bc1qw508…f3t4 (bech32, witness v0)', () => {

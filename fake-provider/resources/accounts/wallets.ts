@@ -10,13 +10,7 @@ import { ed25519PublicKey, secp256k1PublicKey, type Secp256k1PublicKey } from '.
 
 export type WalletChain = 'evm:1' | 'evm:42161' | 'btc' | 'solana' | 'zec';
 
-export const WALLET_CHAINS: readonly WalletChain[] = Object.freeze([
-  'evm:1',
-  'evm:42161',
-  'btc',
-  'solana',
-  'zec',
-] as const);
+export const WALLET_CHAINS: readonly WalletChain[] = Object.freeze(['evm:1', 'evm:42161', 'btc', 'solana', 'zec'] as const);
 
 export interface WalletKey {
   chain: WalletChain;
@@ -104,4 +98,3 @@ function zecTransparentAddress(compressedPub: Uint8Array): string {
 function evmAddress(uncompressedPub: Uint8Array): string {
   return toChecksumAddress(bytesToHex(keccak256(uncompressedPub.subarray(1)).subarray(-20)));
 }
-

@@ -77,7 +77,9 @@ describe('addressProblem', () => {
     expect(hex(keccak256Js('abc'))).toBe('4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45');
     await keccakReady;
     // Lengths around keccak-256's 136-byte block, non-ASCII text, and the 40-char hex EIP-55 hashes.
-    const inputs: Array<Uint8Array | string> = [0, 1, 135, 136, 137, 272, 1000].map((n) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + n) & 255));
+    const inputs: Array<Uint8Array | string> = [0, 1, 135, 136, 137, 272, 1000].map((n) =>
+      Uint8Array.from({ length: n }, (_, i) => (i * 31 + n) & 255),
+    );
     inputs.push('5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', 'Zoë, 日本, 🙂');
     for (const input of inputs) expect(hex(keccak256(input))).toBe(hex(keccak256Js(input)));
   });

@@ -93,7 +93,7 @@ function segwitProblem(address: string): string | null {
   const asBech32 = tryDecode(() => bech32.decode(address as `${string}1${string}`));
   const asBech32m = asBech32 ? null : tryDecode(() => bech32m.decode(address as `${string}1${string}`));
   const decoded = asBech32 ?? asBech32m;
-  if (!decoded || decoded.prefix !== 'bc' || decoded.words.length < 1) return bad;
+  if (decoded?.prefix !== 'bc' || decoded.words.length < 1) return bad;
   const version = decoded.words[0]!;
   const program = tryDecode(() => bech32.fromWords(decoded.words.slice(1)));
   if (!program || version > 16) return bad;

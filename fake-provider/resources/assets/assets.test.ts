@@ -40,7 +40,11 @@ describe('GET /assets', () => {
   });
 
   it('searches q case-insensitively over display_symbol, name and asset_key', async () => {
-    expect(keys(await sim.api('GET', '/assets?q=usdc'))).toEqual([USDC_ETH, 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831', USDC_SOL]);
+    expect(keys(await sim.api('GET', '/assets?q=usdc'))).toEqual([
+      USDC_ETH,
+      'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831',
+      USDC_SOL,
+    ]);
     expect(keys(await sim.api('GET', '/assets?q=ZCASH'))).toEqual(['native.zec']);
     expect(keys(await sim.api('GET', '/assets?q=0XA0B869'))).toEqual([USDC_ETH]);
     expect(keys(await sim.api('GET', '/assets?q=nothing-like-this'))).toEqual([]);
@@ -53,8 +57,14 @@ describe('GET /assets', () => {
     expect(keys(await sim.api('GET', '/assets?verified=false'))).toEqual(['spl.solana:DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263']);
     expect(keys(await sim.api('GET', '/assets?verified=true&limit=100'))).toHaveLength(ASSETS.length - 1);
     expect(keys(await sim.api('GET', '/assets?chain=btc'))).toEqual(['native.btc']);
-    expect(keys(await sim.api('GET', '/assets?chain=evm:42161&q=usd'))).toEqual(['erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831']);
-    expect(keys(await sim.api('GET', '/assets?chain=solana&verified=true'))).toEqual(['native.solana', USDC_SOL, 'spl.solana:Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB']);
+    expect(keys(await sim.api('GET', '/assets?chain=evm:42161&q=usd'))).toEqual([
+      'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831',
+    ]);
+    expect(keys(await sim.api('GET', '/assets?chain=solana&verified=true'))).toEqual([
+      'native.solana',
+      USDC_SOL,
+      'spl.solana:Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB',
+    ]);
     expect(keys(await sim.api('GET', '/assets?chain=evm:10'))).toEqual([]);
   });
 
@@ -77,7 +87,11 @@ describe('GET /resolve', () => {
   const resolve = (q: string) => sim.api('GET', `/resolve?${q}`);
 
   it('resolves an erc20 by chain_id and address in any hex case', async () => {
-    for (const address of ['0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', '0xA0B86991C6218B36C1D19D4A2E9EB0CE3606EB48', '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48']) {
+    for (const address of [
+      '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
+      '0xA0B86991C6218B36C1D19D4A2E9EB0CE3606EB48',
+      '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+    ]) {
       const r = await resolve(`kind=erc20&chain_id=1&address=${address}`);
       expect(r.status).toBe(200);
       expect(r.body.asset).toEqual({ asset_key: USDC_ETH, decimals: 6, verified: true });
@@ -102,7 +116,9 @@ describe('GET /resolve', () => {
     const r = await resolve('kind=erc20&chain_id=1&address=0x0000000000000000000000000000000000000001');
     expect(r.status).toBe(404);
     expect(r.body.error).toMatchObject({ code: 'asset_not_supported', type: 'invalid_request' });
-    expect((await resolve('kind=erc20&chain_id=10&address=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')).body.error.code).toBe('asset_not_supported');
+    expect((await resolve('kind=erc20&chain_id=10&address=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')).body.error.code).toBe(
+      'asset_not_supported',
+    );
     expect((await resolve('kind=spl&mint=11111111111111111111111111111111')).body.error.code).toBe('asset_not_supported');
     expect((await resolve('kind=native&chain=evm:10')).body.error.code).toBe('asset_not_supported');
   });
@@ -114,17 +130,29 @@ describe('GET /resolve', () => {
       return r.body.error;
     };
     expect(await err('chain_id=1')).toMatchObject({ code: 'parameter_missing', param: 'kind' });
-    expect(await err('kind=erc20&address=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')).toMatchObject({ code: 'parameter_missing', param: 'chain_id' });
+    expect(await err('kind=erc20&address=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')).toMatchObject({
+      code: 'parameter_missing',
+      param: 'chain_id',
+    });
     expect(await err('kind=erc20&chain_id=1')).toMatchObject({ code: 'parameter_missing', param: 'address' });
     expect(await err('kind=spl')).toMatchObject({ code: 'parameter_missing', param: 'mint' });
     expect(await err('kind=native')).toMatchObject({ code: 'parameter_missing', param: 'chain' });
     expect(await err('kind=bep20&chain_id=56')).toMatchObject({ code: 'invalid_enum', param: 'kind' });
     expect(await err('kind=erc20&chain_id=1&address=0xa0b86991')).toMatchObject({ code: 'invalid_parameter', param: 'address' });
-    expect(await err('kind=erc20&chain_id=0&address=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')).toMatchObject({ code: 'invalid_parameter', param: 'chain_id' });
-    expect(await err('kind=erc20&chain_id=eth&address=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')).toMatchObject({ code: 'invalid_parameter', param: 'chain_id' });
+    expect(await err('kind=erc20&chain_id=0&address=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'chain_id',
+    });
+    expect(await err('kind=erc20&chain_id=eth&address=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'chain_id',
+    });
     expect(await err('kind=spl&mint=0OIl')).toMatchObject({ code: 'invalid_parameter', param: 'mint' });
     expect(await err('kind=native&chain=ethereum')).toMatchObject({ code: 'invalid_parameter', param: 'chain' });
-    expect(await err('kind=spl&mint=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&chain_id=1')).toMatchObject({ code: 'invalid_parameter', param: 'chain_id' });
+    expect(await err('kind=spl&mint=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&chain_id=1')).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'chain_id',
+    });
   });
 
   it('refuses kind=native with invalid_enum when the profile turns the extension off', async () => {

@@ -10,20 +10,12 @@ export { addressProblem, keccak256, toChecksumAddress } from './addresses.ts';
 export {
   ASSETS,
   ASSET_SEQ,
-  CHAINS,
-  ASSET_KEY_PATTERN,
-  CHAIN_PATTERN,
   assetByKey,
   nativeAssetOf,
-  nativeAssetOfChain,
-  erc20Asset,
-  splAsset,
   isCanonicalAssetKey,
-  chainOfKey,
   type Asset,
-  type Chain,
 } from './catalog.ts';
-export { requireAsset, resolveAssetRef, lookupSymbol, SYMBOL_PATTERN, serializeAsset, type SymbolRecord } from './model.ts';
+export { requireAsset, resolveAssetRef } from './model.ts';
 
 export const assetsResource = {
   name: 'assets',

@@ -32,7 +32,7 @@ export interface OrgSymbols {
 
 export const symbolStore = defineStore('symbols', () => new Map<string, OrgSymbols>());
 
-export function orgSymbols(world: World, org_id: string): OrgSymbols {
+function orgSymbols(world: World, org_id: string): OrgSymbols {
   const all = symbolStore(world);
   let s = all.get(org_id);
   if (!s) {
@@ -42,18 +42,22 @@ export function orgSymbols(world: World, org_id: string): OrgSymbols {
   return s;
 }
 
-export const SYMBOL_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._:-]{0,30}[A-Za-z0-9])$/;
+const SYMBOL_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._:-]{0,30}[A-Za-z0-9])$/;
 
 /** Validates an asset key and finds it in the catalog. */
 export function requireAsset(asset_key: string, param = 'asset_key'): Asset {
-  if (!isCanonicalAssetKey(asset_key)) throw new ApiError('invalid_asset_key', `${param} does not match the canonical asset_key grammar`, { param });
+  if (!isCanonicalAssetKey(asset_key))
+    throw new ApiError('invalid_asset_key', `${param} does not match the canonical asset_key grammar`, { param });
   const asset = assetByKey(asset_key);
   if (!asset) throw new ApiError('asset_not_supported', `${asset_key} is not a supported asset`, { param });
   return asset;
 }
 
-export function lookupSymbol(world: World, org_id: string, symbol: string, param = 'symbol'): Asset {
-  if (!SYMBOL_PATTERN.test(symbol)) throw new ApiError('invalid_symbol', `${param} violates the symbol format (2-32 chars, A-Za-z0-9._:-, alphanumeric at both ends)`, { param });
+function lookupSymbol(world: World, org_id: string, symbol: string, param = 'symbol'): Asset {
+  if (!SYMBOL_PATTERN.test(symbol))
+    throw new ApiError('invalid_symbol', `${param} violates the symbol format (2-32 chars, A-Za-z0-9._:-, alphanumeric at both ends)`, {
+      param,
+    });
   const rec = orgSymbols(world, org_id).bySymbol.get(symbol.toLowerCase());
   if (!rec) throw new ApiError('symbol_not_found', `symbol ${symbol} is not registered for this organization`, { param });
   return requireAsset(rec.asset_key, param);
@@ -69,8 +73,18 @@ export function resolveAssetRef(
   ref: { asset_key?: string; symbol?: string },
   opts: { prefix?: string; required: true },
 ): Asset;
-export function resolveAssetRef(world: World, org_id: string, ref: { asset_key?: string; symbol?: string }, opts: { prefix?: string; required: false }): Asset | undefined;
-export function resolveAssetRef(world: World, org_id: string, ref: { asset_key?: string; symbol?: string }, opts: { prefix?: string; required: boolean }): Asset | undefined {
+export function resolveAssetRef(
+  world: World,
+  org_id: string,
+  ref: { asset_key?: string; symbol?: string },
+  opts: { prefix?: string; required: false },
+): Asset | undefined;
+export function resolveAssetRef(
+  world: World,
+  org_id: string,
+  ref: { asset_key?: string; symbol?: string },
+  opts: { prefix?: string; required: boolean },
+): Asset | undefined {
   const p = opts.prefix ?? '';
   if (ref.asset_key !== undefined && ref.symbol !== undefined) {
     throw new ApiError('invalid_parameter', `give only one of ${p}asset_key and ${p}symbol`, { param: `${p}symbol` });
@@ -106,9 +120,12 @@ export function listAssets(world: World, org_id: string, query: AssetQuery): Pag
   }
   if (query.symbol !== undefined && !SYMBOL_PATTERN.test(query.symbol)) throw invalidSymbol('symbol');
   if (query.chain !== undefined && !CHAIN_PATTERN.test(query.chain)) {
-    throw new ApiError('invalid_parameter', 'chain must be a chain in asset_key form: evm:<chain_id>, btc, solana or zec', { param: 'chain' });
+    throw new ApiError('invalid_parameter', 'chain must be a chain in asset_key form: evm:<chain_id>, btc, solana or zec', {
+      param: 'chain',
+    });
   }
-  const exact = query.symbol !== undefined ? orgSymbols(world, org_id).bySymbol.get(query.symbol.toLowerCase())?.asset_key ?? '' : query.asset_key;
+  const exact =
+    query.symbol !== undefined ? (orgSymbols(world, org_id).bySymbol.get(query.symbol.toLowerCase())?.asset_key ?? '') : query.asset_key;
   const needle = query.q?.toLowerCase();
   const items = ASSETS.filter(
     (a) =>
@@ -126,7 +143,7 @@ export function serializeAsset(a: Asset): Record<string, unknown> {
 
 // ---- chain-native resolution -----------------------------------------------------------------------
 
-export type ResolveKind = 'erc20' | 'spl' | 'native';
+type ResolveKind = 'erc20' | 'spl' | 'native';
 
 export interface ResolveQuery {
   kind: ResolveKind;
@@ -149,22 +166,28 @@ export function resolveChainAsset(world: World, query: ResolveQuery): Asset {
   }
   const own = RESOLVE_PARAMS[query.kind];
   for (const p of ['chain_id', 'address', 'mint', 'chain'] as const) {
-    if (query[p] === undefined && own.includes(p)) throw new ApiError('parameter_missing', `${p} is required for kind=${query.kind}`, { param: p });
-    if (query[p] !== undefined && !own.includes(p)) throw new ApiError('invalid_parameter', `${p} is not a parameter of kind=${query.kind}`, { param: p });
+    if (query[p] === undefined && own.includes(p))
+      throw new ApiError('parameter_missing', `${p} is required for kind=${query.kind}`, { param: p });
+    if (query[p] !== undefined && !own.includes(p))
+      throw new ApiError('invalid_parameter', `${p} is not a parameter of kind=${query.kind}`, { param: p });
   }
   let found: Asset | undefined;
   let what: string;
   if (query.kind === 'erc20') {
-    if (!/^[1-9][0-9]{0,9}$/.test(query.chain_id!)) throw new ApiError('invalid_parameter', 'chain_id must be a positive integer', { param: 'chain_id' });
-    if (!/^0x[0-9a-fA-F]{40}$/.test(query.address!)) throw new ApiError('invalid_parameter', 'address must be 0x followed by 40 hex digits', { param: 'address' });
+    if (!/^[1-9][0-9]{0,9}$/.test(query.chain_id!))
+      throw new ApiError('invalid_parameter', 'chain_id must be a positive integer', { param: 'chain_id' });
+    if (!/^0x[0-9a-fA-F]{40}$/.test(query.address!))
+      throw new ApiError('invalid_parameter', 'address must be 0x followed by 40 hex digits', { param: 'address' });
     found = erc20Asset(query.chain_id!, query.address!);
     what = `erc20 ${query.address} on evm:${query.chain_id}`;
   } else if (query.kind === 'spl') {
-    if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(query.mint!)) throw new ApiError('invalid_parameter', 'mint must be a base58 Solana address', { param: 'mint' });
+    if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(query.mint!))
+      throw new ApiError('invalid_parameter', 'mint must be a base58 Solana address', { param: 'mint' });
     found = splAsset(query.mint!);
     what = `spl mint ${query.mint}`;
   } else {
-    if (!CHAIN_PATTERN.test(query.chain!)) throw new ApiError('invalid_parameter', 'chain must be evm:<chain_id>, btc, solana or zec', { param: 'chain' });
+    if (!CHAIN_PATTERN.test(query.chain!))
+      throw new ApiError('invalid_parameter', 'chain must be evm:<chain_id>, btc, solana or zec', { param: 'chain' });
     found = nativeAssetOfChain(query.chain!);
     what = `the native asset of ${query.chain}`;
   }
@@ -211,17 +234,27 @@ function checkBijection(table: OrgSymbols, mappings: readonly SymbolMapping[]): 
     const lower = m.symbol.toLowerCase();
     const sameSymbol = bySymbol.get(lower);
     if (sameSymbol && (sameSymbol.m.symbol !== m.symbol || sameSymbol.m.asset_key !== m.asset_key)) {
-      throw conflict('symbol', i, `symbol side: ${m.symbol} also appears as ${sameSymbol.m.symbol} → ${sameSymbol.m.asset_key} at symbols.${sameSymbol.i}; a symbol maps to one asset_key with one casing`, {
-        symbol: m.symbol,
-        other_index: sameSymbol.i,
-      });
+      throw conflict(
+        'symbol',
+        i,
+        `symbol side: ${m.symbol} also appears as ${sameSymbol.m.symbol} → ${sameSymbol.m.asset_key} at symbols.${sameSymbol.i}; a symbol maps to one asset_key with one casing`,
+        {
+          symbol: m.symbol,
+          other_index: sameSymbol.i,
+        },
+      );
     }
     const sameAsset = byAsset.get(m.asset_key);
     if (sameAsset && sameAsset.m.symbol.toLowerCase() !== lower) {
-      throw conflict('asset_key', i, `asset_key side: ${m.asset_key} is also given symbol ${sameAsset.m.symbol} at symbols.${sameAsset.i}; an asset_key has at most one symbol`, {
-        asset_key: m.asset_key,
-        other_index: sameAsset.i,
-      });
+      throw conflict(
+        'asset_key',
+        i,
+        `asset_key side: ${m.asset_key} is also given symbol ${sameAsset.m.symbol} at symbols.${sameAsset.i}; an asset_key has at most one symbol`,
+        {
+          asset_key: m.asset_key,
+          other_index: sameAsset.i,
+        },
+      );
     }
     bySymbol.set(lower, { m, i });
     byAsset.set(m.asset_key, { m, i });
@@ -229,17 +262,27 @@ function checkBijection(table: OrgSymbols, mappings: readonly SymbolMapping[]): 
   mappings.forEach((m, i) => {
     const stored = table.bySymbol.get(m.symbol.toLowerCase());
     if (stored && stored.asset_key !== m.asset_key) {
-      throw conflict('symbol', i, `symbol side: ${stored.symbol} is already mapped to ${stored.asset_key}; delete it before mapping it to another asset_key`, {
-        symbol: stored.symbol,
-        existing_asset_key: stored.asset_key,
-      });
+      throw conflict(
+        'symbol',
+        i,
+        `symbol side: ${stored.symbol} is already mapped to ${stored.asset_key}; delete it before mapping it to another asset_key`,
+        {
+          symbol: stored.symbol,
+          existing_asset_key: stored.asset_key,
+        },
+      );
     }
     const holder = table.byAssetKey.get(m.asset_key);
     if (holder && holder.symbol.toLowerCase() !== m.symbol.toLowerCase()) {
-      throw conflict('asset_key', i, `asset_key side: ${m.asset_key} already has symbol ${holder.symbol}; an asset_key has at most one symbol`, {
-        asset_key: m.asset_key,
-        existing_symbol: holder.symbol,
-      });
+      throw conflict(
+        'asset_key',
+        i,
+        `asset_key side: ${m.asset_key} already has symbol ${holder.symbol}; an asset_key has at most one symbol`,
+        {
+          asset_key: m.asset_key,
+          existing_symbol: holder.symbol,
+        },
+      );
     }
   });
 }
@@ -247,7 +290,10 @@ function checkBijection(table: OrgSymbols, mappings: readonly SymbolMapping[]): 
 /** Validates the whole batch, then applies it: any bad mapping leaves the table untouched. */
 export function upsertSymbols(world: World, org_id: string, mappings: readonly SymbolMapping[]): UpsertCounts {
   const max = world.profile.symbols_batch_max;
-  if (mappings.length > max) throw new ApiError('invalid_parameter', `symbols carries ${mappings.length} mappings; at most ${max} per request`, { param: 'symbols' });
+  if (mappings.length > max)
+    throw new ApiError('invalid_parameter', `symbols carries ${mappings.length} mappings; at most ${max} per request`, {
+      param: 'symbols',
+    });
   checkMappings(mappings);
   const table = orgSymbols(world, org_id);
   checkBijection(table, mappings);
@@ -299,14 +345,26 @@ export function symbolInvariants(world: World): Violation[] {
   const out: Violation[] = [];
   for (const [org_id, table] of symbolStore(world)) {
     if (table.bySymbol.size !== table.byAssetKey.size) {
-      out.push({ invariant: 'symbols_bijective', entity_id: org_id, message: `${table.bySymbol.size} symbols but ${table.byAssetKey.size} asset keys` });
+      out.push({
+        invariant: 'symbols_bijective',
+        entity_id: org_id,
+        message: `${table.bySymbol.size} symbols but ${table.byAssetKey.size} asset keys`,
+      });
     }
     for (const [lower, rec] of table.bySymbol) {
       if (lower !== rec.symbol.toLowerCase() || table.byAssetKey.get(rec.asset_key) !== rec) {
-        out.push({ invariant: 'symbols_bijective', entity_id: org_id, message: `symbol ${rec.symbol} and asset ${rec.asset_key} disagree between indexes` });
+        out.push({
+          invariant: 'symbols_bijective',
+          entity_id: org_id,
+          message: `symbol ${rec.symbol} and asset ${rec.asset_key} disagree between indexes`,
+        });
       }
       if (!SYMBOL_PATTERN.test(rec.symbol) || !assetByKey(rec.asset_key)) {
-        out.push({ invariant: 'symbols_valid', entity_id: org_id, message: `symbol ${rec.symbol} → ${rec.asset_key} is not a valid mapping` });
+        out.push({
+          invariant: 'symbols_valid',
+          entity_id: org_id,
+          message: `symbol ${rec.symbol} → ${rec.asset_key} is not a valid mapping`,
+        });
       }
     }
   }

@@ -3,13 +3,15 @@
 import { z } from 'zod';
 import { boolQuery, cursorQuery, limitQuery } from '../../contract/validate.ts';
 
-export const asset = z.object({
-  asset_key: z.string(),
-  display_symbol: z.string(),
-  name: z.string(),
-  decimals: z.number().int(),
-  verified: z.boolean(),
-}).meta({ id: 'Asset' });
+export const asset = z
+  .object({
+    asset_key: z.string(),
+    display_symbol: z.string(),
+    name: z.string(),
+    decimals: z.number().int(),
+    verified: z.boolean(),
+  })
+  .meta({ id: 'Asset' });
 
 export const listAssetsQuery = z.object({
   q: z.string().max(128).optional(),
@@ -30,7 +32,9 @@ export const resolveQuery = z.object({
   chain: z.string().max(32).optional(),
 });
 
-export const resolvedAsset = z.object({ asset_key: z.string(), decimals: z.number().int(), verified: z.boolean() }).meta({ id: 'ResolvedAsset' });
+export const resolvedAsset = z
+  .object({ asset_key: z.string(), decimals: z.number().int(), verified: z.boolean() })
+  .meta({ id: 'ResolvedAsset' });
 export const resolveReply = z.object({ request_id: z.string(), asset: resolvedAsset });
 
 export const symbolRecord = z.object({ symbol: z.string(), asset_key: z.string(), created_at_ms: z.number().int() }).meta({ id: 'Symbol' });

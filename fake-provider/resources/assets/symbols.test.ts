@@ -24,14 +24,18 @@ async function org() {
   const put = (symbols: unknown, opts: { idem?: string } = {}) => sim.api('PUT', '/symbols', { body: { symbols }, key: api_key, ...opts });
   const get = (q = '') => sim.api('GET', `/symbols${q}`, { key: api_key });
   const del = (symbol: string) => sim.api('DELETE', `/symbols/${encodeURIComponent(symbol)}`, { key: api_key });
-  const table = async () => (await get('?limit=100')).body.symbols.map((s: { symbol: string; asset_key: string }) => `${s.symbol}=${s.asset_key}`);
+  const table = async () =>
+    (await get('?limit=100')).body.symbols.map((s: { symbol: string; asset_key: string }) => `${s.symbol}=${s.asset_key}`);
   return { api_key, organization_id, put, get, del, table };
 }
 
 describe('PUT /symbols', () => {
   it('creates, then reports unchanged on the same batch (idempotent)', async () => {
     const o = await org();
-    const batch = [{ symbol: 'ETH', asset_key: ETH }, { symbol: 'btc.main', asset_key: BTC }];
+    const batch = [
+      { symbol: 'ETH', asset_key: ETH },
+      { symbol: 'btc.main', asset_key: BTC },
+    ];
     const r = await o.put(batch);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ request_id: expect.stringMatching(/^req_/), created: 2, updated: 0, unchanged: 0 });
@@ -44,7 +48,10 @@ describe('PUT /symbols', () => {
     await o.put([{ symbol: 'usdc', asset_key: USDC }]);
     const before = (await o.get()).body.symbols[0];
     await sim.advance(5_000);
-    const r = await o.put([{ symbol: 'USDC', asset_key: USDC }, { symbol: 'Sol', asset_key: SOL }]);
+    const r = await o.put([
+      { symbol: 'USDC', asset_key: USDC },
+      { symbol: 'Sol', asset_key: SOL },
+    ]);
     expect(r.body).toMatchObject({ created: 1, updated: 1, unchanged: 0 });
     const after = (await o.get()).body.symbols;
     expect(after[0]).toEqual({ symbol: 'USDC', asset_key: USDC, created_at_ms: before.created_at_ms });
@@ -63,14 +70,46 @@ describe('PUT /symbols', () => {
     const o = await org();
     await o.put([{ symbol: 'ETH', asset_key: ETH }]);
     const cases: Array<[unknown[], number, string, string]> = [
-      [[{ symbol: 'BTC', asset_key: BTC }, { symbol: 'S', asset_key: SOL }], 400, 'invalid_symbol', 'symbols.1.symbol'],
+      [
+        [
+          { symbol: 'BTC', asset_key: BTC },
+          { symbol: 'S', asset_key: SOL },
+        ],
+        400,
+        'invalid_symbol',
+        'symbols.1.symbol',
+      ],
       [[{ symbol: '-SOL', asset_key: SOL }], 400, 'invalid_symbol', 'symbols.0.symbol'],
       [[{ symbol: 'SOL-', asset_key: SOL }], 400, 'invalid_symbol', 'symbols.0.symbol'],
       [[{ symbol: 'A'.repeat(33), asset_key: SOL }], 400, 'invalid_symbol', 'symbols.0.symbol'],
       [[{ symbol: 'SO L', asset_key: SOL }], 400, 'invalid_symbol', 'symbols.0.symbol'],
-      [[{ symbol: 'BTC', asset_key: BTC }, { symbol: 'X1', asset_key: 'bitcoin' }], 400, 'invalid_asset_key', 'symbols.1.asset_key'],
-      [[{ symbol: 'BTC', asset_key: BTC }, { symbol: 'X1', asset_key: 'native.evm:10' }], 404, 'asset_not_supported', 'symbols.1.asset_key'],
-      [[{ symbol: 'BTC', asset_key: BTC }, { symbol: 7, asset_key: SOL }], 400, 'invalid_parameter', 'symbols.1.symbol'],
+      [
+        [
+          { symbol: 'BTC', asset_key: BTC },
+          { symbol: 'X1', asset_key: 'bitcoin' },
+        ],
+        400,
+        'invalid_asset_key',
+        'symbols.1.asset_key',
+      ],
+      [
+        [
+          { symbol: 'BTC', asset_key: BTC },
+          { symbol: 'X1', asset_key: 'native.evm:10' },
+        ],
+        404,
+        'asset_not_supported',
+        'symbols.1.asset_key',
+      ],
+      [
+        [
+          { symbol: 'BTC', asset_key: BTC },
+          { symbol: 7, asset_key: SOL },
+        ],
+        400,
+        'invalid_parameter',
+        'symbols.1.symbol',
+      ],
       [[{ symbol: 'BTC' }], 400, 'parameter_missing', 'symbols.0.asset_key'],
     ];
     for (const [batch, status, code, param] of cases) {
@@ -78,8 +117,14 @@ describe('PUT /symbols', () => {
       expect(r.status, JSON.stringify(batch)).toBe(status);
       expect(r.body.error, JSON.stringify(batch)).toMatchObject({ code, param });
     }
-    expect((await sim.api('PUT', '/symbols', { body: {}, key: o.api_key })).body.error).toMatchObject({ code: 'parameter_missing', param: 'symbols' });
-    expect((await sim.api('PUT', '/symbols', { body: { symbols: 'ETH' }, key: o.api_key })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'symbols' });
+    expect((await sim.api('PUT', '/symbols', { body: {}, key: o.api_key })).body.error).toMatchObject({
+      code: 'parameter_missing',
+      param: 'symbols',
+    });
+    expect((await sim.api('PUT', '/symbols', { body: { symbols: 'ETH' }, key: o.api_key })).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'symbols',
+    });
     expect(await o.table()).toEqual([`ETH=${ETH}`]);
   });
 
@@ -95,45 +140,91 @@ describe('PUT /symbols', () => {
 
   it('refuses bijection violations inside a batch with symbol_conflict naming the side', async () => {
     const o = await org();
-    const sym = await o.put([{ symbol: 'ETH', asset_key: ETH }, { symbol: 'eth', asset_key: BTC }]);
+    const sym = await o.put([
+      { symbol: 'ETH', asset_key: ETH },
+      { symbol: 'eth', asset_key: BTC },
+    ]);
     expect(sym.status).toBe(409);
-    expect(sym.body.error).toMatchObject({ code: 'symbol_conflict', param: 'symbols.1.symbol', type: 'conflict', details: { conflict: 'symbol', index: 1 } });
+    expect(sym.body.error).toMatchObject({
+      code: 'symbol_conflict',
+      param: 'symbols.1.symbol',
+      type: 'conflict',
+      details: { conflict: 'symbol', index: 1 },
+    });
     expect(sym.body.error.message).toMatch(/^symbol side/);
-    const casing = await o.put([{ symbol: 'ETH', asset_key: ETH }, { symbol: 'Eth', asset_key: ETH }]);
+    const casing = await o.put([
+      { symbol: 'ETH', asset_key: ETH },
+      { symbol: 'Eth', asset_key: ETH },
+    ]);
     expect(casing.body.error).toMatchObject({ code: 'symbol_conflict', details: { conflict: 'symbol' } });
-    const ak = await o.put([{ symbol: 'ETH', asset_key: ETH }, { symbol: 'ETHER', asset_key: ETH }]);
+    const ak = await o.put([
+      { symbol: 'ETH', asset_key: ETH },
+      { symbol: 'ETHER', asset_key: ETH },
+    ]);
     expect(ak.status).toBe(409);
     expect(ak.body.error).toMatchObject({ code: 'symbol_conflict', param: 'symbols.1.asset_key', details: { conflict: 'asset_key' } });
     expect(ak.body.error.message).toMatch(/^asset_key side/);
     expect(await o.table()).toEqual([]);
     // An exact duplicate is one mapping, not a conflict.
-    expect((await o.put([{ symbol: 'ETH', asset_key: ETH }, { symbol: 'ETH', asset_key: ETH }])).body).toMatchObject({ created: 1, unchanged: 0 });
+    expect(
+      (
+        await o.put([
+          { symbol: 'ETH', asset_key: ETH },
+          { symbol: 'ETH', asset_key: ETH },
+        ])
+      ).body,
+    ).toMatchObject({ created: 1, unchanged: 0 });
   });
 
   it('refuses bijection violations against stored mappings, atomically', async () => {
     const o = await org();
     await o.put([{ symbol: 'ETH', asset_key: ETH }]);
     // The symbol side: ETH already names another asset (remapping needs a delete first).
-    const s = await o.put([{ symbol: 'BTC', asset_key: BTC }, { symbol: 'eth', asset_key: SOL }]);
+    const s = await o.put([
+      { symbol: 'BTC', asset_key: BTC },
+      { symbol: 'eth', asset_key: SOL },
+    ]);
     expect(s.status).toBe(409);
-    expect(s.body.error).toMatchObject({ code: 'symbol_conflict', param: 'symbols.1.symbol', details: { conflict: 'symbol', existing_asset_key: ETH } });
+    expect(s.body.error).toMatchObject({
+      code: 'symbol_conflict',
+      param: 'symbols.1.symbol',
+      details: { conflict: 'symbol', existing_asset_key: ETH },
+    });
     expect(s.body.error.message).toMatch(/symbol side/);
     // The asset_key side: ETH's asset already has a symbol.
-    const a = await o.put([{ symbol: 'SOL', asset_key: SOL }, { symbol: 'WETH', asset_key: ETH }]);
+    const a = await o.put([
+      { symbol: 'SOL', asset_key: SOL },
+      { symbol: 'WETH', asset_key: ETH },
+    ]);
     expect(a.status).toBe(409);
-    expect(a.body.error).toMatchObject({ code: 'symbol_conflict', param: 'symbols.1.asset_key', details: { conflict: 'asset_key', existing_symbol: 'ETH' } });
+    expect(a.body.error).toMatchObject({
+      code: 'symbol_conflict',
+      param: 'symbols.1.asset_key',
+      details: { conflict: 'asset_key', existing_symbol: 'ETH' },
+    });
     expect(a.body.error.message).toMatch(/asset_key side/);
     // Nothing of either batch was applied.
     expect(await o.table()).toEqual([`ETH=${ETH}`]);
     // After a delete the symbol and the asset are free again.
     expect((await o.del('eth')).status).toBe(204);
-    expect((await o.put([{ symbol: 'ETH', asset_key: SOL }, { symbol: 'WETH', asset_key: ETH }])).body).toMatchObject({ created: 2 });
+    expect(
+      (
+        await o.put([
+          { symbol: 'ETH', asset_key: SOL },
+          { symbol: 'WETH', asset_key: ETH },
+        ])
+      ).body,
+    ).toMatchObject({ created: 2 });
   });
 
   it('caps a batch at the profile size', async () => {
     const small = await startTestSim({ profile: { ...DEFAULT_PROFILE, symbols_batch_max: 2 } });
     try {
-      const three = [{ symbol: 'A1', asset_key: ETH }, { symbol: 'B1', asset_key: BTC }, { symbol: 'C1', asset_key: SOL }];
+      const three = [
+        { symbol: 'A1', asset_key: ETH },
+        { symbol: 'B1', asset_key: BTC },
+        { symbol: 'C1', asset_key: SOL },
+      ];
       const r = await small.api('PUT', '/symbols', { body: { symbols: three } });
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code: 'invalid_parameter', param: 'symbols' });
@@ -147,7 +238,12 @@ describe('PUT /symbols', () => {
 describe('GET and DELETE /symbols', () => {
   it('lists in creation order, filters q case-insensitively, and pages with cursors', async () => {
     const o = await org();
-    await o.put([{ symbol: 'ETH', asset_key: ETH }, { symbol: 'wBTC', asset_key: BTC }, { symbol: 'SOL', asset_key: SOL }, { symbol: 'usdc.e', asset_key: USDC }]);
+    await o.put([
+      { symbol: 'ETH', asset_key: ETH },
+      { symbol: 'wBTC', asset_key: BTC },
+      { symbol: 'SOL', asset_key: SOL },
+      { symbol: 'usdc.e', asset_key: USDC },
+    ]);
     const all = (await o.get()).body;
     expect(all).toMatchObject({ has_more: false, next_cursor: null });
     expect(all.symbols.map((s: { symbol: string }) => s.symbol)).toEqual(['ETH', 'wBTC', 'SOL', 'usdc.e']);
@@ -164,7 +260,10 @@ describe('GET and DELETE /symbols', () => {
 
   it('deletes case-insensitively with a URL-encoded symbol; 404 symbol_not_found; 400 invalid_symbol', async () => {
     const o = await org();
-    await o.put([{ symbol: 'Eth.Main:1', asset_key: ETH }, { symbol: 'BTC', asset_key: BTC }]);
+    await o.put([
+      { symbol: 'Eth.Main:1', asset_key: ETH },
+      { symbol: 'BTC', asset_key: BTC },
+    ]);
     const r = await o.del('eTH.mAIN:1');
     expect(r.status).toBe(204);
     expect(r.body).toBeUndefined();

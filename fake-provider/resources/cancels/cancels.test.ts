@@ -54,16 +54,31 @@ describe('cancel lifecycle', () => {
     const r = await postCancel(sim, { account_id, credit_id, destination_id, client_cancel_id: 'my-1' });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const c = r.body.cancel;
-    expect(c).toEqual({ cancel_id: expect.stringMatching(/^can_/), status: 'pending', credit_id, client_cancel_id: 'my-1', poll_after_ms: BROADCAST_MS });
+    expect(c).toEqual({
+      cancel_id: expect.stringMatching(/^can_/),
+      status: 'pending',
+      credit_id,
+      client_cancel_id: 'my-1',
+      poll_after_ms: BROADCAST_MS,
+    });
     // In flight, the credit stays open (and locked): it still counts as available.
     expect((await balancesOf(sim, account_id))[ARB_ETH]).toEqual({ available_atoms: '1000', pending_atoms: '0' });
-    expect((await sim.api('GET', `/accounts/${account_id}/credits`)).body.credits.map((x: any) => [x.credit_id, x.status])).toEqual([[credit_id, 'open']]);
+    expect((await sim.api('GET', `/accounts/${account_id}/credits`)).body.credits.map((x: any) => [x.credit_id, x.status])).toEqual([
+      [credit_id, 'open'],
+    ]);
 
     await sim.advance(BROADCAST_MS - 1);
     expect(await getCancel(sim, c.cancel_id)).toMatchObject({ status: 'pending', poll_after_ms: 500 });
     await sim.advance(1);
     const sent = await getCancel(sim, c.cancel_id);
-    expect(sent).toEqual({ cancel_id: c.cancel_id, status: 'sent', credit_id, client_cancel_id: 'my-1', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), poll_after_ms: ARB_FINALITY_MS });
+    expect(sent).toEqual({
+      cancel_id: c.cancel_id,
+      status: 'sent',
+      credit_id,
+      client_cancel_id: 'my-1',
+      tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      poll_after_ms: ARB_FINALITY_MS,
+    });
 
     await sim.advance(ARB_FINALITY_MS - 1);
     expect((await getCancel(sim, c.cancel_id)).status).toBe('sent');
@@ -123,7 +138,13 @@ describe('cancel faults', () => {
     await addFault({ target: 'cancel', effect: { fail: 'broadcast_failed' }, match: { ids: [credit_id] }, times: 1 });
     const c = (await postCancel(sim, { account_id, credit_id, destination_id })).body.cancel;
     await sim.advance(BROADCAST_MS);
-    expect(await getCancel(sim, c.cancel_id)).toEqual({ cancel_id: c.cancel_id, status: 'failed', credit_id, client_cancel_id: null, failure_code: 'broadcast_failed' });
+    expect(await getCancel(sim, c.cancel_id)).toEqual({
+      cancel_id: c.cancel_id,
+      status: 'failed',
+      credit_id,
+      client_cancel_id: null,
+      failure_code: 'broadcast_failed',
+    });
     expect(cancelEvents(sim, c.cancel_id)).toEqual([
       ['cancel.created', { cancel_id: c.cancel_id, credit_id }],
       ['cancel.failed', { cancel_id: c.cancel_id, credit_id, failure_code: 'broadcast_failed' }],
@@ -150,7 +171,12 @@ describe('cancel faults', () => {
     expect((await getCancel(sim, c.cancel_id)).status).toBe('sent');
     await sim.advance(1);
     expect(await getCancel(sim, c.cancel_id)).toEqual({
-      cancel_id: c.cancel_id, status: 'failed', credit_id, client_cancel_id: 'to', tx_hash: sent.tx_hash, failure_code: 'confirmation_timeout',
+      cancel_id: c.cancel_id,
+      status: 'failed',
+      credit_id,
+      client_cancel_id: 'to',
+      tx_hash: sent.tx_hash,
+      failure_code: 'confirmation_timeout',
     });
     expect(cancelEvents(sim, c.cancel_id).map(([t, d]) => [t, d.failure_code ?? d.tx_hash ?? null])).toEqual([
       ['cancel.created', null],
@@ -177,10 +203,16 @@ describe('cancel faults', () => {
     expect((await getCancel(sim, c.cancel_id)).status).toBe('pending');
     await sim.advance(1);
     expect((await getCancel(sim, c.cancel_id)).status).toBe('sent');
-    const sentAt = sim.running.runtime.world.events.all.find((e) => e.envelope.type === 'cancel.sent' && e.envelope.data.cancel_id === c.cancel_id)!.envelope.created_at_ms;
+    const sentAt = sim.running.runtime.world.events.all.find(
+      (e) => e.envelope.type === 'cancel.sent' && e.envelope.data.cancel_id === c.cancel_id,
+    )!.envelope.created_at_ms;
     await sim.advance(ARB_FINALITY_MS);
-    const confirmedAt = sim.running.runtime.world.events.all.find((e) => e.envelope.type === 'cancel.confirmed' && e.envelope.data.cancel_id === c.cancel_id)!.envelope.created_at_ms;
-    const createdAt = sim.running.runtime.world.events.all.find((e) => e.envelope.type === 'cancel.created' && e.envelope.data.cancel_id === c.cancel_id)!.envelope.created_at_ms;
+    const confirmedAt = sim.running.runtime.world.events.all.find(
+      (e) => e.envelope.type === 'cancel.confirmed' && e.envelope.data.cancel_id === c.cancel_id,
+    )!.envelope.created_at_ms;
+    const createdAt = sim.running.runtime.world.events.all.find(
+      (e) => e.envelope.type === 'cancel.created' && e.envelope.data.cancel_id === c.cancel_id,
+    )!.envelope.created_at_ms;
     expect([sentAt - createdAt, confirmedAt - sentAt]).toEqual([BROADCAST_MS + 10_000, ARB_FINALITY_MS]);
     await expectInvariants();
   });
@@ -209,23 +241,43 @@ describe('POST /cancels errors', () => {
     expectError(await postCancel(sim, { account_id, destination_id }), 400, 'parameter_missing', 'credit_id');
     expectError(await postCancel(sim, { account_id, credit_id }), 400, 'parameter_missing', 'destination_id');
     expectError(await postCancel(sim, { account_id, credit_id: 7, destination_id }), 400, 'invalid_parameter', 'credit_id');
-    expectError(await postCancel(sim, { account_id, credit_id, destination_id, client_cancel_id: '' }), 400, 'invalid_parameter', 'client_cancel_id');
+    expectError(
+      await postCancel(sim, { account_id, credit_id, destination_id, client_cancel_id: '' }),
+      400,
+      'invalid_parameter',
+      'client_cancel_id',
+    );
     expect(sim.running.runtime.world.events.all.length).toBe(before);
     expect(creditHolder(creditStore(sim.running.runtime.world).byId.get(credit_id)!)).toBeNull();
   });
 
   it('requires an Idempotency-Key', async () => {
-    expectError(await postCancel(sim, { account_id, credit_id, destination_id }, { idem: '' }), 400, 'parameter_missing', 'Idempotency-Key');
+    expectError(
+      await postCancel(sim, { account_id, credit_id, destination_id }, { idem: '' }),
+      400,
+      'parameter_missing',
+      'Idempotency-Key',
+    );
   });
 
   it('unknown or foreign ids: account_not_found, not_found (credit), destination_not_found', async () => {
     expectError(await postCancel(sim, { account_id: 'acct_nope', credit_id, destination_id }), 404, 'account_not_found', 'account_id');
     expectError(await postCancel(sim, { account_id, credit_id: 'cred_nope', destination_id }), 404, 'not_found', 'credit_id');
-    expectError(await postCancel(sim, { account_id, credit_id, destination_id: 'dest_nope' }), 404, 'destination_not_found', 'destination_id');
+    expectError(
+      await postCancel(sim, { account_id, credit_id, destination_id: 'dest_nope' }),
+      404,
+      'destination_not_found',
+      'destination_id',
+    );
     // Another account of the same organization: its credit and destination are not this account's.
     const other = await setup();
     expectError(await postCancel(sim, { account_id, credit_id: other.credit_id, destination_id }), 404, 'not_found', 'credit_id');
-    expectError(await postCancel(sim, { account_id, credit_id, destination_id: other.destination_id }), 404, 'destination_not_found', 'destination_id');
+    expectError(
+      await postCancel(sim, { account_id, credit_id, destination_id: other.destination_id }),
+      404,
+      'destination_not_found',
+      'destination_id',
+    );
     // Another organization sees none of it.
     const key = await newOrgKey(sim);
     expectError(await postCancel(sim, { account_id, credit_id, destination_id }, { key }), 404, 'account_not_found', 'account_id');
@@ -249,7 +301,12 @@ describe('POST /cancels errors', () => {
     expect(first.status).toBe(200);
     const replay = await postCancel(sim, body, { idem: 'cancel-key-1' });
     expect(replay.body).toEqual(first.body);
-    expectError(await postCancel(sim, { ...body, client_cancel_id: 'other' }, { idem: 'cancel-key-1' }), 409, 'idempotency_key_reuse', 'Idempotency-Key');
+    expectError(
+      await postCancel(sim, { ...body, client_cancel_id: 'other' }, { idem: 'cancel-key-1' }),
+      409,
+      'idempotency_key_reuse',
+      'Idempotency-Key',
+    );
     const busy = await postCancel(sim, body);
     expectError(busy, 409, 'credit_in_use', 'credit_id');
     expect(busy.body.error.details).toEqual({ credit_id });

@@ -9,15 +9,10 @@ import { forgetOrganizationCancels } from './model.ts';
 export {
   cancelStatus,
   cancelStore,
-  createCancel,
   launchCancel,
-  requireCancel,
   serializeCancel,
   type Cancel,
-  type CreateCancelInput,
-  type LaunchInput,
 } from './model.ts';
-export { cancelMachine, type CancelStatus } from './machine.ts';
 
 export const cancelsResource = {
   name: 'cancels',

@@ -36,10 +36,13 @@ export function cancelInvariants(world: World): Violation[] {
       v('cancels.credit_exists', `credit ${c.credit_id} is unknown`);
       continue;
     }
-    if (credit.atoms !== c.amount_atoms || credit.asset_key !== c.asset_key) v('cancels.whole_credit', 'amount or asset differs from the credit');
+    if (credit.atoms !== c.amount_atoms || credit.asset_key !== c.asset_key)
+      v('cancels.whole_credit', 'amount or asset differs from the credit');
     const consumedByMe = creditStatus(credit) === 'consumed' && creditSnapshot(credit).context.consumed_by === c.cancel_id;
-    if (status === 'confirmed' && !consumedByMe) v('cancels.confirmed_consumes_credit', `credit ${c.credit_id} is ${creditStatus(credit)}, not consumed by this cancel`);
-    if (status === 'failed' && consumedByMe) v('cancels.failed_leaves_credit_open', `credit ${c.credit_id} was consumed by a failed cancel`);
+    if (status === 'confirmed' && !consumedByMe)
+      v('cancels.confirmed_consumes_credit', `credit ${c.credit_id} is ${creditStatus(credit)}, not consumed by this cancel`);
+    if (status === 'failed' && consumedByMe)
+      v('cancels.failed_leaves_credit_open', `credit ${c.credit_id} was consumed by a failed cancel`);
     if (!isTerminal(status)) {
       if (creditStatus(credit) !== 'open' || creditHolder(credit) !== c.cancel_id) {
         v('cancels.in_flight_holds_credit', `credit ${c.credit_id} is ${creditStatus(credit)}, held by ${creditHolder(credit)}`);
@@ -55,14 +58,16 @@ export function cancelInvariants(world: World): Violation[] {
     const n = (type: string): number => counts[type] ?? 0;
     if (n('cancel.created') !== 1) v('cancels.events', `cancel.created published ${n('cancel.created')} times`);
     const broadcast = c.snapshot.context.tx_hash !== null;
-    if (n('cancel.sent') !== (broadcast ? 1 : 0)) v('cancels.events', `cancel.sent published ${n('cancel.sent')} times (broadcast: ${broadcast})`);
+    if (n('cancel.sent') !== (broadcast ? 1 : 0))
+      v('cancels.events', `cancel.sent published ${n('cancel.sent')} times (broadcast: ${broadcast})`);
     const want = { 'cancel.confirmed': status === 'confirmed' ? 1 : 0, 'cancel.failed': status === 'failed' ? 1 : 0 };
     for (const [type, expected] of Object.entries(want)) {
       if (n(type) !== expected) v('cancels.events', `${type} published ${n(type)} times while ${status}`);
     }
   }
   for (const id of events.keys()) {
-    if (!cancelStore(world).byId.has(id)) out.push({ invariant: 'cancels.events', entity_id: id, message: 'cancel events for an unknown cancel' });
+    if (!cancelStore(world).byId.has(id))
+      out.push({ invariant: 'cancels.events', entity_id: id, message: 'cancel events for an unknown cancel' });
   }
   return out;
 }

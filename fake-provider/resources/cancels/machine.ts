@@ -41,12 +41,18 @@ export const cancelMachine = setup({
     confirmationTimeout: ({ event }) => event.type === 'FAIL' && event.code === 'confirmation_timeout',
   },
   actions: {
-    recordPostponement: assign({ broadcast_due_ms: ({ context, event }) => (event.type === 'POSTPONE' ? event.due_ms : context.broadcast_due_ms) }),
+    recordPostponement: assign({
+      broadcast_due_ms: ({ context, event }) => (event.type === 'POSTPONE' ? event.due_ms : context.broadcast_due_ms),
+    }),
     recordBroadcast: assign(({ context, event }) =>
-      event.type === 'BROADCAST' ? { ...context, tx_hash: event.tx_hash, sent_at_ms: event.at_ms, final_due_ms: event.final_due_ms } : context,
+      event.type === 'BROADCAST'
+        ? { ...context, tx_hash: event.tx_hash, sent_at_ms: event.at_ms, final_due_ms: event.final_due_ms }
+        : context,
     ),
     recordConfirmation: assign({ confirmed_at_ms: ({ event }) => (event.type === 'CONFIRM' ? event.at_ms : null) }),
-    recordFailure: assign(({ context, event }) => (event.type === 'FAIL' ? { ...context, failure_code: event.code, failed_at_ms: event.at_ms } : context)),
+    recordFailure: assign(({ context, event }) =>
+      event.type === 'FAIL' ? { ...context, failure_code: event.code, failed_at_ms: event.at_ms } : context,
+    ),
     emitSent: emit({ type: 'sent' }),
     emitConfirmed: emit({ type: 'confirmed' }),
     emitFailed: emit({ type: 'failed' }),

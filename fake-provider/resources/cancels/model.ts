@@ -79,7 +79,7 @@ function applyEffects(world: World, c: Cancel, effects: CancelEffect[]): void {
 }
 
 /** Sends one event to a cancel's machine; false when the machine refuses it (a stale timer). */
-export function sendCancel(world: World, c: Cancel, event: CancelEvent): boolean {
+function sendCancel(world: World, c: Cancel, event: CancelEvent): boolean {
   return cancelLifecycle.advance(world, c, c.cancel_id, event, applyEffects);
 }
 
@@ -243,7 +243,7 @@ export function requireCancel(world: World, org_id: string, cancel_id: string): 
 }
 
 /** Time until the next expected step (broadcast, then finality), clamped to the profile's bounds. */
-export function pollAfterMs(world: World, c: Cancel): number {
+function pollAfterMs(world: World, c: Cancel): number {
   const ctx = c.snapshot.context;
   const due_ms = cancelStatus(c) === 'pending' ? ctx.broadcast_due_ms : (ctx.final_due_ms ?? ctx.broadcast_due_ms);
   const { min, max } = world.profile.cancel_poll_after_ms;

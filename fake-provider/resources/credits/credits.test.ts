@@ -2,7 +2,16 @@
 // cursors, pending versus available, other organizations' accounts, and every error code they answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ARB_USDC, balancesOf, land, newDepositAddress, newOrgKey, readyAccount, startDepositSim } from '../../testing/fixtures/deposits.ts';
+import {
+  ARB_ETH,
+  ARB_USDC,
+  balancesOf,
+  land,
+  newDepositAddress,
+  newOrgKey,
+  readyAccount,
+  startDepositSim,
+} from '../../testing/fixtures/deposits.ts';
 import { consumeCredit, lockCredit } from './model.ts';
 
 let sim: TestSim;
@@ -32,7 +41,16 @@ describe('GET credits', () => {
       [ARB_USDC, '1000000', 'open', 'deposit'],
     ]);
     expect(all).toMatchObject({ has_more: false, next_cursor: null });
-    expect(Object.keys(all.credits[0]).sort()).toEqual(['account_id', 'asset_key', 'atoms', 'created_at_ms', 'credit_id', 'source_id', 'source_type', 'status']);
+    expect(Object.keys(all.credits[0]).sort()).toEqual([
+      'account_id',
+      'asset_key',
+      'atoms',
+      'created_at_ms',
+      'credit_id',
+      'source_id',
+      'source_type',
+      'status',
+    ]);
     expect((await sim.api('GET', credits(`?asset_key=${ARB_USDC}`))).body.credits.map((c: any) => c.atoms)).toEqual(['1000000']);
     expect((await sim.api('GET', credits('?symbol=AETH'))).body.credits).toHaveLength(5);
   });
@@ -56,7 +74,9 @@ describe('GET credits', () => {
     const [first, second] = (await sim.api('GET', credits(`?asset_key=${ARB_ETH}`))).body.credits;
     consumeCredit(world, first.credit_id, 'trade_test');
     lockCredit(world, second.credit_id, 'zap_test');
-    expect((await sim.api('GET', credits('?status=consumed'))).body.credits.map((c: any) => [c.credit_id, c.status])).toEqual([[first.credit_id, 'consumed']]);
+    expect((await sim.api('GET', credits('?status=consumed'))).body.credits.map((c: any) => [c.credit_id, c.status])).toEqual([
+      [first.credit_id, 'consumed'],
+    ]);
     const open = (await sim.api('GET', credits('?status=open'))).body.credits.map((c: any) => c.credit_id);
     expect(open).not.toContain(first.credit_id);
     expect(open).toContain(second.credit_id);
@@ -88,13 +108,19 @@ describe('GET balances', () => {
     await land(sim, { deposit_address_id: da.deposit_address_id, atoms: '700' });
     await sim.settle();
     await land(sim, { deposit_address_id: da.deposit_address_id, atoms: '300' });
-    expect((await sim.api('GET', `/accounts/${fresh}/balances`)).body.balances).toEqual([{ asset_key: ARB_USDC, available_atoms: '700', pending_atoms: '300' }]);
+    expect((await sim.api('GET', `/accounts/${fresh}/balances`)).body.balances).toEqual([
+      { asset_key: ARB_USDC, available_atoms: '700', pending_atoms: '300' },
+    ]);
     await sim.settle();
-    expect((await sim.api('GET', `/accounts/${fresh}/balances`)).body.balances).toEqual([{ asset_key: ARB_USDC, available_atoms: '1000', pending_atoms: '0' }]);
+    expect((await sim.api('GET', `/accounts/${fresh}/balances`)).body.balances).toEqual([
+      { asset_key: ARB_USDC, available_atoms: '1000', pending_atoms: '0' },
+    ]);
   });
 
   it('filters by asset_key or symbol and pages', async () => {
-    expect((await sim.api('GET', balances(`?asset_key=${ARB_USDC}`))).body.balances).toEqual([{ asset_key: ARB_USDC, available_atoms: '1000000', pending_atoms: '0' }]);
+    expect((await sim.api('GET', balances(`?asset_key=${ARB_USDC}`))).body.balances).toEqual([
+      { asset_key: ARB_USDC, available_atoms: '1000000', pending_atoms: '0' },
+    ]);
     expect((await sim.api('GET', balances('?symbol=aeth'))).body.balances.map((b: any) => b.asset_key)).toEqual([ARB_ETH]);
     const p1 = (await sim.api('GET', balances('?limit=1'))).body;
     expect(p1).toMatchObject({ has_more: true, balances: [{ asset_key: ARB_ETH }] });

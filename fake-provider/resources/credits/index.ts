@@ -22,14 +22,8 @@ export {
   releaseCredit,
   requireCredit,
   serializeCredit,
-  sourceKey,
-  type Balance,
-  type CreateCreditInput,
   type Credit,
-  type CreditSourceType,
-  type PendingAmount,
 } from './model.ts';
-export { creditMachine, type CreditStatus } from './machine.ts';
 export { creditSourceTypeEnum } from './schemas.ts';
 
 export const creditsResource = {

@@ -21,15 +21,18 @@ export function creditInvariants(world: World): Violation[] {
     if (c.atoms <= 0n) out.push({ invariant: 'credits.positive', entity_id: c.credit_id, message: `credit has ${c.atoms} atoms` });
     const skey = sourceKey(c.source_type, c.source_id, c.role);
     const twin = sources.get(skey);
-    if (twin !== undefined) out.push({ invariant: 'credits.once_per_source', entity_id: c.credit_id, message: `${skey} also produced ${twin}` });
+    if (twin !== undefined)
+      out.push({ invariant: 'credits.once_per_source', entity_id: c.credit_id, message: `${skey} also produced ${twin}` });
     sources.set(skey, c.credit_id);
     if (status === 'open') {
       add(openSum, rowKey(c.account_id, c.asset_key), c.atoms);
       add(heldByAsset, c.asset_key, c.atoms);
-      if (c.consumed_at_ms !== null) out.push({ invariant: 'credits.consumed_never_reopens', entity_id: c.credit_id, message: 'open credit carries a consumed_at_ms' });
+      if (c.consumed_at_ms !== null)
+        out.push({ invariant: 'credits.consumed_never_reopens', entity_id: c.credit_id, message: 'open credit carries a consumed_at_ms' });
     } else {
       add(spentByAsset, c.asset_key, c.atoms);
-      if (c.consumed_at_ms === null) out.push({ invariant: 'credits.consumed_once', entity_id: c.credit_id, message: 'consumed credit has no consumed_at_ms' });
+      if (c.consumed_at_ms === null)
+        out.push({ invariant: 'credits.consumed_once', entity_id: c.credit_id, message: 'consumed credit has no consumed_at_ms' });
     }
   }
 
@@ -44,12 +47,22 @@ export function creditInvariants(world: World): Violation[] {
   for (const key of new Set([...openSum.keys(), ...available.keys()])) {
     const want = openSum.get(key) ?? 0n;
     const have = available.get(key) ?? 0n;
-    if (want !== have) out.push({ invariant: 'credits.available_is_sum_of_open', entity_id: key, message: `available ${have} but open credits sum to ${want}` });
+    if (want !== have)
+      out.push({
+        invariant: 'credits.available_is_sum_of_open',
+        entity_id: key,
+        message: `available ${have} but open credits sum to ${want}`,
+      });
   }
 
   for (const [asset_key, created] of credited) {
     const accounted = (heldByAsset.get(asset_key) ?? 0n) + (spentByAsset.get(asset_key) ?? 0n);
-    if (created !== accounted) out.push({ invariant: 'credits.conservation', entity_id: asset_key, message: `credited ${created} atoms but open + consumed = ${accounted}` });
+    if (created !== accounted)
+      out.push({
+        invariant: 'credits.conservation',
+        entity_id: asset_key,
+        message: `credited ${created} atoms but open + consumed = ${accounted}`,
+      });
   }
 
   for (const p of store.pending.values()) {
@@ -59,10 +72,12 @@ export function creditInvariants(world: World): Violation[] {
   const consumes = new Map<string, number>();
   for (const r of world.transitions.records) {
     if (r.kind !== 'credit') continue;
-    if (r.from === 'consumed') out.push({ invariant: 'credits.consumed_never_reopens', entity_id: r.entity_id, message: `left consumed on ${r.event}` });
+    if (r.from === 'consumed')
+      out.push({ invariant: 'credits.consumed_never_reopens', entity_id: r.entity_id, message: `left consumed on ${r.event}` });
     if (r.to === 'consumed') consumes.set(r.entity_id, (consumes.get(r.entity_id) ?? 0) + 1);
   }
-  for (const [id, n] of consumes) if (n > 1) out.push({ invariant: 'credits.consumed_once', entity_id: id, message: `consumed ${n} times` });
+  for (const [id, n] of consumes)
+    if (n > 1) out.push({ invariant: 'credits.consumed_once', entity_id: id, message: `consumed ${n} times` });
 
   const announced = new Map<string, number>();
   for (const e of world.events.all) {
@@ -71,7 +86,11 @@ export function creditInvariants(world: World): Violation[] {
     announced.set(id, (announced.get(id) ?? 0) + 1);
     const c = store.byId.get(id);
     if (!c) out.push({ invariant: 'credits.event_matches', entity_id: id, message: 'credit.created for an unknown credit' });
-    else if (e.envelope.data.atoms !== c.atoms.toString() || e.envelope.data.asset_key !== c.asset_key || e.envelope.account_id !== c.account_id) {
+    else if (
+      e.envelope.data.atoms !== c.atoms.toString() ||
+      e.envelope.data.asset_key !== c.asset_key ||
+      e.envelope.account_id !== c.account_id
+    ) {
       out.push({ invariant: 'credits.event_matches', entity_id: id, message: 'credit.created data differs from the credit' });
     }
   }

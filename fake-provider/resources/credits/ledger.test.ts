@@ -53,13 +53,24 @@ describe('createCredit', () => {
     const c = credit(world, 250n);
     expect(creditStatus(c)).toBe('open');
     const e = world.events.all.at(-1)!.envelope;
-    expect(e).toMatchObject({ type: 'credit.created', account_id: 'acct_a', data: { credit_id: c.credit_id, asset_key: USDC, atoms: '250', source_type: 'deposit' } });
+    expect(e).toMatchObject({
+      type: 'credit.created',
+      account_id: 'acct_a',
+      data: { credit_id: c.credit_id, asset_key: USDC, atoms: '250', source_type: 'deposit' },
+    });
     expect(balancesOf(world, 'acct_a')).toMatchObject([{ asset_key: USDC, available_atoms: 250n, pending_atoms: 0n }]);
   });
 
   it('refuses a second credit from the same source and role, allows another role, refuses non-positive atoms', () => {
     const world = newWorld();
-    const input = { org_id: 'org_1', account_id: 'acct_a', asset_key: ETH, atoms: 5n, source_type: 'trade_settlement' as const, source_id: 'trade_1' };
+    const input = {
+      org_id: 'org_1',
+      account_id: 'acct_a',
+      asset_key: ETH,
+      atoms: 5n,
+      source_type: 'trade_settlement' as const,
+      source_id: 'trade_1',
+    };
     createCredit(world, input);
     expect(() => createCredit(world, input)).toThrow(/already exists/);
     expect(creditStatus(createCredit(world, { ...input, role: 'zap_change' }))).toBe('open');
@@ -75,20 +86,27 @@ describe('createCredit', () => {
     expect(creditForSource(world, 'change', 'zap_1')).toBeUndefined();
     const change = createCredit(world, { ...input, source_type: 'change' });
     const extra = createCredit(world, { ...input, source_type: 'change', role: 'zap_change' });
-    expect([creditForSource(world, 'trade_settlement', 'zap_1'), creditForSource(world, 'change', 'zap_1'), creditForSource(world, 'change', 'zap_1', 'zap_change')]).toEqual([
-      settlement,
-      change,
-      extra,
-    ]);
+    expect([
+      creditForSource(world, 'trade_settlement', 'zap_1'),
+      creditForSource(world, 'change', 'zap_1'),
+      creditForSource(world, 'change', 'zap_1', 'zap_change'),
+    ]).toEqual([settlement, change, extra]);
     expect([settlement.role, change.role, extra.role]).toEqual(['trade_settlement', 'change', 'zap_change']);
-    for (const type of ['trade_settlement', 'change'] as const) expect(() => createCredit(world, { ...input, source_type: type })).toThrow(/already exists/);
+    for (const type of ['trade_settlement', 'change'] as const)
+      expect(() => createCredit(world, { ...input, source_type: type })).toThrow(/already exists/);
     expect(creditForSource(world, 'deposit', 'zap_1')).toBeUndefined();
     expect(creditForSource(world, 'change', 'zap_2')).toBeUndefined();
   });
 
   it('credit.created carries the amount in decimal, rebuilt from the credit on every read (the store keeps no copy)', () => {
     const world = newWorld();
-    const input = { org_id: 'org_1', account_id: 'acct_a', asset_key: ETH, atoms: 2_000_000_000_000_000_000n, source_type: 'deposit' as const };
+    const input = {
+      org_id: 'org_1',
+      account_id: 'acct_a',
+      asset_key: ETH,
+      atoms: 2_000_000_000_000_000_000n,
+      source_type: 'deposit' as const,
+    };
     const a = createCredit(world, { ...input, source_id: 'tx_a' });
     createCredit(world, { ...input, source_id: 'tx_b', atoms: 7n });
     const read = () => world.events.all.map((e) => e.envelope.data);
@@ -126,7 +144,9 @@ describe('lock, release, consume', () => {
     expect(creditStatus(c)).toBe('consumed');
     expect(c.consumed_at_ms).toBe(world.sim.now_ms());
     // Kept as the consumer's id and rebuilt on read: the same snapshot the machine's step made.
-    expect(JSON.stringify(creditSnapshot(c))).toBe('{"value":"consumed","context":{"holder_id":null,"consumed_by":"cancel_1"},"status":"done"}');
+    expect(JSON.stringify(creditSnapshot(c))).toBe(
+      '{"value":"consumed","context":{"holder_id":null,"consumed_by":"cancel_1"},"status":"done"}',
+    );
     expect(code(() => consumeCredit(world, c.credit_id, 'cancel_1'))).toBe('credit_already_consumed');
     expect(code(() => lockCredit(world, c.credit_id, 'trade_9'))).toBe('credit_already_consumed');
     expect(releaseCredit(world, c.credit_id, 'cancel_1')).toBe(false);
@@ -160,7 +180,9 @@ describe('lock, release, consume', () => {
     lockCredit(world, c.credit_id, 'h');
     releaseCredit(world, c.credit_id, 'h');
     consumeCredit(world, c.credit_id, 'h');
-    const taken = new Set(world.transitions.records.filter((r) => r.kind === 'credit' && r.from !== null).map((r) => `${r.from}|${r.event}|${r.to}`));
+    const taken = new Set(
+      world.transitions.records.filter((r) => r.kind === 'credit' && r.from !== null).map((r) => `${r.from}|${r.event}|${r.to}`),
+    );
     for (const e of edgesOf(creditMachine)) expect(taken).toContain(`${e.from}|${e.event}|${e.to}`);
   });
 });
@@ -202,7 +224,14 @@ describe('invariants', () => {
 
     // A second credit of a's source, made in another world (so never announced in this one), slipped in.
     const elsewhere = createWorld({ sim: createSimKernel({ seed: 'elsewhere' }), profile: DEFAULT_PROFILE });
-    const twin = createCredit(elsewhere, { org_id: 'org_1', account_id: 'acct_a', asset_key: USDC, atoms: a.atoms, source_type: 'deposit', source_id: a.source_id });
+    const twin = createCredit(elsewhere, {
+      org_id: 'org_1',
+      account_id: 'acct_a',
+      asset_key: USDC,
+      atoms: a.atoms,
+      source_type: 'deposit',
+      source_id: a.source_id,
+    });
     store.list.push(twin);
     const names = creditInvariants(world).map((v) => v.invariant);
     expect(names).toContain('credits.once_per_source');

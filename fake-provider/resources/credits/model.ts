@@ -1,14 +1,22 @@
 // The credits ledger: BigInt credits per account (create once per source, lock, release, consume once),
 // pending amounts keyed by their cause (unconfirmed deposits, in-flight settlements) and the balances.
 import { defineStore, type World } from '../../world.ts';
-import { compactLifecycle, dropWhere, EntityTable, publishDerived, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
+import {
+  compactLifecycle,
+  dropWhere,
+  EntityTable,
+  publishDerived,
+  statusOf,
+  type LifecycleState,
+  type MachineSnapshot,
+} from '../../engine/index.ts';
 import { ApiError } from '../../contract/errors.ts';
 import { paginate, type Page } from '../../contract/pagination.ts';
 import { creditMachine, type CreditEffect, type CreditEvent, type CreditStatus } from './machine.ts';
 import type { Organization } from '../../world.ts';
 import type { ForgetScope } from '../../resource-records.ts';
 
-export type CreditSourceType = 'deposit' | 'trade_settlement' | 'change';
+type CreditSourceType = 'deposit' | 'trade_settlement' | 'change';
 
 /** A credit (one per deposit, settlement and change: three per trade); its lifecycle state read with `creditSnapshot`. */
 export interface Credit {
@@ -100,7 +108,8 @@ function ledgerOf(accounts: Map<string, AccountLedger>, account_id: string): Acc
 /** The (account, asset) balance row, made (with the next seq) on first use. */
 function rowOf(world: World, ledger: AccountLedger, account_id: string, asset_key: string): BalanceRow {
   let row = ledger.rows.get(asset_key);
-  if (row === undefined) ledger.rows.set(asset_key, (row = { account_id, asset_key, seq: world.nextSeq(), available_atoms: 0n, credited_atoms: 0n }));
+  if (row === undefined)
+    ledger.rows.set(asset_key, (row = { account_id, asset_key, seq: world.nextSeq(), available_atoms: 0n, credited_atoms: 0n }));
   return row;
 }
 
@@ -187,7 +196,9 @@ export function creditForSource(world: World, source_type: string, source_id: st
 export function requireCredit(world: World, org_id: string, credit_id: string, opts: { account_id?: string; param?: string } = {}): Credit {
   const credit = creditStore(world).byId.get(credit_id);
   if (!credit || credit.org_id !== org_id || (opts.account_id !== undefined && credit.account_id !== opts.account_id)) {
-    throw new ApiError('not_found', `no credit ${credit_id}${opts.account_id ? ` on account ${opts.account_id}` : ''}`, { param: opts.param ?? 'credit_id' });
+    throw new ApiError('not_found', `no credit ${credit_id}${opts.account_id ? ` on account ${opts.account_id}` : ''}`, {
+      param: opts.param ?? 'credit_id',
+    });
   }
   return credit;
 }
@@ -288,7 +299,9 @@ export function listCredits(
   q: { asset_key?: string; status?: CreditStatus; limit?: number; cursor?: string },
 ): Page<Credit> {
   const status = q.status ?? 'open';
-  const items = creditsOf(world, account_id).filter((c) => creditStatus(c) === status && (q.asset_key === undefined || c.asset_key === q.asset_key));
+  const items = creditsOf(world, account_id).filter(
+    (c) => creditStatus(c) === status && (q.asset_key === undefined || c.asset_key === q.asset_key),
+  );
   return paginate(items, (c) => c.seq, { limit: q.limit, cursor: q.cursor });
 }
 

@@ -9,8 +9,13 @@ const tag = 'Credits and balances';
 
 export const creditRoutes = [
   defineRoute({
-    method: 'get', path: '/accounts/:account_id/credits', tag, summary: 'List an account’s credits (open by default)',
-    params: accountParams, query: listCreditsQuery, response: listSchema('credits', credit),
+    method: 'get',
+    path: '/accounts/:account_id/credits',
+    tag,
+    summary: 'List an account’s credits (open by default)',
+    params: accountParams,
+    query: listCreditsQuery,
+    response: listSchema('credits', credit),
     handler: ({ params, query }, { world, org }) => {
       const account = requireAccount(world, org.organization_id, params.account_id);
       const asset = resolveAssetRef(world, org.organization_id, query, { required: false });
@@ -19,8 +24,13 @@ export const creditRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/accounts/:account_id/balances', tag, summary: 'List an account’s balances per asset',
-    params: accountParams, query: listBalancesQuery, response: listSchema('balances', balance),
+    method: 'get',
+    path: '/accounts/:account_id/balances',
+    tag,
+    summary: 'List an account’s balances per asset',
+    params: accountParams,
+    query: listBalancesQuery,
+    response: listSchema('balances', balance),
     handler: ({ params, query }, { world, org }) => {
       const account = requireAccount(world, org.organization_id, params.account_id);
       const asset = resolveAssetRef(world, org.organization_id, query, { required: false });

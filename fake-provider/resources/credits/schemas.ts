@@ -2,25 +2,29 @@
 import { z } from 'zod';
 import { cursorQuery, idString, limitQuery } from '../../contract/validate.ts';
 
-export const creditStatusEnum = z.enum(['open', 'consumed']);
+const creditStatusEnum = z.enum(['open', 'consumed']);
 export const creditSourceTypeEnum = z.enum(['deposit', 'trade_settlement', 'change']);
 
-export const credit = z.object({
-  credit_id: z.string(),
-  account_id: z.string(),
-  asset_key: z.string(),
-  atoms: z.string(),
-  status: creditStatusEnum,
-  source_type: creditSourceTypeEnum,
-  source_id: z.string(),
-  created_at_ms: z.number().int(),
-}).meta({ id: 'Credit' });
+export const credit = z
+  .object({
+    credit_id: z.string(),
+    account_id: z.string(),
+    asset_key: z.string(),
+    atoms: z.string(),
+    status: creditStatusEnum,
+    source_type: creditSourceTypeEnum,
+    source_id: z.string(),
+    created_at_ms: z.number().int(),
+  })
+  .meta({ id: 'Credit' });
 
-export const balance = z.object({
-  asset_key: z.string(),
-  available_atoms: z.string(),
-  pending_atoms: z.string(),
-}).meta({ id: 'Balance' });
+export const balance = z
+  .object({
+    asset_key: z.string(),
+    available_atoms: z.string(),
+    pending_atoms: z.string(),
+  })
+  .meta({ id: 'Balance' });
 
 export const accountParams = z.object({ account_id: idString });
 

@@ -41,10 +41,14 @@ export function isMonitored(world: World, da: DepositAddress): boolean {
 function requireReady(account: Account, asset: Asset): void {
   requireOperable(account, 'deposit_registration');
   if (!walletReady(account, asset.chain)) {
-    throw new ApiError('not_available', `the ${asset.chain} wallet of account ${account.account_id} is not derived yet; wait for account.wallet_created for ${asset.chain}`, {
-      param: 'account_id',
-      details: { chain: asset.chain },
-    });
+    throw new ApiError(
+      'not_available',
+      `the ${asset.chain} wallet of account ${account.account_id} is not derived yet; wait for account.wallet_created for ${asset.chain}`,
+      {
+        param: 'account_id',
+        details: { chain: asset.chain },
+      },
+    );
   }
 }
 
@@ -78,7 +82,9 @@ function issue(world: World, account: Account, asset: Asset, wallet: WalletKey, 
 export function createDepositAddress(world: World, account: Account, asset: Asset): DepositAddress {
   requireReady(account, asset);
   const store = depositAddressStore(world);
-  const live = (store.byAccount.get(account.account_id) ?? []).findLast((d) => !d.single_use && d.chain === asset.chain && isMonitored(world, d));
+  const live = (store.byAccount.get(account.account_id) ?? []).findLast(
+    (d) => !d.single_use && d.chain === asset.chain && isMonitored(world, d),
+  );
   const wallet = live?.wallet ?? deriveWallet(asset.chain, store.rng.bytes(32));
   return issue(world, account, asset, wallet, false);
 }
@@ -94,15 +100,14 @@ export function findDepositAddress(world: World, deposit_address_id: string): De
   return depositAddressStore(world).byId.get(deposit_address_id);
 }
 
-/** The deposit address if it belongs to the org; otherwise 404 not_found. */
-export function requireDepositAddress(world: World, org_id: string, deposit_address_id: string, param = 'deposit_address_id'): DepositAddress {
-  const da = findDepositAddress(world, deposit_address_id);
-  if (!da || da.org_id !== org_id) throw new ApiError('not_found', `no deposit address ${deposit_address_id}`, { param });
-  return da;
-}
-
-export function listDepositAddresses(world: World, account_id: string, q: { asset_key?: string; limit?: number; cursor?: string }): Page<DepositAddress> {
-  const items = (depositAddressStore(world).byAccount.get(account_id) ?? []).filter((d) => q.asset_key === undefined || d.asset_key === q.asset_key);
+export function listDepositAddresses(
+  world: World,
+  account_id: string,
+  q: { asset_key?: string; limit?: number; cursor?: string },
+): Page<DepositAddress> {
+  const items = (depositAddressStore(world).byAccount.get(account_id) ?? []).filter(
+    (d) => q.asset_key === undefined || d.asset_key === q.asset_key,
+  );
   return paginate(items, (d) => d.seq, { limit: q.limit, cursor: q.cursor });
 }
 

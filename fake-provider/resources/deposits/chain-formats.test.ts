@@ -30,10 +30,10 @@ describe('isChainAddress', () => {
 
 describe('transaction hashes', () => {
   it('canonicalizes hex hashes to lowercase and refuses other shapes', () => {
-    expect(canonicalTxHash('evm:1', '0x' + 'AB'.repeat(32))).toBe('0x' + 'ab'.repeat(32));
+    expect(canonicalTxHash('evm:1', `0x${'AB'.repeat(32)}`)).toBe(`0x${'ab'.repeat(32)}`);
     expect(canonicalTxHash('evm:1', 'ab'.repeat(32))).toBeNull();
     expect(canonicalTxHash('btc', 'CD'.repeat(32))).toBe('cd'.repeat(32));
-    expect(canonicalTxHash('zec', '0x' + 'cd'.repeat(32))).toBeNull();
+    expect(canonicalTxHash('zec', `0x${'cd'.repeat(32)}`)).toBeNull();
     expect(canonicalTxHash('solana', 'ab'.repeat(32))).toBeNull();
   });
 

@@ -13,7 +13,11 @@ let perBlock: TestSim;
 let atFinality: TestSim;
 beforeAll(async () => {
   const start = (steps: 'per_block' | 'at_finality') =>
-    startTestSim({ seed: 'confirmation-steps', profile: { ...DEFAULT_PROFILE, deposit_confirmation_steps: steps }, seed_orgs: [{ api_keys: ['sk_test_default'], rate_limits: RAISED }] });
+    startTestSim({
+      seed: 'confirmation-steps',
+      profile: { ...DEFAULT_PROFILE, deposit_confirmation_steps: steps },
+      seed_orgs: [{ api_keys: ['sk_test_default'], rate_limits: RAISED }],
+    });
   [perBlock, atFinality] = await Promise.all([start('per_block'), start('at_finality')]);
 });
 afterAll(async () => {

@@ -6,7 +6,17 @@ import { lifecycle } from '../../engine/index.ts';
 import { accountMachine, accountStore } from '../accounts/index.ts';
 import { assetByKey } from '../assets/index.ts';
 import { createZapDepositAddress } from './addresses.ts';
-import { ARB_ETH, ARB_USDC, ETH_USDC, deposit, land, newDepositAddress, newOrgKey, readyAccount, startDepositSim } from '../../testing/fixtures/deposits.ts';
+import {
+  ARB_ETH,
+  ARB_USDC,
+  ETH_USDC,
+  deposit,
+  land,
+  newDepositAddress,
+  newOrgKey,
+  readyAccount,
+  startDepositSim,
+} from '../../testing/fixtures/deposits.ts';
 
 let sim: TestSim;
 beforeAll(async () => {
@@ -27,7 +37,13 @@ describe('POST deposit-addresses', () => {
     const r = await sim.api('POST', path(account_id), { body: { asset_key: 'native.btc' } });
     expect(r.status).toBe(200);
     expect(r.body.request_id).toMatch(/^req_/);
-    expect(r.body.deposit_address).toEqual({ deposit_address_id: expect.any(String), asset_key: 'native.btc', address: expect.stringMatching(/^bc1q/), memo: null, tag: null });
+    expect(r.body.deposit_address).toEqual({
+      deposit_address_id: expect.any(String),
+      asset_key: 'native.btc',
+      address: expect.stringMatching(/^bc1q/),
+      memo: null,
+      tag: null,
+    });
   });
 
   it('gives every asset of one chain the same on-chain address, and another chain another one', async () => {
@@ -91,7 +107,10 @@ describe('POST deposit-addresses', () => {
     expect(r.body.error.code).toBe('account_not_operable');
     const key = await newOrgKey(sim);
     const mine = await readyAccount(sim);
-    for (const [method, body] of [['POST', { asset_key: ARB_ETH }], ['GET', undefined]] as const) {
+    for (const [method, body] of [
+      ['POST', { asset_key: ARB_ETH }],
+      ['GET', undefined],
+    ] as const) {
       const x = await sim.api(method, path(mine), { body, key });
       expect([x.status, x.body.error.code]).toEqual([404, 'account_not_found']);
     }
@@ -102,7 +121,8 @@ describe('GET deposit-addresses', () => {
   it('lists oldest first, filters by asset_key and pages with cursors', async () => {
     const account_id = await readyAccount(sim);
     const made = [];
-    for (const asset_key of [ARB_ETH, ARB_USDC, ARB_ETH, 'native.btc', ARB_ETH]) made.push((await newDepositAddress(sim, account_id, asset_key)).deposit_address_id);
+    for (const asset_key of [ARB_ETH, ARB_USDC, ARB_ETH, 'native.btc', ARB_ETH])
+      made.push((await newDepositAddress(sim, account_id, asset_key)).deposit_address_id);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -118,7 +138,10 @@ describe('GET deposit-addresses', () => {
     expect((await sim.api('GET', `${path(account_id)}?asset_key=bogus`)).body.error.code).toBe('invalid_asset_key');
     expect((await sim.api('GET', `${path(account_id)}?asset_key=native.evm:10`)).body.error.code).toBe('asset_not_supported');
     expect((await sim.api('GET', `${path(account_id)}?limit=0`)).body.error).toMatchObject({ code: 'invalid_parameter', param: 'limit' });
-    expect((await sim.api('GET', `${path(account_id)}?cursor=zzz`)).body.error).toMatchObject({ code: 'invalid_parameter', param: 'cursor' });
+    expect((await sim.api('GET', `${path(account_id)}?cursor=zzz`)).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'cursor',
+    });
   });
 });
 

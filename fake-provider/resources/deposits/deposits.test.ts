@@ -6,7 +6,18 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { deriveWallet } from '../accounts/index.ts';
 import type { TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ARB_FINALITY_MS, ARB_USDC, balancesOf, deposit, eventsOf, land, newDepositAddress, readyAccount, startDepositSim } from '../../testing/fixtures/deposits.ts';
+import {
+  ARB_ETH,
+  ARB_FINALITY_MS,
+  ARB_USDC,
+  balancesOf,
+  deposit,
+  eventsOf,
+  land,
+  newDepositAddress,
+  readyAccount,
+  startDepositSim,
+} from '../../testing/fixtures/deposits.ts';
 
 let sim: TestSim;
 beforeAll(async () => {
@@ -50,14 +61,26 @@ describe('a deposit from landing to verified', () => {
     expect(done).toMatchObject({ status: 'verified', confirmations: 20 });
     const tail = eventsOf(sim, account_id).filter((e) => e.type === 'deposit.verified' || e.type === 'credit.created');
     expect(tail.map((e) => e.type)).toEqual(['deposit.verified', 'credit.created']);
-    expect(tail[0].data).toEqual({ deposit_address_id: da.deposit_address_id, credit_id: done.credit_id, asset_key: ARB_USDC, credited_atoms: '2500000', source_address: SOURCE });
+    expect(tail[0].data).toEqual({
+      deposit_address_id: da.deposit_address_id,
+      credit_id: done.credit_id,
+      asset_key: ARB_USDC,
+      credited_atoms: '2500000',
+      source_address: SOURCE,
+    });
     expect(tail[1].data).toEqual({ credit_id: done.credit_id, asset_key: ARB_USDC, atoms: '2500000', source_type: 'deposit' });
     expect(await balancesOf(sim, account_id)).toEqual({ [ARB_USDC]: { available_atoms: '2500000', pending_atoms: '0' } });
     const credits = (await sim.api('GET', `/accounts/${account_id}/credits`)).body.credits;
     expect(credits).toEqual([
       {
-        credit_id: done.credit_id, account_id, asset_key: ARB_USDC, atoms: '2500000', status: 'open',
-        source_type: 'deposit', source_id: done.tx_hash, created_at_ms: tail[1].created_at_ms,
+        credit_id: done.credit_id,
+        account_id,
+        asset_key: ARB_USDC,
+        atoms: '2500000',
+        status: 'open',
+        source_type: 'deposit',
+        source_id: done.tx_hash,
+        created_at_ms: tail[1].created_at_ms,
       },
     ]);
   });
@@ -116,14 +139,19 @@ describe('a deposit from landing to verified', () => {
       [{ deposit_address_id: id, atoms: 7 }, 400, 'invalid_parameter', 'atoms'],
       [{ deposit_address_id: id, atoms: '1', asset_key: 'NATIVE.BTC' }, 400, 'invalid_asset_key', 'asset_key'],
       [{ deposit_address_id: id, atoms: '1', asset_key: 'native.evm:10' }, 404, 'asset_not_supported', 'asset_key'],
-      [{ deposit_address_id: id, atoms: '1', source_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' }, 400, 'invalid_parameter', 'source_address'],
+      [
+        { deposit_address_id: id, atoms: '1', source_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' },
+        400,
+        'invalid_parameter',
+        'source_address',
+      ],
       [{ deposit_address_id: id, atoms: '1', tx_hash: 'abc' }, 400, 'invalid_parameter', 'tx_hash'],
     ];
     for (const [body, status, code, param] of cases) {
       const r = await land(sim, body);
       expect([r.status, r.body.error?.code, r.body.error?.param], JSON.stringify(body)).toEqual([status, code, param]);
     }
-    const tx_hash = '0x' + 'ab'.repeat(32);
+    const tx_hash = `0x${'ab'.repeat(32)}`;
     expect((await land(sim, { deposit_address_id: id, atoms: '1', tx_hash })).status).toBe(200);
     const again = await land(sim, { deposit_address_id: id, atoms: '1', tx_hash: tx_hash.toUpperCase().replace('0X', '0x') });
     expect(again.body.error).toMatchObject({ code: 'invalid_parameter', param: 'tx_hash' });
@@ -160,32 +188,47 @@ describe('a deposit from landing to verified', () => {
 });
 
 describe('screening', () => {
-  it.each(['sanctions_match', 'high_risk_score', 'mixer_association'])('a source flagged %s yields deposit.flagged by routes, no credit', async (flag_reason) => {
-    const account_id = await readyAccount(sim);
-    const da = await newDepositAddress(sim, account_id, ARB_USDC);
-    const source = deriveWallet('evm:42161', sha256(utf8ToBytes(flag_reason))).address;
-    expect((await sim.control('POST', '/screening/addresses', { address: source, flag_reason })).status).toBe(200);
-    const d = (await land(sim, { deposit_address_id: da.deposit_address_id, atoms: '900', source_address: source })).body.deposit;
-    await sim.advance(3_000);
-    const after = (await deposit(sim, da.deposit_address_id))[0];
-    expect(after).toMatchObject({ status: 'flagged', flag_reason, flagged_by: 'routes', credit_id: null });
-    const flagged = eventsOf(sim, account_id, 'deposit.flagged');
-    expect(flagged).toHaveLength(1);
-    expect(flagged[0].data).toEqual({
-      deposit_address_id: da.deposit_address_id, asset_key: ARB_USDC, detected_atoms: '900', source_address: source, flag_reason, flagged_by: 'routes', tx_hash: d.tx_hash,
-    });
-    await sim.settle();
-    expect(eventsOf(sim, account_id).filter((e) => e.type === 'deposit.verified' && e.data.deposit_address_id === da.deposit_address_id)).toHaveLength(0);
-    expect((await balancesOf(sim, account_id))[ARB_USDC]).toBeUndefined();
-    await sim.control('DELETE', `/screening/addresses/${source}`);
-  });
+  it.each(['sanctions_match', 'high_risk_score', 'mixer_association'])(
+    'a source flagged %s yields deposit.flagged by routes, no credit',
+    async (flag_reason) => {
+      const account_id = await readyAccount(sim);
+      const da = await newDepositAddress(sim, account_id, ARB_USDC);
+      const source = deriveWallet('evm:42161', sha256(utf8ToBytes(flag_reason))).address;
+      expect((await sim.control('POST', '/screening/addresses', { address: source, flag_reason })).status).toBe(200);
+      const d = (await land(sim, { deposit_address_id: da.deposit_address_id, atoms: '900', source_address: source })).body.deposit;
+      await sim.advance(3_000);
+      const after = (await deposit(sim, da.deposit_address_id))[0];
+      expect(after).toMatchObject({ status: 'flagged', flag_reason, flagged_by: 'routes', credit_id: null });
+      const flagged = eventsOf(sim, account_id, 'deposit.flagged');
+      expect(flagged).toHaveLength(1);
+      expect(flagged[0].data).toEqual({
+        deposit_address_id: da.deposit_address_id,
+        asset_key: ARB_USDC,
+        detected_atoms: '900',
+        source_address: source,
+        flag_reason,
+        flagged_by: 'routes',
+        tx_hash: d.tx_hash,
+      });
+      await sim.settle();
+      expect(
+        eventsOf(sim, account_id).filter((e) => e.type === 'deposit.verified' && e.data.deposit_address_id === da.deposit_address_id),
+      ).toHaveLength(0);
+      expect((await balancesOf(sim, account_id))[ARB_USDC]).toBeUndefined();
+      await sim.control('DELETE', `/screening/addresses/${source}`);
+    },
+  );
 });
 
 describe('deposit faults', () => {
   it('{fail: deposit_insufficient_confirmations} drops the deposit one block short: no credit, no verified event', async () => {
     const account_id = await readyAccount(sim);
     const da = await newDepositAddress(sim, account_id, ARB_ETH);
-    const f = await sim.control('POST', '/faults', { target: 'deposit', effect: { fail: 'deposit_insufficient_confirmations' }, match: { ids: [da.deposit_address_id] } });
+    const f = await sim.control('POST', '/faults', {
+      target: 'deposit',
+      effect: { fail: 'deposit_insufficient_confirmations' },
+      match: { ids: [da.deposit_address_id] },
+    });
     expect(f.status).toBe(200);
     await land(sim, { deposit_address_id: da.deposit_address_id, atoms: '77' });
     expect((await balancesOf(sim, account_id))[ARB_ETH].pending_atoms).toBe('77');

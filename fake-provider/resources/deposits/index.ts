@@ -8,9 +8,7 @@ import { forgetOrganizationDeposits } from './forget.ts';
 export {
   createDepositAddress,
   createZapDepositAddress,
-  findDepositAddress,
   isMonitored,
-  requireDepositAddress,
   serializeDepositAddress,
   type DepositAddress,
 } from './addresses.ts';
@@ -21,11 +19,8 @@ export {
   onDepositResolved,
   serializeDeposit,
   type Deposit,
-  type DepositListener,
-  partnerScreened,
 } from './model.ts';
-export { landDeposit, type LandInput } from './landing.ts';
-export { depositMachine, type DepositStatus, type FlagReason } from './machine.ts';
+export { landDeposit } from './landing.ts';
 export { generateTxHash } from './chain-formats.ts';
 
 export const depositsResource = {

@@ -19,22 +19,48 @@ export function depositInvariants(world: World): Violation[] {
     const credit = d.credit_id === null ? undefined : credits.byId.get(d.credit_id);
     if (status === 'verified') {
       if (!credit) out.push({ invariant: 'deposits.verified_has_credit', entity_id: d.deposit_id, message: 'verified without a credit' });
-      else if (credit.source_type !== 'deposit' || credit.source_id !== d.tx_hash || credit.atoms !== d.atoms || credit.asset_key !== d.asset_key || credit.account_id !== d.address.account_id) {
-        out.push({ invariant: 'deposits.verified_has_credit', entity_id: d.deposit_id, message: `credit ${credit.credit_id} does not match the deposit` });
+      else if (
+        credit.source_type !== 'deposit' ||
+        credit.source_id !== d.tx_hash ||
+        credit.atoms !== d.atoms ||
+        credit.asset_key !== d.asset_key ||
+        credit.account_id !== d.address.account_id
+      ) {
+        out.push({
+          invariant: 'deposits.verified_has_credit',
+          entity_id: d.deposit_id,
+          message: `credit ${credit.credit_id} does not match the deposit`,
+        });
       }
     } else if (d.credit_id !== null) {
-      out.push({ invariant: 'deposits.no_credit_unless_verified', entity_id: d.deposit_id, message: `${status} deposit has credit ${d.credit_id}` });
+      out.push({
+        invariant: 'deposits.no_credit_unless_verified',
+        entity_id: d.deposit_id,
+        message: `${status} deposit has credit ${d.credit_id}`,
+      });
     }
     const pending = credits.pending.get(pendingKey(d));
-    if (status === 'pending' && pending?.atoms !== d.atoms) out.push({ invariant: 'deposits.pending_balance', entity_id: d.deposit_id, message: 'pending deposit is missing from pending_atoms' });
-    if (status !== 'pending' && pending) out.push({ invariant: 'deposits.pending_balance', entity_id: d.deposit_id, message: `${status} deposit still counts as pending` });
-    if ((status === 'pending') !== (d.resolved_at_ms === null)) out.push({ invariant: 'deposits.resolution', entity_id: d.deposit_id, message: `${status} with resolved_at_ms ${d.resolved_at_ms}` });
+    if (status === 'pending' && pending?.atoms !== d.atoms)
+      out.push({
+        invariant: 'deposits.pending_balance',
+        entity_id: d.deposit_id,
+        message: 'pending deposit is missing from pending_atoms',
+      });
+    if (status !== 'pending' && pending)
+      out.push({ invariant: 'deposits.pending_balance', entity_id: d.deposit_id, message: `${status} deposit still counts as pending` });
+    if ((status === 'pending') !== (d.resolved_at_ms === null))
+      out.push({ invariant: 'deposits.resolution', entity_id: d.deposit_id, message: `${status} with resolved_at_ms ${d.resolved_at_ms}` });
   }
 
   for (const c of credits.list) {
     if (c.source_type !== 'deposit') continue;
     const d = deposits.byTxHash.get(c.source_id);
-    if (!d || d.credit_id !== c.credit_id) out.push({ invariant: 'deposits.no_credit_unless_verified', entity_id: c.credit_id, message: `deposit credit without a verified deposit ${c.source_id}` });
+    if (!d || d.credit_id !== c.credit_id)
+      out.push({
+        invariant: 'deposits.no_credit_unless_verified',
+        entity_id: c.credit_id,
+        message: `deposit credit without a verified deposit ${c.source_id}`,
+      });
   }
 
   // Events: deposit.pending and deposit.verified carry no tx_hash, so they are counted per address.
@@ -55,13 +81,25 @@ export function depositInvariants(world: World): Violation[] {
     const status = depositStatus(d);
     if (status === 'verified') bump(verified, d.address.deposit_address_id);
     const flaggedEvents = byTx.get(`deposit.flagged|${d.tx_hash}`) ?? 0;
-    if (flaggedEvents !== (status === 'flagged' ? 1 : 0)) out.push({ invariant: 'deposits.events_once', entity_id: d.deposit_id, message: `${flaggedEvents} deposit.flagged for a ${status} deposit` });
+    if (flaggedEvents !== (status === 'flagged' ? 1 : 0))
+      out.push({
+        invariant: 'deposits.events_once',
+        entity_id: d.deposit_id,
+        message: `${flaggedEvents} deposit.flagged for a ${status} deposit`,
+      });
     const screeningEvents = byTx.get(`deposit.partner_screening|${d.tx_hash}`) ?? 0;
-    if (screeningEvents !== (partnerScreened(d) ? 1 : 0)) out.push({ invariant: 'deposits.events_once', entity_id: d.deposit_id, message: `${screeningEvents} deposit.partner_screening events` });
+    if (screeningEvents !== (partnerScreened(d) ? 1 : 0))
+      out.push({
+        invariant: 'deposits.events_once',
+        entity_id: d.deposit_id,
+        message: `${screeningEvents} deposit.partner_screening events`,
+      });
   }
   for (const id of new Set([...landed.keys(), ...pendingEvents.keys(), ...verifiedEvents.keys()])) {
-    if ((landed.get(id) ?? 0) !== (pendingEvents.get(id) ?? 0)) out.push({ invariant: 'deposits.events_once', entity_id: id, message: 'deposit.pending count differs from deposits landed' });
-    if ((verified.get(id) ?? 0) !== (verifiedEvents.get(id) ?? 0)) out.push({ invariant: 'deposits.events_once', entity_id: id, message: 'deposit.verified count differs from deposits verified' });
+    if ((landed.get(id) ?? 0) !== (pendingEvents.get(id) ?? 0))
+      out.push({ invariant: 'deposits.events_once', entity_id: id, message: 'deposit.pending count differs from deposits landed' });
+    if ((verified.get(id) ?? 0) !== (verifiedEvents.get(id) ?? 0))
+      out.push({ invariant: 'deposits.events_once', entity_id: id, message: 'deposit.verified count differs from deposits verified' });
   }
   return out;
 }

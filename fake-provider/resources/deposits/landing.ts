@@ -62,7 +62,11 @@ function validateLanding(world: World, input: LandInput): Validated {
   if (input.asset_key !== undefined) {
     const asset = requireAsset(input.asset_key);
     if (asset.chain !== da.chain) {
-      throw new ApiError('invalid_parameter', `${asset.asset_key} is on ${asset.chain}; deposit address ${da.deposit_address_id} is on ${da.chain}`, { param: 'asset_key' });
+      throw new ApiError(
+        'invalid_parameter',
+        `${asset.asset_key} is on ${asset.chain}; deposit address ${da.deposit_address_id} is on ${da.chain}`,
+        { param: 'asset_key' },
+      );
     }
     asset_key = asset.asset_key;
   }
@@ -72,8 +76,10 @@ function validateLanding(world: World, input: LandInput): Validated {
   let tx_hash: string | undefined;
   if (input.tx_hash !== undefined) {
     tx_hash = canonicalTxHash(da.chain, input.tx_hash) ?? undefined;
-    if (tx_hash === undefined) throw new ApiError('invalid_parameter', `tx_hash is not a ${da.chain} transaction hash`, { param: 'tx_hash' });
-    if (depositStore(world).byTxHash.has(tx_hash)) throw new ApiError('invalid_parameter', `transaction ${tx_hash} has already landed`, { param: 'tx_hash' });
+    if (tx_hash === undefined)
+      throw new ApiError('invalid_parameter', `tx_hash is not a ${da.chain} transaction hash`, { param: 'tx_hash' });
+    if (depositStore(world).byTxHash.has(tx_hash))
+      throw new ApiError('invalid_parameter', `transaction ${tx_hash} has already landed`, { param: 'tx_hash' });
   }
   if (!isMonitored(world, da)) {
     throw new ApiError('deposit_window_closed', `deposit address ${da.deposit_address_id} stopped being monitored at ${da.expires_at_ms}`, {
@@ -83,7 +89,9 @@ function validateLanding(world: World, input: LandInput): Validated {
   }
   const account = accountStore(world).byId.get(da.account_id)!;
   if (accountStatus(account) === 'exported') {
-    throw new ApiError('deposit_window_closed', `account ${da.account_id} is exported; its deposit addresses are no longer monitored`, { param: 'deposit_address_id' });
+    throw new ApiError('deposit_window_closed', `account ${da.account_id} is exported; its deposit addresses are no longer monitored`, {
+      param: 'deposit_address_id',
+    });
   }
   return { da, org: world.orgs.get(da.org_id)!, asset_key, tx_hash };
 }

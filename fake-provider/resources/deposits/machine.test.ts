@@ -55,7 +55,11 @@ describe('deposit machine', () => {
   });
 
   it('counts every block at once at finality: verifies when screened, else waits at finality for screening', () => {
-    expect(run(world, 'd1b', plain, [CLEAN, C2])).toMatchObject({ status: 'verified', effects: ['detected', 'verified'], context: { confirmations: 2 } });
+    expect(run(world, 'd1b', plain, [CLEAN, C2])).toMatchObject({
+      status: 'verified',
+      effects: ['detected', 'verified'],
+      context: { confirmations: 2 },
+    });
     const waiting = run(world, 'd2b', plain, [C2, C]);
     expect(waiting).toMatchObject({ status: 'pending', refused: ['CONFIRM'], context: { confirmations: 2 } });
     expect(run(world, 'd2c', plain, [C2, CLEAN])).toMatchObject({ status: 'verified', context: { confirmations: 2 } });
@@ -74,15 +78,25 @@ describe('deposit machine', () => {
   });
 
   it('flags on a screening flag (routes) and refuses a second screening result', () => {
-    expect(run(world, 'd5', plain, [C, FLAG])).toMatchObject({ status: 'flagged', context: { flag_reason: 'sanctions_match', flagged_by: 'routes' } });
+    expect(run(world, 'd5', plain, [C, FLAG])).toMatchObject({
+      status: 'flagged',
+      context: { flag_reason: 'sanctions_match', flagged_by: 'routes' },
+    });
     expect(run(world, 'd6', plain, [CLEAN, FLAG, CLEAN]).refused).toEqual(['SCREENED_FLAG', 'SCREENED_CLEAN']);
   });
 
   it('flags on a partner flag while the window is open, and refuses one after it closed or without partner screening', () => {
     const r = run(world, 'd7', partner, [CLEAN, C, C, PFLAG]);
     expect(r).toMatchObject({
-      status: 'flagged', effects: ['detected', 'flagged'],
-      context: { flag_reason: 'partner_flagged', flagged_by: 'partner', partner_flag_category: 'aml', partner_flag_message: 'm', partner_window_open: false },
+      status: 'flagged',
+      effects: ['detected', 'flagged'],
+      context: {
+        flag_reason: 'partner_flagged',
+        flagged_by: 'partner',
+        partner_flag_category: 'aml',
+        partner_flag_message: 'm',
+        partner_window_open: false,
+      },
     });
     expect(run(world, 'd8', partner, [CLOSE, PFLAG]).refused).toEqual(['PARTNER_FLAG']);
     expect(run(world, 'd9', plain, [PFLAG, CLOSE]).refused).toEqual(['PARTNER_FLAG', 'PARTNER_WINDOW_CLOSED']);
@@ -94,14 +108,20 @@ describe('deposit machine', () => {
   });
 
   it('absorbs every event in each terminal state', () => {
-    for (const [id, prefix] of [['t1', [CLEAN, C, C]], ['t2', [FLAG]], ['t3', [DROP]]] as const) {
+    for (const [id, prefix] of [
+      ['t1', [CLEAN, C, C]],
+      ['t2', [FLAG]],
+      ['t3', [DROP]],
+    ] as const) {
       const r = run(world, id, plain, [...prefix, ...ALL]);
       expect(r.refused).toEqual(ALL.map((e) => e.type));
     }
   });
 
   it('took every edge of the machine', () => {
-    const taken = new Set(world.transitions.records.filter((r) => r.kind === 'deposit' && r.from !== null).map((r) => `${r.from}|${r.event}|${r.to}`));
+    const taken = new Set(
+      world.transitions.records.filter((r) => r.kind === 'deposit' && r.from !== null).map((r) => `${r.from}|${r.event}|${r.to}`),
+    );
     for (const e of edgesOf(depositMachine)) expect(taken, `${e.from} --${e.event}--> ${e.to}`).toContain(`${e.from}|${e.event}|${e.to}`);
   });
 });

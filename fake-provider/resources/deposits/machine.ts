@@ -51,7 +51,8 @@ export const depositMachine = setup({
   },
   actions: {
     countConfirmation: assign({
-      confirmations: ({ context, event }) => Math.min(context.required_confirmations, context.confirmations + (event.type === 'CONFIRM' ? event.blocks : 0)),
+      confirmations: ({ context, event }) =>
+        Math.min(context.required_confirmations, context.confirmations + (event.type === 'CONFIRM' ? event.blocks : 0)),
     }),
     markScreened: assign({ screened: true }),
     closeWindow: assign({ partner_window_open: false }),

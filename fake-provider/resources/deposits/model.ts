@@ -169,7 +169,7 @@ export function sendDeposit(world: World, d: Deposit, event: DepositEvent): bool
  * steps, the blocks whose time has come (by now while pending, by its resolution once flagged or dropped
  * — a dropped transaction never got its last block), so GET /_sim/deposits reads the same either way.
  */
-export function depositConfirmations(world: World, d: Deposit): number {
+function depositConfirmations(world: World, d: Deposit): number {
   const c = d.snapshot.context;
   const status = depositStatus(d);
   if (d.confirm_step === 1 || status === 'verified') return c.confirmations;
@@ -191,17 +191,25 @@ export function partnerFlag(
   body: { tx_hash: string; flag_category: string; flag_message: string },
 ): Deposit {
   const da = findDepositAddress(world, deposit_address_id);
-  if (!da || da.org_id !== org_id) throw new ApiError('not_found', `no deposit address ${deposit_address_id}`, { param: 'deposit_address_id' });
+  if (!da || da.org_id !== org_id)
+    throw new ApiError('not_found', `no deposit address ${deposit_address_id}`, { param: 'deposit_address_id' });
   const wanted = canonicalTxHash(da.chain, body.tx_hash) ?? body.tx_hash;
   const d = (depositStore(world).byAddress.get(deposit_address_id) ?? []).find((x) => x.tx_hash === wanted && partnerScreened(x));
-  if (!d) throw new ApiError('not_found', `no deposit under partner screening with tx_hash ${body.tx_hash} on ${deposit_address_id}`, { param: 'tx_hash' });
+  if (!d)
+    throw new ApiError('not_found', `no deposit under partner screening with tx_hash ${body.tx_hash} on ${deposit_address_id}`, {
+      param: 'tx_hash',
+    });
   const status = depositStatus(d);
   const closed = status !== 'pending' || !d.snapshot.context.partner_window_open || world.sim.now_ms() > d.screening_deadline_ms!;
   if (closed || !sendDeposit(world, d, { type: 'PARTNER_FLAG', flag_category: body.flag_category, flag_message: body.flag_message })) {
-    throw new ApiError('deposit_window_closed', status === 'pending' ? 'the partner screening window has closed' : `the deposit is already ${status}`, {
-      param: 'tx_hash',
-      details: { status, screening_deadline_ms: d.screening_deadline_ms },
-    });
+    throw new ApiError(
+      'deposit_window_closed',
+      status === 'pending' ? 'the partner screening window has closed' : `the deposit is already ${status}`,
+      {
+        param: 'tx_hash',
+        details: { status, screening_deadline_ms: d.screening_deadline_ms },
+      },
+    );
   }
   return d;
 }

@@ -3,7 +3,18 @@
 // partner_flagged fault with and without partner screening.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ARB_FINALITY_MS, balancesOf, deposit, eventsOf, land, newDepositAddress, newOrgKey, readyAccount, startDepositSim } from '../../testing/fixtures/deposits.ts';
+import {
+  ARB_ETH,
+  ARB_FINALITY_MS,
+  balancesOf,
+  deposit,
+  eventsOf,
+  land,
+  newDepositAddress,
+  newOrgKey,
+  readyAccount,
+  startDepositSim,
+} from '../../testing/fixtures/deposits.ts';
 
 let sim: TestSim;
 let partnerKey: string;
@@ -14,7 +25,8 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 const WINDOW_MS = 10_000;
-const flag = (key: string, deposit_address_id: string, body: unknown) => sim.api('POST', `/deposits/${deposit_address_id}/flag`, { body, key });
+const flag = (key: string, deposit_address_id: string, body: unknown) =>
+  sim.api('POST', `/deposits/${deposit_address_id}/flag`, { body, key });
 
 async function partnerDeposit(asset_key = ARB_ETH) {
   const account_id = await readyAccount(sim, partnerKey);
@@ -29,8 +41,12 @@ describe('partner screening window', () => {
     const events = eventsOf(sim, account_id, 'deposit.');
     expect(events.map((e) => e.type)).toEqual(['deposit.pending', 'deposit.partner_screening']);
     expect(events[1].data).toEqual({
-      deposit_address_id: da.deposit_address_id, tx_hash: d.tx_hash, source_address: d.source_address, asset_key: ARB_ETH,
-      detected_atoms: '1000', screening_deadline_ms: events[1].created_at_ms + WINDOW_MS,
+      deposit_address_id: da.deposit_address_id,
+      tx_hash: d.tx_hash,
+      source_address: d.source_address,
+      asset_key: ARB_ETH,
+      detected_atoms: '1000',
+      screening_deadline_ms: events[1].created_at_ms + WINDOW_MS,
     });
     expect(d.screening_deadline_ms).toBe(events[1].created_at_ms + WINDOW_MS);
     await sim.advance(ARB_FINALITY_MS);
@@ -48,12 +64,24 @@ describe('partner screening window', () => {
     await sim.advance(WINDOW_MS - 1);
     const r = await flag(partnerKey, da.deposit_address_id, { tx_hash: d.tx_hash, flag_category: 'aml', flag_message: 'linked to a hack' });
     expect(r.status).toBe(200);
-    expect(r.body.flag).toEqual({ deposit_address_id: da.deposit_address_id, tx_hash: d.tx_hash, flag_reason: 'partner_flagged', accepted: true });
+    expect(r.body.flag).toEqual({
+      deposit_address_id: da.deposit_address_id,
+      tx_hash: d.tx_hash,
+      flag_reason: 'partner_flagged',
+      accepted: true,
+    });
     const flagged = eventsOf(sim, account_id, 'deposit.flagged');
     expect(flagged.map((e) => e.data)).toEqual([
       {
-        deposit_address_id: da.deposit_address_id, asset_key: ARB_ETH, detected_atoms: '1000', source_address: d.source_address,
-        flag_reason: 'partner_flagged', flagged_by: 'partner', tx_hash: d.tx_hash, partner_flag_category: 'aml', partner_flag_message: 'linked to a hack',
+        deposit_address_id: da.deposit_address_id,
+        asset_key: ARB_ETH,
+        detected_atoms: '1000',
+        source_address: d.source_address,
+        flag_reason: 'partner_flagged',
+        flagged_by: 'partner',
+        tx_hash: d.tx_hash,
+        partner_flag_category: 'aml',
+        partner_flag_message: 'linked to a hack',
       },
     ]);
     await sim.settle();
@@ -68,7 +96,11 @@ describe('partner screening window', () => {
   it('answers 409 deposit_window_closed once the window has closed, verified or not', async () => {
     const verified = await partnerDeposit();
     await sim.advance(WINDOW_MS);
-    const late = await flag(partnerKey, verified.da.deposit_address_id, { tx_hash: verified.d.tx_hash, flag_category: 'aml', flag_message: 'late' });
+    const late = await flag(partnerKey, verified.da.deposit_address_id, {
+      tx_hash: verified.d.tx_hash,
+      flag_category: 'aml',
+      flag_message: 'late',
+    });
     expect(late.status).toBe(409);
     expect(late.body.error).toMatchObject({ code: 'deposit_window_closed', details: { status: 'verified' } });
 
@@ -88,7 +120,7 @@ describe('partner screening window', () => {
     const body = { tx_hash: d.tx_hash, flag_category: 'c', flag_message: 'm' };
     const cases: Array<[string, string, unknown, string]> = [
       [partnerKey, 'dpa_nope', body, 'deposit_address_id'],
-      [partnerKey, da.deposit_address_id, { ...body, tx_hash: '0x' + '00'.repeat(32) }, 'tx_hash'],
+      [partnerKey, da.deposit_address_id, { ...body, tx_hash: `0x${'00'.repeat(32)}` }, 'tx_hash'],
       [sim.api_key, da.deposit_address_id, body, 'deposit_address_id'],
     ];
     for (const [key, id, b, param] of cases) {
@@ -101,7 +133,9 @@ describe('partner screening window', () => {
     const r = await flag(sim.api_key, pda.deposit_address_id, { tx_hash: pd.tx_hash, flag_category: 'c', flag_message: 'm' });
     expect([r.status, r.body.error.code]).toEqual([404, 'not_found']);
     expect((await deposit(sim, da.deposit_address_id))[0].status).toBe('pending');
-    expect((await flag(partnerKey, da.deposit_address_id, { ...body, tx_hash: d.tx_hash.toUpperCase().replace('0X', '0x') })).status).toBe(200);
+    expect((await flag(partnerKey, da.deposit_address_id, { ...body, tx_hash: d.tx_hash.toUpperCase().replace('0X', '0x') })).status).toBe(
+      200,
+    );
   });
 
   it('answers 422 invalid_flag_request for missing or invalid body fields and changes nothing', async () => {
@@ -116,7 +150,12 @@ describe('partner screening window', () => {
     ];
     for (const [body, param] of cases) {
       const r = await flag(partnerKey, da.deposit_address_id, body);
-      expect([r.status, r.body.error.code, r.body.error.param, r.body.error.type], JSON.stringify(body)).toEqual([422, 'invalid_flag_request', param, 'invalid_request']);
+      expect([r.status, r.body.error.code, r.body.error.param, r.body.error.type], JSON.stringify(body)).toEqual([
+        422,
+        'invalid_flag_request',
+        param,
+        'invalid_request',
+      ]);
     }
     expect((await deposit(sim, da.deposit_address_id))[0].status).toBe('pending');
     expect((await flag(null as unknown as string, da.deposit_address_id, {})).status).toBe(401);
@@ -127,19 +166,32 @@ describe('the partner_flagged fault', () => {
   it('flags halfway through the window for an organization with partner screening', async () => {
     const account_id = await readyAccount(sim, partnerKey);
     const da = await newDepositAddress(sim, account_id, ARB_ETH, partnerKey);
-    await sim.control('POST', '/faults', { target: 'deposit', effect: { flag: 'partner_flagged' }, match: { ids: [da.deposit_address_id] } });
+    await sim.control('POST', '/faults', {
+      target: 'deposit',
+      effect: { flag: 'partner_flagged' },
+      match: { ids: [da.deposit_address_id] },
+    });
     await land(sim, { deposit_address_id: da.deposit_address_id, atoms: '3' });
     await sim.advance(WINDOW_MS / 2 - 1);
     expect((await deposit(sim, da.deposit_address_id))[0].status).toBe('pending');
     await sim.advance(1);
-    expect((await deposit(sim, da.deposit_address_id))[0]).toMatchObject({ status: 'flagged', flag_reason: 'partner_flagged', flagged_by: 'partner' });
-    expect(eventsOf(sim, account_id, 'deposit.flagged')[0].data).toMatchObject({ flagged_by: 'partner', partner_flag_category: 'swapsim_fault' });
+    expect((await deposit(sim, da.deposit_address_id))[0]).toMatchObject({
+      status: 'flagged',
+      flag_reason: 'partner_flagged',
+      flagged_by: 'partner',
+    });
+    expect(eventsOf(sim, account_id, 'deposit.flagged')[0].data).toMatchObject({
+      flagged_by: 'partner',
+      partner_flag_category: 'swapsim_fault',
+    });
   });
 
   it('does not fire for an organization without partner screening (the rule stays unused)', async () => {
     const account_id = await readyAccount(sim);
     const da = await newDepositAddress(sim, account_id, ARB_ETH);
-    const f = (await sim.control('POST', '/faults', { target: 'deposit', effect: { flag: 'partner_flagged' }, match: { account_id }, times: 1 })).body.fault;
+    const f = (
+      await sim.control('POST', '/faults', { target: 'deposit', effect: { flag: 'partner_flagged' }, match: { account_id }, times: 1 })
+    ).body.fault;
     await land(sim, { deposit_address_id: da.deposit_address_id, atoms: '3' });
     await sim.settle();
     expect((await deposit(sim, da.deposit_address_id))[0].status).toBe('verified');

@@ -23,8 +23,14 @@ import {
 
 export const depositRoutes = [
   defineRoute({
-    method: 'post', path: '/accounts/:account_id/deposit-addresses', tag: 'Deposit addresses', summary: 'Provision a deposit address', idempotent: true,
-    params: accountParams, body: createDepositAddressBody, response: depositAddressReply,
+    method: 'post',
+    path: '/accounts/:account_id/deposit-addresses',
+    tag: 'Deposit addresses',
+    summary: 'Provision a deposit address',
+    idempotent: true,
+    params: accountParams,
+    body: createDepositAddressBody,
+    response: depositAddressReply,
     handler: ({ params, body }, { world, org }) => {
       const account = requireAccount(world, org.organization_id, params.account_id);
       const asset = resolveAssetRef(world, org.organization_id, body, { required: true });
@@ -32,8 +38,13 @@ export const depositRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/accounts/:account_id/deposit-addresses', tag: 'Deposit addresses', summary: 'List deposit addresses',
-    params: accountParams, query: listDepositAddressesQuery, response: listSchema('deposit_addresses', depositAddress),
+    method: 'get',
+    path: '/accounts/:account_id/deposit-addresses',
+    tag: 'Deposit addresses',
+    summary: 'List deposit addresses',
+    params: accountParams,
+    query: listDepositAddressesQuery,
+    response: listSchema('deposit_addresses', depositAddress),
     handler: ({ params, query }, { world, org }) => {
       const account = requireAccount(world, org.organization_id, params.account_id);
       const asset_key = query.asset_key === undefined ? undefined : requireAsset(query.asset_key).asset_key;
@@ -42,19 +53,33 @@ export const depositRoutes = [
     },
   }),
   defineRoute({
-    method: 'post', path: '/deposits/:deposit_address_id/flag', tag: 'Partner screening', summary: 'Flag a deposit inside its partner screening window',
-    params: depositAddressParams, body: partnerFlagBody, response: partnerFlagReply,
+    method: 'post',
+    path: '/deposits/:deposit_address_id/flag',
+    tag: 'Partner screening',
+    summary: 'Flag a deposit inside its partner screening window',
+    params: depositAddressParams,
+    body: partnerFlagBody,
+    response: partnerFlagReply,
     handler: ({ params, body }, { world, org }) => {
       const d = partnerFlag(world, org.organization_id, params.deposit_address_id, body);
-      return { body: { flag: { deposit_address_id: d.address.deposit_address_id, tx_hash: d.tx_hash, flag_reason: 'partner_flagged', accepted: true } } };
+      return {
+        body: {
+          flag: { deposit_address_id: d.address.deposit_address_id, tx_hash: d.tx_hash, flag_reason: 'partner_flagged', accepted: true },
+        },
+      };
     },
   }),
 ];
 
 export const depositControlRoutes = [
   defineRoute({
-    auth: 'public', method: 'post', path: '/deposits', tag: 'Control', summary: 'An on-chain transfer lands on a deposit address',
-    body: landDepositBody, response: simDepositReply,
+    auth: 'public',
+    method: 'post',
+    path: '/deposits',
+    tag: 'Control',
+    summary: 'An on-chain transfer lands on a deposit address',
+    body: landDepositBody,
+    response: simDepositReply,
     // The deposit's lifecycle is its organization's work: deleting the organization cancels what is left of it.
     handler: ({ body }, { world }) => {
       const owner = depositAddressStore(world).byId.get(body.deposit_address_id)?.org_id ?? null;
@@ -63,8 +88,13 @@ export const depositControlRoutes = [
     },
   }),
   defineRoute({
-    auth: 'public', method: 'get', path: '/deposits', tag: 'Control', summary: 'Deposits and their status',
-    query: listDepositsQuery, response: simDepositList,
+    auth: 'public',
+    method: 'get',
+    path: '/deposits',
+    tag: 'Control',
+    summary: 'Deposits and their status',
+    query: listDepositsQuery,
+    response: simDepositList,
     handler: ({ query }, { world }) => ({ body: { deposits: listDeposits(world, query).map((d) => serializeDeposit(world, d)) } }),
   }),
 ];

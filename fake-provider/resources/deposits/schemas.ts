@@ -2,13 +2,15 @@
 import { z } from 'zod';
 import { atomsString, cursorQuery, idString, limitQuery } from '../../contract/validate.ts';
 
-export const depositAddress = z.object({
-  deposit_address_id: z.string(),
-  asset_key: z.string(),
-  address: z.string(),
-  memo: z.string().nullable(),
-  tag: z.string().nullable(),
-}).meta({ id: 'DepositAddress' });
+export const depositAddress = z
+  .object({
+    deposit_address_id: z.string(),
+    asset_key: z.string(),
+    address: z.string(),
+    memo: z.string().nullable(),
+    tag: z.string().nullable(),
+  })
+  .meta({ id: 'DepositAddress' });
 
 export const accountParams = z.object({ account_id: idString });
 export const depositAddressParams = z.object({ deposit_address_id: idString });
@@ -73,25 +75,27 @@ export const listDepositsQuery = z.object({
 });
 
 /** A landed deposit as the control plane shows it (`POST`/`GET /_sim/deposits`). */
-export const simDeposit = z.object({
-  deposit_id: z.string(),
-  tx_hash: z.string(),
-  deposit_address_id: z.string(),
-  account_id: z.string(),
-  asset_key: z.string(),
-  atoms: z.string(),
-  source_address: z.string(),
-  status: z.enum(['pending', 'verified', 'flagged', 'dropped']),
-  confirmations: z.number().int(),
-  required_confirmations: z.number().int(),
-  screened: z.boolean(),
-  screening_deadline_ms: z.number().int().nullable(),
-  credit_id: z.string().nullable(),
-  flag_reason: z.enum(['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged']).nullable(),
-  flagged_by: z.enum(['routes', 'partner']).nullable(),
-  repeat_on_single_use: z.boolean(),
-  landed_at_ms: z.number().int(),
-  resolved_at_ms: z.number().int().nullable(),
-}).meta({ id: 'SimDeposit' });
+export const simDeposit = z
+  .object({
+    deposit_id: z.string(),
+    tx_hash: z.string(),
+    deposit_address_id: z.string(),
+    account_id: z.string(),
+    asset_key: z.string(),
+    atoms: z.string(),
+    source_address: z.string(),
+    status: z.enum(['pending', 'verified', 'flagged', 'dropped']),
+    confirmations: z.number().int(),
+    required_confirmations: z.number().int(),
+    screened: z.boolean(),
+    screening_deadline_ms: z.number().int().nullable(),
+    credit_id: z.string().nullable(),
+    flag_reason: z.enum(['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged']).nullable(),
+    flagged_by: z.enum(['routes', 'partner']).nullable(),
+    repeat_on_single_use: z.boolean(),
+    landed_at_ms: z.number().int(),
+    resolved_at_ms: z.number().int().nullable(),
+  })
+  .meta({ id: 'SimDeposit' });
 export const simDepositReply = z.object({ request_id: z.string(), deposit: simDeposit });
 export const simDepositList = z.object({ request_id: z.string(), deposits: z.array(simDeposit) });

@@ -33,7 +33,8 @@ const world = () => sim.running.runtime.world;
 const newAccount = async (key?: string): Promise<string> => (await sim.api('POST', '/accounts', { body: {}, key })).body.account.account_id;
 const register = (account_id: string, body: Record<string, unknown>, key?: string | null) =>
   sim.api('POST', `/accounts/${account_id}/destinations`, { body, key });
-const listAll = async (account_id: string): Promise<any[]> => (await sim.api('GET', `/accounts/${account_id}/destinations?limit=100`)).body.destinations;
+const listAll = async (account_id: string): Promise<any[]> =>
+  (await sim.api('GET', `/accounts/${account_id}/destinations?limit=100`)).body.destinations;
 const destinationEvents = (destination_id: string) =>
   world()
     .events.all.filter((e) => e.envelope.type.startsWith('destination.') && e.envelope.data.destination_id === destination_id)
@@ -71,7 +72,13 @@ describe('POST /accounts/:account_id/destinations', () => {
       ['spl.solana:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', addressOf('solana', 'spl')],
     ];
     for (const [asset_key, address] of more) expect((await register(acct, { asset_key, address })).status).toBe(200);
-    const full = await register(acct, { asset_key: ARB_USDC, address: addressOf('evm:42161'), memo: 'm-1', tag: '42', label: 'cold wallet' });
+    const full = await register(acct, {
+      asset_key: ARB_USDC,
+      address: addressOf('evm:42161'),
+      memo: 'm-1',
+      tag: '42',
+      label: 'cold wallet',
+    });
     expect(full.body.destination).toMatchObject({ asset_key: ARB_USDC, memo: 'm-1', tag: '42', label: 'cold wallet' });
     expect(await listAll(acct)).toHaveLength(WALLET_CHAINS.length + more.length + 1);
   });
@@ -104,7 +111,8 @@ describe('POST /accounts/:account_id/destinations', () => {
     const good = addressOf('evm:1', 'checksum');
     // Flip the case of the first hex letter: still mixed case, no longer the EIP-55 casing.
     const i = good.slice(2).search(/[a-fA-F]/) + 2;
-    const flipped = good.slice(0, i) + (good[i] === good[i].toUpperCase() ? good[i].toLowerCase() : good[i].toUpperCase()) + good.slice(i + 1);
+    const flipped =
+      good.slice(0, i) + (good[i] === good[i].toUpperCase() ? good[i].toLowerCase() : good[i].toUpperCase()) + good.slice(i + 1);
     expect(flipped).not.toBe(good);
     const r = await register(acct, { asset_key: ETH, address: flipped });
     expect(r.status).toBe(400);
@@ -117,11 +125,17 @@ describe('POST /accounts/:account_id/destinations', () => {
     const acct = await newAccount();
     const address = addressOf('evm:1', 'sanctioned');
     // Flagged in lowercase, registered in EIP-55 casing: EVM screening ignores case.
-    expect((await sim.control('POST', '/screening/addresses', { address: address.toLowerCase(), flag_reason: 'sanctions_match' })).status).toBe(200);
+    expect(
+      (await sim.control('POST', '/screening/addresses', { address: address.toLowerCase(), flag_reason: 'sanctions_match' })).status,
+    ).toBe(200);
     const before = world().transitions.records.length;
     const r = await register(acct, { asset_key: ETH, address });
     expect(r.status).toBe(403);
-    expect(r.body.error).toMatchObject({ code: 'destination_screening_failed', param: 'address', details: { flag_reason: 'sanctions_match' } });
+    expect(r.body.error).toMatchObject({
+      code: 'destination_screening_failed',
+      param: 'address',
+      details: { flag_reason: 'sanctions_match' },
+    });
     expect(await listAll(acct)).toEqual([]);
     expect(world().transitions.records.length).toBe(before);
     const btc = addressOf('btc', 'mixer');
@@ -139,8 +153,14 @@ describe('POST /accounts/:account_id/destinations', () => {
     expect(r.status).toBe(200);
     expect(r.body.destination.asset_key).toBe(ARB_USDC);
     expect(r.body.destination).not.toHaveProperty('symbol');
-    expect((await register(acct, { symbol: 'NOPE', address: addressOf('evm:1') })).body.error).toMatchObject({ code: 'symbol_not_found', param: 'symbol' });
-    expect((await register(acct, { symbol: '-x', address: addressOf('evm:1') })).body.error).toMatchObject({ code: 'invalid_symbol', param: 'symbol' });
+    expect((await register(acct, { symbol: 'NOPE', address: addressOf('evm:1') })).body.error).toMatchObject({
+      code: 'symbol_not_found',
+      param: 'symbol',
+    });
+    expect((await register(acct, { symbol: '-x', address: addressOf('evm:1') })).body.error).toMatchObject({
+      code: 'invalid_symbol',
+      param: 'symbol',
+    });
   });
 
   it('checks the asset pair and every body field before creating anything', async () => {
@@ -183,7 +203,9 @@ describe('POST /accounts/:account_id/destinations', () => {
       expect(r.body.error).toMatchObject({ code: 'account_not_found', param: 'account_id' });
     }
     expect((await sim.api('GET', `/accounts/${acct}/destinations`, { key: other.api_key })).body.error.code).toBe('account_not_found');
-    expect((await sim.api('DELETE', `/accounts/${acct}/destinations/dest_x`, { key: other.api_key })).body.error.code).toBe('account_not_found');
+    expect((await sim.api('DELETE', `/accounts/${acct}/destinations/dest_x`, { key: other.api_key })).body.error.code).toBe(
+      'account_not_found',
+    );
     expect((await register(acct, body, null)).status).toBe(401);
   });
 
@@ -192,7 +214,9 @@ describe('POST /accounts/:account_id/destinations', () => {
     await sim.api('POST', `/accounts/${deact}/deactivate`);
     expect((await register(deact, { asset_key: ETH, address: addressOf('evm:1') })).status).toBe(200);
     const exporting = await newAccount();
-    const exported = await sim.api('POST', `/accounts/${exporting}/export-keys`, { body: { target_public_key: recipientKeys().public_key_hex } });
+    const exported = await sim.api('POST', `/accounts/${exporting}/export-keys`, {
+      body: { target_public_key: recipientKeys().public_key_hex },
+    });
     expect(exported.body.account).toMatchObject({ status: 'export_initiated' });
     const r = await register(exporting, { asset_key: ETH, address: addressOf('evm:1') });
     expect(r.status).toBe(409);
@@ -205,8 +229,10 @@ describe('GET /accounts/:account_id/destinations', () => {
   it('filters by asset_key and pages with cursors, every item once', async () => {
     const acct = await newAccount();
     const ids: Record<string, string[]> = { [ETH]: [], [BTC]: [] };
-    for (let i = 0; i < 3; i++) ids[ETH].push((await register(acct, { asset_key: ETH, address: addressOf('evm:1', `p${i}`) })).body.destination.destination_id);
-    for (let i = 0; i < 2; i++) ids[BTC].push((await register(acct, { asset_key: BTC, address: addressOf('btc', `p${i}`) })).body.destination.destination_id);
+    for (let i = 0; i < 3; i++)
+      ids[ETH].push((await register(acct, { asset_key: ETH, address: addressOf('evm:1', `p${i}`) })).body.destination.destination_id);
+    for (let i = 0; i < 2; i++)
+      ids[BTC].push((await register(acct, { asset_key: BTC, address: addressOf('btc', `p${i}`) })).body.destination.destination_id);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -228,10 +254,22 @@ describe('GET /accounts/:account_id/destinations', () => {
 
   it('rejects a bad asset_key, limit or cursor', async () => {
     const acct = await newAccount();
-    expect((await sim.api('GET', `/accounts/${acct}/destinations?asset_key=ETH`)).body.error).toMatchObject({ code: 'invalid_asset_key', param: 'asset_key' });
-    expect((await sim.api('GET', `/accounts/${acct}/destinations?limit=0`)).body.error).toMatchObject({ code: 'invalid_parameter', param: 'limit' });
-    expect((await sim.api('GET', `/accounts/${acct}/destinations?limit=101`)).body.error).toMatchObject({ code: 'invalid_parameter', param: 'limit' });
-    expect((await sim.api('GET', `/accounts/${acct}/destinations?cursor=nonsense`)).body.error).toMatchObject({ code: 'invalid_parameter', param: 'cursor' });
+    expect((await sim.api('GET', `/accounts/${acct}/destinations?asset_key=ETH`)).body.error).toMatchObject({
+      code: 'invalid_asset_key',
+      param: 'asset_key',
+    });
+    expect((await sim.api('GET', `/accounts/${acct}/destinations?limit=0`)).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'limit',
+    });
+    expect((await sim.api('GET', `/accounts/${acct}/destinations?limit=101`)).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'limit',
+    });
+    expect((await sim.api('GET', `/accounts/${acct}/destinations?cursor=nonsense`)).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'cursor',
+    });
     expect((await sim.api('GET', '/accounts/acct_nope/destinations')).status).toBe(404);
   });
 });
@@ -275,7 +313,8 @@ describe('DELETE /accounts/:account_id/destinations/:destination_id', () => {
     const sim200 = await open({ profile: { ...DEFAULT_PROFILE, delete_destination_status: 200 } });
     try {
       const acct = (await sim200.api('POST', '/accounts', { body: {} })).body.account.account_id;
-      const d = (await sim200.api('POST', `/accounts/${acct}/destinations`, { body: { asset_key: ETH, address: addressOf('evm:1') } })).body.destination;
+      const d = (await sim200.api('POST', `/accounts/${acct}/destinations`, { body: { asset_key: ETH, address: addressOf('evm:1') } })).body
+        .destination;
       const r = await sim200.api('DELETE', `/accounts/${acct}/destinations/${d.destination_id}`);
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ request_id: expect.stringMatching(/^req_/), destination: d, deleted: true });
@@ -316,7 +355,9 @@ describe('/_sim destination suspend and reactivate', () => {
       { destination_id: id, suspended_at_ms: t3, suspension_reason: 'mixer_association' },
     ]);
     expect(events.every((e) => e.account_id === acct)).toBe(true);
-    const path = world().transitions.records.filter((r) => r.entity_id === id).map((r) => `${r.from}>${r.to}`);
+    const path = world()
+      .transitions.records.filter((r) => r.entity_id === id)
+      .map((r) => `${r.from}>${r.to}`);
     expect(path).toEqual(['null>usable', 'usable>suspended', 'suspended>usable', 'usable>suspended']);
     // A suspended destination can still be deleted; afterwards the controls no longer find it.
     expect((await sim.api('DELETE', `/accounts/${acct}/destinations/${id}`)).status).toBe(204);
@@ -334,8 +375,14 @@ describe('/_sim destination suspend and reactivate', () => {
       expect(r.status).toBe(404);
       expect(r.body.error).toMatchObject({ code: 'destination_not_found', param: 'destination_id' });
     }
-    expect((await sim.control('POST', `/destinations/${d.destination_id}/suspend`, {})).body.error).toMatchObject({ code: 'parameter_missing', param: 'reason' });
-    expect((await sim.control('POST', `/destinations/${d.destination_id}/suspend`, { reason: '' })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'reason' });
+    expect((await sim.control('POST', `/destinations/${d.destination_id}/suspend`, {})).body.error).toMatchObject({
+      code: 'parameter_missing',
+      param: 'reason',
+    });
+    expect((await sim.control('POST', `/destinations/${d.destination_id}/suspend`, { reason: '' })).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'reason',
+    });
     expect(destinationEvents(d.destination_id)).toEqual([]);
   });
 

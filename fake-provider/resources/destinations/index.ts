@@ -10,13 +10,9 @@ export {
   destinationStore,
   getDestinationRecord,
   requireUsableDestination,
-  serializeDestination,
   suspendDestination,
   reactivateDestination,
-  type Destination,
 } from './model.ts';
-export { destinationMachine, type DestinationStatus } from './machine.ts';
-export { addressProblem } from '../assets/index.ts';
 
 export const destinationsResource = {
   name: 'destinations',

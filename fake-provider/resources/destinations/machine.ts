@@ -4,10 +4,7 @@ import { assign, emit, setup } from 'xstate';
 
 export type DestinationEffect = { type: 'publish'; event_type: 'destination.suspended' | 'destination.reactivated' };
 
-export type DestinationEvent =
-  | { type: 'SUSPEND'; reason: string; at_ms: number }
-  | { type: 'REACTIVATE' }
-  | { type: 'DELETE' };
+export type DestinationEvent = { type: 'SUSPEND'; reason: string; at_ms: number } | { type: 'REACTIVATE' } | { type: 'DELETE' };
 
 export interface DestinationContext {
   suspended_at_ms: number | null;

@@ -6,7 +6,13 @@ import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { ApiError } from '../../contract/errors.ts';
 import { deriveWallet } from '../accounts/index.ts';
-import { destinationsResource, getDestinationRecord, reactivateDestination, requireUsableDestination, suspendDestination } from './index.ts';
+import {
+  destinationsResource,
+  getDestinationRecord,
+  reactivateDestination,
+  requireUsableDestination,
+  suspendDestination,
+} from './index.ts';
 
 const ETH = 'native.evm:1';
 const address = deriveWallet('evm:1', sha256(utf8ToBytes('usable'))).address;
@@ -82,7 +88,10 @@ describe('requireUsableDestination', () => {
     const acct = await newAccount();
     const id = await newDestination(acct);
     const other = 'erc20.evm:1_0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';
-    expect(thrown(() => requireUsableDestination(world(), org_id, acct, id, other))).toMatchObject({ code: 'invalid_parameter', param: 'destination_id' });
+    expect(thrown(() => requireUsableDestination(world(), org_id, acct, id, other))).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'destination_id',
+    });
     suspendDestination(world(), id, 'sanctions_match');
     expect(thrown(() => requireUsableDestination(world(), org_id, acct, id, other)).code).toBe('invalid_parameter');
     expect(thrown(() => requireUsableDestination(world(), org_id, acct, id, ETH)).code).toBe('destination_suspended');

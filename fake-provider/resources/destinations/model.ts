@@ -160,17 +160,29 @@ export function reactivateDestination(world: World, destination_id: string): Des
  * another account's), 400 invalid_parameter when its asset is not `asset_key`, 403 destination_suspended.
  * The asset check comes first: that request is wrong whatever screening later decides.
  */
-export function requireUsableDestination(world: World, org_id: string, account_id: string, destination_id: string, asset_key?: string): Destination {
+export function requireUsableDestination(
+  world: World,
+  org_id: string,
+  account_id: string,
+  destination_id: string,
+  asset_key?: string,
+): Destination {
   const d = requireLive(world, org_id, account_id, destination_id);
   if (asset_key !== undefined && d.asset_key !== asset_key) {
-    throw new ApiError('invalid_parameter', `destination ${destination_id} is for ${d.asset_key}, not ${asset_key}`, { param: 'destination_id' });
+    throw new ApiError('invalid_parameter', `destination ${destination_id} is for ${d.asset_key}, not ${asset_key}`, {
+      param: 'destination_id',
+    });
   }
   if (destinationStatus(d) === 'suspended') {
     const { suspended_at_ms, suspension_reason } = d.snapshot.context;
-    throw new ApiError('destination_suspended', `destination ${destination_id} is suspended by delta screening; use another destination or wait for destination.reactivated`, {
-      param: 'destination_id',
-      details: { destination_id, suspended_at_ms, suspension_reason },
-    });
+    throw new ApiError(
+      'destination_suspended',
+      `destination ${destination_id} is suspended by delta screening; use another destination or wait for destination.reactivated`,
+      {
+        param: 'destination_id',
+        details: { destination_id, suspended_at_ms, suspension_reason },
+      },
+    );
   }
   return d;
 }
@@ -208,22 +220,43 @@ export function destinationInvariants(world: World): Violation[] {
     const { suspended_at_ms, suspension_reason } = d.snapshot.context;
     const set = suspended_at_ms !== null;
     if (set !== (suspension_reason !== null)) {
-      out.push({ invariant: 'destinations.suspension_fields_paired', entity_id: id, message: 'suspended_at_ms and suspension_reason must be both null or both set' });
+      out.push({
+        invariant: 'destinations.suspension_fields_paired',
+        entity_id: id,
+        message: 'suspended_at_ms and suspension_reason must be both null or both set',
+      });
     }
     if ((status === 'usable' && set) || (status === 'suspended' && !set)) {
-      out.push({ invariant: 'destinations.suspension_matches_state', entity_id: id, message: `state ${status} but suspended_at_ms is ${suspended_at_ms}` });
+      out.push({
+        invariant: 'destinations.suspension_matches_state',
+        entity_id: id,
+        message: `state ${status} but suspended_at_ms is ${suspended_at_ms}`,
+      });
     }
     const events = eventsOf.get(id) ?? [];
     events.forEach((e, i) => {
       const expected = i % 2 === 0 ? 'destination.suspended' : 'destination.reactivated';
-      if (e.type !== expected) out.push({ invariant: 'destinations.events_alternate', entity_id: id, message: `event ${i} is ${e.type}, expected ${expected}` });
+      if (e.type !== expected)
+        out.push({ invariant: 'destinations.events_alternate', entity_id: id, message: `event ${i} is ${e.type}, expected ${expected}` });
     });
     const last = events[events.length - 1];
     if (status !== 'deleted' && (last?.type === 'destination.suspended') !== (status === 'suspended')) {
-      out.push({ invariant: 'destinations.events_match_state', entity_id: id, message: `state ${status} but the last event is ${last?.type ?? 'none'}` });
+      out.push({
+        invariant: 'destinations.events_match_state',
+        entity_id: id,
+        message: `state ${status} but the last event is ${last?.type ?? 'none'}`,
+      });
     }
-    if (status === 'suspended' && last && (last.data.suspended_at_ms !== suspended_at_ms || last.data.suspension_reason !== suspension_reason)) {
-      out.push({ invariant: 'destinations.events_match_state', entity_id: id, message: 'the last destination.suspended event disagrees with the stored suspension' });
+    if (
+      status === 'suspended' &&
+      last &&
+      (last.data.suspended_at_ms !== suspended_at_ms || last.data.suspension_reason !== suspension_reason)
+    ) {
+      out.push({
+        invariant: 'destinations.events_match_state',
+        entity_id: id,
+        message: 'the last destination.suspended event disagrees with the stored suspension',
+      });
     }
   }
   return out;

@@ -3,16 +3,18 @@ import { z } from 'zod';
 import { cursorQuery, idString, limitQuery } from '../../contract/validate.ts';
 import { isCanonicalAssetKey } from '../assets/index.ts';
 
-export const destination = z.object({
-  destination_id: z.string(),
-  asset_key: z.string(),
-  address: z.string(),
-  memo: z.string().nullable(),
-  tag: z.string().nullable(),
-  label: z.string().nullable(),
-  suspended_at_ms: z.number().int().nullable(),
-  suspension_reason: z.string().nullable(),
-}).meta({ id: 'Destination' });
+export const destination = z
+  .object({
+    destination_id: z.string(),
+    asset_key: z.string(),
+    address: z.string(),
+    memo: z.string().nullable(),
+    tag: z.string().nullable(),
+    label: z.string().nullable(),
+    suspended_at_ms: z.number().int().nullable(),
+    suspension_reason: z.string().nullable(),
+  })
+  .meta({ id: 'Destination' });
 
 export const accountParams = z.object({ account_id: idString });
 export const destinationParams = z.object({ account_id: idString, destination_id: idString });
@@ -31,7 +33,10 @@ export const registerBody = z.object({
 export const listQuery = z.object({
   asset_key: z
     .string()
-    .refine(isCanonicalAssetKey, { message: 'asset_key does not match the canonical asset_key grammar', params: { api_code: 'invalid_asset_key' } })
+    .refine(isCanonicalAssetKey, {
+      message: 'asset_key does not match the canonical asset_key grammar',
+      params: { api_code: 'invalid_asset_key' },
+    })
     .optional(),
   limit: limitQuery,
   cursor: cursorQuery,

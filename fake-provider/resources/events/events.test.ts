@@ -106,7 +106,8 @@ describe('GET /accounts/:account_id/activity', () => {
     const b = (await sim.api('POST', '/accounts', { key: o.api_key, body: {} })).body.account;
     await sim.advance(10_000);
     const world = sim.running.runtime.world;
-    const emit = (type: string, data: Record<string, unknown>, account_id = a.account_id) => publish(world, o.organization_id, account_id, type, data).envelope;
+    const emit = (type: string, data: Record<string, unknown>, account_id = a.account_id) =>
+      publish(world, o.organization_id, account_id, type, data).envelope;
     const t1 = emit('test.settled', { trade_id: 'trd_1', credit_id: 'cr_9' });
     const z1 = emit('sample.failed', { zap_id: 'zap_1', failure_code: 'zap_expired' });
     const c1 = emit('test.credit', { credit_id: 'cr_9', asset_key: 'native.btc', atoms: '5' });

@@ -3,8 +3,8 @@
 import type { ResourceModule } from '../../resource.ts';
 import { eventRoutes } from './routes.ts';
 
-export { listEvents, listActivity, serializeEvent, type FeedQuery, type ActivityQuery } from './model.ts';
-export { TYPE_PATTERN, typePattern, typesQuery, eventEnvelope } from './schemas.ts';
+export { serializeEvent } from './model.ts';
+export { typePattern, eventEnvelope } from './schemas.ts';
 
 export const eventsResource = {
   name: 'events',

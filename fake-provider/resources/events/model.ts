@@ -37,7 +37,8 @@ const DATA_FILTERS = ['asset_key', 'trade_id', 'zap_id', 'cancel_id', 'credit_id
 export function listEvents(world: World, org_id: string, q: FeedQuery): Page<StoredEvent> {
   const filter: EventFilter = { org_id, types: q.types, account_id: q.account_id, since_ms: q.since_ms, until_ms: q.until_ms };
   const limit = q.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) return paginate(selectEvents(world, filter), (e) => e.seq, { limit: q.limit, cursor: q.cursor });
+  if (!Number.isInteger(limit) || limit < 1)
+    return paginate(selectEvents(world, filter), (e) => e.seq, { limit: q.limit, cursor: q.cursor });
   // The same page `paginate` would cut from the whole filtered list, without filtering it all: the pool
   // (the account's events or every event) is in seq order, so the cursor is found by binary search and
   // the scan stops once one match beyond the page shows there is more.

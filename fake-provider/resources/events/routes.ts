@@ -6,13 +6,22 @@ import { activityParams, activityQuery, eventEnvelope, eventsQuery } from './sch
 
 export const eventRoutes = [
   defineRoute({
-    method: 'get', path: '/events', tag: 'Events', summary: 'The organization event feed, oldest first',
-    query: eventsQuery, response: listSchema('events', eventEnvelope),
+    method: 'get',
+    path: '/events',
+    tag: 'Events',
+    summary: 'The organization event feed, oldest first',
+    query: eventsQuery,
+    response: listSchema('events', eventEnvelope),
     handler: ({ query }, { world, org }) => ({ body: listBody('events', listEvents(world, org.organization_id, query), serializeEvent) }),
   }),
   defineRoute({
-    method: 'get', path: '/accounts/:account_id/activity', tag: 'Accounts', summary: "An account's event stream",
-    params: activityParams, query: activityQuery, response: listSchema('events', eventEnvelope),
+    method: 'get',
+    path: '/accounts/:account_id/activity',
+    tag: 'Accounts',
+    summary: "An account's event stream",
+    params: activityParams,
+    query: activityQuery,
+    response: listSchema('events', eventEnvelope),
     handler: ({ params, query }, { world, org }) => {
       const account = requireAccount(world, org.organization_id, params.account_id);
       return { body: listBody('events', listActivity(world, org.organization_id, account.account_id, query), serializeEvent) };

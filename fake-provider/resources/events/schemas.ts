@@ -8,12 +8,12 @@ import { failureCodesOf } from '../../failure-codes.ts';
 
 const WORD = '[a-z][a-z0-9_]*';
 /** `*`, `<word>(.<word>)*.*`, or a dotted name such as `trade.settled`. */
-export const TYPE_PATTERN = new RegExp(`^(\\*|${WORD}(\\.${WORD})*\\.\\*|${WORD}(\\.${WORD})+)$`);
+const TYPE_PATTERN = new RegExp(`^(\\*|${WORD}(\\.${WORD})*\\.\\*|${WORD}(\\.${WORD})+)$`);
 
 export const typePattern = z.string().max(128).regex(TYPE_PATTERN, 'must be *, <word>.* or a dotted event type such as trade.settled');
 
 /** `types=trade.*,zap.settled`: every entry must be a valid pattern. */
-export const typesQuery = commaList
+const typesQuery = commaList
   .refine((list) => list.length <= 100, 'at most 100 entries')
   .refine((list) => list.every((t) => TYPE_PATTERN.test(t)), 'each entry must be *, <word>.* or a dotted event type such as trade.settled')
   .optional();
@@ -33,10 +33,13 @@ export const eventsQuery = z
   })
   .refine(sinceUntil, untilIssue);
 
-export const assetKeyQuery = z.string().max(256).refine(isCanonicalAssetKey, {
-  message: 'does not match the canonical asset_key grammar',
-  params: { api_code: 'invalid_asset_key' },
-});
+const assetKeyQuery = z
+  .string()
+  .max(256)
+  .refine(isCanonicalAssetKey, {
+    message: 'does not match the canonical asset_key grammar',
+    params: { api_code: 'invalid_asset_key' },
+  });
 
 export const activityQuery = z
   .object({
@@ -76,11 +79,22 @@ export const eventEnvelope = z
     envelopeOf(['deposit.pending'], { ...depositIds, detected_atoms: z.string() }),
     envelopeOf(['deposit.verified'], { ...depositIds, credit_id: z.string(), credited_atoms: z.string(), source_address: z.string() }),
     envelopeOf(['deposit.flagged'], {
-      ...depositIds, detected_atoms: z.string(), source_address: z.string(), tx_hash: z.string(),
-      flag_reason: z.enum(['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged']), flagged_by: z.enum(['routes', 'partner']),
-      partner_flag_category: z.string().optional(), partner_flag_message: z.string().optional(),
+      ...depositIds,
+      detected_atoms: z.string(),
+      source_address: z.string(),
+      tx_hash: z.string(),
+      flag_reason: z.enum(['sanctions_match', 'high_risk_score', 'mixer_association', 'partner_flagged']),
+      flagged_by: z.enum(['routes', 'partner']),
+      partner_flag_category: z.string().optional(),
+      partner_flag_message: z.string().optional(),
     }),
-    envelopeOf(['deposit.partner_screening'], { ...depositIds, tx_hash: z.string(), source_address: z.string(), detected_atoms: z.string(), screening_deadline_ms: z.number().int() }),
+    envelopeOf(['deposit.partner_screening'], {
+      ...depositIds,
+      tx_hash: z.string(),
+      source_address: z.string(),
+      detected_atoms: z.string(),
+      screening_deadline_ms: z.number().int(),
+    }),
     envelopeOf(['cancel.created'], cancelIds),
     envelopeOf(['cancel.sent', 'cancel.confirmed'], { ...cancelIds, tx_hash: z.string() }),
     envelopeOf(['cancel.failed'], { ...cancelIds, failure_code: z.enum(failureCodesOf('cancel')) }),
@@ -88,9 +102,24 @@ export const eventEnvelope = z
     envelopeOf(['trade.settled'], { ...tradeIds, credit_id: z.string() }),
     envelopeOf(['trade.failed'], { ...tradeIds, failure_code: z.enum(failureCodesOf('trade')) }),
     envelopeOf(['trade.settlement_orphaned', 'trade.settlement_reconfirmed'], { ...tradeIds, leg: z.enum(['in', 'out']) }),
-    envelopeOf(['zap.awaiting_deposit', 'zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settlement_orphaned', 'zap.settlement_reconfirmed'], zapIds),
+    envelopeOf(
+      [
+        'zap.awaiting_deposit',
+        'zap.executing',
+        'zap.filled',
+        'zap.pending_settle',
+        'zap.settlement_orphaned',
+        'zap.settlement_reconfirmed',
+      ],
+      zapIds,
+    ),
     envelopeOf(['zap.settled'], { ...zapIds, credit_id: z.string() }),
-    envelopeOf(['zap.failed'], { ...zapIds, failure_code: z.enum(failureCodesOf('zap')), recovery_id: z.string().optional(), credit_id: z.string().optional() }),
+    envelopeOf(['zap.failed'], {
+      ...zapIds,
+      failure_code: z.enum(failureCodesOf('zap')),
+      recovery_id: z.string().optional(),
+      credit_id: z.string().optional(),
+    }),
     envelopeOf(['recovery.created'], recoveryIds),
     envelopeOf(['recovery.claimed'], { ...recoveryIds, cancel_id: z.string() }),
     envelopeOf(['recovery.failed'], { ...recoveryIds, failure_code: z.enum(failureCodesOf('recovery')) }),
@@ -101,7 +130,10 @@ export const eventEnvelope = z
     envelopeOf(['account.wallet_created'], { chain: z.string(), address: z.string(), asset_key: z.string() }),
     envelopeOf(['account.deactivated'], {}),
     envelopeOf(['account.export_initiated'], { export_source: exportSource }),
-    envelopeOf(['account.key_exported'], { keys: z.array(z.object({ chain: z.string(), address: z.string(), export_bundle: z.string() })), export_source: exportSource }),
+    envelopeOf(['account.key_exported'], {
+      keys: z.array(z.object({ chain: z.string(), address: z.string(), export_bundle: z.string() })),
+      export_source: exportSource,
+    }),
   ])
   .meta({ id: 'Event' });
 

@@ -10,7 +10,7 @@ import type { WalletChain } from '../accounts/index.ts';
 import { finalAt, INCLUDED_AT, newSettlement, ORPHANED, type Leg, type Settlement } from './settlement.ts';
 import { failureCodesAt, stageOf, type FailureStage } from '../../failure-codes.ts';
 
-export type SwapKind = 'trade' | 'zap';
+type SwapKind = 'trade' | 'zap';
 
 /**
  * Each kind's failure codes by the stage at which a fault rule applies them (the rule's `fail_codes`), from the
@@ -108,7 +108,7 @@ function at(world: World, swap: Swap, due_ms: number, step: TaskStep, run: () =>
 const pendingKey = (swap: Swap): string => swap.id;
 
 /** Fails the swap: the source credit is released (stays open), pending output cleared. */
-export function failSwap(world: World, swap: Swap, ops: SwapOps, code: string): void {
+function failSwap(world: World, swap: Swap, ops: SwapOps, code: string): void {
   if (swap.done || !ops.send(world, swap, { type: 'FAIL', code })) return;
   swap.done = true;
   swap.next_due_ms = null;
@@ -172,12 +172,24 @@ function settle(world: World, swap: Swap, ops: SwapOps): void {
   consumeCredit(world, swap.credit_id, swap.id);
   clearPending(world, pendingKey(swap));
   createCredit(world, {
-    org_id: swap.org_id, account_id: swap.account_id, asset_key: swap.to_asset_key, atoms: swap.amount_out_atoms,
-    source_type: 'trade_settlement', source_id: swap.id, credit_id: settlement_credit_id,
+    org_id: swap.org_id,
+    account_id: swap.account_id,
+    asset_key: swap.to_asset_key,
+    atoms: swap.amount_out_atoms,
+    source_type: 'trade_settlement',
+    source_id: swap.id,
+    credit_id: settlement_credit_id,
   });
   const change = source.atoms - swap.amount_in_atoms;
   if (change > 0n) {
-    createCredit(world, { org_id: swap.org_id, account_id: swap.account_id, asset_key: swap.from_asset_key, atoms: change, source_type: 'change', source_id: swap.id });
+    createCredit(world, {
+      org_id: swap.org_id,
+      account_id: swap.account_id,
+      asset_key: swap.from_asset_key,
+      atoms: change,
+      source_type: 'change',
+      source_id: swap.id,
+    });
   }
   scheduleReorgs(world, swap, ops);
 }
@@ -190,7 +202,9 @@ function scheduleReorgs(world: World, swap: Swap, ops: SwapOps): void {
   for (const rule of fire(world, swap, ops, ['reorg'])) {
     if (!('reorg' in rule.effect)) continue;
     const which: Leg = rule.effect.reorg;
-    world.sim.scheduler.after(world.profile.reorg_after_ms, TASK_LABELS[swap.kind].settlement_orphaned, () => orphan(world, swap, ops, which));
+    world.sim.scheduler.after(world.profile.reorg_after_ms, TASK_LABELS[swap.kind].settlement_orphaned, () =>
+      orphan(world, swap, ops, which),
+    );
   }
 }
 
@@ -198,7 +212,9 @@ function orphan(world: World, swap: Swap, ops: SwapOps, which: Leg): void {
   const s = swap.settlement!;
   const other: Leg = which === 'out' ? 'in' : 'out';
   if (s[ORPHANED[other]]) {
-    world.sim.scheduler.schedule(finalAt(world, s, other) + 1, TASK_LABELS[swap.kind].settlement_orphaned, () => orphan(world, swap, ops, which));
+    world.sim.scheduler.schedule(finalAt(world, s, other) + 1, TASK_LABELS[swap.kind].settlement_orphaned, () =>
+      orphan(world, swap, ops, which),
+    );
     return;
   }
   if (!ops.send(world, swap, { type: 'ORPHAN', leg: which })) return;

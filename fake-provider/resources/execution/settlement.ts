@@ -30,7 +30,15 @@ export const INCLUDED_AT = { out: 'out_included_at_ms', in: 'in_included_at_ms' 
 export const ORPHANED = { out: 'out_orphaned', in: 'in_orphaned' } as const;
 
 export function newSettlement(swap_id: string, out_chain: WalletChain, in_chain: WalletChain, included_at_ms: number): Settlement {
-  return { swap_id, out_chain, in_chain, out_included_at_ms: included_at_ms, in_included_at_ms: included_at_ms, out_orphaned: false, in_orphaned: false };
+  return {
+    swap_id,
+    out_chain,
+    in_chain,
+    out_included_at_ms: included_at_ms,
+    in_included_at_ms: included_at_ms,
+    out_orphaned: false,
+    in_orphaned: false,
+  };
 }
 
 /**
@@ -38,13 +46,13 @@ export function newSettlement(swap_id: string, out_chain: WalletChain, in_chain:
  * in's) on every read rather than kept: a stream forked by name draws the same every time and moves no
  * other stream, so every read gives the same hash.
  */
-export function txHash(world: World, s: Settlement, which: Leg): string {
+function txHash(world: World, s: Settlement, which: Leg): string {
   const rng = world.sim.rng.fork(`settlements/${s.swap_id}`);
   const out = generateTxHash(s.out_chain, rng);
   return which === 'out' ? out : generateTxHash(s.in_chain, rng);
 }
 
-export function timing(world: World, chain: string): ChainTiming {
+function timing(world: World, chain: string): ChainTiming {
   return world.profile.chains[chain];
 }
 
@@ -54,14 +62,14 @@ export function finalAt(world: World, s: Settlement, which: Leg): number {
   return s[INCLUDED_AT[which]] + t.block_ms * t.finality_confirmations;
 }
 
-export function confirmations(world: World, s: Settlement, which: Leg): number {
+function confirmations(world: World, s: Settlement, which: Leg): number {
   if (s[ORPHANED[which]]) return 0;
   const t = timing(world, s[CHAIN[which]]);
   const elapsed = world.sim.now_ms() - s[INCLUDED_AT[which]];
   return Math.max(0, Math.min(t.finality_confirmations, Math.floor(elapsed / t.block_ms) + (elapsed >= 0 ? 1 : 0)));
 }
 
-export function finalized(world: World, s: Settlement, which: Leg): boolean {
+function finalized(world: World, s: Settlement, which: Leg): boolean {
   return !s[ORPHANED[which]] && world.sim.now_ms() >= finalAt(world, s, which);
 }
 
@@ -79,5 +87,10 @@ export function serializeSettlement(world: World, s: Settlement): Record<string,
 
 /** History records carry hashes and finality only. */
 export function settlementSummary(world: World, s: Settlement): Record<string, unknown> {
-  return { out_tx_hash: txHash(world, s, 'out'), out_finalized: finalized(world, s, 'out'), in_tx_hash: txHash(world, s, 'in'), in_finalized: finalized(world, s, 'in') };
+  return {
+    out_tx_hash: txHash(world, s, 'out'),
+    out_finalized: finalized(world, s, 'out'),
+    in_tx_hash: txHash(world, s, 'in'),
+    in_finalized: finalized(world, s, 'in'),
+  };
 }

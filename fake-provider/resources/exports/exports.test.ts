@@ -23,7 +23,8 @@ const events = (s: TestSim, account_id: string, type: string) =>
   s.running.runtime.world.events.all.filter((e) => e.envelope.account_id === account_id && e.envelope.type === type).map((e) => e.envelope);
 const status = async (s: TestSim, account_id: string) => (await s.api('GET', `/accounts/${account_id}`)).body.account.status;
 const pub = (s: TestSim, method: string, path: string, body?: unknown) => s.api(method, path, { body, key: null });
-const latestOtp = async (s: TestSim, account_id: string): Promise<string> => (await s.control('GET', `/emails?account_id=${account_id}`)).body.emails.at(-1).otp_code;
+const latestOtp = async (s: TestSim, account_id: string): Promise<string> =>
+  (await s.control('GET', `/emails?account_id=${account_id}`)).body.emails.at(-1).otp_code;
 
 async function accountWithEmail(s: TestSim): Promise<string> {
   const id = await readyAccount(s);
@@ -32,7 +33,11 @@ async function accountWithEmail(s: TestSim): Promise<string> {
 }
 
 /** Opens every bundle with the recipient key and re-derives each address; they must be the announced wallets. */
-async function expectKeysControlWallets(s: TestSim, account_id: string, keys: { chain: string; address: string; export_bundle: string }[]): Promise<void> {
+async function expectKeysControlWallets(
+  s: TestSim,
+  account_id: string,
+  keys: { chain: string; address: string; export_bundle: string }[],
+): Promise<void> {
   const announced = new Map(events(s, account_id, 'account.wallet_created').map((e) => [e.data.chain, e.data.address]));
   expect(keys.map((k) => k.chain).sort()).toEqual([...WALLET_CHAINS].sort());
   for (const k of keys) {
@@ -55,7 +60,9 @@ describe('integrator-assisted export (POST /accounts/{id}/export-keys)', () => {
     expect(await status(sim, id)).toBe('export_initiated');
     expect(events(sim, id, 'account.export_initiated').map((e) => e.data)).toEqual([{ export_source: 'integrator' }]);
     // A locked account takes no new work.
-    expect((await sim.api('POST', `/accounts/${id}/deposit-addresses`, { body: { asset_key: 'native.evm:1' } })).body.error.code).toBe('account_not_operable');
+    expect((await sim.api('POST', `/accounts/${id}/deposit-addresses`, { body: { asset_key: 'native.evm:1' } })).body.error.code).toBe(
+      'account_not_operable',
+    );
     await sim.settle();
     expect(await status(sim, id)).toBe('exported');
     const [exported] = events(sim, id, 'account.key_exported');
@@ -64,7 +71,10 @@ describe('integrator-assisted export (POST /accounts/{id}/export-keys)', () => {
     // The same key and body replays the first answer; a new key on the same account is a conflict.
     const again = await sim.api('POST', `/accounts/${id}/export-keys`, { body: { target_public_key: KEYS.public_key_hex }, idem: 'exp-1' });
     expect(again.body).toEqual(r.body);
-    const other = await sim.api('POST', `/accounts/${id}/export-keys`, { body: { target_public_key: OTHER_KEYS.public_key_hex }, idem: 'exp-1' });
+    const other = await sim.api('POST', `/accounts/${id}/export-keys`, {
+      body: { target_public_key: OTHER_KEYS.public_key_hex },
+      idem: 'exp-1',
+    });
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('idempotency_key_reuse');
     const fresh = await sim.api('POST', `/accounts/${id}/export-keys`, { body: { target_public_key: KEYS.public_key_hex } });
@@ -99,10 +109,10 @@ describe('integrator-assisted export (POST /accounts/{id}/export-keys)', () => {
     const good = KEYS.public_key_hex;
     const bad: [unknown, string][] = [
       [good.slice(0, 128), 'invalid_parameter'],
-      [good + '00', 'invalid_parameter'],
-      ['05' + good.slice(2), 'invalid_parameter'],
-      ['04' + '11'.repeat(64), 'invalid_parameter'],
-      ['04' + 'zz'.repeat(64), 'invalid_parameter'],
+      [`${good}00`, 'invalid_parameter'],
+      [`05${good.slice(2)}`, 'invalid_parameter'],
+      [`04${'11'.repeat(64)}`, 'invalid_parameter'],
+      [`04${'zz'.repeat(64)}`, 'invalid_parameter'],
       [42, 'invalid_parameter'],
       [undefined, 'parameter_missing'],
     ];
@@ -137,7 +147,9 @@ describe('integrator-assisted export (POST /accounts/{id}/export-keys)', () => {
   it('exports a deactivated account when the profile allows it', async () => {
     const id = await readyAccount(sim);
     expect((await sim.api('POST', `/accounts/${id}/deactivate`)).status).toBe(200);
-    expect((await sim.api('POST', `/accounts/${id}/export-keys`, { body: { target_public_key: KEYS.public_key_hex } })).body.account.status).toBe('export_initiated');
+    expect(
+      (await sim.api('POST', `/accounts/${id}/export-keys`, { body: { target_public_key: KEYS.public_key_hex } })).body.account.status,
+    ).toBe('export_initiated');
     await sim.settle();
     expect(await status(sim, id)).toBe('exported');
   });
@@ -148,7 +160,14 @@ describe('integrator-assisted export (POST /accounts/{id}/export-keys)', () => {
     const id = await readyAccount(sim);
     const destination_id = await destination(sim, id, USDC);
     const credit_id = await fund(sim, id, ETH, '1000000000000000000');
-    const { quote_id } = await firmQuote(sim, { account_id: id, credit_id, destination_id, from: ETH, to: USDC, amount_in_atoms: '100000000000000000' });
+    const { quote_id } = await firmQuote(sim, {
+      account_id: id,
+      credit_id,
+      destination_id,
+      from: ETH,
+      to: USDC,
+      amount_in_atoms: '100000000000000000',
+    });
     const accepted = await sim.api('POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: '100' } });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
     const trade_id = accepted.body.trade.trade_id;
@@ -184,15 +203,27 @@ describe('user-initiated export (public endpoints, email OTP)', () => {
     expect((await pub(sim, 'GET', `/public/export-status?account_id=${id}&otp_code=${otp}`)).body.error.code).toBe('export_not_found');
 
     const wrong = otp === '000000' ? '000001' : '000000';
-    const bad = await pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code: wrong, target_public_key: KEYS.public_key_hex });
+    const bad = await pub(sim, 'POST', '/public/complete-export', {
+      account_id: id,
+      otp_code: wrong,
+      target_public_key: KEYS.public_key_hex,
+    });
     expect(bad.status).toBe(401);
     expect(bad.body.error).toMatchObject({ code: 'invalid_otp', type: 'authentication_error' });
-    const badKey = await pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code: otp, target_public_key: '05' + KEYS.public_key_hex.slice(2) });
+    const badKey = await pub(sim, 'POST', '/public/complete-export', {
+      account_id: id,
+      otp_code: otp,
+      target_public_key: `05${KEYS.public_key_hex.slice(2)}`,
+    });
     expect(badKey.status).toBe(400);
     expect(badKey.body.error).toMatchObject({ code: 'invalid_parameter', param: 'target_public_key' });
     expect(await status(sim, id)).toBe('active');
 
-    const done = await pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code: otp, target_public_key: KEYS.public_key_hex });
+    const done = await pub(sim, 'POST', '/public/complete-export', {
+      account_id: id,
+      otp_code: otp,
+      target_public_key: KEYS.public_key_hex,
+    });
     expect(done.status).toBe(200);
     expect(done.body.account).toEqual({ account_id: id, status: 'export_initiated' });
     expect(events(sim, id, 'account.export_initiated').map((e) => e.data)).toEqual([{ export_source: 'user_email' }]);
@@ -204,7 +235,11 @@ describe('user-initiated export (public endpoints, email OTP)', () => {
     expect(progress.body).not.toHaveProperty('keys');
 
     // The OTP is single-use for completion; after it, both public starts are conflicts.
-    const twice = await pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code: otp, target_public_key: KEYS.public_key_hex });
+    const twice = await pub(sim, 'POST', '/public/complete-export', {
+      account_id: id,
+      otp_code: otp,
+      target_public_key: KEYS.public_key_hex,
+    });
     expect(twice.status).toBe(409);
     expect(twice.body.error.code).toBe('account_already_exported');
     const reinit = await pub(sim, 'POST', '/public/initiate-export', { account_id: id });
@@ -229,17 +264,28 @@ describe('user-initiated export (public endpoints, email OTP)', () => {
     await pub(sim, 'POST', '/public/initiate-export', { account_id: id });
     const first = await latestOtp(sim, id);
     await sim.advance(DEFAULT_PROFILE.otp_validity_ms);
-    const expired = await pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code: first, target_public_key: KEYS.public_key_hex });
+    const expired = await pub(sim, 'POST', '/public/complete-export', {
+      account_id: id,
+      otp_code: first,
+      target_public_key: KEYS.public_key_hex,
+    });
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe('otp_expired');
     expect(await status(sim, id)).toBe('active');
     await pub(sim, 'POST', '/public/initiate-export', { account_id: id });
     const second = await latestOtp(sim, id);
     if (second !== first) {
-      const old = await pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code: first, target_public_key: KEYS.public_key_hex });
+      const old = await pub(sim, 'POST', '/public/complete-export', {
+        account_id: id,
+        otp_code: first,
+        target_public_key: KEYS.public_key_hex,
+      });
       expect(old.body.error.code).toBe('invalid_otp');
     }
-    expect((await pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code: second, target_public_key: KEYS.public_key_hex })).status).toBe(200);
+    expect(
+      (await pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code: second, target_public_key: KEYS.public_key_hex }))
+        .status,
+    ).toBe(200);
     await sim.settle();
   });
 
@@ -252,16 +298,36 @@ describe('user-initiated export (public endpoints, email OTP)', () => {
     const r404 = await pub(sim, 'POST', '/public/initiate-export', { account_id: 'acct_nope' });
     expect(r404.status).toBe(404);
     expect(r404.body.error.code).toBe('account_not_found');
-    expect((await pub(sim, 'POST', '/public/initiate-export', {})).body.error).toMatchObject({ code: 'parameter_missing', param: 'account_id' });
+    expect((await pub(sim, 'POST', '/public/initiate-export', {})).body.error).toMatchObject({
+      code: 'parameter_missing',
+      param: 'account_id',
+    });
     // An unknown account has no OTP to match.
-    const unknown = await pub(sim, 'POST', '/public/complete-export', { account_id: 'acct_nope', otp_code: '123456', target_public_key: KEYS.public_key_hex });
+    const unknown = await pub(sim, 'POST', '/public/complete-export', {
+      account_id: 'acct_nope',
+      otp_code: '123456',
+      target_public_key: KEYS.public_key_hex,
+    });
     expect(unknown.status).toBe(401);
     expect(unknown.body.error.code).toBe('invalid_otp');
     // An account that never initiated has no OTP either.
-    expect((await pub(sim, 'POST', '/public/complete-export', { account_id: noEmail, otp_code: '123456', target_public_key: KEYS.public_key_hex })).body.error.code).toBe('invalid_otp');
-    expect((await pub(sim, 'POST', '/public/complete-export', { account_id: noEmail, target_public_key: KEYS.public_key_hex })).body.error).toMatchObject({ code: 'parameter_missing', param: 'otp_code' });
+    expect(
+      (
+        await pub(sim, 'POST', '/public/complete-export', {
+          account_id: noEmail,
+          otp_code: '123456',
+          target_public_key: KEYS.public_key_hex,
+        })
+      ).body.error.code,
+    ).toBe('invalid_otp');
+    expect(
+      (await pub(sim, 'POST', '/public/complete-export', { account_id: noEmail, target_public_key: KEYS.public_key_hex })).body.error,
+    ).toMatchObject({ code: 'parameter_missing', param: 'otp_code' });
     expect((await pub(sim, 'GET', '/public/export-status?account_id=acct_nope&otp_code=123456')).body.error.code).toBe('export_not_found');
-    expect((await pub(sim, 'GET', `/public/export-status?account_id=${noEmail}`)).body.error).toMatchObject({ code: 'parameter_missing', param: 'otp_code' });
+    expect((await pub(sim, 'GET', `/public/export-status?account_id=${noEmail}`)).body.error).toMatchObject({
+      code: 'parameter_missing',
+      param: 'otp_code',
+    });
     // An integrator export has no OTP: nothing proves a session for it.
     const integrator = await readyAccount(sim);
     await sim.api('POST', `/accounts/${integrator}/export-keys`, { body: { target_public_key: KEYS.public_key_hex } });
@@ -289,7 +355,8 @@ describe('user-initiated export (public endpoints, email OTP)', () => {
   it('burns the OTP after otp_max_attempts wrong codes: even the right code is invalid_otp until a new initiation', async () => {
     const max = ROOMY.otp_max_attempts;
     const id = await accountWithEmail(sim);
-    const complete = (otp_code: string) => pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code, target_public_key: KEYS.public_key_hex });
+    const complete = (otp_code: string) =>
+      pub(sim, 'POST', '/public/complete-export', { account_id: id, otp_code, target_public_key: KEYS.public_key_hex });
     const wrongFor = (code: string) => (code === '000000' ? '000001' : '000000');
     expect((await pub(sim, 'POST', '/public/initiate-export', { account_id: id })).status).toBe(200);
     const otp = await latestOtp(sim, id);

@@ -4,9 +4,7 @@ import type { ResourceModule } from '../../resource.ts';
 import { exportInvariants, installExportSweeps } from './model.ts';
 import { exportRoutes } from './routes.ts';
 import { forgetOrganizationExports } from './model.ts';
-
-export { exportKeys, initiateExport, completeExport, exportStatus, exportBlocked, exportStore, type ExportRecord, type ExportSource, type ExportStatus } from './model.ts';
-export { sealBundle, exportSuite, targetKeyProblem, HPKE_INFO, HPKE_AAD, HPKE_ENC_BYTES, type BundlePlaintext } from './hpke.ts';
+export { exportSuite, HPKE_INFO, HPKE_AAD, HPKE_ENC_BYTES, type BundlePlaintext } from './hpke.ts';
 
 export const exportsResource = {
   name: 'exports',

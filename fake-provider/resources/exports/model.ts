@@ -6,7 +6,16 @@ import { ApiError } from '../../contract/errors.ts';
 import { sendEmail } from '../../emails.ts';
 import type { Violation } from '../../resource.ts';
 import type { StoredEvent } from '../../engine/index.ts';
-import { accountStatus, accountStore, requireAccount, sendAccount, walletOf, walletReady, WALLET_CHAINS, type Account } from '../accounts/index.ts';
+import {
+  accountStatus,
+  accountStore,
+  requireAccount,
+  sendAccount,
+  walletOf,
+  walletReady,
+  WALLET_CHAINS,
+  type Account,
+} from '../accounts/index.ts';
 import { tradeState, tradeStore } from '../trades/index.ts';
 import { zapState, zapStore } from '../zaps/index.ts';
 import { cancelStatus, cancelStore } from '../cancels/index.ts';
@@ -14,7 +23,7 @@ import { sealBundle } from './hpke.ts';
 import { checkWindow, recordHit, wrongOtpGuess, type GuardedOtp, type Windows } from '../../contract/throttle.ts';
 import type { ForgetScope } from '../../resource-records.ts';
 
-export type ExportSource = 'integrator' | 'user_email';
+type ExportSource = 'integrator' | 'user_email';
 type ExportedKeys = NonNullable<Account['exported_keys']>;
 
 export interface ExportRecord {
@@ -50,10 +59,14 @@ function requireExportable(account: Account): void {
   const status = accountStatus(account);
   if (status === 'export_initiated' || status === 'exported') throw alreadyExported(account);
   if (status === 'deactivated' && !account.snapshot.context.deactivated_allows_export) {
-    throw new ApiError('account_not_operable', `account ${account.account_id} is deactivated; this service does not export deactivated accounts`, {
-      param: 'account_id',
-      details: { account_id: account.account_id, status },
-    });
+    throw new ApiError(
+      'account_not_operable',
+      `account ${account.account_id} is deactivated; this service does not export deactivated accounts`,
+      {
+        param: 'account_id',
+        details: { account_id: account.account_id, status },
+      },
+    );
   }
 }
 
@@ -64,7 +77,13 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** Locks the account (EXPORT) and schedules the first sweep. Callers have checked everything first. */
-function beginExport(world: World, account: Account, source: ExportSource, target_public_key: string, session_otp: string | null): ExportRecord {
+function beginExport(
+  world: World,
+  account: Account,
+  source: ExportSource,
+  target_public_key: string,
+  session_otp: string | null,
+): ExportRecord {
   if (!sendAccount(world, account, { type: 'EXPORT', export_source: source })) {
     throw new Error(`account ${account.account_id} refused EXPORT after requireExportable passed`);
   }
@@ -107,7 +126,8 @@ export function initiateExport(world: World, ip: string, account_id: string): vo
   const account = accountStore(world).byId.get(account_id);
   if (!account) throw new ApiError('account_not_found', `no account ${account_id}`, { param: 'account_id' });
   requireExportable(account);
-  if (account.email === null) throw new ApiError('email_not_configured', `account ${account_id} has no email; attach one with PATCH /accounts/{account_id}`);
+  if (account.email === null)
+    throw new ApiError('email_not_configured', `account ${account_id} has no email; attach one with PATCH /accounts/{account_id}`);
   checkWindow(world, store.initiations, account_id, world.profile.public_initiate_per_account, 'export initiations for this account');
   recordHit(world, store.initiations, account_id);
   const code = String(store.otpRng.int(0, 999_999)).padStart(6, '0');
@@ -120,7 +140,11 @@ export function initiateExport(world: World, ip: string, account_id: string): vo
  * POST /public/complete-export: the OTP is consumed here and becomes export-status's session proof. Each
  * wrong code counts against the account's live OTP; `otp_max_attempts` of them burn it (see contract/throttle.ts).
  */
-export function completeExport(world: World, ip: string, input: { account_id: string; otp_code: string; target_public_key: string }): Account {
+export function completeExport(
+  world: World,
+  ip: string,
+  input: { account_id: string; otp_code: string; target_public_key: string },
+): Account {
   throttleIp(world, ip);
   const store = exportStore(world);
   // An unknown account has no OTP: answering invalid_otp (not 404) keeps this endpoint from probing ids.
@@ -130,9 +154,13 @@ export function completeExport(world: World, ip: string, input: { account_id: st
   if (status === 'export_initiated' || status === 'exported') throw alreadyExported(account);
   const otp = store.otps.get(account.account_id) ?? null;
   if (otp === null || !sameSecret(otp.code, input.otp_code)) {
-    throw wrongOtpGuess(world, otp, () => store.otps.delete(account.account_id), { subject: 'this account', again: 'call POST /public/initiate-export' });
+    throw wrongOtpGuess(world, otp, () => store.otps.delete(account.account_id), {
+      subject: 'this account',
+      again: 'call POST /public/initiate-export',
+    });
   }
-  if (world.sim.now_ms() >= otp.expires_at_ms) throw new ApiError('otp_expired', 'the OTP has expired; call POST /public/initiate-export again', { param: 'otp_code' });
+  if (world.sim.now_ms() >= otp.expires_at_ms)
+    throw new ApiError('otp_expired', 'the OTP has expired; call POST /public/initiate-export again', { param: 'otp_code' });
   requireExportable(account);
   store.otps.delete(account.account_id);
   beginExport(world, account, 'user_email', input.target_public_key, otp.code);
@@ -163,10 +191,11 @@ function scheduleSweep(world: World, record: ExportRecord, delay_ms: number): vo
 }
 
 /** True while a wallet is still being derived or a trade, zap or cancel of the account is not terminal. */
-export function exportBlocked(world: World, account: Account): boolean {
+function exportBlocked(world: World, account: Account): boolean {
   const id = account.account_id;
   if (!WALLET_CHAINS.every((chain) => walletReady(account, chain))) return true;
-  if (tradeStore(world).list.some((t) => t.swap.account_id === id && tradeState(t) !== 'settled' && tradeState(t) !== 'failed')) return true;
+  if (tradeStore(world).list.some((t) => t.swap.account_id === id && tradeState(t) !== 'settled' && tradeState(t) !== 'failed'))
+    return true;
   if (zapStore(world).list.some((z) => z.account_id === id && zapState(z) !== 'settled' && zapState(z) !== 'failed')) return true;
   return (cancelStore(world).byAccount.get(id) ?? []).some((c) => cancelStatus(c) !== 'confirmed' && cancelStatus(c) !== 'failed');
 }
@@ -187,7 +216,8 @@ async function sweep(world: World, record: ExportRecord): Promise<void> {
   account.exported_keys = keys;
   // Marked first, so the account.key_exported event this publishes schedules no further sweep.
   record.exported_at_ms = world.sim.now_ms();
-  if (!sendAccount(world, account, { type: 'SETTLEMENTS_RESOLVED' })) throw new Error(`account ${account.account_id} refused SETTLEMENTS_RESOLVED`);
+  if (!sendAccount(world, account, { type: 'SETTLEMENTS_RESOLVED' }))
+    throw new Error(`account ${account.account_id} refused SETTLEMENTS_RESOLVED`);
 }
 
 /** Each seal draws a WebCrypto ephemeral key: an outside input, so a journal records the bundle and a replay reuses it. */
@@ -195,8 +225,10 @@ async function sealKeys(world: World, account: Account, target_public_key: strin
   return Promise.all(
     WALLET_CHAINS.map(async (chain) => {
       const wallet = walletOf(account, chain);
-      const seal = (): Promise<string> => sealBundle(target_public_key, { chain, address: wallet.address, private_key_hex: wallet.private_key_hex });
-      const export_bundle = world.sim.journal.mode === 'off' ? await seal() : await world.sim.journal.outside('hpke', `${account.account_id}/${chain}`, seal);
+      const seal = (): Promise<string> =>
+        sealBundle(target_public_key, { chain, address: wallet.address, private_key_hex: wallet.private_key_hex });
+      const export_bundle =
+        world.sim.journal.mode === 'off' ? await seal() : await world.sim.journal.outside('hpke', `${account.account_id}/${chain}`, seal);
       return { chain, address: wallet.address, export_bundle };
     }),
   );
@@ -222,11 +254,21 @@ export function exportInvariants(world: World): Violation[] {
     const account = accountStore(world).byId.get(record.account_id)!;
     const status = accountStatus(account);
     const expected = record.exported_at_ms === null ? 'export_initiated' : 'exported';
-    if (status !== expected) out.push({ invariant: 'export_status', entity_id: account.account_id, message: `export record says ${expected}, account is ${status}` });
+    if (status !== expected)
+      out.push({
+        invariant: 'export_status',
+        entity_id: account.account_id,
+        message: `export record says ${expected}, account is ${status}`,
+      });
     if (record.exported_at_ms === null) continue;
     const keys = account.exported_keys ?? [];
     const ok = keys.length === WALLET_CHAINS.length && keys.every((k) => walletOf(account, k.chain).address === k.address);
-    if (!ok) out.push({ invariant: 'exported_keys_match_wallets', entity_id: account.account_id, message: 'exported keys do not name every wallet address' });
+    if (!ok)
+      out.push({
+        invariant: 'exported_keys_match_wallets',
+        entity_id: account.account_id,
+        message: 'exported keys do not name every wallet address',
+      });
   }
   return out;
 }

@@ -4,7 +4,7 @@ import { idString } from '../../contract/validate.ts';
 import { targetKeyProblem } from './hpke.ts';
 
 /** Uncompressed P-256 public key: 130 hex characters, `04` prefix, a point on the curve; else invalid_parameter. */
-export const targetPublicKey = z.string().superRefine((hex, ctx) => {
+const targetPublicKey = z.string().superRefine((hex, ctx) => {
   const problem = targetKeyProblem(hex);
   if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, params: { api_code: 'invalid_parameter' } });
 });

@@ -34,10 +34,23 @@ const cancelIds = async (q = ''): Promise<string[]> => {
 };
 const name = (cancel_id: string): string => Object.keys(ids).find((k) => ids[k] === cancel_id) ?? cancel_id;
 
-async function startCancel(label: string, asset_key: string, atoms: string, fault?: 'broadcast_failed' | 'confirmation_timeout'): Promise<void> {
+async function startCancel(
+  label: string,
+  asset_key: string,
+  atoms: string,
+  fault?: 'broadcast_failed' | 'confirmation_timeout',
+): Promise<void> {
   const credit_id = await fundedCredit(sim, account_id, asset_key, atoms);
-  if (fault) expect((await sim.control('POST', '/faults', { target: 'cancel', effect: { fail: fault }, match: { ids: [credit_id] }, times: 1 })).status).toBe(200);
-  const r = await postCancel(sim, { account_id, credit_id, destination_id: asset_key === ARB_ETH ? destEth : destUsdc, ...(label === 'eth_ok' ? { client_cancel_id: 'c-eth' } : {}) });
+  if (fault)
+    expect(
+      (await sim.control('POST', '/faults', { target: 'cancel', effect: { fail: fault }, match: { ids: [credit_id] }, times: 1 })).status,
+    ).toBe(200);
+  const r = await postCancel(sim, {
+    account_id,
+    credit_id,
+    destination_id: asset_key === ARB_ETH ? destEth : destUsdc,
+    ...(label === 'eth_ok' ? { client_cancel_id: 'c-eth' } : {}),
+  });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   ids[label] = r.body.cancel.cancel_id;
   created[label] = sim.running.runtime.world.sim.now_ms();
@@ -69,14 +82,30 @@ describe('GET /accounts/{account_id}/history', () => {
     expect(r.body).toMatchObject({ has_more: false, next_cursor: null });
     expect(r.body.records.map((x: any) => name(x.cancel_id))).toEqual(['eth_to', 'usdc_ok', 'usdc_bf', 'eth_ok']);
     const [to, , bf, ok] = r.body.records;
-    const dest = (await sim.api('GET', `/accounts/${account_id}/destinations`)).body.destinations.find((d: any) => d.destination_id === destEth).address;
+    const dest = (await sim.api('GET', `/accounts/${account_id}/destinations`)).body.destinations.find(
+      (d: any) => d.destination_id === destEth,
+    ).address;
     expect(ok).toEqual({
-      type: 'cancel', status: 'confirmed', created_at_ms: created.eth_ok, cancel_id: ids.eth_ok, client_cancel_id: 'c-eth',
-      asset_key: ARB_ETH, amount_atoms: '1000', destination_address: dest, confirmed_at_ms: created.eth_ok + BROADCAST_MS + ARB_FINALITY_MS,
+      type: 'cancel',
+      status: 'confirmed',
+      created_at_ms: created.eth_ok,
+      cancel_id: ids.eth_ok,
+      client_cancel_id: 'c-eth',
+      asset_key: ARB_ETH,
+      amount_atoms: '1000',
+      destination_address: dest,
+      confirmed_at_ms: created.eth_ok + BROADCAST_MS + ARB_FINALITY_MS,
     });
     expect(bf).toEqual({
-      type: 'cancel', status: 'failed', created_at_ms: created.usdc_bf, cancel_id: ids.usdc_bf, client_cancel_id: null,
-      asset_key: ARB_USDC, amount_atoms: '2000000', destination_address: dest, failure_code: 'broadcast_failed',
+      type: 'cancel',
+      status: 'failed',
+      created_at_ms: created.usdc_bf,
+      cancel_id: ids.usdc_bf,
+      client_cancel_id: null,
+      asset_key: ARB_USDC,
+      amount_atoms: '2000000',
+      destination_address: dest,
+      failure_code: 'broadcast_failed',
     });
     expect(to).toMatchObject({ status: 'failed', failure_code: 'confirmation_timeout', amount_atoms: '4000' });
     expect(to).not.toHaveProperty('confirmed_at_ms');
@@ -103,7 +132,11 @@ describe('GET /accounts/{account_id}/history', () => {
     expect((await cancelIds(`?asset_key=${ARB_USDC}`)).map(name)).toEqual(['usdc_ok', 'usdc_bf']);
     expect((await cancelIds(`?asset_key=${ARB_USDC}&status=failed`)).map(name)).toEqual(['usdc_bf']);
     expect(await cancelIds('?asset_key=native.btc')).toEqual([]);
-    expect((await cancelIds(`?since_ms=${created.usdc_bf}&until_ms=${created.eth_to}`)).map(name)).toEqual(['eth_to', 'usdc_ok', 'usdc_bf']);
+    expect((await cancelIds(`?since_ms=${created.usdc_bf}&until_ms=${created.eth_to}`)).map(name)).toEqual([
+      'eth_to',
+      'usdc_ok',
+      'usdc_bf',
+    ]);
     expect((await cancelIds(`?since_ms=${created.usdc_bf + 1}&until_ms=${created.eth_to - 1}`)).map(name)).toEqual(['usdc_ok']);
     expect((await cancelIds(`?until_ms=${created.eth_ok}`)).map(name)).toEqual(['eth_ok']);
   });
@@ -157,7 +190,12 @@ describe('GET /accounts/{account_id}/history', () => {
 
 describe('listHistory over any resource modules', () => {
   const rec = (type: HistoryRecord['type'], status: string, created_at_ms: number, seq: number, asset_keys: string[]): HistoryRecord => ({
-    type, status, created_at_ms, seq, asset_keys, body: { type, status, created_at_ms, id: `${type}-${seq}` },
+    type,
+    status,
+    created_at_ms,
+    seq,
+    asset_keys,
+    body: { type, status, created_at_ms, id: `${type}-${seq}` },
   });
   const modules: ResourceModule[] = [
     { name: 'trades', history: () => [rec('trade', 'settled', 100, 1, ['a', 'b']), rec('trade', 'executing', 150, 4, ['a', 'b'])] },
@@ -183,6 +221,9 @@ describe('listHistory over any resource modules', () => {
     const rest = listHistory(modules, world, 'acct', { limit: 10, cursor: first.next_cursor! });
     expect([...first.items, ...rest.items].map((r) => r.body.id)).toEqual(['zap-5', 'zap-2', 'trade-1', 'cancel-3']);
     const two = listHistory(modules, world, 'acct', { limit: 2 });
-    expect(listHistory(modules, world, 'acct', { limit: 2, cursor: two.next_cursor! }).items.map((r) => r.body.id)).toEqual(['trade-1', 'cancel-3']);
+    expect(listHistory(modules, world, 'acct', { limit: 2, cursor: two.next_cursor! }).items.map((r) => r.body.id)).toEqual([
+      'trade-1',
+      'cancel-3',
+    ]);
   });
 });

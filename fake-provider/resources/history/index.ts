@@ -3,8 +3,7 @@
 import type { ResourceModule } from '../../resource.ts';
 import { historyRoutes } from './routes.ts';
 
-export { historyOf, listHistory, type HistoryQuery } from './model.ts';
-export { HISTORY_TYPES, HISTORY_STATUSES, type HistoryType, type HistoryStatus } from './schemas.ts';
+export { historyOf } from './model.ts';
 
 export const historyResource = {
   name: 'history',

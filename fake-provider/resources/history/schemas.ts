@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { commaList, cursorQuery, idString, limitQuery, msQuery } from '../../contract/validate.ts';
 import { isCanonicalAssetKey } from '../assets/index.ts';
 
-export const HISTORY_TYPES = ['trade', 'zap', 'cancel'] as const;
+const HISTORY_TYPES = ['trade', 'zap', 'cancel'] as const;
 export type HistoryType = (typeof HISTORY_TYPES)[number];
 export const HISTORY_STATUSES = ['settled', 'failed', 'confirmed'] as const;
 export type HistoryStatus = (typeof HISTORY_STATUSES)[number];

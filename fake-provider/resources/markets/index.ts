@@ -4,8 +4,8 @@ import type { ResourceModule } from '../../resource.ts';
 import { marketStore } from './model.ts';
 import { marketControlRoutes, marketRoutes } from './routes.ts';
 
-export { usdPrice, usdPriceScaled, setUsdPrice, setUsdPrices, hasMarket, currentPrices, INTERVALS, type Interval } from './model.ts';
-export { USD_PRICE_DECIMALS, USD_PRICE_SCALE, formatUsd, parseUsd } from './walk.ts';
+export { usdPrice, usdPriceScaled, setUsdPrice, setUsdPrices } from './model.ts';
+export { USD_PRICE_SCALE, formatUsd, parseUsd } from './walk.ts';
 
 export const marketsResource = {
   name: 'markets',

@@ -246,9 +246,18 @@ describe('GET /markets/candles', () => {
     expect(await err(`asset_key=${ETH}&interval=1m&end_ms=${t}`)).toMatchObject({ code: 'parameter_missing', param: 'start_ms' });
     expect(await err(`asset_key=${ETH}&interval=1m&start_ms=${t}`)).toMatchObject({ code: 'parameter_missing', param: 'end_ms' });
     expect(await err(`asset_key=${ETH}&interval=15m&${range}`)).toMatchObject({ code: 'invalid_enum', param: 'interval' });
-    expect(await err(`asset_key=${ETH}&interval=1m&start_ms=abc&end_ms=${t}`)).toMatchObject({ code: 'invalid_parameter', param: 'start_ms' });
-    expect(await err(`asset_key=${ETH}&interval=1m&start_ms=${t}&end_ms=${t - MIN}`)).toMatchObject({ code: 'invalid_parameter', param: 'end_ms' });
-    expect(await err(`asset_key=${ETH}&interval=1m&start_ms=${t - 1000 * MIN}&end_ms=${t}`)).toMatchObject({ code: 'invalid_parameter', param: 'end_ms' });
+    expect(await err(`asset_key=${ETH}&interval=1m&start_ms=abc&end_ms=${t}`)).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'start_ms',
+    });
+    expect(await err(`asset_key=${ETH}&interval=1m&start_ms=${t}&end_ms=${t - MIN}`)).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'end_ms',
+    });
+    expect(await err(`asset_key=${ETH}&interval=1m&start_ms=${t - 1000 * MIN}&end_ms=${t}`)).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'end_ms',
+    });
     expect(await err(`asset_key=ETH&interval=1m&${range}`)).toMatchObject({ code: 'invalid_asset_key', param: 'asset_key' });
     expect(await err(`asset_key=native.evm:10&interval=1m&${range}`, 404)).toMatchObject({ code: 'asset_not_supported' });
     expect(await err(`asset_key=${BONK}&interval=1m&${range}`, 404)).toMatchObject({ code: 'not_available', param: 'asset_key' });
@@ -259,7 +268,9 @@ describe('GET /markets/candles', () => {
 
   it('answers an empty list for a range entirely in the future or before history', async () => {
     const t = await now();
-    expect((await candles(`asset_key=${ETH}&interval=1h&start_ms=${t + 2 * 60 * MIN}&end_ms=${t + 5 * 60 * MIN}`)).body.series.candles).toEqual([]);
+    expect(
+      (await candles(`asset_key=${ETH}&interval=1h&start_ms=${t + 2 * 60 * MIN}&end_ms=${t + 5 * 60 * MIN}`)).body.series.candles,
+    ).toEqual([]);
     expect((await candles(`asset_key=${ETH}&interval=1d&start_ms=0&end_ms=${500 * 24 * 60 * MIN}`)).body.series.candles).toEqual([]);
   });
 });

@@ -8,10 +8,10 @@ import { ASSET_SEQ, ASSETS, requireAsset, type Asset } from '../assets/index.ts'
 import { DecimalColumn, PairColumn } from '../../engine/index.ts';
 import { formatUsd, parseUsd, roundSignificant, SIGNIFICANT_DIGITS, walkStep, wick } from './walk.ts';
 
-export const MINUTE_MS = 60_000;
+const MINUTE_MS = 60_000;
 export const INTERVALS = ['1m', '5m', '1h', '1d'] as const;
-export type Interval = (typeof INTERVALS)[number];
-export const INTERVAL_MS: Record<Interval, number> = { '1m': MINUTE_MS, '5m': 5 * MINUTE_MS, '1h': 60 * MINUTE_MS, '1d': 1440 * MINUTE_MS };
+type Interval = (typeof INTERVALS)[number];
+const INTERVAL_MS: Record<Interval, number> = { '1m': MINUTE_MS, '5m': 5 * MINUTE_MS, '1h': 60 * MINUTE_MS, '1d': 1440 * MINUTE_MS };
 
 /** Prices at whole-minute boundaries going one way from the tape's origin, with each minute's wicks. */
 interface Leg {
@@ -223,7 +223,9 @@ export function candles(world: World, asset: Asset, q: CandleQuery): Candle[] {
   const last_ms = q.end_ms - (q.end_ms % step_ms);
   const cap = world.profile.candles_max_per_request;
   if ((last_ms - first_ms) / step_ms + 1 > cap) {
-    throw new ApiError('invalid_parameter', `the range spans more than ${cap} ${q.interval} candles; narrow start_ms..end_ms`, { param: 'end_ms' });
+    throw new ApiError('invalid_parameter', `the range spans more than ${cap} ${q.interval} candles; narrow start_ms..end_ms`, {
+      param: 'end_ms',
+    });
   }
   const tape = marketStore(world).tapes.get(asset.asset_key);
   if (!tape) throw new ApiError('not_available', `no market data for ${asset.asset_key}`, { param: 'asset_key' });
@@ -247,9 +249,4 @@ export function candles(world: World, asset: Asset, q: CandleQuery): Candle[] {
 
 export function serializeCandle(k: Candle): Record<string, unknown> {
   return { t_ms: k.t_ms, o: formatUsd(k.o), h: formatUsd(k.h), l: formatUsd(k.l), c: formatUsd(k.c) };
-}
-
-/** Whether an asset currently has market data (catalog assets without a USD price have none until set). */
-export function hasMarket(world: World, asset_key: string): boolean {
-  return marketStore(world).tapes.has(asset_key);
 }

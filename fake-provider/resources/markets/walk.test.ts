@@ -13,15 +13,18 @@ describe('USD decimals', () => {
     expect(formatUsd(parseUsd('95000.123456789012', 'p'))).toBe('95000.123456789012');
   });
 
-  it.each(['0', '0.0', '-1', '1e3', '01', '1.', '.5', '0.0000000000001', '1234567890123456', '', ' 1', 'NaN'])('refuses %j with invalid_parameter', (text) => {
-    expect(() => parseUsd(text, 'prices.x')).toThrow(ApiError);
-    try {
-      parseUsd(text, 'prices.x');
-    } catch (e) {
-      expect((e as ApiError).code).toBe('invalid_parameter');
-      expect((e as ApiError).param).toBe('prices.x');
-    }
-  });
+  it.each(['0', '0.0', '-1', '1e3', '01', '1.', '.5', '0.0000000000001', '1234567890123456', '', ' 1', 'NaN'])(
+    'refuses %j with invalid_parameter',
+    (text) => {
+      expect(() => parseUsd(text, 'prices.x')).toThrow(ApiError);
+      try {
+        parseUsd(text, 'prices.x');
+      } catch (e) {
+        expect((e as ApiError).code).toBe('invalid_parameter');
+        expect((e as ApiError).param).toBe('prices.x');
+      }
+    },
+  );
 
   it('refuses non-strings', () => {
     expect(() => parseUsd(1, 'p')).toThrow(ApiError);
@@ -46,13 +49,19 @@ describe('walk', () => {
 
   it('wicks bracket the body whatever the draws', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 1n, max: 10n ** 27n }), fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.nat(2_500), fc.nat(2_500), (low, extra, hi, lo) => {
-        const high = low + extra;
-        const w = wick(high, low, hi, lo);
-        expect(w.h >= high).toBe(true);
-        expect(w.l <= low).toBe(true);
-        expect(w.l >= 1n).toBe(true);
-      }),
+      fc.property(
+        fc.bigInt({ min: 1n, max: 10n ** 27n }),
+        fc.bigInt({ min: 0n, max: 10n ** 20n }),
+        fc.nat(2_500),
+        fc.nat(2_500),
+        (low, extra, hi, lo) => {
+          const high = low + extra;
+          const w = wick(high, low, hi, lo);
+          expect(w.h >= high).toBe(true);
+          expect(w.l <= low).toBe(true);
+          expect(w.l >= 1n).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -4,7 +4,7 @@ import { ApiError } from '../../contract/errors.ts';
 import { atomsToUi, POW10 } from '../../contract/amounts.ts';
 
 /** Scaled prices are integers of 1e-12 USD: `usdPriceScaled` of 3200 USD is 3_200_000_000_000_000n. */
-export const USD_PRICE_DECIMALS = 12;
+const USD_PRICE_DECIMALS = 12;
 export const USD_PRICE_SCALE = 10n ** BigInt(USD_PRICE_DECIMALS);
 
 /** Walked prices keep this many significant digits, like a real feed (set prices are kept as given). */
@@ -17,7 +17,11 @@ const USD_DECIMAL = new RegExp(`^(0|[1-9][0-9]{0,14})(?:\\.([0-9]{1,${USD_PRICE_
 export function parseUsd(text: unknown, param: string): bigint {
   const m = typeof text === 'string' ? USD_DECIMAL.exec(text) : null;
   if (!m) {
-    throw new ApiError('invalid_parameter', `${param} must be a positive USD decimal string with at most ${USD_PRICE_DECIMALS} fractional digits`, { param });
+    throw new ApiError(
+      'invalid_parameter',
+      `${param} must be a positive USD decimal string with at most ${USD_PRICE_DECIMALS} fractional digits`,
+      { param },
+    );
   }
   const scaled = BigInt(m[1] + (m[2] ?? '').padEnd(USD_PRICE_DECIMALS, '0'));
   if (scaled === 0n) throw new ApiError('invalid_parameter', `${param} must be greater than zero`, { param });
@@ -39,7 +43,6 @@ export function roundSignificant(x: bigint, digits = SIGNIFICANT_DIGITS): bigint
   const unit = POW10[digitsOf(x) - digits];
   return ((x + unit / 2n) / unit) * unit;
 }
-
 
 /** One minute of walk: a relative move of `step_ppm`, plus a pull of `reversion_ppm` towards `anchor`. */
 export function walkStep(price: bigint, anchor: bigint, step_ppm: number, reversion_ppm: number): bigint {

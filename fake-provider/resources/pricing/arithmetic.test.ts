@@ -5,10 +5,31 @@ import fc from 'fast-check';
 import { bpsUnits, feesOn, formatBps, forward, grossOut, leastInputFor, WHOLE_BPS_UNITS, type FeeRates, type Rate } from './arithmetic.ts';
 
 const USD = 10n ** 12n;
-const ETH_USDC: Rate = { from_price_usd_scaled: 3200n * USD, to_price_usd_scaled: 1n * USD, from_decimals: 18, to_decimals: 6, spread_bps: 20 };
-const USDC_ETH: Rate = { from_price_usd_scaled: 1n * USD, to_price_usd_scaled: 3200n * USD, from_decimals: 6, to_decimals: 18, spread_bps: 20 };
-const BTC_ETH: Rate = { from_price_usd_scaled: 95_000n * USD, to_price_usd_scaled: 3200n * USD, from_decimals: 8, to_decimals: 18, spread_bps: 5 };
-const fees = (platform: string, integrator: string): FeeRates => ({ platform_units: bpsUnits(platform), integrator_units: bpsUnits(integrator) });
+const ETH_USDC: Rate = {
+  from_price_usd_scaled: 3200n * USD,
+  to_price_usd_scaled: 1n * USD,
+  from_decimals: 18,
+  to_decimals: 6,
+  spread_bps: 20,
+};
+const USDC_ETH: Rate = {
+  from_price_usd_scaled: 1n * USD,
+  to_price_usd_scaled: 3200n * USD,
+  from_decimals: 6,
+  to_decimals: 18,
+  spread_bps: 20,
+};
+const BTC_ETH: Rate = {
+  from_price_usd_scaled: 95_000n * USD,
+  to_price_usd_scaled: 3200n * USD,
+  from_decimals: 8,
+  to_decimals: 18,
+  spread_bps: 5,
+};
+const fees = (platform: string, integrator: string): FeeRates => ({
+  platform_units: bpsUnits(platform),
+  integrator_units: bpsUnits(integrator),
+});
 
 describe('basis points', () => {
   it('parses up to four decimals into 1e-4 bps units and prints them back trimmed', () => {
@@ -57,14 +78,19 @@ describe('forward pricing', () => {
 
   it('fees on any gross: platform + integrator = total and net = gross − total, each fee ≤ its exact share', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10n ** 40n }), fc.integer({ min: 0, max: 5_000_0000 }), fc.integer({ min: 0, max: 5_000_0000 }), (g, p, i) => {
-        const rates = { platform_units: BigInt(p), integrator_units: BigInt(i) };
-        const f = feesOn(g, rates);
-        expect(f.platform_atoms + f.integrator_atoms).toBe(f.total_atoms);
-        expect(g - f.total_atoms).toBe(f.expected_out_atoms);
-        expect(f.platform_atoms * WHOLE_BPS_UNITS <= g * rates.platform_units).toBe(true);
-        expect((f.platform_atoms + 1n) * WHOLE_BPS_UNITS > g * rates.platform_units).toBe(true);
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 40n }),
+        fc.integer({ min: 0, max: 5_000_0000 }),
+        fc.integer({ min: 0, max: 5_000_0000 }),
+        (g, p, i) => {
+          const rates = { platform_units: BigInt(p), integrator_units: BigInt(i) };
+          const f = feesOn(g, rates);
+          expect(f.platform_atoms + f.integrator_atoms).toBe(f.total_atoms);
+          expect(g - f.total_atoms).toBe(f.expected_out_atoms);
+          expect(f.platform_atoms * WHOLE_BPS_UNITS <= g * rates.platform_units).toBe(true);
+          expect((f.platform_atoms + 1n) * WHOLE_BPS_UNITS > g * rates.platform_units).toBe(true);
+        },
+      ),
     );
   });
 });
@@ -88,7 +114,10 @@ describe('leastInputFor (exact_out)', () => {
       to_decimals: fc.integer({ min: 0, max: 3 }),
       spread_bps: fc.integer({ min: 0, max: 300 }),
     });
-    const rates = fc.record({ platform_units: fc.bigInt({ min: 0n, max: 3_000_0000n }), integrator_units: fc.bigInt({ min: 0n, max: 2_000_0000n }) });
+    const rates = fc.record({
+      platform_units: fc.bigInt({ min: 0n, max: 3_000_0000n }),
+      integrator_units: fc.bigInt({ min: 0n, max: 2_000_0000n }),
+    });
     fc.assert(
       fc.property(rate, rates, fc.bigInt({ min: 1n, max: 300n }), (rt, fr, want) => {
         const a = leastInputFor(want, rt, fr);

@@ -3,7 +3,7 @@
 import { atomsToUi, pow10 } from '../../contract/amounts.ts';
 
 /** Basis points carry up to 4 decimals ("12.5"): they are held as integers of 1e-4 bps. */
-export const BPS_DECIMALS = 4;
+const BPS_DECIMALS = 4;
 /** 10000 bps (the whole amount) in 1e-4 bps units. */
 export const WHOLE_BPS_UNITS = 10_000n * 10n ** BigInt(BPS_DECIMALS);
 
@@ -60,7 +60,6 @@ export interface Forward {
   expected_out_atoms: bigint;
 }
 
-
 /** gross_out = floor(amount_in × num / den): the rate as one exact fraction (prices, decimals, spread). */
 function rateFraction(rate: Rate): { num: bigint; den: bigint } {
   const spread_units = BigInt(rate.spread_bps) * pow10(BPS_DECIMALS);
@@ -109,7 +108,8 @@ export function leastInputFor(net_out_atoms: bigint, rate: Rate, fees: FeeRates)
   const g_hi = ceilDiv(net_out_atoms * WHOLE_BPS_UNITS, keep_units);
   let g = net_out_atoms > 2n ? ((net_out_atoms - 2n) * WHOLE_BPS_UNITS) / keep_units : 0n;
   // The window holds about 2 / keep grosses; callers cap the fees (profile max_total_fee_bps) so it stays small.
-  if (g_hi - g > 1_000_000n) throw new Error(`leastInputFor: fees of ${formatBps(WHOLE_BPS_UNITS - keep_units)} bps leave too narrow a margin`);
+  if (g_hi - g > 1_000_000n)
+    throw new Error(`leastInputFor: fees of ${formatBps(WHOLE_BPS_UNITS - keep_units)} bps leave too narrow a margin`);
   for (; g < g_hi; g++) {
     if (net(g) < net_out_atoms) continue;
     const a = leastInputForGross(g);

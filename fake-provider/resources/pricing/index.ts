@@ -8,19 +8,13 @@ export {
   drawSolverLatencyMs,
   drawSpreadBps,
   forwardOut,
-  pairLiquidityScaled,
   price,
   serializeFees,
-  MAX_NOTIONAL_USD_SCALED,
-  MIN_NOTIONAL_USD_SCALED,
-  SOLANA_USDC,
   type Fees,
-  type PriceRequest,
   type Priced,
-  type RouteType,
   type Side,
 } from './model.ts';
-export { bpsUnits, formatBps, WHOLE_BPS_UNITS } from './arithmetic.ts';
+export { bpsUnits, WHOLE_BPS_UNITS } from './arithmetic.ts';
 
 export const pricingResource = {
   name: 'pricing',

@@ -9,7 +9,7 @@ import { formatUsd, parseUsd, USD_PRICE_SCALE, usdPriceScaled } from '../markets
 import { bpsUnits, forward, formatBps, leastInputFor, WHOLE_BPS_UNITS, type FeeRates, type Rate } from './arithmetic.ts';
 
 export type Side = 'exact_in' | 'exact_out';
-export type RouteType = 'INTENTS_ONLY' | 'HYBRID_SOLANA_TO_INTENTS' | 'LOCAL_CHAIN_SWAP';
+type RouteType = 'INTENTS_ONLY' | 'HYBRID_SOLANA_TO_INTENTS' | 'LOCAL_CHAIN_SWAP';
 
 export interface PriceRequest {
   org: Organization;
@@ -49,14 +49,14 @@ export interface Priced {
 }
 
 /** Notional bounds of one trade or zap (spec: Limits, 1 to 100000 USD equivalent). */
-export const MIN_NOTIONAL_USD_SCALED = 1n * USD_PRICE_SCALE;
-export const MAX_NOTIONAL_USD_SCALED = 100_000n * USD_PRICE_SCALE;
+const MIN_NOTIONAL_USD_SCALED = 1n * USD_PRICE_SCALE;
+const MAX_NOTIONAL_USD_SCALED = 100_000n * USD_PRICE_SCALE;
 
 /** The Solana leg of a hybrid route ends in Solana USDC before the intents leg takes over. */
-export const SOLANA_USDC = 'spl.solana:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const SOLANA_USDC = 'spl.solana:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const USDC_DECIMALS = 6;
 
-export const pricingStore = defineStore('pricing', (world) => ({
+const pricingStore = defineStore('pricing', (world) => ({
   spreads: world.sim.rng.fork('spreads'),
   solvers: world.sim.rng.fork('solvers'),
   /** `from|to` → most notional (1e-12 USD) the market makers fill on that pair; absent = the profile default. */
@@ -86,7 +86,7 @@ export function drawSolverLatencyMs(world: World, substream?: string): number {
 }
 
 /** The pair's liquidity in 1e-12 USD: its override, else the profile default. */
-export function pairLiquidityScaled(world: World, from_asset_key: string, to_asset_key: string): bigint {
+function pairLiquidityScaled(world: World, from_asset_key: string, to_asset_key: string): bigint {
   const store = pricingStore(world);
   // Most worlds set no override: skip building and hashing the pair key then.
   const override = store.liquidity.size === 0 ? undefined : store.liquidity.get(pairKey(from_asset_key, to_asset_key));
@@ -120,13 +120,18 @@ export function checkPairAllowed(world: World, org: Organization, from: Asset, t
   priceOf(world, from, 'from_asset_key');
   priceOf(world, to, 'to_asset_key');
   if (pairLiquidityScaled(world, from.asset_key, to.asset_key) === 0n) {
-    throw new ApiError('insufficient_liquidity', `no market maker fills ${from.asset_key} → ${to.asset_key} at any size`, { param: 'to_asset_key' });
+    throw new ApiError('insufficient_liquidity', `no market maker fills ${from.asset_key} → ${to.asset_key} at any size`, {
+      param: 'to_asset_key',
+    });
   }
 }
 
 /** Platform fee from the org; integrator fee from the request when given, else the org's; their total capped by the profile. */
 function feeRates(world: World, org: Organization, integrator_fee_bps: string | undefined): FeeRates {
-  const rates = { platform_units: bpsUnits(org.platform_fee_bps), integrator_units: bpsUnits(integrator_fee_bps ?? org.integrator_fee_bps) };
+  const rates = {
+    platform_units: bpsUnits(org.platform_fee_bps),
+    integrator_units: bpsUnits(integrator_fee_bps ?? org.integrator_fee_bps),
+  };
   const max = BigInt(world.profile.max_total_fee_bps) * (WHOLE_BPS_UNITS / 10_000n);
   if (rates.platform_units + rates.integrator_units > max) {
     throw new ApiError('invalid_parameter', `platform and integrator fees together exceed ${world.profile.max_total_fee_bps} bps`, {
@@ -181,9 +186,16 @@ const INTENTS_DOMAINS: readonly string[] = Object.freeze(['intents']);
 const HYBRID_DOMAINS: readonly string[] = Object.freeze(['solana', 'intents']);
 
 /** The route a pair takes: one chain → local swap; out of Solana → Solana leg to USDC, then intents; else intents. */
-function routeOf(world: World, from: Asset, to: Asset, notional_usd_scaled: bigint): Pick<Priced, 'route_type' | 'settlement_domains' | 'route_requirements'> {
-  if (from.chain === to.chain) return { route_type: 'LOCAL_CHAIN_SWAP', settlement_domains: [from.chain], route_requirements: NO_ROUTE_REQUIREMENTS };
-  if (from.chain !== 'solana') return { route_type: 'INTENTS_ONLY', settlement_domains: INTENTS_DOMAINS, route_requirements: NO_ROUTE_REQUIREMENTS };
+function routeOf(
+  world: World,
+  from: Asset,
+  to: Asset,
+  notional_usd_scaled: bigint,
+): Pick<Priced, 'route_type' | 'settlement_domains' | 'route_requirements'> {
+  if (from.chain === to.chain)
+    return { route_type: 'LOCAL_CHAIN_SWAP', settlement_domains: [from.chain], route_requirements: NO_ROUTE_REQUIREMENTS };
+  if (from.chain !== 'solana')
+    return { route_type: 'INTENTS_ONLY', settlement_domains: INTENTS_DOMAINS, route_requirements: NO_ROUTE_REQUIREMENTS };
   const usdc_price = usdPriceScaled(world, SOLANA_USDC) ?? USD_PRICE_SCALE;
   const haircut = BigInt(world.profile.hybrid_intermediate_haircut_bps);
   const min_out_atoms = (notional_usd_scaled * pow10(USDC_DECIMALS) * (10_000n - haircut)) / (usdc_price * 10_000n);
@@ -221,13 +233,18 @@ export function price(world: World, req: PriceRequest): Priced {
   }
   const liquidity = pairLiquidityScaled(world, req.from.asset_key, req.to.asset_key);
   if (notional_usd_scaled > liquidity) {
-    throw new ApiError('insufficient_liquidity', `market makers fill ${req.from.asset_key} → ${req.to.asset_key} up to ${formatUsd(liquidity)} USD`, {
-      param: amountParam,
-      details: { max_notional_usd: formatUsd(liquidity) },
-    });
+    throw new ApiError(
+      'insufficient_liquidity',
+      `market makers fill ${req.from.asset_key} → ${req.to.asset_key} up to ${formatUsd(liquidity)} USD`,
+      {
+        param: amountParam,
+        details: { max_notional_usd: formatUsd(liquidity) },
+      },
+    );
   }
   const f = forward(amount_in_atoms, rate, rates);
-  if (f.expected_out_atoms <= 0n) throw new ApiError('insufficient_liquidity', 'the output rounds to nothing after fees', { param: amountParam });
+  if (f.expected_out_atoms <= 0n)
+    throw new ApiError('insufficient_liquidity', 'the output rounds to nothing after fees', { param: amountParam });
   const route = routeOf(world, req.from, req.to, notional_usd_scaled);
   return {
     amount_in_atoms,
@@ -268,7 +285,8 @@ export function setLiquidity(world: World, pairs: readonly LiquidityInput[]): vo
   const parsed = pairs.map((p, i) => {
     const from = requireAsset(p.from_asset_key, `pairs.${i}.from_asset_key`);
     const to = requireAsset(p.to_asset_key, `pairs.${i}.to_asset_key`);
-    if (from.asset_key === to.asset_key) throw new ApiError('unsupported_pair', `pairs.${i} names the same asset twice`, { param: `pairs.${i}.to_asset_key` });
+    if (from.asset_key === to.asset_key)
+      throw new ApiError('unsupported_pair', `pairs.${i} names the same asset twice`, { param: `pairs.${i}.to_asset_key` });
     const param = `pairs.${i}.max_notional_usd`;
     const cap = p.max_notional_usd === null ? null : p.max_notional_usd === '0' ? 0n : parseUsd(p.max_notional_usd, param);
     return { key: pairKey(from.asset_key, to.asset_key), cap };

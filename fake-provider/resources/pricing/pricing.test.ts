@@ -28,10 +28,32 @@ describe('pricing over a world', () => {
   setUsdPrices(world, { [ARB_ETH.asset_key]: '3200', [ARB_USDC.asset_key]: '1' });
 
   it('forwardOut on the quoted input gives the quote’s gross, fees and net', () => {
-    const q = price(world, { org, from: ARB_ETH, to: ARB_USDC, side: 'exact_in', amount_atoms: 10n ** 18n, spread_bps: 20, integrator_fee_bps: '12.5' });
-    const f = forwardOut(world, { org, from: ARB_ETH, to: ARB_USDC, amount_in_atoms: q.amount_in_atoms, spread_bps: 20, integrator_fee_bps: '12.5' });
+    const q = price(world, {
+      org,
+      from: ARB_ETH,
+      to: ARB_USDC,
+      side: 'exact_in',
+      amount_atoms: 10n ** 18n,
+      spread_bps: 20,
+      integrator_fee_bps: '12.5',
+    });
+    const f = forwardOut(world, {
+      org,
+      from: ARB_ETH,
+      to: ARB_USDC,
+      amount_in_atoms: q.amount_in_atoms,
+      spread_bps: 20,
+      integrator_fee_bps: '12.5',
+    });
     expect(f).toEqual({ gross_out_atoms: q.gross_out_atoms, fees: q.fees, expected_out_atoms: q.expected_out_atoms });
-    expect(serializeFees(f.fees)).toEqual({ platform_bps: '10', integrator_bps: '12.5', total_bps: '22.5', platform_atoms: '3193600', integrator_atoms: '3992000', total_atoms: '7185600' });
+    expect(serializeFees(f.fees)).toEqual({
+      platform_bps: '10',
+      integrator_bps: '12.5',
+      total_bps: '22.5',
+      platform_atoms: '3193600',
+      integrator_atoms: '3992000',
+      total_atoms: '7185600',
+    });
     expect(q.notional_usd_scaled).toBe(3200n * 10n ** 12n);
     expect(q.from_price_usd_scaled).toBe(3200n * 10n ** 12n);
     expect(q.to_price_usd_scaled).toBe(10n ** 12n);
@@ -42,7 +64,9 @@ describe('pricing over a world', () => {
     expect(codeOf(() => checkPairAllowed(world, org, ARB_ETH, ARB_ETH))).toBe('unsupported_pair');
     expect(codeOf(() => checkPairAllowed(world, org, BONK, ARB_USDC))).toBe('unsupported_pair');
     expect(codeOf(() => checkPairAllowed(world, org, ARB_ETH, ARB_USDC))).toBeUndefined();
-    expect(codeOf(() => price(world, { org, from: ARB_ETH, to: ARB_USDC, side: 'exact_out', amount_atoms: 0n, spread_bps: 5 }))).toBe('invalid_parameter');
+    expect(codeOf(() => price(world, { org, from: ARB_ETH, to: ARB_USDC, side: 'exact_out', amount_atoms: 0n, spread_bps: 5 }))).toBe(
+      'invalid_parameter',
+    );
   });
 
   it('draws stay within the profile bounds; a substream draw does not move the main stream', () => {

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 
 // Asset keys and amounts are checked by the model, so a bad entry names its index in `param`.
-export const liquidityPair = z.object({
+const liquidityPair = z.object({
   from_asset_key: z.string(),
   to_asset_key: z.string(),
   max_notional_usd: z.string().nullable(),

@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, type Profile } from '../../profile.ts';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { ARB_FINALITY_MS, credit, nowMs } from '../../testing/fixtures/zaps.ts';
-import { ARB_USDC, EVM_ADDRESS, activate, attachEmail, failedZap, latestOtp, newDestination, recoverFunds } from '../../testing/fixtures/recoveries.ts';
+import {
+  ARB_USDC,
+  EVM_ADDRESS,
+  activate,
+  attachEmail,
+  failedZap,
+  latestOtp,
+  newDestination,
+  recoverFunds,
+} from '../../testing/fixtures/recoveries.ts';
 
 const ROOMY: Profile = { ...DEFAULT_PROFILE, public_per_ip: { max: 1000, window_ms: 60_000 } };
 let sim: TestSim;
@@ -27,14 +36,22 @@ async function activated() {
   const recovery_id = f.zap.recovery.recovery_id as string;
   await attachEmail(sim, f.account_id);
   expect((await activate(sim, recovery_id, { account_id: f.account_id, credit_id: f.credit_id })).status).toBe(200);
-  const claim = async () => ({ account_id: f.account_id, credit_id: f.credit_id, otp_code: await latestOtp(sim, f.account_id), destination: { address: EVM_ADDRESS } });
+  const claim = async () => ({
+    account_id: f.account_id,
+    credit_id: f.credit_id,
+    otp_code: await latestOtp(sim, f.account_id),
+    destination: { address: EVM_ADDRESS },
+  });
   return { ...f, recovery_id, claim };
 }
 
 /** The account's cancel and recovery events, in publication order, as [type, data]. */
 const payoutEvents = (account_id: string) =>
   envelopes()
-    .filter((e) => e.account_id === account_id && (e.type.startsWith('cancel.') || e.type.startsWith('recovery.')) && e.type !== 'recovery.created')
+    .filter(
+      (e) =>
+        e.account_id === account_id && (e.type.startsWith('cancel.') || e.type.startsWith('recovery.')) && e.type !== 'recovery.created',
+    )
     .map((e) => [e.type, e.data]);
 
 describe('recovery fault rules', () => {
@@ -83,7 +100,10 @@ describe('recovery fault rules', () => {
     await sim.advance(DEFAULT_PROFILE.cancel_broadcast_ms);
     expect((await sim.api('GET', `/cancels/${cancel_id}`)).body.cancel).toMatchObject({ status: 'sent', tx_hash: expect.any(String) });
     await sim.advance(ARB_FINALITY_MS);
-    expect((await sim.api('GET', `/cancels/${cancel_id}`)).body.cancel).toMatchObject({ status: 'failed', failure_code: 'confirmation_timeout' });
+    expect((await sim.api('GET', `/cancels/${cancel_id}`)).body.cancel).toMatchObject({
+      status: 'failed',
+      failure_code: 'confirmation_timeout',
+    });
     expect(payoutEvents(account_id).slice(-2)).toEqual([
       ['cancel.failed', { cancel_id, credit_id, failure_code: 'confirmation_timeout' }],
       ['recovery.failed', { recovery_id, credit_id, asset_key: ARB_USDC, failure_code: 'confirmation_timeout' }],
@@ -105,7 +125,12 @@ describe('recovery fault rules', () => {
     const sent = envelopes().find((e) => e.type === 'cancel.sent' && e.data.cancel_id === cancel_id)!;
     expect(sent.created_at_ms).toBe(t0 + DEFAULT_PROFILE.cancel_broadcast_ms + 60_000);
     expect((await sim.api('GET', `/cancels/${cancel_id}`)).body.cancel.status).toBe('confirmed');
-    expect(payoutEvents(account_id).map(([type]) => type)).toEqual(['cancel.created', 'recovery.claimed', 'cancel.sent', 'cancel.confirmed']);
+    expect(payoutEvents(account_id).map(([type]) => type)).toEqual([
+      'cancel.created',
+      'recovery.claimed',
+      'cancel.sent',
+      'cancel.confirmed',
+    ]);
   });
 
   it('a `cancel` rule leaves recovery payouts alone, and a `recovery` rule leaves POST /cancels alone', async () => {

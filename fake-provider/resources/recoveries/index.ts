@@ -5,8 +5,7 @@ import { installRecoveries, recoveryInvariants } from './model.ts';
 import { recoveryRoutes } from './routes.ts';
 import { forgetOrganizationRecoveries } from './model.ts';
 
-export { recoveryForFailedZap, recoveryStatus, recoveryStore, type Recovery } from './model.ts';
-export { recoveryMachine, RECOVERY_STATUSES, type RecoveryStatus } from './machine.ts';
+export { recoveryForFailedZap, recoveryStatus, recoveryStore } from './model.ts';
 
 export const recoveriesResource = {
   name: 'recoveries',

@@ -4,11 +4,11 @@
 import { emit, setup } from 'xstate';
 import type { FailureCodeOf } from '../../failure-codes.ts';
 
-export const RECOVERY_STATUSES = ['created', 'active', 'claimed', 'failed'] as const;
+const RECOVERY_STATUSES = ['created', 'active', 'claimed', 'failed'] as const;
 export type RecoveryStatus = (typeof RECOVERY_STATUSES)[number];
 
 /** Why a claim attempt ended `failed`: screening refused the destination, or the payout cancel failed (registry kind `recovery`). */
-export type RecoveryFailureCode = FailureCodeOf<'recovery'>;
+type RecoveryFailureCode = FailureCodeOf<'recovery'>;
 
 /** The model applies each one: email an OTP, publish an event. */
 export type RecoveryEffect = { type: 'otp' } | { type: 'claimed' } | { type: 'claim_failed'; failure_code: RecoveryFailureCode };
@@ -28,10 +28,12 @@ export const recoveryMachine = setup({
   actions: {
     sendOtp: emit((): RecoveryEffect => ({ type: 'otp' })),
     claimed: emit((): RecoveryEffect => ({ type: 'claimed' })),
-    claimFailed: emit(({ event }): RecoveryEffect => ({
-      type: 'claim_failed',
-      failure_code: event.type === 'PAYOUT_FAILED' ? event.failure_code : 'destination_screening_failed',
-    })),
+    claimFailed: emit(
+      ({ event }): RecoveryEffect => ({
+        type: 'claim_failed',
+        failure_code: event.type === 'PAYOUT_FAILED' ? event.failure_code : 'destination_screening_failed',
+      }),
+    ),
   },
 }).createMachine({
   id: 'recovery',

@@ -84,7 +84,10 @@ function sendRecovery(world: World, r: Recovery, event: RecoveryEvent): boolean 
  * Null when the org has recovery disabled or no open credit is left. An unclaimed recovery already bound to
  * the same account + credit (an earlier failed zap on it) is reused: one recovery per binding.
  */
-export function recoveryForFailedZap(world: World, input: { org_id: string; account_id: string; credit_id: string | null }): { recovery_id: string; credit_id: string } | null {
+export function recoveryForFailedZap(
+  world: World,
+  input: { org_id: string; account_id: string; credit_id: string | null },
+): { recovery_id: string; credit_id: string } | null {
   if (input.credit_id === null || !world.orgs.get(input.org_id)?.recovery_enabled) return null;
   const credit = creditStore(world).byId.get(input.credit_id);
   if (!credit || creditStatus(credit) !== 'open' || credit.account_id !== input.account_id) return null;
@@ -113,7 +116,8 @@ export function recoveryForFailedZap(world: World, input: { org_id: string; acco
   return { recovery_id, credit_id: r.credit_id };
 }
 
-const notFound = (): ApiError => new ApiError('recovery_not_found', 'no recovery for this account_id and credit_id', { param: 'credit_id' });
+const notFound = (): ApiError =>
+  new ApiError('recovery_not_found', 'no recovery for this account_id and credit_id', { param: 'credit_id' });
 
 function alreadyClaimed(r: Recovery): ApiError {
   const details: Record<string, unknown> = { recovery_id: r.recovery_id };
@@ -127,7 +131,8 @@ function creditOf(world: World, r: Recovery): Credit {
 
 function requireOpenCredit(world: World, r: Recovery): Credit {
   const credit = creditOf(world, r);
-  if (creditStatus(credit) === 'consumed') throw new ApiError('credit_already_consumed', `credit ${r.credit_id} is no longer open`, { param: 'credit_id' });
+  if (creditStatus(credit) === 'consumed')
+    throw new ApiError('credit_already_consumed', `credit ${r.credit_id} is no longer open`, { param: 'credit_id' });
   return credit;
 }
 
@@ -136,7 +141,12 @@ function requireOpenCredit(world: World, r: Recovery): Credit {
  * mismatch (or another org's recovery) is 404 recovery_not_found, so the ids cannot be probed. 409
  * recovery_already_claimed (details), 409 credit_already_consumed, 422 email_not_configured.
  */
-export function activateRecovery(world: World, org_id: string, recovery_id: string, body: { account_id: string; credit_id: string }): Recovery {
+export function activateRecovery(
+  world: World,
+  org_id: string,
+  recovery_id: string,
+  body: { account_id: string; credit_id: string },
+): Recovery {
   const r = recoveryStore(world).byId.get(recovery_id);
   if (!r || r.org_id !== org_id || r.account_id !== body.account_id || r.credit_id !== body.credit_id) {
     throw new ApiError('recovery_not_found', `no recovery ${recovery_id} for this account_id and credit_id`, { param: 'recovery_id' });
@@ -144,14 +154,24 @@ export function activateRecovery(world: World, org_id: string, recovery_id: stri
   if (recoveryStatus(r) === 'claimed') throw alreadyClaimed(r);
   requireOpenCredit(world, r);
   if (accountStore(world).byId.get(r.account_id)!.email === null) {
-    throw new ApiError('email_not_configured', `account ${r.account_id} has no email; attach one with PATCH /accounts/{account_id}, or use POST /cancels`);
+    throw new ApiError(
+      'email_not_configured',
+      `account ${r.account_id} has no email; attach one with PATCH /accounts/{account_id}, or use POST /cancels`,
+    );
   }
   if (!sendRecovery(world, r, { type: 'ACTIVATE' })) throw new Error(`recovery ${r.recovery_id} refused ACTIVATE`);
   return r;
 }
 
 export function serializeActivated(r: Recovery): Record<string, unknown> {
-  return { recovery_id: r.recovery_id, account_id: r.account_id, credit_id: r.credit_id, status: recoveryStatus(r), otp_sent: true, activated_at_ms: r.activated_at_ms };
+  return {
+    recovery_id: r.recovery_id,
+    account_id: r.account_id,
+    credit_id: r.credit_id,
+    status: recoveryStatus(r),
+    otp_sent: true,
+    activated_at_ms: r.activated_at_ms,
+  };
 }
 
 /** Constant-time comparison of secrets of any length (digests first, so lengths never differ). */
@@ -264,19 +284,27 @@ export function serializeClaimed(world: World, r: Recovery): Record<string, unkn
  */
 export function recoveryInvariants(world: World): Violation[] {
   const out: Violation[] = [];
-  const bad = (invariant: string, r: Recovery, message: string) => out.push({ invariant: `recoveries.${invariant}`, entity_id: r.recovery_id, message });
+  const bad = (invariant: string, r: Recovery, message: string) =>
+    out.push({ invariant: `recoveries.${invariant}`, entity_id: r.recovery_id, message });
   const seen = new Set<string>();
   for (const r of recoveryStore(world).list) {
     const credit = creditStore(world).byId.get(r.credit_id);
-    if (!credit || credit.account_id !== r.account_id || credit.asset_key !== r.asset_key) bad('binding', r, 'credit missing or not on the recovery’s account and asset');
+    if (!credit || credit.account_id !== r.account_id || credit.asset_key !== r.asset_key)
+      bad('binding', r, 'credit missing or not on the recovery’s account and asset');
     const claimed = recoveryStatus(r) === 'claimed';
     if (claimed !== (r.cancel_id !== null)) bad('claim_has_cancel', r, 'claimed without a cancel, or a cancel without a claim');
-    if (r.cancel_id !== null && r.payouts.at(-1) !== r.cancel_id) bad('current_payout', r, `cancel ${r.cancel_id} is not the recovery’s latest payout`);
+    if (r.cancel_id !== null && r.payouts.at(-1) !== r.cancel_id)
+      bad('current_payout', r, `cancel ${r.cancel_id} is not the recovery’s latest payout`);
     for (const cancel_id of r.payouts) {
       if (seen.has(cancel_id)) bad('one_payout', r, `cancel ${cancel_id} pays out two recoveries`);
       seen.add(cancel_id);
       const cancel = cancelStore(world).byId.get(cancel_id);
-      if (!cancel || cancel.recovery_id !== r.recovery_id || cancel.credit_id !== r.credit_id || (credit && cancel.amount_atoms !== credit.atoms)) {
+      if (
+        !cancel ||
+        cancel.recovery_id !== r.recovery_id ||
+        cancel.credit_id !== r.credit_id ||
+        (credit && cancel.amount_atoms !== credit.atoms)
+      ) {
         bad('cancel_is_whole_credit', r, `payout ${cancel_id} is not this recovery’s transfer of its whole credit`);
       } else if (cancel_id !== r.cancel_id && cancelStatus(cancel) !== 'failed') {
         bad('earlier_payouts_failed', r, `payout ${cancel_id} was replaced while ${cancelStatus(cancel)}`);

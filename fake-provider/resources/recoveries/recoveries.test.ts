@@ -7,7 +7,19 @@ import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { edgesOf } from '../../engine/index.ts';
 import { recoveryMachine } from './machine.ts';
 import { depositZap, getZap, land, newDestination as zapDestination, postZap, readyAccount } from '../../testing/fixtures/zaps.ts';
-import { ARB_ETH, ARB_USDC, EVM_ADDRESS, FLAGGED_ADDRESS, activate, attachEmail, driveRecoveryEdges, failedZap, latestOtp, newDestination, recoverFunds } from '../../testing/fixtures/recoveries.ts';
+import {
+  ARB_ETH,
+  ARB_USDC,
+  EVM_ADDRESS,
+  FLAGGED_ADDRESS,
+  activate,
+  attachEmail,
+  driveRecoveryEdges,
+  failedZap,
+  latestOtp,
+  newDestination,
+  recoverFunds,
+} from '../../testing/fixtures/recoveries.ts';
 
 const ROOMY: Profile = { ...DEFAULT_PROFILE, public_per_ip: { max: 1000, window_ms: 60_000 } };
 let sim: TestSim;
@@ -52,7 +64,12 @@ describe('creation', () => {
   });
 
   it('no recovery when the organization has recovery disabled', async () => {
-    const key = (await sim.newOrg({ recovery_enabled: false, rate_limits: { reads: 100_000, writes: 100_000, indicative_rfqs: 1_000, firm_rfqs: 1_000 } })).api_key;
+    const key = (
+      await sim.newOrg({
+        recovery_enabled: false,
+        rate_limits: { reads: 100_000, writes: 100_000, indicative_rfqs: 1_000, firm_rfqs: 1_000 },
+      })
+    ).api_key;
     const { account_id, zap } = await failedZap(sim, key);
     expect(zap.status).toBe('failed');
     expect(zap).not.toHaveProperty('recovery');
@@ -77,7 +94,9 @@ describe('creation', () => {
     expect(b.failure_code).toBe('from_asset_mismatch');
     expect(b.recovery).toEqual({ recovery_id: expect.stringMatching(/^rec_/), credit_id: expect.any(String) });
     const created = envelopes(sim).filter((e) => e.account_id === account_id && e.type === 'recovery.created');
-    expect(created.map((e) => e.data)).toEqual([{ recovery_id: b.recovery.recovery_id, credit_id: b.recovery.credit_id, asset_key: ARB_ETH }]);
+    expect(created.map((e) => e.data)).toEqual([
+      { recovery_id: b.recovery.recovery_id, credit_id: b.recovery.credit_id, asset_key: ARB_ETH },
+    ]);
   });
 });
 
@@ -94,7 +113,14 @@ describe('POST /recoveries/{recovery_id}/activate', () => {
     const r = await activate(sim, recovery_id, body, { idem: `act-${recovery_id}` });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const now_ms = (await sim.control('GET', '/clock')).body.clock.now_ms;
-    expect(r.body.recovery).toEqual({ recovery_id, account_id: f.account_id, credit_id: f.credit_id, status: 'active', otp_sent: true, activated_at_ms: now_ms });
+    expect(r.body.recovery).toEqual({
+      recovery_id,
+      account_id: f.account_id,
+      credit_id: f.credit_id,
+      status: 'active',
+      otp_sent: true,
+      activated_at_ms: now_ms,
+    });
     const inbox = await emails(sim, f.account_id);
     expect(inbox).toHaveLength(1);
     expect(inbox[0]).toMatchObject({ purpose: 'recovery', email: 'user@example.com', otp_code: expect.stringMatching(/^[0-9]{6}$/) });
@@ -122,14 +148,21 @@ describe('POST /recoveries/{recovery_id}/activate', () => {
       expect(r.body.error.code).toBe('recovery_not_found');
     }
     const otherOrg = (await sim.newOrg({})).api_key;
-    expect((await activate(sim, recovery_id, { account_id: f.account_id, credit_id: f.credit_id }, { key: otherOrg })).body.error.code).toBe('recovery_not_found');
+    expect(
+      (await activate(sim, recovery_id, { account_id: f.account_id, credit_id: f.credit_id }, { key: otherOrg })).body.error.code,
+    ).toBe('recovery_not_found');
     const bad = await activate(sim, recovery_id, { account_id: f.account_id, credit_id: 42 });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_parameter', param: 'credit_id' });
-    expect((await activate(sim, recovery_id, { account_id: f.account_id })).body.error).toMatchObject({ code: 'parameter_missing', param: 'credit_id' });
+    expect((await activate(sim, recovery_id, { account_id: f.account_id })).body.error).toMatchObject({
+      code: 'parameter_missing',
+      param: 'credit_id',
+    });
     expect((await activate(sim, recovery_id, { account_id: f.account_id, credit_id: f.credit_id }, { key: null })).status).toBe(401);
     expect(await emails(sim, f.account_id)).toEqual([]);
-    expect((await activate(sim, recovery_id, { account_id: f.account_id, credit_id: f.credit_id }, { idem: `reuse-${recovery_id}` })).status).toBe(200);
+    expect(
+      (await activate(sim, recovery_id, { account_id: f.account_id, credit_id: f.credit_id }, { idem: `reuse-${recovery_id}` })).status,
+    ).toBe(200);
     const reuse = await activate(sim, recovery_id, { account_id: f.account_id, credit_id: 'crd_other' }, { idem: `reuse-${recovery_id}` });
     expect(reuse.status).toBe(409);
     expect(reuse.body.error.code).toBe('idempotency_key_reuse');
@@ -142,8 +175,14 @@ describe('POST /public/recover-funds', () => {
     const r = await recoverFunds(sim, { account_id, credit_id, otp_code: otp, destination: { address: EVM_ADDRESS } });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     expect(r.body.recovery).toEqual({
-      recovery_id, account_id, credit_id, status: 'claimed', asset_key: ARB_USDC, amount_atoms: '100000000',
-      cancel_id: expect.stringMatching(/^can_/), poll_after_ms: expect.any(Number),
+      recovery_id,
+      account_id,
+      credit_id,
+      status: 'claimed',
+      asset_key: ARB_USDC,
+      amount_atoms: '100000000',
+      cancel_id: expect.stringMatching(/^can_/),
+      poll_after_ms: expect.any(Number),
     });
     const { cancel_id } = r.body.recovery;
     const claimed = envelopes(sim).find((e) => e.type === 'recovery.claimed' && e.data.recovery_id === recovery_id)!;
@@ -204,9 +243,16 @@ describe('POST /public/recover-funds', () => {
     const failed = envelopes(sim).find((e) => e.type === 'recovery.failed' && e.data.recovery_id === recovery_id)!;
     expect(failed.data).toEqual({ recovery_id, credit_id, asset_key: ARB_USDC, failure_code: 'destination_screening_failed' });
     expect((await creditOf(sim, account_id, credit_id)).status).toBe('open');
-    expect((await recoverFunds(sim, { account_id, credit_id, otp_code: otp, destination: { address: EVM_ADDRESS } })).body.error.code).toBe('invalid_otp');
+    expect((await recoverFunds(sim, { account_id, credit_id, otp_code: otp, destination: { address: EVM_ADDRESS } })).body.error.code).toBe(
+      'invalid_otp',
+    );
     expect((await activate(sim, recovery_id, { account_id, credit_id })).body.recovery.status).toBe('active');
-    const ok = await recoverFunds(sim, { account_id, credit_id, otp_code: await latestOtp(sim, account_id), destination: { address: EVM_ADDRESS } });
+    const ok = await recoverFunds(sim, {
+      account_id,
+      credit_id,
+      otp_code: await latestOtp(sim, account_id),
+      destination: { address: EVM_ADDRESS },
+    });
     expect(ok.status).toBe(202);
     await sim.settle();
   });
@@ -233,7 +279,12 @@ describe('POST /public/recover-funds', () => {
   it('takes every edge of the recovery machine; invariants hold', async () => {
     const before = sim.running.runtime.world.transitions.records.length;
     await driveRecoveryEdges(sim);
-    const taken = new Set(sim.running.runtime.world.transitions.records.slice(before).filter((t) => t.kind === 'recovery').map((t) => `${t.from}|${t.event}|${t.to}`));
+    const taken = new Set(
+      sim.running.runtime.world.transitions.records
+        .slice(before)
+        .filter((t) => t.kind === 'recovery')
+        .map((t) => `${t.from}|${t.event}|${t.to}`),
+    );
     for (const e of edgesOf(recoveryMachine)) expect(taken, `${e.from} --${e.event}--> ${e.to}`).toContain(`${e.from}|${e.event}|${e.to}`);
     expect(await sim.invariants()).toMatchObject({ ok: true });
   });

@@ -8,13 +8,27 @@ const tag = 'Recoveries';
 
 export const recoveryRoutes = [
   defineRoute({
-    method: 'post', path: '/recoveries/:recovery_id/activate', tag, summary: 'Activate a failed-zap recovery (emails the user an OTP)', idempotent: true,
-    params: recoveryParams, body: activateRecoveryBody, response: activateRecoveryReply,
-    handler: ({ params, body }, { world, org }) => ({ body: { recovery: serializeActivated(activateRecovery(world, org.organization_id, params.recovery_id, body)) } }),
+    method: 'post',
+    path: '/recoveries/:recovery_id/activate',
+    tag,
+    summary: 'Activate a failed-zap recovery (emails the user an OTP)',
+    idempotent: true,
+    params: recoveryParams,
+    body: activateRecoveryBody,
+    response: activateRecoveryReply,
+    handler: ({ params, body }, { world, org }) => ({
+      body: { recovery: serializeActivated(activateRecovery(world, org.organization_id, params.recovery_id, body)) },
+    }),
   }),
   defineRoute({
-    auth: 'public', method: 'post', path: '/public/recover-funds', tag, summary: 'Claim a recovery with the emailed OTP', status: 202,
-    body: recoverFundsBody, response: recoverFundsReply,
+    auth: 'public',
+    method: 'post',
+    path: '/public/recover-funds',
+    tag,
+    summary: 'Claim a recovery with the emailed OTP',
+    status: 202,
+    body: recoverFundsBody,
+    response: recoverFundsReply,
     handler: ({ body }, { world, ip }) => ({ status: 202, body: { recovery: serializeClaimed(world, recoverFunds(world, ip, body)) } }),
   }),
 ];

@@ -14,27 +14,30 @@ export const recoverFundsBody = z.object({
   otp_code: otpCode,
   destination: z.object({ address: text, memo: text.optional(), tag: text.optional() }),
 });
-export type RecoverFundsBody = z.output<typeof recoverFundsBody>;
 
-export const activatedRecovery = z.object({
-  recovery_id: z.string(),
-  account_id: z.string(),
-  credit_id: z.string(),
-  status: z.literal('active'),
-  otp_sent: z.literal(true),
-  activated_at_ms: z.number().int(),
-}).meta({ id: 'ActivatedRecovery' });
+export const activatedRecovery = z
+  .object({
+    recovery_id: z.string(),
+    account_id: z.string(),
+    credit_id: z.string(),
+    status: z.literal('active'),
+    otp_sent: z.literal(true),
+    activated_at_ms: z.number().int(),
+  })
+  .meta({ id: 'ActivatedRecovery' });
 
-export const claimedRecovery = z.object({
-  recovery_id: z.string(),
-  account_id: z.string(),
-  credit_id: z.string(),
-  status: z.literal('claimed'),
-  asset_key: z.string(),
-  amount_atoms: z.string(),
-  cancel_id: z.string(),
-  poll_after_ms: z.number().int(),
-}).meta({ id: 'ClaimedRecovery' });
+export const claimedRecovery = z
+  .object({
+    recovery_id: z.string(),
+    account_id: z.string(),
+    credit_id: z.string(),
+    status: z.literal('claimed'),
+    asset_key: z.string(),
+    amount_atoms: z.string(),
+    cancel_id: z.string(),
+    poll_after_ms: z.number().int(),
+  })
+  .meta({ id: 'ClaimedRecovery' });
 
 export const activateRecoveryReply = z.object({ request_id: z.string(), recovery: activatedRecovery });
 export const recoverFundsReply = z.object({ request_id: z.string(), recovery: claimedRecovery });

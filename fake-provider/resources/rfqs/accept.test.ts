@@ -2,7 +2,18 @@
 // destinations and credits, accepting into a trade (once, even when raced), expiry and re-checks at accept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
-import { BTC, ETH, expectError, firmBody, fundedAccount, indicativeBody, rfqHelpers, SIM_OPTIONS, SOL, type Funded } from '../../testing/fixtures/rfqs.ts';
+import {
+  BTC,
+  ETH,
+  expectError,
+  firmBody,
+  fundedAccount,
+  indicativeBody,
+  rfqHelpers,
+  SIM_OPTIONS,
+  SOL,
+  type Funded,
+} from '../../testing/fixtures/rfqs.ts';
 
 const { RAISED, FIXED } = SIM_OPTIONS;
 
@@ -26,7 +37,13 @@ describe('firm RFQs and accepting quotes', () => {
     expect(q).toMatchObject({ mode: 'firm', amount_in_atoms: ETH.toString(), expected_out_atoms: '3190406400' });
     const a = await accept(q.quote_id, { slippage_bps: '50', client_order_id: 'order-1' }, { idem: 'accept-1' });
     expect(a.status, JSON.stringify(a.body)).toBe(200);
-    expect(a.body.trade).toMatchObject({ trade_id: expect.any(String), status: 'executing', quote_id: q.quote_id, client_order_id: 'order-1', poll_after_ms: expect.any(Number) });
+    expect(a.body.trade).toMatchObject({
+      trade_id: expect.any(String),
+      status: 'executing',
+      quote_id: q.quote_id,
+      client_order_id: 'order-1',
+      poll_after_ms: expect.any(Number),
+    });
     const replay = await accept(q.quote_id, { slippage_bps: '50', client_order_id: 'order-1' }, { idem: 'accept-1' });
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(a.body);
@@ -57,16 +74,25 @@ describe('firm RFQs and accepting quotes', () => {
     expectError(await rfq(firmBody(g, { from_asset_key: SOL, amount_in_atoms: '10000000000' })), 400, 'invalid_parameter', 'credit_id');
     // the credit holds 2 ETH
     expectError(await rfq(firmBody(g, { amount_in_atoms: (3n * ETH).toString() })), 422, 'insufficient_balance', 'credit_id');
-    const short = await rfq(firmBody(g, { side: 'exact_out', amount_in_atoms: undefined, amount_out_atoms: (7_000n * 10n ** 6n).toString() }));
+    const short = await rfq(
+      firmBody(g, { side: 'exact_out', amount_in_atoms: undefined, amount_out_atoms: (7_000n * 10n ** 6n).toString() }),
+    );
     expectError(short, 422, 'insufficient_balance', 'credit_id');
     expect(short.body.error.details).toMatchObject({ credit_id: g.credit_id, available_atoms: (2n * ETH).toString() });
     // another organization cannot name this account
     const other = (await sim.newOrg({ rate_limits: RAISED })).api_key;
     expectError(await rfq(firmBody(g), { key: other }), 404, 'account_not_found', 'account_id');
     // an indicative RFQ may name them, and then they must exist
-    expect((await rfq(indicativeBody({ account_id: g.account_id, credit_id: g.credit_id, destination_id: g.destination_id }))).status).toBe(200);
+    expect((await rfq(indicativeBody({ account_id: g.account_id, credit_id: g.credit_id, destination_id: g.destination_id }))).status).toBe(
+      200,
+    );
     expectError(await rfq(indicativeBody({ account_id: g.account_id, credit_id: 'cred_nope' })), 404, 'not_found', 'credit_id');
-    expectError(await rfq(indicativeBody({ account_id: g.account_id, destination_id: 'dest_nope' })), 404, 'destination_not_found', 'destination_id');
+    expectError(
+      await rfq(indicativeBody({ account_id: g.account_id, destination_id: 'dest_nope' })),
+      404,
+      'destination_not_found',
+      'destination_id',
+    );
     expect((await rfq(firmBody(g))).status).toBe(200);
   });
 
@@ -77,7 +103,12 @@ describe('firm RFQs and accepting quotes', () => {
     expectError(await accept(firm.quote_id, {}), 400, 'parameter_missing', 'slippage_bps');
     expectError(await accept(firm.quote_id, { slippage_bps: '10001' }), 400, 'invalid_parameter', 'slippage_bps');
     expectError(await accept(firm.quote_id, { slippage_bps: 50 }), 400, 'invalid_parameter', 'slippage_bps');
-    expectError(await sim.api('POST', `/quotes/${firm.quote_id}/accept`, { body: { slippage_bps: '50' }, idem: '' }), 400, 'parameter_missing', 'Idempotency-Key');
+    expectError(
+      await sim.api('POST', `/quotes/${firm.quote_id}/accept`, { body: { slippage_bps: '50' }, idem: '' }),
+      400,
+      'parameter_missing',
+      'Idempotency-Key',
+    );
     expect((await accept(firm.quote_id, { slippage_bps: '12.5' })).status).toBe(200);
   });
 
@@ -126,7 +157,9 @@ describe('firm RFQs and accepting quotes', () => {
     const ok = results.filter((r) => r.status === 200);
     expect(ok).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 200)) expectError(r, 409, 'quote_consumed');
-    const trades = sim.running.runtime.world.events.all.filter((e) => e.envelope.type === 'trade.executing' && e.envelope.data.quote_id === q.quote_id);
+    const trades = sim.running.runtime.world.events.all.filter(
+      (e) => e.envelope.type === 'trade.executing' && e.envelope.data.quote_id === q.quote_id,
+    );
     expect(trades).toHaveLength(1);
   });
 

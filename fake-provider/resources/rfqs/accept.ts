@@ -37,6 +37,7 @@ export function acceptQuote(world: World, org: Organization, quote_id: string, b
 
   const { trade_id } = startTrade(world, { org, quote, slippage_bps: body.slippage_bps, client_order_id: body.client_order_id ?? null });
   // startTrade has locked the credit; the quote cannot refuse ACCEPT here (open and before expiry, checked above).
-  if (!sendQuote(world, quote, { type: 'ACCEPT', trade_id, at_ms: world.sim.now_ms() })) throw new Error(`quote ${quote_id} refused ACCEPT after its checks`);
+  if (!sendQuote(world, quote, { type: 'ACCEPT', trade_id, at_ms: world.sim.now_ms() }))
+    throw new Error(`quote ${quote_id} refused ACCEPT after its checks`);
   return trade_id;
 }

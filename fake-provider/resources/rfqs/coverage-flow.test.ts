@@ -12,9 +12,12 @@ afterAll(() => sim.close());
 
 it('takes pending→ready, pending→expired, ready→expired, open→consumed and open→expired', async () => {
   await rfqCoverageFlow(sim);
-  const taken = new Set(sim.running.runtime.world.transitions.records.filter((r) => r.from !== null).map((r) => `${r.kind}|${r.from}|${r.event}|${r.to}`));
+  const taken = new Set(
+    sim.running.runtime.world.transitions.records.filter((r) => r.from !== null).map((r) => `${r.kind}|${r.from}|${r.event}|${r.to}`),
+  );
   for (const kind of ['rfq', 'quote']) {
-    for (const e of edgesOf(machineInfo(kind)!.machine)) expect(taken.has(`${kind}|${e.from}|${e.event}|${e.to}`), `${kind} ${e.from} --${e.event}--> ${e.to}`).toBe(true);
+    for (const e of edgesOf(machineInfo(kind)!.machine))
+      expect(taken.has(`${kind}|${e.from}|${e.event}|${e.to}`), `${kind} ${e.from} --${e.event}--> ${e.to}`).toBe(true);
   }
   expect(await sim.invariants()).toMatchObject({ ok: true, violations: [] });
 });

@@ -5,9 +5,7 @@ import { rfqInvariants } from './invariants.ts';
 import { rfqRoutes } from './routes.ts';
 import { forgetOrganizationRfqs } from './model.ts';
 
-export { quoteSnapshot, quoteStatus, requireQuote, rfqSnapshot, rfqStatus, rfqStore, serializeQuote, type Mode, type Quote, type Rfq } from './model.ts';
-export { acceptQuote } from './accept.ts';
-export { quoteMachine, rfqMachine, type QuoteStatus, type RfqStatus } from './machine.ts';
+export { rfqStatus, rfqStore } from './model.ts';
 
 export const rfqsResource = {
   name: 'rfqs',

@@ -20,18 +20,37 @@ export function rfqInvariants(world: World): Violation[] {
       continue;
     }
     if (q.expires_at_ms > expiresAt(rfq) || q.expires_at_ms <= producedAt(q)) {
-      out.push({ invariant: 'quote_expiry_within_rfq_ttl', entity_id: q.quote_id, message: `expires ${q.expires_at_ms}, produced ${producedAt(q)}, rfq expires ${expiresAt(rfq)}` });
+      out.push({
+        invariant: 'quote_expiry_within_rfq_ttl',
+        entity_id: q.quote_id,
+        message: `expires ${q.expires_at_ms}, produced ${producedAt(q)}, rfq expires ${expiresAt(rfq)}`,
+      });
     }
     const f = q.priced.fees;
-    if (f.platform_atoms + f.integrator_atoms !== f.total_atoms || q.priced.gross_out_atoms - f.total_atoms !== q.priced.expected_out_atoms) {
-      out.push({ invariant: 'quote_fees_add_up', entity_id: q.quote_id, message: 'platform + integrator ≠ total, or gross − total ≠ expected_out' });
+    if (
+      f.platform_atoms + f.integrator_atoms !== f.total_atoms ||
+      q.priced.gross_out_atoms - f.total_atoms !== q.priced.expected_out_atoms
+    ) {
+      out.push({
+        invariant: 'quote_fees_add_up',
+        entity_id: q.quote_id,
+        message: 'platform + integrator ≠ total, or gross − total ≠ expected_out',
+      });
     }
     const requested = q.rfq.amount_atoms;
     if (q.rfq.side === 'exact_out' ? q.priced.expected_out_atoms < requested : q.priced.amount_in_atoms !== requested) {
-      out.push({ invariant: 'quote_meets_request', entity_id: q.quote_id, message: `${q.rfq.side} quote does not meet the requested ${requested}` });
+      out.push({
+        invariant: 'quote_meets_request',
+        entity_id: q.quote_id,
+        message: `${q.rfq.side} quote does not meet the requested ${requested}`,
+      });
     }
     if (quoteStatus(q) === 'consumed' && (q.rfq.mode !== 'firm' || quoteSnapshot(q).context.trade_id === null)) {
-      out.push({ invariant: 'consumed_quote_is_firm_trade', entity_id: q.quote_id, message: 'a consumed quote must be firm and name its trade' });
+      out.push({
+        invariant: 'consumed_quote_is_firm_trade',
+        entity_id: q.quote_id,
+        message: 'a consumed quote must be firm and name its trade',
+      });
     }
   }
   return out;

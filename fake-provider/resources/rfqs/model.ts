@@ -12,8 +12,6 @@ import { checkBounds, firmParties, indicativeParties, requestedAmount, requireBa
 import type { CreateRfqBody } from './schemas.ts';
 import type { ForgetScope } from '../../resource-records.ts';
 
-export type { Mode } from './requests.ts';
-
 /** An RFQ as asked for; its lifecycle state read with `rfqSnapshot`. */
 export interface Rfq {
   readonly rfq_id: string;
@@ -64,7 +62,11 @@ const rfqs = compactLifecycle(rfqMachine, {
   state: 'expired',
   status: 'done',
   keeps: 'best_quote_id',
-  context: (rfq: Rfq, best_quote_id) => ({ created_at_ms: rfq.created_at_ms, expires_at_ms: rfq.created_at_ms + rfq.ttl_ms, best_quote_id: best_quote_id as string | null }),
+  context: (rfq: Rfq, best_quote_id) => ({
+    created_at_ms: rfq.created_at_ms,
+    expires_at_ms: rfq.created_at_ms + rfq.ttl_ms,
+    best_quote_id: best_quote_id as string | null,
+  }),
 });
 
 /** A consumed quote holds its own expiry and its trade: it keeps the trade's id alone. */
@@ -89,7 +91,7 @@ export function quoteStatus(quote: Quote): QuoteStatus {
 export const expiresAt = (rfq: Rfq): number => rfq.created_at_ms + rfq.ttl_ms;
 
 /** When the RFQ's solvers answer, and so when its quote is produced (stamped so even when produced during the request). */
-export const answeredAt = (rfq: Rfq): number => rfq.created_at_ms + rfq.latency_ms;
+const answeredAt = (rfq: Rfq): number => rfq.created_at_ms + rfq.latency_ms;
 export const producedAt = (quote: Quote): number => answeredAt(quote.rfq);
 
 /** Neither machine emits anything: a step only moves the snapshot. */
@@ -109,7 +111,12 @@ export function sendQuote(world: World, quote: Quote, event: QuoteEvent): boolea
 export function createRfq(world: World, org: Organization, body: CreateRfqBody): Rfq {
   const org_id = org.organization_id;
   const { ttl_ms, wait_ms } = checkBounds(world, body);
-  const from = resolveAssetRef(world, org_id, { asset_key: body.from_asset_key, symbol: body.from_symbol }, { prefix: 'from_', required: true });
+  const from = resolveAssetRef(
+    world,
+    org_id,
+    { asset_key: body.from_asset_key, symbol: body.from_symbol },
+    { prefix: 'from_', required: true },
+  );
   const to = resolveAssetRef(world, org_id, { asset_key: body.to_asset_key, symbol: body.to_symbol }, { prefix: 'to_', required: true });
   const amount_atoms = requestedAmount(body, from, to);
   const parties = body.mode === 'firm' ? firmParties(world, org_id, body, from, to) : indicativeParties(world, org_id, body, from, to);
@@ -161,7 +168,13 @@ function solveLater(world: World, rfq: Rfq): void {
   const org = world.orgs.get(rfq.org_id)!;
   try {
     const priced = price(world, {
-      org, from: rfq.from, to: rfq.to, side: rfq.side, amount_atoms: rfq.amount_atoms, integrator_fee_bps: rfq.integrator_fee_bps, spread_bps: rfq.spread_bps,
+      org,
+      from: rfq.from,
+      to: rfq.to,
+      side: rfq.side,
+      amount_atoms: rfq.amount_atoms,
+      integrator_fee_bps: rfq.integrator_fee_bps,
+      spread_bps: rfq.spread_bps,
     });
     if (rfq.credit_id !== null) requireBalance(requireCredit(world, rfq.org_id, rfq.credit_id), rfq.mode, priced.amount_in_atoms);
     produceQuote(world, rfq, priced);
@@ -181,13 +194,17 @@ function produceQuote(world: World, rfq: Rfq, priced: Priced): Quote {
   const quote: Quote = { quote_id, rfq, priced, expires_at_ms, seq: world.nextSeq(), state: initial.state };
   rfqStore(world).quotes.insert(quote);
   sendRfq(world, rfq, { type: 'SOLVED', quote_id, at_ms: produced_at_ms });
-  world.sim.scheduler.schedule(expires_at_ms, 'quote.expire', () => void sendQuote(world, quote, { type: 'EXPIRE', at_ms: world.sim.now_ms() }));
+  world.sim.scheduler.schedule(
+    expires_at_ms,
+    'quote.expire',
+    () => void sendQuote(world, quote, { type: 'EXPIRE', at_ms: world.sim.now_ms() }),
+  );
   return quote;
 }
 
 // ---- read ------------------------------------------------------------------------------------------
 
-export function requireRfq(world: World, org_id: string, rfq_id: string): Rfq {
+function requireRfq(world: World, org_id: string, rfq_id: string): Rfq {
   const rfq = rfqStore(world).rfqs.get(rfq_id);
   if (!rfq || rfq.org_id !== org_id) throw new ApiError('rfq_not_found', `no rfq ${rfq_id}`, { param: 'rfq_id' });
   return rfq;
@@ -215,8 +232,11 @@ export function serializeRfq(world: World, rfq: Rfq): Record<string, unknown> {
 /** POST /rfqs answers as if it had waited wait_ms: poll_after_ms counts from the end of that wait. */
 export function serializeCreated(world: World, rfq: Rfq): { status: 200 | 202; rfq: Record<string, unknown> } {
   if (rfqStatus(rfq) === 'ready') return { status: 200, rfq: serializeRfq(world, rfq) };
-  const answer_at_ms = rfq.latency_ms < rfq.ttl_ms ? rfq.latency_ms : rfq.ttl_ms;
-  return { status: 202, rfq: { rfq_id: rfq.rfq_id, status: 'pending', poll_after_ms: Math.max(1, answer_at_ms - Math.min(rfq.wait_ms, rfq.ttl_ms)) } };
+  const answer_at_ms = Math.min(rfq.latency_ms, rfq.ttl_ms);
+  return {
+    status: 202,
+    rfq: { rfq_id: rfq.rfq_id, status: 'pending', poll_after_ms: Math.max(1, answer_at_ms - Math.min(rfq.wait_ms, rfq.ttl_ms)) },
+  };
 }
 
 export function requireQuote(world: World, org_id: string, quote_id: string): Quote {

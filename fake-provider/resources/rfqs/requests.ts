@@ -18,7 +18,8 @@ export function checkBounds(world: World, body: CreateRfqBody): { ttl_ms: number
   const { min, max } = world.profile.rfq_ttl_ms;
   if (ttl_ms < min || ttl_ms > max) throw new ApiError('invalid_parameter', `ttl_ms must be from ${min} to ${max}`, { param: 'ttl_ms' });
   const wait_max = world.profile.rfq_wait_ms_max;
-  if (wait_ms < 0 || wait_ms > wait_max) throw new ApiError('invalid_parameter', `wait_ms must be from 0 to ${wait_max}`, { param: 'wait_ms' });
+  if (wait_ms < 0 || wait_ms > wait_max)
+    throw new ApiError('invalid_parameter', `wait_ms must be from 0 to ${wait_max}`, { param: 'wait_ms' });
   return { ttl_ms, wait_ms };
 }
 
@@ -32,7 +33,10 @@ const AMOUNT_FIELDS = {
 export function requestedAmount(body: CreateRfqBody, from: Asset, to: Asset): bigint {
   const fields = AMOUNT_FIELDS[body.side];
   for (const f of fields.others) {
-    if (body[f] !== undefined) throw new ApiError('invalid_parameter', `${f} is not a parameter of side=${body.side}; give ${fields.atoms} or ${fields.ui}`, { param: f });
+    if (body[f] !== undefined)
+      throw new ApiError('invalid_parameter', `${f} is not a parameter of side=${body.side}; give ${fields.atoms} or ${fields.ui}`, {
+        param: f,
+      });
   }
   const amount = oneOfAmount(body, fields.atoms, fields.ui, body.side === 'exact_in' ? from.decimals : to.decimals, true)!;
   if (amount === 0n) {
@@ -48,12 +52,19 @@ function requireField(value: string | undefined, param: string): string {
 }
 
 /** The credit the trade would draw from, as it must be right now: the account's, of the input asset, open and free. */
-export function requireSpendableCredit(world: World, org_id: string, account_id: string, credit_id: string, from_asset_key: string): Credit {
+export function requireSpendableCredit(
+  world: World,
+  org_id: string,
+  account_id: string,
+  credit_id: string,
+  from_asset_key: string,
+): Credit {
   const credit = requireCredit(world, org_id, credit_id, { account_id });
   if (credit.asset_key !== from_asset_key) {
     throw new ApiError('invalid_parameter', `credit ${credit_id} holds ${credit.asset_key}, not ${from_asset_key}`, { param: 'credit_id' });
   }
-  if (creditStatus(credit) === 'consumed') throw new ApiError('credit_already_consumed', `credit ${credit_id} is no longer open`, { param: 'credit_id' });
+  if (creditStatus(credit) === 'consumed')
+    throw new ApiError('credit_already_consumed', `credit ${credit_id} is no longer open`, { param: 'credit_id' });
   const holder = creditHolder(credit);
   if (holder !== null) {
     throw new ApiError('credit_in_use', `credit ${credit_id} is in use by ${holder}; it can be used again once that finishes`, {
@@ -89,7 +100,8 @@ export function firmParties(world: World, org_id: string, body: CreateRfqBody, f
 export function indicativeParties(world: World, org_id: string, body: CreateRfqBody, from: Asset, to: Asset): Parties {
   if (body.account_id === undefined) {
     for (const param of ['destination_id', 'credit_id'] as const) {
-      if (body[param] !== undefined) throw new ApiError('parameter_missing', `account_id is required with ${param}`, { param: 'account_id' });
+      if (body[param] !== undefined)
+        throw new ApiError('parameter_missing', `account_id is required with ${param}`, { param: 'account_id' });
     }
     return { account: null, destination_id: null, credit: null };
   }
@@ -100,14 +112,18 @@ export function indicativeParties(world: World, org_id: string, body: CreateRfqB
       throw new ApiError('destination_not_found', `no destination ${body.destination_id}`, { param: 'destination_id' });
     }
     if (d.asset_key !== to.asset_key) {
-      throw new ApiError('invalid_parameter', `destination ${d.destination_id} is for ${d.asset_key}, not ${to.asset_key}`, { param: 'destination_id' });
+      throw new ApiError('invalid_parameter', `destination ${d.destination_id} is for ${d.asset_key}, not ${to.asset_key}`, {
+        param: 'destination_id',
+      });
     }
   }
   let credit: Credit | null = null;
   if (body.credit_id !== undefined) {
     credit = requireCredit(world, org_id, body.credit_id, { account_id: account.account_id });
     if (credit.asset_key !== from.asset_key) {
-      throw new ApiError('invalid_parameter', `credit ${credit.credit_id} holds ${credit.asset_key}, not ${from.asset_key}`, { param: 'credit_id' });
+      throw new ApiError('invalid_parameter', `credit ${credit.credit_id} holds ${credit.asset_key}, not ${from.asset_key}`, {
+        param: 'credit_id',
+      });
     }
   }
   return { account, destination_id: body.destination_id ?? null, credit };

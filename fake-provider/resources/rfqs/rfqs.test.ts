@@ -4,7 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../../testing/harness.ts';
 import { bpsUnits, forward } from '../pricing/arithmetic.ts';
-import { ARB_ETH, ARB_USDC, BONK, BTC, ETH, expectError, indicativeBody, rfqHelpers, SIM_OPTIONS, SOL, SOL_USDC } from '../../testing/fixtures/rfqs.ts';
+import {
+  ARB_ETH,
+  ARB_USDC,
+  BONK,
+  BTC,
+  ETH,
+  expectError,
+  indicativeBody,
+  rfqHelpers,
+  SIM_OPTIONS,
+  SOL,
+  SOL_USDC,
+} from '../../testing/fixtures/rfqs.ts';
 
 const { RAISED, FIXED } = SIM_OPTIONS;
 
@@ -21,7 +33,11 @@ describe('POST /rfqs answers ready or pending', () => {
     const r = await rfq(indicativeBody());
     expect(r.status).toBe(200);
     expect(r.body.request_id).toMatch(/^req_/);
-    expect(r.body.rfq).toEqual({ rfq_id: expect.stringMatching(/^rfq_/), status: 'ready', best_quote_id: expect.stringMatching(/^quote_/) });
+    expect(r.body.rfq).toEqual({
+      rfq_id: expect.stringMatching(/^rfq_/),
+      status: 'ready',
+      best_quote_id: expect.stringMatching(/^quote_/),
+    });
     const g = await sim.api('GET', `/rfqs/${r.body.rfq.rfq_id}`);
     expect(g.status).toBe(200);
     expect(g.body.rfq).toEqual(r.body.rfq);
@@ -96,7 +112,14 @@ describe('quotes: every field, exact BigInt pricing', () => {
       side: 'exact_in',
       amount_in_atoms: ETH.toString(),
       expected_out_atoms: '3190406400',
-      fees: { platform_bps: '10', integrator_bps: '0', total_bps: '10', platform_atoms: '3193600', integrator_atoms: '0', total_atoms: '3193600' },
+      fees: {
+        platform_bps: '10',
+        integrator_bps: '0',
+        total_bps: '10',
+        platform_atoms: '3193600',
+        integrator_atoms: '0',
+        total_atoms: '3193600',
+      },
       route_requirements: {},
     });
   });
@@ -105,9 +128,23 @@ describe('quotes: every field, exact BigInt pricing', () => {
     const key = (await sim.newOrg({ rate_limits: RAISED, platform_fee_bps: '10', integrator_fee_bps: '2.5' })).api_key;
     await setPrices();
     const orgDefault = await quoteOf(indicativeBody(), key);
-    expect(orgDefault.fees).toEqual({ platform_bps: '10', integrator_bps: '2.5', total_bps: '12.5', platform_atoms: '3193600', integrator_atoms: '798400', total_atoms: '3992000' });
+    expect(orgDefault.fees).toEqual({
+      platform_bps: '10',
+      integrator_bps: '2.5',
+      total_bps: '12.5',
+      platform_atoms: '3193600',
+      integrator_atoms: '798400',
+      total_atoms: '3992000',
+    });
     const q = await quoteOf(indicativeBody({ integrator_fee_bps: '12.5' }), key);
-    expect(q.fees).toEqual({ platform_bps: '10', integrator_bps: '12.5', total_bps: '22.5', platform_atoms: '3193600', integrator_atoms: '3992000', total_atoms: '7185600' });
+    expect(q.fees).toEqual({
+      platform_bps: '10',
+      integrator_bps: '12.5',
+      total_bps: '22.5',
+      platform_atoms: '3193600',
+      integrator_atoms: '3992000',
+      total_atoms: '7185600',
+    });
     expect(BigInt(q.fees.platform_atoms) + BigInt(q.fees.integrator_atoms)).toBe(BigInt(q.fees.total_atoms));
     expect(BigInt(q.expected_out_atoms)).toBe(3_193_600_000n - 7_185_600n);
     // fee atoms floor: 0.0001 bps (1e-8) of 3193600000 atoms is 31.936 atoms → 31
@@ -129,7 +166,13 @@ describe('quotes: every field, exact BigInt pricing', () => {
     const expected = BigInt(q.expected_out_atoms);
     expect(expected >= want).toBe(true);
     expect(expected - BigInt(q.fees.total_atoms) < want + 10n).toBe(true);
-    const rate = { from_price_usd_scaled: 3200n * 10n ** 12n, to_price_usd_scaled: 10n ** 12n, from_decimals: 18, to_decimals: 6, spread_bps: 20 };
+    const rate = {
+      from_price_usd_scaled: 3200n * 10n ** 12n,
+      to_price_usd_scaled: 10n ** 12n,
+      from_decimals: 18,
+      to_decimals: 6,
+      spread_bps: 20,
+    };
     const rates = { platform_units: bpsUnits('10'), integrator_units: 0n };
     const a = BigInt(q.amount_in_atoms);
     expect(forward(a, rate, rates).expected_out_atoms).toBe(expected);
@@ -149,14 +192,25 @@ describe('quotes: every field, exact BigInt pricing', () => {
       // 10 SOL × 180 USD = 1800 USD, less 1%, in 6-decimal Solana USDC
       route_requirements: { min_intermediate_out: { asset_key: SOL_USDC, min_out_atoms: '1782000000' } },
     });
-    const local = await quoteOf(indicativeBody({ from_asset_key: SOL, to_asset_key: SOL_USDC, amount_in_atoms: (10n * 10n ** 9n).toString() }));
+    const local = await quoteOf(
+      indicativeBody({ from_asset_key: SOL, to_asset_key: SOL_USDC, amount_in_atoms: (10n * 10n ** 9n).toString() }),
+    );
     expect(local).toMatchObject({ route_type: 'LOCAL_CHAIN_SWAP', settlement_domains: ['solana'], route_requirements: {} });
   });
 
   it('accepts registered symbols for either asset', async () => {
-    const put = await sim.api('PUT', '/symbols', { body: { symbols: [{ symbol: 'AETH', asset_key: ARB_ETH }, { symbol: 'AUSDC', asset_key: ARB_USDC }] } });
+    const put = await sim.api('PUT', '/symbols', {
+      body: {
+        symbols: [
+          { symbol: 'AETH', asset_key: ARB_ETH },
+          { symbol: 'AUSDC', asset_key: ARB_USDC },
+        ],
+      },
+    });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    const q = await quoteOf(indicativeBody({ from_asset_key: undefined, from_symbol: 'aeth', to_asset_key: undefined, to_symbol: 'AUSDC' }));
+    const q = await quoteOf(
+      indicativeBody({ from_asset_key: undefined, from_symbol: 'aeth', to_asset_key: undefined, to_symbol: 'AUSDC' }),
+    );
     expect(q).toMatchObject({ from_asset_key: ARB_ETH, to_asset_key: ARB_USDC });
   });
 
@@ -198,7 +252,12 @@ describe('POST /rfqs validation (nothing is created)', () => {
     ['side enum', { side: 'sideways' }, 'invalid_enum', 'side'],
     ['mode enum', { mode: 'maybe' }, 'invalid_enum', 'mode'],
     ['ui precision', { amount_in_atoms: undefined, amount_in_ui: '0.0000000000000000001' }, 'ui_precision_exceeded', 'amount_in_ui'],
-    ['exact_out ui precision', { side: 'exact_out', amount_in_atoms: undefined, amount_out_ui: '1.0000001' }, 'ui_precision_exceeded', 'amount_out_ui'],
+    [
+      'exact_out ui precision',
+      { side: 'exact_out', amount_in_atoms: undefined, amount_out_ui: '1.0000001' },
+      'ui_precision_exceeded',
+      'amount_out_ui',
+    ],
     ['asset_key grammar', { from_asset_key: 'eth' }, 'invalid_asset_key', 'from_asset_key'],
     ['symbol format', { from_asset_key: undefined, from_symbol: '-x-' }, 'invalid_symbol', 'from_symbol'],
     ['unknown symbol', { to_asset_key: undefined, to_symbol: 'NOPE' }, 'symbol_not_found', 'to_symbol'],
@@ -207,17 +266,41 @@ describe('POST /rfqs validation (nothing is created)', () => {
     ['asset without a market', { to_asset_key: BONK }, 'unsupported_pair', 'to_asset_key'],
     ['below 1 USD notional', { amount_in_atoms: (ETH / 10_000n).toString() }, 'insufficient_liquidity', 'amount_in_atoms'],
     ['above 100000 USD notional', { amount_in_atoms: (40n * ETH).toString() }, 'insufficient_liquidity', 'amount_in_atoms'],
-    ['exact_out above 100000 USD', { side: 'exact_out', amount_in_atoms: undefined, amount_out_atoms: (200_000n * 10n ** 6n).toString() }, 'insufficient_liquidity', 'amount_out_atoms'],
+    [
+      'exact_out above 100000 USD',
+      { side: 'exact_out', amount_in_atoms: undefined, amount_out_atoms: (200_000n * 10n ** 6n).toString() },
+      'insufficient_liquidity',
+      'amount_out_atoms',
+    ],
     ['unknown account on an indicative RFQ', { account_id: 'acct_nope' }, 'account_not_found', 'account_id'],
     ['credit without account on an indicative RFQ', { credit_id: 'cred_x' }, 'parameter_missing', 'account_id'],
   ])('%s', async (_name, patch, code, param) => {
     if (code === 'invalid_parameter' && param === 'from_symbol') {
-      await sim.api('PUT', '/symbols', { body: { symbols: [{ symbol: 'AETH', asset_key: ARB_ETH }, { symbol: 'AUSDC', asset_key: ARB_USDC }] } });
+      await sim.api('PUT', '/symbols', {
+        body: {
+          symbols: [
+            { symbol: 'AETH', asset_key: ARB_ETH },
+            { symbol: 'AUSDC', asset_key: ARB_USDC },
+          ],
+        },
+      });
     }
     await setPrices();
     const before = count();
     const r = await rfq(indicativeBody(patch as Record<string, unknown>));
-    const statuses: Record<string, number> = { parameter_missing: 400, invalid_parameter: 400, invalid_enum: 400, ui_precision_exceeded: 400, invalid_asset_key: 400, invalid_symbol: 400, symbol_not_found: 404, asset_not_supported: 404, unsupported_pair: 400, insufficient_liquidity: 422, account_not_found: 404 };
+    const statuses: Record<string, number> = {
+      parameter_missing: 400,
+      invalid_parameter: 400,
+      invalid_enum: 400,
+      ui_precision_exceeded: 400,
+      invalid_asset_key: 400,
+      invalid_symbol: 400,
+      symbol_not_found: 404,
+      asset_not_supported: 404,
+      unsupported_pair: 400,
+      insufficient_liquidity: 422,
+      account_not_found: 404,
+    };
     expectError(r, statuses[code], code, param);
     expect(r.body.error.type).toBeTypeOf('string');
     expect(count()).toBe(before);
@@ -229,30 +312,51 @@ describe('POST /rfqs validation (nothing is created)', () => {
 
   it('forbidden_asset (403) from the organization’s asset policy, on either side', async () => {
     const org = await sim.newOrg({ rate_limits: RAISED, forbidden_assets: [BTC] });
-    const listed = (await sim.control('GET', '/organizations')).body.organizations.find((o: any) => o.organization_id === org.organization_id);
+    const listed = (await sim.control('GET', '/organizations')).body.organizations.find(
+      (o: any) => o.organization_id === org.organization_id,
+    );
     expect(listed.forbidden_assets).toEqual([BTC]);
     expectError(await rfq(indicativeBody({ to_asset_key: BTC }), { key: org.api_key }), 403, 'forbidden_asset', 'to_asset_key');
-    expectError(await rfq(indicativeBody({ from_asset_key: BTC, amount_in_atoms: '100000000' }), { key: org.api_key }), 403, 'forbidden_asset', 'from_asset_key');
+    expectError(
+      await rfq(indicativeBody({ from_asset_key: BTC, amount_in_atoms: '100000000' }), { key: org.api_key }),
+      403,
+      'forbidden_asset',
+      'from_asset_key',
+    );
     expect((await rfq(indicativeBody(), { key: org.api_key })).status).toBe(200);
     expectError(await sim.control('POST', '/organizations', { forbidden_assets: ['eth'] }), 400, 'invalid_asset_key', 'forbidden_assets.0');
-    expectError(await sim.control('POST', '/organizations', { forbidden_assets: ['native.evm:999'] }), 404, 'asset_not_supported', 'forbidden_assets.0');
+    expectError(
+      await sim.control('POST', '/organizations', { forbidden_assets: ['native.evm:999'] }),
+      404,
+      'asset_not_supported',
+      'forbidden_assets.0',
+    );
   });
 });
 
 describe('pair liquidity (/_sim/market/liquidity)', () => {
-  const pair = (max_notional_usd: string | null, from = ARB_ETH, to = ARB_USDC) => ({ from_asset_key: from, to_asset_key: to, max_notional_usd });
+  const pair = (max_notional_usd: string | null, from = ARB_ETH, to = ARB_USDC) => ({
+    from_asset_key: from,
+    to_asset_key: to,
+    max_notional_usd,
+  });
 
   it('a lowered pair refuses larger trades with insufficient_liquidity; the reverse pair and smaller trades are unaffected; null restores', async () => {
     const put = await sim.control('PUT', '/market/liquidity', { pairs: [pair('500')] });
     expect(put.status).toBe(200);
-    expect(put.body.liquidity).toEqual({ default_max_notional_usd: '100000', pairs: [{ from_asset_key: ARB_ETH, to_asset_key: ARB_USDC, max_notional_usd: '500' }] });
+    expect(put.body.liquidity).toEqual({
+      default_max_notional_usd: '100000',
+      pairs: [{ from_asset_key: ARB_ETH, to_asset_key: ARB_USDC, max_notional_usd: '500' }],
+    });
     expect((await sim.control('GET', '/market/liquidity')).body.liquidity).toEqual(put.body.liquidity);
     await setPrices();
     const big = await rfq(indicativeBody());
     expectError(big, 422, 'insufficient_liquidity', 'amount_in_atoms');
     expect(big.body.error.details).toEqual({ max_notional_usd: '500' });
     expect((await rfq(indicativeBody({ amount_in_atoms: (ETH / 10n).toString() }))).status).toBe(200);
-    expect((await rfq(indicativeBody({ from_asset_key: ARB_USDC, to_asset_key: ARB_ETH, amount_in_atoms: '3000000000' }))).status).toBe(200);
+    expect((await rfq(indicativeBody({ from_asset_key: ARB_USDC, to_asset_key: ARB_ETH, amount_in_atoms: '3000000000' }))).status).toBe(
+      200,
+    );
     await sim.control('PUT', '/market/liquidity', { pairs: [pair('0')] });
     expectError(await rfq(indicativeBody({ amount_in_atoms: (ETH / 10n).toString() })), 422, 'insufficient_liquidity', 'to_asset_key');
     await sim.control('PUT', '/market/liquidity', { pairs: [pair(null)] });
@@ -261,10 +365,30 @@ describe('pair liquidity (/_sim/market/liquidity)', () => {
   });
 
   it('validates every entry and applies all or nothing', async () => {
-    expectError(await sim.control('PUT', '/market/liquidity', { pairs: [pair('10'), pair('5', 'eth')] }), 400, 'invalid_asset_key', 'pairs.1.from_asset_key');
-    expectError(await sim.control('PUT', '/market/liquidity', { pairs: [pair('10'), pair('5', 'native.evm:999')] }), 404, 'asset_not_supported', 'pairs.1.from_asset_key');
-    expectError(await sim.control('PUT', '/market/liquidity', { pairs: [pair('10'), pair('-5')] }), 400, 'invalid_parameter', 'pairs.1.max_notional_usd');
-    expectError(await sim.control('PUT', '/market/liquidity', { pairs: [pair('10', ARB_ETH, ARB_ETH)] }), 400, 'unsupported_pair', 'pairs.0.to_asset_key');
+    expectError(
+      await sim.control('PUT', '/market/liquidity', { pairs: [pair('10'), pair('5', 'eth')] }),
+      400,
+      'invalid_asset_key',
+      'pairs.1.from_asset_key',
+    );
+    expectError(
+      await sim.control('PUT', '/market/liquidity', { pairs: [pair('10'), pair('5', 'native.evm:999')] }),
+      404,
+      'asset_not_supported',
+      'pairs.1.from_asset_key',
+    );
+    expectError(
+      await sim.control('PUT', '/market/liquidity', { pairs: [pair('10'), pair('-5')] }),
+      400,
+      'invalid_parameter',
+      'pairs.1.max_notional_usd',
+    );
+    expectError(
+      await sim.control('PUT', '/market/liquidity', { pairs: [pair('10', ARB_ETH, ARB_ETH)] }),
+      400,
+      'unsupported_pair',
+      'pairs.0.to_asset_key',
+    );
     expectError(await sim.control('PUT', '/market/liquidity', {}), 400, 'parameter_missing', 'pairs');
     expect((await sim.control('GET', '/market/liquidity')).body.liquidity.pairs).toEqual([]);
   });
@@ -283,7 +407,10 @@ describe('profile variants and determinism', () => {
   });
 
   it('slow solvers (profile) answer 202 with poll_after_ms = latency − wait_ms, ready once the clock gets there', async () => {
-    const s = await startTestSim({ profile: { ...FIXED, solver_latency_ms: { min: 600, max: 600 } }, seed_orgs: [{ api_keys: ['sk_test_default'], rate_limits: RAISED }] });
+    const s = await startTestSim({
+      profile: { ...FIXED, solver_latency_ms: { min: 600, max: 600 } },
+      seed_orgs: [{ api_keys: ['sk_test_default'], rate_limits: RAISED }],
+    });
     try {
       const r = await s.api('POST', '/rfqs', { body: indicativeBody() });
       expect(r.status).toBe(202);
@@ -298,7 +425,10 @@ describe('profile variants and determinism', () => {
   });
 
   it('size outside 1..100000 USD can answer invalid_parameter instead (profile)', async () => {
-    const s = await startTestSim({ profile: { ...FIXED, size_out_of_bounds_error: 'invalid_parameter' }, seed_orgs: [{ api_keys: ['sk_test_default'], rate_limits: RAISED }] });
+    const s = await startTestSim({
+      profile: { ...FIXED, size_out_of_bounds_error: 'invalid_parameter' },
+      seed_orgs: [{ api_keys: ['sk_test_default'], rate_limits: RAISED }],
+    });
     try {
       const r = await s.api('POST', '/rfqs', { body: indicativeBody({ amount_in_atoms: '1000' }) });
       expect(r.status).toBe(400);
@@ -309,7 +439,10 @@ describe('profile variants and determinism', () => {
   });
 
   it('quote reads after expiry can answer quote_expired (profile)', async () => {
-    const s = await startTestSim({ profile: { ...FIXED, quote_read_after_expiry: 'quote_expired' }, seed_orgs: [{ api_keys: ['sk_test_default'], rate_limits: RAISED }] });
+    const s = await startTestSim({
+      profile: { ...FIXED, quote_read_after_expiry: 'quote_expired' },
+      seed_orgs: [{ api_keys: ['sk_test_default'], rate_limits: RAISED }],
+    });
     try {
       const r = await s.api('POST', '/rfqs', { body: indicativeBody() });
       expect((await s.api('GET', `/quotes/${r.body.rfq.best_quote_id}`)).status).toBe(200);
@@ -329,7 +462,9 @@ describe('profile variants and determinism', () => {
         const out: unknown[] = [];
         if (refuseFirst) expect((await s.api('POST', '/rfqs', { body: indicativeBody({ amount_in_atoms: '1' }) })).status).toBe(422);
         for (const amount of ['1', '0.5', '2', '0.25', '3']) {
-          const r = await s.api('POST', '/rfqs', { body: indicativeBody({ amount_in_atoms: undefined, amount_in_ui: amount, wait_ms: 1_000 }) });
+          const r = await s.api('POST', '/rfqs', {
+            body: indicativeBody({ amount_in_atoms: undefined, amount_in_ui: amount, wait_ms: 1_000 }),
+          });
           const q = await s.api('GET', `/quotes/${r.body.rfq.best_quote_id}`);
           out.push([r.status, r.body.rfq, q.body.quote]);
           await s.advance(30_000);
@@ -342,7 +477,8 @@ describe('profile variants and determinism', () => {
     const a = await run('rfq-det', false);
     expect(await run('rfq-det', false)).toEqual(a);
     // ids differ (the refused request took a request id); statuses, timings and prices do not
-    const priced = (runs: unknown[]) => runs.map((x: any) => [x[0], x[1].status, x[2].expires_at_ms, x[2].amount_in_atoms, x[2].expected_out_atoms, x[2].fees]);
+    const priced = (runs: unknown[]) =>
+      runs.map((x: any) => [x[0], x[1].status, x[2].expires_at_ms, x[2].amount_in_atoms, x[2].expected_out_atoms, x[2].fees]);
     expect(priced(await run('rfq-det', true))).toEqual(priced(a));
     expect(priced(await run('rfq-det-other', false))).not.toEqual(priced(a));
   });

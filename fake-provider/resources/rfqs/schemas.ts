@@ -24,16 +24,18 @@ export const createRfqBody = z.object({
 });
 export type CreateRfqBody = z.output<typeof createRfqBody>;
 
-export const rfq = z.object({
-  rfq_id: z.string(),
-  status: z.enum(['pending', 'ready']),
-  best_quote_id: z.string().optional(),
-  poll_after_ms: z.number().int().optional(),
-}).meta({ id: 'Rfq' });
+export const rfq = z
+  .object({
+    rfq_id: z.string(),
+    status: z.enum(['pending', 'ready']),
+    best_quote_id: z.string().optional(),
+    poll_after_ms: z.number().int().optional(),
+  })
+  .meta({ id: 'Rfq' });
 export const rfqReply = z.object({ request_id: z.string(), rfq });
 export const rfqParams = z.object({ rfq_id: idString });
 
-export const fees = z.object({
+const fees = z.object({
   platform_bps: z.string(),
   integrator_bps: z.string(),
   total_bps: z.string(),
@@ -42,21 +44,23 @@ export const fees = z.object({
   total_atoms: z.string(),
 });
 
-export const quote = z.object({
-  quote_id: z.string(),
-  rfq_id: z.string(),
-  mode: z.enum(['indicative', 'firm']),
-  expires_at_ms: z.number().int(),
-  route_type: z.enum(['INTENTS_ONLY', 'HYBRID_SOLANA_TO_INTENTS', 'LOCAL_CHAIN_SWAP']),
-  settlement_domains: z.array(z.string()),
-  from_asset_key: z.string(),
-  to_asset_key: z.string(),
-  side: z.enum(['exact_in', 'exact_out']),
-  amount_in_atoms: z.string(),
-  expected_out_atoms: z.string(),
-  fees,
-  route_requirements: z.record(z.string(), z.unknown()),
-}).meta({ id: 'Quote' });
+export const quote = z
+  .object({
+    quote_id: z.string(),
+    rfq_id: z.string(),
+    mode: z.enum(['indicative', 'firm']),
+    expires_at_ms: z.number().int(),
+    route_type: z.enum(['INTENTS_ONLY', 'HYBRID_SOLANA_TO_INTENTS', 'LOCAL_CHAIN_SWAP']),
+    settlement_domains: z.array(z.string()),
+    from_asset_key: z.string(),
+    to_asset_key: z.string(),
+    side: z.enum(['exact_in', 'exact_out']),
+    amount_in_atoms: z.string(),
+    expected_out_atoms: z.string(),
+    fees,
+    route_requirements: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'Quote' });
 export const quoteReply = z.object({ request_id: z.string(), quote });
 export const quoteParams = z.object({ quote_id: idString });
 
@@ -70,6 +74,12 @@ export type AcceptBody = z.output<typeof acceptBody>;
 export const acceptReply = z.object({
   request_id: z.string(),
   trade: z
-    .object({ trade_id: z.string(), status: z.string(), quote_id: z.string(), client_order_id: z.string().nullable(), poll_after_ms: z.number().int() })
+    .object({
+      trade_id: z.string(),
+      status: z.string(),
+      quote_id: z.string(),
+      client_order_id: z.string().nullable(),
+      poll_after_ms: z.number().int(),
+    })
     .loose(),
 });

@@ -5,7 +5,7 @@ import { defineStore, type World } from '../../world.ts';
 export const SCREENING_FLAG_REASONS = ['sanctions_match', 'high_risk_score', 'mixer_association'] as const;
 export type ScreeningFlagReason = (typeof SCREENING_FLAG_REASONS)[number];
 
-export const screeningStore = defineStore('screening', () => new Map<string, ScreeningFlagReason>());
+const screeningStore = defineStore('screening', () => new Map<string, ScreeningFlagReason>());
 
 /** Addresses compare case-insensitively for EVM (hex) and exactly elsewhere; lowercasing hex is enough. */
 const norm = (address: string): string => (/^0x[0-9a-fA-F]{40}$/.test(address) ? address.toLowerCase() : address);

@@ -4,8 +4,7 @@ import { tradeHistory, tradeInvariants } from './model.ts';
 import { tradeRoutes } from './routes.ts';
 import { forgetOrganizationTrades } from './model.ts';
 
-export { startTrade, serializeTrade, requireTrade, tradeStatus, tradeState, tradeStore, type Trade, type StartTradeInput } from './model.ts';
-export { tradeMachine } from './machine.ts';
+export { startTrade, serializeTrade, tradeStatus, tradeState, tradeStore } from './model.ts';
 
 export const tradesResource = {
   name: 'trades',

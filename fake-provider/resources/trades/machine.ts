@@ -23,9 +23,30 @@ export const tradeMachine = setup({
     recordCredit: assign({ settlement_credit_id: ({ event }) => (event.type === 'SETTLED' ? event.credit_id : null) }),
     recordOrphan: assign({ orphaned_leg: ({ event }) => (event.type === 'ORPHAN' ? event.leg : null) }),
     clearOrphan: assign({ orphaned_leg: null }),
-    publishFailed: emit(({ event }) => ({ type: 'publish', event_type: 'trade.failed', extra: { failure_code: event.type === 'FAIL' ? event.code : null } }) as TradeEffect),
-    publishOrphaned: emit(({ event }) => ({ type: 'publish', event_type: 'trade.settlement_orphaned', extra: { leg: event.type === 'ORPHAN' ? event.leg : null } }) as TradeEffect),
-    publishReconfirmed: emit(({ event }) => ({ type: 'publish', event_type: 'trade.settlement_reconfirmed', extra: { leg: event.type === 'RECONFIRM' ? event.leg : null } }) as TradeEffect),
+    publishFailed: emit(
+      ({ event }) =>
+        ({
+          type: 'publish',
+          event_type: 'trade.failed',
+          extra: { failure_code: event.type === 'FAIL' ? event.code : null },
+        }) as TradeEffect,
+    ),
+    publishOrphaned: emit(
+      ({ event }) =>
+        ({
+          type: 'publish',
+          event_type: 'trade.settlement_orphaned',
+          extra: { leg: event.type === 'ORPHAN' ? event.leg : null },
+        }) as TradeEffect,
+    ),
+    publishReconfirmed: emit(
+      ({ event }) =>
+        ({
+          type: 'publish',
+          event_type: 'trade.settlement_reconfirmed',
+          extra: { leg: event.type === 'RECONFIRM' ? event.leg : null },
+        }) as TradeEffect,
+    ),
   },
 }).createMachine({
   id: 'trade',

@@ -2,12 +2,28 @@
 // through the shared execution driver, re-check the quoted terms at fill time (slippage, liquidity),
 // and serialize trades and their history records exactly as the spec shows them.
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { compactLifecycle, entityStore, publish, publishDerived, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
+import {
+  compactLifecycle,
+  entityStore,
+  publish,
+  publishDerived,
+  statusOf,
+  type LifecycleState,
+  type MachineSnapshot,
+} from '../../engine/index.ts';
 import { ApiError } from '../../contract/errors.ts';
 import type { HistoryRecord, Violation } from '../../resource.ts';
 import { assetByKey } from '../assets/index.ts';
 import { creditForSource, creditStore, creditSnapshot, lockCredit } from '../credits/index.ts';
-import { beginExecution, pollAfterMs, serializeSettlement, settlementSummary, type Swap, type SwapEvent, type SwapOps } from '../execution/index.ts';
+import {
+  beginExecution,
+  pollAfterMs,
+  serializeSettlement,
+  settlementSummary,
+  type Swap,
+  type SwapEvent,
+  type SwapOps,
+} from '../execution/index.ts';
 import { bpsUnits, checkPairAllowed, forwardOut, serializeFees, WHOLE_BPS_UNITS, type Priced } from '../pricing/index.ts';
 import type { Asset } from '../assets/index.ts';
 import { tradeMachine, type TradeEffect, type TradeState } from './machine.ts';
@@ -18,7 +34,7 @@ import type { ForgetScope } from '../../resource-records.ts';
  * so trades need not import the resource that starts them): the quote's id, what its RFQ asked for, and
  * its pricing. None of them is written after the quote is made.
  */
-export interface TradedQuote {
+interface TradedQuote {
   readonly quote_id: string;
   readonly rfq: {
     readonly rfq_id: string;
@@ -69,7 +85,11 @@ export const tradeLifecycle = compactLifecycle(tradeMachine, {
   state: 'settled',
   status: 'active',
   keeps: 'settlement_credit_id',
-  context: (_trade: Trade, settlement_credit_id) => ({ failure_code: null, settlement_credit_id: settlement_credit_id as string | null, orphaned_leg: null }),
+  context: (_trade: Trade, settlement_credit_id) => ({
+    failure_code: null,
+    settlement_credit_id: settlement_credit_id as string | null,
+    orphaned_leg: null,
+  }),
 });
 
 export const tradeSnapshot = (t: Trade): MachineSnapshot<typeof tradeMachine> => tradeLifecycle.snapshot(t);
@@ -136,7 +156,14 @@ function checkFill(world: World, swap: Swap): string | null {
   const to = assetByKey(swap.to_asset_key)!;
   try {
     checkPairAllowed(world, t.org, from, to);
-    const now = forwardOut(world, { org: t.org, from, to, amount_in_atoms: priced.amount_in_atoms, integrator_fee_bps: rfq.integrator_fee_bps, spread_bps: rfq.spread_bps });
+    const now = forwardOut(world, {
+      org: t.org,
+      from,
+      to,
+      amount_in_atoms: priced.amount_in_atoms,
+      integrator_fee_bps: rfq.integrator_fee_bps,
+      spread_bps: rfq.spread_bps,
+    });
     const floor = (priced.expected_out_atoms * (WHOLE_BPS_UNITS - bpsUnits(t.slippage_bps))) / WHOLE_BPS_UNITS;
     return now.expected_out_atoms < floor ? 'execution_failed' : null;
   } catch (e) {
@@ -242,7 +269,14 @@ export function tradeHistory(world: World, account_id: string): HistoryRecord[] 
       if (swap.settled_at_ms !== null) body.settled_at_ms = swap.settled_at_ms;
       const { failure_code } = tradeSnapshot(t).context;
       if (failure_code !== null) body.failure_code = failure_code;
-      return { type: 'trade' as const, status, created_at_ms: t.created_at_ms, seq: t.seq, asset_keys: [swap.from_asset_key, swap.to_asset_key], body };
+      return {
+        type: 'trade' as const,
+        status,
+        created_at_ms: t.created_at_ms,
+        seq: t.seq,
+        asset_keys: [swap.from_asset_key, swap.to_asset_key],
+        body,
+      };
     });
 }
 
@@ -253,19 +287,24 @@ export function tradeInvariants(world: World): Violation[] {
   const madeBy = (type: string, id: string) => creditForSource(world, type, id);
   for (const t of tradeStore(world).list) {
     const f = t.quote.priced.fees;
-    if (f.total_atoms !== f.platform_atoms + f.integrator_atoms) out.push({ invariant: 'fees_total', entity_id: t.trade_id, message: 'total_atoms != platform + integrator' });
+    if (f.total_atoms !== f.platform_atoms + f.integrator_atoms)
+      out.push({ invariant: 'fees_total', entity_id: t.trade_id, message: 'total_atoms != platform + integrator' });
     const source = credits.get(t.swap.credit_id);
     const state = tradeState(t);
     const sourceSnapshot = source && creditSnapshot(source);
     const consumedByMe = sourceSnapshot?.value === 'consumed' && sourceSnapshot.context.consumed_by === t.trade_id;
     // A failed trade leaves the credit open; a later operation may still consume it.
-    if (state === 'failed' && consumedByMe) out.push({ invariant: 'failed_leaves_credit_open', entity_id: t.trade_id, message: 'failed trade consumed its credit' });
+    if (state === 'failed' && consumedByMe)
+      out.push({ invariant: 'failed_leaves_credit_open', entity_id: t.trade_id, message: 'failed trade consumed its credit' });
     if ((state === 'settled' || state === 'settled_orphaned') && source) {
-      if (!consumedByMe) out.push({ invariant: 'settled_consumes_credit', entity_id: t.trade_id, message: 'settled trade left its source credit open' });
+      if (!consumedByMe)
+        out.push({ invariant: 'settled_consumes_credit', entity_id: t.trade_id, message: 'settled trade left its source credit open' });
       const settlement = madeBy('trade_settlement', t.trade_id);
       const change = madeBy('change', t.trade_id);
-      if (!settlement || settlement.atoms !== t.swap.amount_out_atoms) out.push({ invariant: 'settlement_credit', entity_id: t.trade_id, message: 'settlement credit missing or != amount_out' });
-      if ((change?.atoms ?? 0n) + t.swap.amount_in_atoms !== source.atoms) out.push({ invariant: 'change_plus_in', entity_id: t.trade_id, message: 'change + amount_in != source atoms' });
+      if (!settlement || settlement.atoms !== t.swap.amount_out_atoms)
+        out.push({ invariant: 'settlement_credit', entity_id: t.trade_id, message: 'settlement credit missing or != amount_out' });
+      if ((change?.atoms ?? 0n) + t.swap.amount_in_atoms !== source.atoms)
+        out.push({ invariant: 'change_plus_in', entity_id: t.trade_id, message: 'change + amount_in != source atoms' });
     }
   }
   return out;

@@ -5,8 +5,14 @@ import { tradeParams, tradeReply } from './schemas.ts';
 
 export const tradeRoutes = [
   defineRoute({
-    method: 'get', path: '/trades/:trade_id', tag: 'Trades', summary: 'Get a trade',
-    params: tradeParams, response: tradeReply,
-    handler: ({ params }, { world, org }) => ({ body: { trade: serializeTradeRecord(world, requireTrade(world, org.organization_id, params.trade_id)) } }),
+    method: 'get',
+    path: '/trades/:trade_id',
+    tag: 'Trades',
+    summary: 'Get a trade',
+    params: tradeParams,
+    response: tradeReply,
+    handler: ({ params }, { world, org }) => ({
+      body: { trade: serializeTradeRecord(world, requireTrade(world, org.organization_id, params.trade_id)) },
+    }),
   }),
 ];

@@ -27,7 +27,13 @@ async function setup(from = ETH, to = USDC, atoms = ONE_ETH) {
   return { account_id, credit_id, destination_id };
 }
 
-async function accept(f: { account_id: string; credit_id: string; destination_id: string }, amount = HALF_ETH, slippage = '100', from = ETH, to = USDC) {
+async function accept(
+  f: { account_id: string; credit_id: string; destination_id: string },
+  amount = HALF_ETH,
+  slippage = '100',
+  from = ETH,
+  to = USDC,
+) {
   const { quote_id } = await firmQuote(sim, { ...f, from, to, amount_in_atoms: amount });
   const quote = (await sim.api('GET', `/quotes/${quote_id}`)).body.quote;
   const r = await sim.api('POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: slippage, client_order_id: 'co-1' } });
@@ -36,9 +42,15 @@ async function accept(f: { account_id: string; credit_id: string; destination_id
 }
 
 const trade = async (id: string) => (await sim.api('GET', `/trades/${id}`)).body.trade;
-const events = (account_id: string) => sim.running.runtime.world.events.all.map((e) => e.envelope).filter((e) => e.account_id === account_id);
+const events = (account_id: string) =>
+  sim.running.runtime.world.events.all.map((e) => e.envelope).filter((e) => e.account_id === account_id);
 const balances = async (account_id: string) =>
-  Object.fromEntries((await sim.api('GET', `/accounts/${account_id}/balances`)).body.balances.map((b: any) => [b.asset_key, [b.available_atoms, b.pending_atoms]]));
+  Object.fromEntries(
+    (await sim.api('GET', `/accounts/${account_id}/balances`)).body.balances.map((b: any) => [
+      b.asset_key,
+      [b.available_atoms, b.pending_atoms],
+    ]),
+  );
 
 describe('trade lifecycle', () => {
   it('settles with events in order, a settlement credit, a change credit and pending output until settled', async () => {
@@ -58,11 +70,25 @@ describe('trade lifecycle', () => {
     expect(done.fees).toEqual(quote.fees);
     expect(done.settlement).toMatchObject({ out_finalized: true, in_finalized: true, out_confirmations: 20, in_confirmations: 20 });
     expect(done.settlement.out_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
-    const ev = events(f.account_id).filter((e) => e.type.startsWith('trade.') || (e.type === 'credit.created' && e.data.source_type !== 'deposit'));
-    expect(ev.map((e) => e.type)).toEqual(['trade.executing', 'trade.filled', 'trade.pending_settle', 'trade.settled', 'credit.created', 'credit.created']);
+    const ev = events(f.account_id).filter(
+      (e) => e.type.startsWith('trade.') || (e.type === 'credit.created' && e.data.source_type !== 'deposit'),
+    );
+    expect(ev.map((e) => e.type)).toEqual([
+      'trade.executing',
+      'trade.filled',
+      'trade.pending_settle',
+      'trade.settled',
+      'credit.created',
+      'credit.created',
+    ]);
     const settledEvent = ev[3];
     expect(settledEvent.data).toMatchObject({ trade_id: t.trade_id, quote_id: quote.quote_id, client_order_id: 'co-1' });
-    expect(ev[4].data).toMatchObject({ credit_id: settledEvent.data.credit_id, asset_key: USDC, atoms: quote.expected_out_atoms, source_type: 'trade_settlement' });
+    expect(ev[4].data).toMatchObject({
+      credit_id: settledEvent.data.credit_id,
+      asset_key: USDC,
+      atoms: quote.expected_out_atoms,
+      source_type: 'trade_settlement',
+    });
     expect(ev[5].data).toMatchObject({ asset_key: ETH, atoms: HALF_ETH, source_type: 'change' });
     expect(await balances(f.account_id)).toEqual({ [ETH]: [HALF_ETH, '0'], [USDC]: [quote.expected_out_atoms, '0'] });
     const consumed = (await sim.api('GET', `/accounts/${f.account_id}/credits?status=consumed`)).body.credits;
@@ -143,7 +169,9 @@ describe('faults', () => {
       const done = await trade(t.trade_id);
       expect(done).toMatchObject({ status: 'failed', failure_code: code });
       expect(done).not.toHaveProperty('poll_after_ms');
-      const types = events(f.account_id).filter((e) => e.type.startsWith('trade.')).map((e) => e.type);
+      const types = events(f.account_id)
+        .filter((e) => e.type.startsWith('trade.'))
+        .map((e) => e.type);
       expect(types[types.length - 1]).toBe('trade.failed');
       expect(types.filter((t) => PROGRESS.includes(t)).at(-1)).toBe(`trade.${from}`);
       if (code === 'settlement_orphaned') expect(types).toContain('trade.settlement_orphaned');
@@ -176,8 +204,13 @@ describe('faults', () => {
     expect(orphaned.settlement).toMatchObject({ in_finalized: false, in_confirmations: 0, out_finalized: true });
     await sim.settle();
     expect((await trade(t.trade_id)).settlement.in_finalized).toBe(true);
-    const types = events(f.account_id).filter((e) => e.type.startsWith('trade.settlement_')).map((e) => [e.type, e.data.leg]);
-    expect(types).toEqual([['trade.settlement_orphaned', 'in'], ['trade.settlement_reconfirmed', 'in']]);
+    const types = events(f.account_id)
+      .filter((e) => e.type.startsWith('trade.settlement_'))
+      .map((e) => [e.type, e.data.leg]);
+    expect(types).toEqual([
+      ['trade.settlement_orphaned', 'in'],
+      ['trade.settlement_reconfirmed', 'in'],
+    ]);
   });
 });
 
@@ -197,15 +230,29 @@ describe('reads', () => {
     const f = await setup();
     const ok = await accept(f);
     await sim.settle();
-    await sim.control('POST', '/faults', { target: 'trade', effect: { fail: 'execution_failed' }, match: { account_id: f.account_id }, times: 1 });
+    await sim.control('POST', '/faults', {
+      target: 'trade',
+      effect: { fail: 'execution_failed' },
+      match: { account_id: f.account_id },
+      times: 1,
+    });
     const change = (await sim.api('GET', `/accounts/${f.account_id}/credits?asset_key=${ETH}`)).body.credits[0];
     const bad = await accept({ ...f, credit_id: change.credit_id }, '100000000000000000');
     await sim.settle();
     const records = (await sim.api('GET', `/accounts/${f.account_id}/history?types=trade`)).body.records;
-    expect(records.map((r: any) => [r.trade_id, r.status])).toEqual([[bad.trade.trade_id, 'failed'], [ok.trade.trade_id, 'settled']]);
+    expect(records.map((r: any) => [r.trade_id, r.status])).toEqual([
+      [bad.trade.trade_id, 'failed'],
+      [ok.trade.trade_id, 'settled'],
+    ]);
     expect(records[1]).toMatchObject({
-      type: 'trade', client_order_id: 'co-1', from_asset_key: ETH, to_asset_key: USDC, amount_in_atoms: HALF_ETH,
-      amount_out_atoms: ok.quote.expected_out_atoms, fees: ok.quote.fees, settlement: { out_finalized: true, in_finalized: true },
+      type: 'trade',
+      client_order_id: 'co-1',
+      from_asset_key: ETH,
+      to_asset_key: USDC,
+      amount_in_atoms: HALF_ETH,
+      amount_out_atoms: ok.quote.expected_out_atoms,
+      fees: ok.quote.fees,
+      settlement: { out_finalized: true, in_finalized: true },
     });
     expect(typeof records[1].settled_at_ms).toBe('number');
     expect(records[0].failure_code).toBe('execution_failed');

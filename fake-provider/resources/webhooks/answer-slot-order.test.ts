@@ -29,29 +29,41 @@ async function jitteryReceiver(answer_ms: number) {
   const server = createServer((req, res) => {
     peak = Math.max(peak, ++inflight);
     let body = '';
-    req.on('data', (c) => (body += c)).on('end', async () => {
-      const event = JSON.parse(body);
-      await sleep(Math.random() * 8);
-      const seen = arrived.get(event.account_id) ?? [];
-      seen.push(event.event_id);
-      arrived.set(event.account_id, seen);
-      await sleep(answer_ms);
-      inflight--;
-      res.writeHead(200).end();
-    });
+    req
+      .on('data', (c) => (body += c))
+      .on('end', async () => {
+        const event = JSON.parse(body);
+        await sleep(Math.random() * 8);
+        const seen = arrived.get(event.account_id) ?? [];
+        seen.push(event.event_id);
+        arrived.set(event.account_id, seen);
+        await sleep(answer_ms);
+        inflight--;
+        res.writeHead(200).end();
+      });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  closing.push(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  closing.push(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, arrived, peak: () => peak };
 }
 
 describe('answer slot stagger', () => {
-  it('delivers each account\'s events in dispatch order across 30 bursts of 6, answers still overlapping', async () => {
+  it("delivers each account's events in dispatch order across 30 bursts of 6, answers still overlapping", async () => {
     const receiver = await jitteryReceiver(150);
     // The gap bounds the receiver stalls it survives: this receiver shares the process (and a busy machine), and a
     // POST on a fresh connection waits for the receiver's accept, so one stalled longer than the gap (up to 270 ms
     // seen here) may read the next POST, on a kept-alive connection, first. At 60 ms 2 runs in 5 failed, at 100 ms none.
-    const world = newWorld({ seed: 'slot-order', clock: 'virtual', profile: { ...DEFAULT_PROFILE, webhook_answer_slot_ms: 10_000, webhook_answer_slot_stagger_ms: 100 } });
+    const world = newWorld({
+      seed: 'slot-order',
+      clock: 'virtual',
+      profile: { ...DEFAULT_PROFILE, webhook_answer_slot_ms: 10_000, webhook_answer_slot_stagger_ms: 100 },
+    });
     const org = createOrganization(world, { api_keys: ['sk_slot_order_0123'] });
     createWebhook(world, org, { url: receiver.url });
     const t0 = world.sim.now_ms();
@@ -74,17 +86,28 @@ describe('answer slot stagger', () => {
     expect(receiver.peak()).toBeGreaterThanOrEqual(3);
   });
 
-  it('still sends a duplicate\'s two copies together, before the account\'s next delivery', async () => {
+  it("still sends a duplicate's two copies together, before the account's next delivery", async () => {
     const receiver = await jitteryReceiver(300);
-    const world = newWorld({ seed: 'slot-order-dup', clock: 'virtual', profile: { ...DEFAULT_PROFILE, webhook_answer_slot_ms: 10_000, webhook_answer_slot_stagger_ms: 100 } });
+    const world = newWorld({
+      seed: 'slot-order-dup',
+      clock: 'virtual',
+      profile: { ...DEFAULT_PROFILE, webhook_answer_slot_ms: 10_000, webhook_answer_slot_stagger_ms: 100 },
+    });
     const org = createOrganization(world, { api_keys: ['sk_slot_order_dup_0123'] });
     createWebhook(world, org, { url: receiver.url });
-    world.sim.faults.add({ target: 'webhook', effect: { webhook: 'duplicate' }, match: { event_type: 'test.first' }, probability: 1, times: 1 }, 'flt_dup', world.sim.now_ms());
+    world.sim.faults.add(
+      { target: 'webhook', effect: { webhook: 'duplicate' }, match: { event_type: 'test.first' }, probability: 1, times: 1 },
+      'flt_dup',
+      world.sim.now_ms(),
+    );
     const first = publish(world, org.organization_id, 'acct_a', 'test.first', {}).envelope.event_id;
     const second = publish(world, org.organization_id, 'acct_a', 'test.second', {}).envelope.event_id;
     await world.sim.scheduler.advance(60_000);
     expect(receiver.arrived.get('acct_a')).toEqual([first, first, second]);
     expect(receiver.peak()).toBe(3); // both copies and the next delivery in flight at once: nothing waited for an answer
-    expect([...webhookStore(world).deliveries.values()].map((d) => d.attempt_log.map((a) => [a.copies, a.http_status]))).toEqual([[[2, 200]], [[1, 200]]]);
+    expect([...webhookStore(world).deliveries.values()].map((d) => d.attempt_log.map((a) => [a.copies, a.http_status]))).toEqual([
+      [[2, 200]],
+      [[1, 200]],
+    ]);
   });
 });

@@ -13,7 +13,11 @@ const LABEL = 'Zoë "ü" / 東京 😀';
 
 /** The classic integrator bug: the signature checked over JSON.stringify(JSON.parse(raw)) instead of the raw bytes. */
 function verifyReserialized(secret: string, timestamp: string, raw: string, header: string): boolean {
-  const expected = Buffer.from(`v1=${createHmac('sha256', secret).update(`${timestamp}.${JSON.stringify(JSON.parse(raw))}`).digest('hex')}`);
+  const expected = Buffer.from(
+    `v1=${createHmac('sha256', secret)
+      .update(`${timestamp}.${JSON.stringify(JSON.parse(raw))}`)
+      .digest('hex')}`,
+  );
   const given = Buffer.from(header);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
@@ -56,7 +60,10 @@ describe('webhook_body_style', () => {
 
 describe('styleBody', () => {
   const value = {
-    a: [], b: {}, c: [1, -2.5e-7, true, null, 'x'], d: { e: [{ f: 'g' }, []], h: '' },
+    a: [],
+    b: {},
+    c: [1, -2.5e-7, true, null, 'x'],
+    d: { e: [{ f: 'g' }, []], h: '' },
     s: 'quote " backslash \\ slash / tab \t nl \n nul \u0000 del \u007f é \u2028 😀 lone \ud800 }{],[:',
   };
   const compact = JSON.stringify(value);
@@ -65,7 +72,9 @@ describe('styleBody', () => {
     expect(styleBody(compact, 'compact')).toBe(compact);
     for (const style of WEBHOOK_BODY_STYLES) expect(JSON.parse(styleBody(compact, style)), style).toEqual(value);
     const spaced = styleBody(compact, 'spaced');
-    expect(spaced).toContain('"c": [1, -2.5e-7, true, null, "x"],\n  "d": {\n    "e": [{\n        "f": "g"\n      }, []],\n    "h": ""\n  }');
+    expect(spaced).toContain(
+      '"c": [1, -2.5e-7, true, null, "x"],\n  "d": {\n    "e": [{\n        "f": "g"\n      }, []],\n    "h": ""\n  }',
+    );
     expect(spaced.startsWith('{\n  "a": [],\n  "b": {},\n')).toBe(true);
     const escaped = styleBody(compact, 'escaped');
     expect(escaped).toMatch(/^[\x20-\x7e]*$/);

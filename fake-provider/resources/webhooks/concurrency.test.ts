@@ -21,17 +21,27 @@ async function holdingReceiver() {
   const release = () => held.splice(0).forEach((h) => h.res.writeHead(200).end('ok'));
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
-    req.on('data', (c) => (body += c)).on('end', () => {
-      const e = JSON.parse(body) as { account_id: string; type: string };
-      arrivals.push(`${e.account_id}:${e.type}`);
-      held.push({ account_id: e.account_id, type: e.type, res });
-      // A's first stays unanswered until B's first arrives; from then on everything is answered.
-      if (arrivals.some((a) => a.startsWith('acct_b:'))) release();
-    });
+    req
+      .on('data', (c) => (body += c))
+      .on('end', () => {
+        const e = JSON.parse(body) as { account_id: string; type: string };
+        arrivals.push(`${e.account_id}:${e.type}`);
+        held.push({ account_id: e.account_id, type: e.type, res });
+        // A's first stays unanswered until B's first arrives; from then on everything is answered.
+        if (arrivals.some((a) => a.startsWith('acct_b:'))) release();
+      });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { url, arrivals, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url,
+    arrivals,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 let closing: Array<() => Promise<void>> = [];

@@ -48,17 +48,22 @@ async function run(setting: WebhookDeliveryOrder, seed: number): Promise<Run> {
     expect(hook.status).toBe(200);
     rx.secret = hook.body.webhook.secret;
     const accounts: string[] = [];
-    for (let i = 0; i < ACCOUNTS; i++) accounts.push((await sim.api('POST', '/accounts', { body: { label: `a${i}` } })).body.account.account_id);
+    for (let i = 0; i < ACCOUNTS; i++)
+      accounts.push((await sim.api('POST', '/accounts', { body: { label: `a${i}` } })).body.account.account_id);
     await sim.advance(10_000);
     for (const account_id of accounts.slice(0, 2)) {
-      const da = (await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key: ARB_USDC } })).body.deposit_address;
+      const da = (await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key: ARB_USDC } })).body
+        .deposit_address;
       expect((await sim.control('POST', '/deposits', { deposit_address_id: da.deposit_address_id, atoms: '5000000' })).status).toBe(200);
     }
     await sim.settle();
     const feed: unknown[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { events: Array<{ event_id: string; account_id: string }>; next_cursor: string | null } } = await sim.api('GET', `/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: { body: { events: Array<{ event_id: string; account_id: string }>; next_cursor: string | null } } = await sim.api(
+        'GET',
+        `/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       feed.push(page.body.events);
       cursor = page.body.next_cursor;
     } while (cursor !== null);
@@ -78,7 +83,8 @@ async function run(setting: WebhookDeliveryOrder, seed: number): Promise<Run> {
 const ofAccount = (ids: string[], r: Run, account_id: string) => ids.filter((id) => r.accountOf.get(id) === account_id);
 const accountsOf = (r: Run) => [...new Set(r.accountOf.values())];
 /** True when some account's deliveries arrived in another order than created. */
-const reorderedWithinAccount = (r: Run) => accountsOf(r).some((a) => ofAccount(r.received, r, a).join() !== ofAccount(r.created, r, a).join());
+const reorderedWithinAccount = (r: Run) =>
+  accountsOf(r).some((a) => ofAccount(r.received, r, a).join() !== ofAccount(r.created, r, a).join());
 
 function expectEveryEventOnce(r: Run): void {
   expect(r.received.length).toBe(r.created.length);
@@ -114,7 +120,9 @@ describe('webhook_delivery_order', () => {
       expectEveryEventOnce(r);
       for (const a of accountsOf(r)) {
         const created = ofAccount(r.created, r, a);
-        ofAccount(r.received, r, a).forEach((id, i) => expect(Math.abs(created.indexOf(id) - i), `seed ${seed}, ${id}`).toBeLessThanOrEqual(1));
+        ofAccount(r.received, r, a).forEach((id, i) =>
+          expect(Math.abs(created.indexOf(id) - i), `seed ${seed}, ${id}`).toBeLessThanOrEqual(1),
+        );
       }
       swapped = reorderedWithinAccount(r);
     }

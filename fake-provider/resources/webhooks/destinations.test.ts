@@ -62,7 +62,10 @@ describe('webhook destinations at registration', () => {
   it('PATCH refuses the same and leaves the url as it was', async () => {
     const org = await sim.newOrg({ rate_limits: { writes: 10_000, reads: 10_000 } });
     const w = (await sim.api('POST', '/webhooks', { key: org.api_key, body: { url: rx.url } })).body.webhook;
-    const r = await sim.api('PATCH', `/webhooks/${w.webhook_id}`, { key: org.api_key, body: { url: `http://0x7f000001:${port()}/_sim/reset` } });
+    const r = await sim.api('PATCH', `/webhooks/${w.webhook_id}`, {
+      key: org.api_key,
+      body: { url: `http://0x7f000001:${port()}/_sim/reset` },
+    });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('webhook_url_forbidden');
     expect((await sim.api('GET', '/webhooks', { key: org.api_key })).body.webhooks[0].url).toBe(rx.url);
@@ -114,10 +117,19 @@ describe('webhook destinations at send time', () => {
   });
 
   it('checks every address a name resolves to, on the port it dials', async () => {
-    const answers: Record<string, string[]> = { 'home.example': ['127.0.0.1'], 'meta.example': ['203.0.113.5', '169.254.169.254'], 'ok.example': ['127.0.0.1'] };
-    const resolver = ((host: string, _o: unknown, cb: (e: Error | null, a: LookupAddress[]) => void) => cb(null, (answers[host] ?? []).map((address) => ({ address, family: 4 })))) as never;
+    const answers: Record<string, string[]> = {
+      'home.example': ['127.0.0.1'],
+      'meta.example': ['203.0.113.5', '169.254.169.254'],
+      'ok.example': ['127.0.0.1'],
+    };
+    const resolver = ((host: string, _o: unknown, cb: (e: Error | null, a: LookupAddress[]) => void) =>
+      cb(
+        null,
+        (answers[host] ?? []).map((address) => ({ address, family: 4 })),
+      )) as never;
     const guard = destinationGuard(DEFAULT_PROFILE, { host: '127.0.0.1', port: 4010 }, resolver);
-    const resolve = (host: string, p: number) => new Promise<string>((ok) => guard.resolve(host, p, (err, a) => ok(err ? `refused: ${err.message}` : a!)));
+    const resolve = (host: string, p: number) =>
+      new Promise<string>((ok) => guard.resolve(host, p, (err, a) => ok(err ? `refused: ${err.message}` : a!)));
     expect(await resolve('home.example', 4010)).toMatch(/^refused: .*own listening address/);
     expect(await resolve('ok.example', 5000)).toBe('127.0.0.1');
     expect(await resolve('meta.example', 80)).toMatch(/^refused: .*denied block/);

@@ -6,7 +6,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { bare, blocks, isLocal, type SelfEndpoint } from '../../network.ts';
 
 /** Why a destination is refused, in a sentence for the 400 (or the delivery log); null when it is allowed. */
-export type Refusal = string | null;
+type Refusal = string | null;
 
 const LOOPBACK_NAME = /^(?:.*\.)?localhost\.?$/i;
 
@@ -35,7 +35,11 @@ export interface DestinationGuard {
 
 const defaultPort = (u: URL): number => (u.port !== '' ? Number(u.port) : u.protocol === 'https:' ? 443 : 80);
 
-export function destinationGuard(profile: { webhook_allowed_destinations: readonly string[]; webhook_denied_destinations: readonly string[] }, self: SelfEndpoint, resolve: typeof dnsLookup = dnsLookup): DestinationGuard {
+export function destinationGuard(
+  profile: { webhook_allowed_destinations: readonly string[]; webhook_denied_destinations: readonly string[] },
+  self: SelfEndpoint,
+  resolve: typeof dnsLookup = dnsLookup,
+): DestinationGuard {
   const allowed = blocks(profile.webhook_allowed_destinations);
   const denied = blocks(profile.webhook_denied_destinations);
   const address = (addr: string, port: number): Refusal => {
@@ -50,7 +54,7 @@ export function destinationGuard(profile: { webhook_allowed_destinations: readon
   const guard: DestinationGuard = {
     url(url) {
       const u = new URL(url);
-      if (reachesControlPlane(u.pathname)) return 'the URL path is swapsim\'s control plane (/_sim)';
+      if (reachesControlPlane(u.pathname)) return "the URL path is swapsim's control plane (/_sim)";
       const host = bare(u.hostname);
       const port = defaultPort(u);
       if (isIP(host) !== 0) return address(host, port);
@@ -61,7 +65,8 @@ export function destinationGuard(profile: { webhook_allowed_destinations: readon
     address,
     resolve(hostname, port, callback) {
       const host = bare(hostname);
-      const refuse = (why: string): void => callback(Object.assign(new Error(`webhook destination refused: ${why}`), { code: 'ESWAPSIM_REFUSED' }));
+      const refuse = (why: string): void =>
+        callback(Object.assign(new Error(`webhook destination refused: ${why}`), { code: 'ESWAPSIM_REFUSED' }));
       const check = (found: string[]): void => {
         for (const a of found) {
           const why = address(a, port);

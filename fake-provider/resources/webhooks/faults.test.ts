@@ -24,7 +24,8 @@ async function setup() {
   return {
     rx,
     webhook,
-    deliveries: async (q = '') => (await sim.api('GET', `/webhooks/${webhook.webhook_id}/deliveries${q}`, { key: org.api_key })).body.deliveries,
+    deliveries: async (q = '') =>
+      (await sim.api('GET', `/webhooks/${webhook.webhook_id}/deliveries${q}`, { key: org.api_key })).body.deliveries,
     emit: (type: string, account_id = 'acct_f') => publish(sim.running.runtime.world, org.organization_id, account_id, type, {}).envelope,
   };
 }
@@ -42,7 +43,14 @@ describe('webhook faults', () => {
     const fault_id = await fault({ webhook: 'drop' }, { ids: [e.event_id] });
     await sim.advance(0);
     expect(t.rx.received).toHaveLength(0);
-    expect(await t.deliveries()).toEqual([expect.objectContaining({ status: 'pending', http_status: 0, attempted_at_ms: e.created_at_ms, next_retry_at_ms: e.created_at_ms + 30_000 })]);
+    expect(await t.deliveries()).toEqual([
+      expect.objectContaining({
+        status: 'pending',
+        http_status: 0,
+        attempted_at_ms: e.created_at_ms,
+        next_retry_at_ms: e.created_at_ms + 30_000,
+      }),
+    ]);
     await sim.advance(30_000);
     expect(t.rx.received.map((r) => [r.event_id, r.received_at_ms - e.created_at_ms])).toEqual([[e.event_id, 30_000]]);
     expect((await t.deliveries())[0]).toMatchObject({ status: 'success', http_status: 200 });
@@ -85,7 +93,10 @@ describe('webhook faults', () => {
     expect(t.rx.received.map((r) => [r.signature_valid, r.answered])).toEqual([[false, 401]]);
     expect((await t.deliveries())[0]).toMatchObject({ status: 'pending', http_status: 401, next_retry_at_ms: e.created_at_ms + 30_000 });
     await sim.advance(30_000);
-    expect(t.rx.received.map((r) => [r.signature_valid, r.answered])).toEqual([[false, 401], [true, 200]]);
+    expect(t.rx.received.map((r) => [r.signature_valid, r.answered])).toEqual([
+      [false, 401],
+      [true, 200],
+    ]);
     expect((await t.deliveries())[0]).toMatchObject({ status: 'success', http_status: 200 });
   });
 

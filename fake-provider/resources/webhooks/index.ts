@@ -7,17 +7,10 @@ import { forgetOrganizationWebhooks } from './retention.ts';
 import { webhookRoutes } from './routes.ts';
 
 export {
-  activeWebhook,
-  deliveryState,
   deliveryStatus,
-  requireWebhook,
   webhookStore,
-  type AttemptRecord,
   type Delivery,
-  type Webhook,
 } from './model.ts';
-export { deliveryMachine, type DeliveryState, type DeliveryStatus } from './machine.ts';
-export { signature } from './sender.ts';
 export { sweepDeliveries } from './retention.ts';
 
 export const webhooksResource = {

@@ -34,7 +34,12 @@ async function orgWithWebhook(s: TestSim, rx: Receiver) {
   const emit = (account_id: string, n = 1) => {
     for (let i = 0; i < n; i++) publish(s.running.runtime.world, org.organization_id, account_id, 'test.ping', { i });
   };
-  const deliveries = async () => (await s.api('GET', `/webhooks/${w.webhook_id}/deliveries?limit=100`, { key: org.api_key })).body.deliveries as Array<{ status: string; http_status: number; next_retry_at_ms: number | null }>;
+  const deliveries = async () =>
+    (await s.api('GET', `/webhooks/${w.webhook_id}/deliveries?limit=100`, { key: org.api_key })).body.deliveries as Array<{
+      status: string;
+      http_status: number;
+      next_retry_at_ms: number | null;
+    }>;
   return { org, webhook: w, emit, deliveries };
 }
 

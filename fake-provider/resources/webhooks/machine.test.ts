@@ -26,7 +26,10 @@ describe('webhook_delivery machine', () => {
     expect(retryAllowed(ctx(2), 30)).toBe(true); // 30 + 20 = 50: on the edge
     expect(retryAllowed(ctx(2), 31)).toBe(false);
     // Attempts at 0, 10, 30, 50 (the edge); the fourth failure would retry at 70 > 50: exhausted.
-    const fail = (at_ms: number) => [{ type: 'ATTEMPT' as const, at_ms }, { type: 'FAILED' as const, at_ms, http_status: 500 }];
+    const fail = (at_ms: number) => [
+      { type: 'ATTEMPT' as const, at_ms },
+      { type: 'FAILED' as const, at_ms, http_status: 500 },
+    ];
     const three = run([...fail(0), ...fail(10), ...fail(30)]);
     expect([three.value, three.context.due_ms]).toEqual(['pending', 50]);
     const done = run([...fail(0), ...fail(10), ...fail(30), ...fail(50)]);
@@ -40,7 +43,10 @@ describe('webhook_delivery machine', () => {
     const inFlight = run([{ type: 'ATTEMPT', at_ms: 0 }]);
     expect(inFlight.can({ type: 'ATTEMPT', at_ms: 1 })).toBe(false);
     expect(inFlight.can({ type: 'ABANDON' })).toBe(false);
-    const ok = run([{ type: 'ATTEMPT', at_ms: 0 }, { type: 'SUCCEEDED', http_status: 204 }]);
+    const ok = run([
+      { type: 'ATTEMPT', at_ms: 0 },
+      { type: 'SUCCEEDED', http_status: 204 },
+    ]);
     expect([ok.value, ok.context.http_status]).toEqual(['succeeded', 204]);
     expect(ok.can({ type: 'ATTEMPT', at_ms: 5 })).toBe(false);
   });
@@ -59,7 +65,9 @@ describe('webhook invariants', () => {
     d.attempt_log.push({ at_ms: 1, http_status: 500, copies: 1, effects: [], state: 'pending' });
     createWebhook(world, org, { url: 'http://127.0.0.1:9/b' });
     w.active = true;
-    const names = webhooksResource.invariants!(world).map((v) => v.invariant).sort();
+    const names = webhooksResource.invariants!(world)
+      .map((v) => v.invariant)
+      .sort();
     expect(names).toEqual(['webhooks.attempts_recorded', 'webhooks.delivery_event_exists', 'webhooks.one_active_per_org']);
   });
 });

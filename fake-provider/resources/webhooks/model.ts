@@ -7,7 +7,14 @@ import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../contract/errors.ts';
 import { paginate, type Page } from '../../contract/pagination.ts';
 import { serializeEvent } from '../events/index.ts';
-import { deliveryMachine, STATUS_OF_STATE, type DeliveryEffect, type DeliveryEvent, type DeliveryState, type DeliveryStatus } from './machine.ts';
+import {
+  deliveryMachine,
+  STATUS_OF_STATE,
+  type DeliveryEffect,
+  type DeliveryEvent,
+  type DeliveryState,
+  type DeliveryStatus,
+} from './machine.ts';
 import { createTransport, post, postTogether, signedRequest } from './sender.ts';
 import { startInOrder } from './order.ts';
 import { styleBody } from './body-style.ts';
@@ -29,7 +36,7 @@ export interface Webhook {
 /** Fault effects that change what one attempt sends (delay and reorder move it instead). */
 type SendEffect = 'drop' | 'duplicate' | 'bad_signature';
 
-export interface AttemptRecord {
+interface AttemptRecord {
   at_ms: number;
   http_status: number;
   /** Requests actually sent: 0 when dropped, 2 when duplicated. */
@@ -121,13 +128,17 @@ export function requireWebhook(world: World, org_id: string, webhook_id: string)
   return w;
 }
 
-export function activeWebhook(world: World, org_id: string): Webhook | undefined {
+function activeWebhook(world: World, org_id: string): Webhook | undefined {
   for (const w of webhookStore(world).list) if (w.org_id === org_id && w.active) return w;
   return undefined;
 }
 
 export function listWebhooks(world: World, org_id: string, q: { limit?: number; cursor?: string }): Page<Webhook> {
-  return paginate(webhookStore(world).list.filter((w) => w.org_id === org_id), (w) => w.seq, q);
+  return paginate(
+    webhookStore(world).list.filter((w) => w.org_id === org_id),
+    (w) => w.seq,
+    q,
+  );
 }
 
 /** A new url applies to pending retries too; activating deactivates the org's other webhooks. */
@@ -212,7 +223,12 @@ export function onEventPublished(world: World, event: StoredEvent): void {
 function fireFaults(world: World, d: Delivery, event: StoredEvent): { postpone_ms: number; effects: SendEffect[] } {
   const rules = world.sim.faults.fire(
     'webhook',
-    { ids: [event.envelope.event_id, d.webhook_id, d.delivery_id], account_id: event.envelope.account_id, event_type: event.envelope.type, accepts: ['webhook', 'delay_ms'] },
+    {
+      ids: [event.envelope.event_id, d.webhook_id, d.delivery_id],
+      account_id: event.envelope.account_id,
+      event_type: event.envelope.type,
+      accepts: ['webhook', 'delay_ms'],
+    },
     world.sim.now_ms(),
   );
   let postpone_ms = 0;
@@ -242,7 +258,7 @@ const is2xx = (status: number): boolean => status >= 200 && status <= 299;
  * delivery waits on the serialized clock until its own attempt times out (and fails). A stale task
  * (rescheduled since) is a no-op.
  */
-export function runAttempt(world: World, delivery_id: string, task_id: number): void | Promise<void> {
+function runAttempt(world: World, delivery_id: string, task_id: number): void | Promise<void> {
   const store = webhookStore(world);
   const d = store.deliveries.get(delivery_id);
   if (!d || d.task_id !== task_id || deliveryState(d) !== 'pending') return;
@@ -312,7 +328,9 @@ export function runAttempt(world: World, delivery_id: string, task_id: number): 
     const stagger_ms = world.profile.webhook_answer_slot_stagger_ms;
     const answered =
       stagger_ms > 0
-        ? postTogether(req, copies, world.profile.webhook_timeout_ms, store.transport, lane, stagger_ms, () => store.byId.has(webhook.webhook_id))
+        ? postTogether(req, copies, world.profile.webhook_timeout_ms, store.transport, lane, stagger_ms, () =>
+            store.byId.has(webhook.webhook_id),
+          )
         : Promise.all(Array.from({ length: copies }, () => post(req, world.profile.webhook_timeout_ms, journal, store.transport)));
     scheduler.schedule(at_ms + slot_ms, 'webhook.answer', () => answered.then((statuses) => finish(copies, statuses)));
     return;
@@ -341,7 +359,9 @@ export function closeDeliveries(world: World): void {
 /** Re-delivers the org's events since `since_ms` (matching `types`) to this webhook, in publication order. */
 export function replay(world: World, webhook: Webhook, input: { since_ms: number; types?: string[] }): Delivery[] {
   if (!webhook.active && world.profile.webhook_inactive_abandons) {
-    throw new ApiError('invalid_parameter', `webhook ${webhook.webhook_id} is inactive; activate it before replaying`, { param: 'webhook_id' });
+    throw new ApiError('invalid_parameter', `webhook ${webhook.webhook_id} is inactive; activate it before replaying`, {
+      param: 'webhook_id',
+    });
   }
   const events = selectEvents(world, { org_id: webhook.org_id, since_ms: input.since_ms, types: input.types });
   const now_ms = world.sim.now_ms();

@@ -47,10 +47,16 @@ describe('deliveryOrder', () => {
   });
 
   it('reorders for some seed: across accounts (shuffle) and within one account (best_effort)', () => {
-    const two = [{ account: 'a', n: 0 }, { account: 'b', n: 1 }];
+    const two = [
+      { account: 'a', n: 0 },
+      { account: 'b', n: 1 },
+    ];
     const seeds = Array.from({ length: 20 }, (_, s) => s);
     expect(seeds.some((s) => deliveryOrder(two, accountOf, 'shuffle_across_accounts', createRng(s, 'o'))[0].n === 1)).toBe(true);
-    const one = [{ account: 'a', n: 0 }, { account: 'a', n: 1 }];
+    const one = [
+      { account: 'a', n: 0 },
+      { account: 'a', n: 1 },
+    ];
     expect(seeds.every((s) => deliveryOrder(one, accountOf, 'shuffle_across_accounts', createRng(s, 'o'))[0].n === 0)).toBe(true);
     expect(seeds.some((s) => deliveryOrder(one, accountOf, 'best_effort', createRng(s, 'o'))[0].n === 1)).toBe(true);
   });

@@ -6,7 +6,7 @@ import { defineStore, type World } from '../../world.ts';
 import type { WebhookDeliveryOrder } from '../../profile.ts';
 
 /** How often `best_effort` swaps two neighbouring deliveries of one account. */
-export const ADJACENT_SWAP_CHANCE = 0.25;
+const ADJACENT_SWAP_CHANCE = 0.25;
 
 /** Each account's items, in batch order; accounts in order of first appearance. */
 function byAccount<T>(batch: readonly T[], accountOf: (item: T) => string): T[][] {

@@ -9,7 +9,7 @@ import { webhookFixtures } from '../../testing/fixtures/webhooks.ts';
 import { startReceiver } from '../../../scenarios/dsl/webhook-receiver.ts';
 
 let sim: TestSim;
-const { receivers, receiver, setup, closeReceivers } = webhookFixtures(() => sim);
+const { receivers, setup, closeReceivers } = webhookFixtures(() => sim);
 beforeAll(async () => {
   sim = await startTestSim();
 });
@@ -28,7 +28,10 @@ describe('replay', () => {
     const e4 = t.emit('other.deactivated', {});
     await sim.advance(0);
     expect(t.rx.received.map((r) => r.event_id)).toEqual([e1, e2, e3, e4].map((e) => e.event_id));
-    const r = await t.api('POST', `/webhooks/${t.webhook.webhook_id}/replay`, { since_ms: e2.created_at_ms, types: ['test.*', 'other.deactivated'] });
+    const r = await t.api('POST', `/webhooks/${t.webhook.webhook_id}/replay`, {
+      since_ms: e2.created_at_ms,
+      types: ['test.*', 'other.deactivated'],
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ request_id: expect.any(String), status: 'scheduled' });
     await sim.advance(0);
@@ -53,7 +56,10 @@ describe('replay', () => {
     expect((await replay({ since_ms: 'yesterday' })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'since_ms' });
     expect((await replay({ since_ms: 1.5 })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'since_ms' });
     expect((await replay({ since_ms: 0, types: 'test.*' })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'types' });
-    expect((await replay({ since_ms: 0, types: ['test.*', 'Bad Type'] })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'types.1' });
+    expect((await replay({ since_ms: 0, types: ['test.*', 'Bad Type'] })).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'types.1',
+    });
     const unknown = await replay({ since_ms: 0 }, 'wh_nope');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('webhook_not_found');
@@ -87,7 +93,9 @@ describe('deliveries list', () => {
     } while (cursor);
     expect(seen.map((d) => d.event_id)).toEqual(events.map((e) => e.event_id).reverse());
     expect(new Set(seen.map((d) => d.delivery_id)).size).toBe(5);
-    expect(seen.every((d) => Object.keys(d).sort().join() === 'attempted_at_ms,delivery_id,event_id,http_status,next_retry_at_ms,status')).toBe(true);
+    expect(
+      seen.every((d) => Object.keys(d).sort().join() === 'attempted_at_ms,delivery_id,event_id,http_status,next_retry_at_ms,status'),
+    ).toBe(true);
     const byStatus = async (s: string) => (await t.api('GET', `${path}?status=${s}`)).body.deliveries.map((d: any) => d.event_id);
     expect(await byStatus('pending')).toEqual([failing]);
     expect(await byStatus('success')).toHaveLength(4);
@@ -111,7 +119,10 @@ describe('profile settings and callbacks', () => {
     const e = t.emit('test.callback', {});
     await sim.advance(0);
     expect(t.rx.received.map((r) => [r.event_id, r.answered])).toEqual([[e.event_id, 204]]);
-    expect((await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries`)).body.deliveries[0]).toMatchObject({ status: 'success', http_status: 204 });
+    expect((await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries`)).body.deliveries[0]).toMatchObject({
+      status: 'success',
+      http_status: 204,
+    });
   });
 
   it('webhook_inactive_abandons=false: an inactive webhook keeps its retries and accepts replays', async () => {
@@ -123,7 +134,10 @@ describe('profile settings and callbacks', () => {
       await s.advance(0);
       await t.api('PATCH', `/webhooks/${t.webhook.webhook_id}`, { active: false });
       await s.advance(30_000);
-      expect(t.rx.received.map((r) => [r.event_id, r.answered])).toEqual([[e.event_id, 500], [e.event_id, 200]]);
+      expect(t.rx.received.map((r) => [r.event_id, r.answered])).toEqual([
+        [e.event_id, 500],
+        [e.event_id, 200],
+      ]);
       const r = await t.api('POST', `/webhooks/${t.webhook.webhook_id}/replay`, { since_ms: 0 });
       expect(r.body.status).toBe('scheduled');
       await s.advance(0);

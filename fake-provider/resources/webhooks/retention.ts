@@ -35,7 +35,8 @@ export function forgetOrganizationWebhooks(world: World, org: Organization, scop
 export function sweepDeliveries(world: World, ended_before_ms: number, events_dropped: boolean, gone: Set<string>): number {
   if (!world.stores.has('webhooks')) return 0;
   const store = webhookStore(world);
-  const expired = (d: Delivery): boolean => (d.ended_at_ms !== null && d.ended_at_ms < ended_before_ms) || (events_dropped && !world.events.byId.has(d.event_id));
+  const expired = (d: Delivery): boolean =>
+    (d.ended_at_ms !== null && d.ended_at_ms < ended_before_ms) || (events_dropped && !world.events.byId.has(d.event_id));
   const before = store.deliveryList.length;
   store.deliveryList = store.deliveryList.filter((d) => {
     if (!expired(d)) return true;
@@ -46,6 +47,10 @@ export function sweepDeliveries(world: World, ended_before_ms: number, events_dr
     return false;
   });
   if (store.deliveryList.length === before) return 0;
-  for (const [webhook_id, list] of store.byWebhook) store.byWebhook.set(webhook_id, list.filter((d) => store.deliveries.get(d.delivery_id) === d));
+  for (const [webhook_id, list] of store.byWebhook)
+    store.byWebhook.set(
+      webhook_id,
+      list.filter((d) => store.deliveries.get(d.delivery_id) === d),
+    );
   return before - store.deliveryList.length;
 }

@@ -11,13 +11,15 @@ function isHttpUrl(text: string): boolean {
 
 const webhookUrl = z.string().max(2048).refine(isHttpUrl, 'must be an absolute http(s) URL');
 
-export const webhook = z.object({
-  webhook_id: z.string(),
-  url: z.string(),
-  active: z.boolean(),
-  created_at_ms: z.number().int(),
-  secret: z.string().optional(),
-}).meta({ id: 'Webhook' });
+export const webhook = z
+  .object({
+    webhook_id: z.string(),
+    url: z.string(),
+    active: z.boolean(),
+    created_at_ms: z.number().int(),
+    secret: z.string().optional(),
+  })
+  .meta({ id: 'Webhook' });
 
 export const webhookParams = z.object({ webhook_id: idString });
 
@@ -37,7 +39,7 @@ export const replayBody = z.object({
   types: z.array(typePattern).max(100).optional(),
 });
 
-export const deliveryStatusEnum = z.enum(['success', 'failed', 'pending']);
+const deliveryStatusEnum = z.enum(['success', 'failed', 'pending']);
 
 export const listDeliveriesQuery = z.object({
   event_id: idString.optional(),
@@ -46,14 +48,16 @@ export const listDeliveriesQuery = z.object({
   cursor: cursorQuery,
 });
 
-export const delivery = z.object({
-  delivery_id: z.string(),
-  event_id: z.string(),
-  status: deliveryStatusEnum,
-  http_status: z.number().int(),
-  attempted_at_ms: z.number().int().nullable(),
-  next_retry_at_ms: z.number().int().nullable(),
-}).meta({ id: 'Delivery' });
+export const delivery = z
+  .object({
+    delivery_id: z.string(),
+    event_id: z.string(),
+    status: deliveryStatusEnum,
+    http_status: z.number().int(),
+    attempted_at_ms: z.number().int().nullable(),
+    next_retry_at_ms: z.number().int().nullable(),
+  })
+  .meta({ id: 'Delivery' });
 
 export const webhookReply = z.object({ request_id: z.string(), webhook });
 export const replayReply = z.object({ request_id: z.string(), status: z.literal('scheduled') });

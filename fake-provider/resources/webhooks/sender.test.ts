@@ -6,13 +6,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTransport, post, signature, signedRequest } from './sender.ts';
 
 let server: Server | undefined;
-afterEach(() => new Promise<void>((r) => {
-  if (!server) return r();
-  server.closeAllConnections();
-  server.close(() => r());
-}));
+afterEach(
+  () =>
+    new Promise<void>((r) => {
+      if (!server) return r();
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+);
 
-async function receiver(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<{ url: string; connections: () => number }> {
+async function receiver(
+  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Promise<{ url: string; connections: () => number }> {
   let connections = 0;
   server = createServer((req, res) => {
     let body = '';
@@ -25,7 +30,16 @@ async function receiver(handler: (req: IncomingMessage, res: ServerResponse, bod
 }
 
 const request = (url: string) =>
-  signedRequest({ url, prefix: 'Svc', secret: 'whsec_test', webhook_id: 'wh_1', event_id: 'evt_1', delivery_id: 'dlv_1', timestamp_ms: 1_767_225_600_000, body: '{"event_id":"evt_1"}' });
+  signedRequest({
+    url,
+    prefix: 'Svc',
+    secret: 'whsec_test',
+    webhook_id: 'wh_1',
+    event_id: 'evt_1',
+    delivery_id: 'dlv_1',
+    timestamp_ms: 1_767_225_600_000,
+    body: '{"event_id":"evt_1"}',
+  });
 
 describe('post', () => {
   it('sends the signed headers and body to the path and query, and answers the status; connections are kept and reused', async () => {

@@ -38,7 +38,11 @@ export interface LaneKey {
 const TARGETS_KEPT = 1_000;
 
 /** Accepts every destination: for a transport made without a world (tests of the sender alone). */
-const OPEN_GUARD: DestinationGuard = { url: () => null, address: () => null, resolve: (host, _port, cb) => cb(null, host.replace(/^\[|\]$/g, '')) };
+const OPEN_GUARD: DestinationGuard = {
+  url: () => null,
+  address: () => null,
+  resolve: (host, _port, cb) => cb(null, host.replace(/^\[|\]$/g, '')),
+};
 
 const UNBOUNDED: OutboxLimits = { max_in_flight: 64, max_in_flight_total: 1_024, max_queued: 1_000_000 };
 
@@ -123,11 +127,19 @@ export function signedRequest(opts: {
  * the answer goes through it (keyed by delivery id and timestamp): recorded, or in a replay taken from
  * the recording without any network call.
  */
-export function post(req: SignedRequest, timeout_ms: number, journal?: Journal, transport: Transport = createTransport(), lane?: LaneKey): Promise<number> {
+export function post(
+  req: SignedRequest,
+  timeout_ms: number,
+  journal?: Journal,
+  transport: Transport = createTransport(),
+  lane?: LaneKey,
+): Promise<number> {
   // The lane sits inside the journal's outside call: a POST that a tripped or full lane fails at once is
   // recorded like any answer, and a replay never consults the lanes.
   const go = (): Promise<number> =>
-    lane ? transport.outbox.submit(lane.lane_id, lane.account_id, lane.sim_ms, () => send(req, timeout_ms, transport)) : send(req, timeout_ms, transport).then((s) => s.status);
+    lane
+      ? transport.outbox.submit(lane.lane_id, lane.account_id, lane.sim_ms, () => send(req, timeout_ms, transport))
+      : send(req, timeout_ms, transport).then((s) => s.status);
   if (!journal || journal.mode === 'off') return go();
   const header = (suffix: string): string => Object.entries(req.headers).find(([name]) => name.endsWith(suffix))?.[1] ?? '';
   return journal.outside('webhook', `${header('-Delivery-Id')}@${header('-Timestamp')}`, go);
@@ -140,7 +152,15 @@ export function post(req: SignedRequest, timeout_ms: number, journal?: Journal, 
  * (or ended unsent), never waiting for its answer. Resolves with each copy's status, in copy order; with 0s, unsent,
  * when `alive()` says by then that its webhook is gone (organization deleted).
  */
-export function postTogether(req: SignedRequest, copies: number, timeout_ms: number, transport: Transport, lane: LaneKey, stagger_ms: number, alive: () => boolean): Promise<number[]> {
+export function postTogether(
+  req: SignedRequest,
+  copies: number,
+  timeout_ms: number,
+  transport: Transport,
+  lane: LaneKey,
+  stagger_ms: number,
+  alive: () => boolean,
+): Promise<number[]> {
   const key = `${lane.lane_id} ${lane.account_id}`;
   const previous = transport.staggered.get(key);
   let open!: () => void;
@@ -213,7 +233,9 @@ async function send(req: SignedRequest, timeout_ms: number, transport: Transport
     const { origin, path } = targetOf(transport, req.url);
     // Content-Length comes from the string body; undici adds Host.
     const opts = { origin, path, method: 'POST' as const, headers: req.headers, body: req.body, signal };
-    const res = await (onSent ? transport.dispatcher.request.call(new SentSignal(transport.dispatcher, onSent), opts) : transport.dispatcher.request(opts));
+    const res = await (onSent
+      ? transport.dispatcher.request.call(new SentSignal(transport.dispatcher, onSent), opts)
+      : transport.dispatcher.request(opts));
     status = res.statusCode;
     try {
       // Drained so the connection can be reused (a large answer is cut off instead); a receiver that stalls mid-body still times out.

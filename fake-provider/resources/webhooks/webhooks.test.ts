@@ -25,13 +25,24 @@ describe('webhook CRUD', () => {
     const r = await sim.api('POST', '/webhooks', { key: org.api_key, body: { url: 'https://example.com/hooks' } });
     expect(r.status).toBe(200);
     expect(r.body.request_id).toMatch(/^req_/);
-    expect(r.body.webhook).toMatchObject({ url: 'https://example.com/hooks', active: true, created_at_ms: sim.running.runtime.world.sim.now_ms() });
+    expect(r.body.webhook).toMatchObject({
+      url: 'https://example.com/hooks',
+      active: true,
+      created_at_ms: sim.running.runtime.world.sim.now_ms(),
+    });
     expect(r.body.webhook.secret).toMatch(/^whsec_[0-9a-f]{64}$/);
     expect(Object.keys(r.body.webhook).sort()).toEqual(['active', 'created_at_ms', 'secret', 'url', 'webhook_id']);
     const list = await sim.api('GET', '/webhooks', { key: org.api_key });
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ has_more: false, next_cursor: null });
-    expect(list.body.webhooks).toEqual([{ webhook_id: r.body.webhook.webhook_id, url: 'https://example.com/hooks', active: true, created_at_ms: r.body.webhook.created_at_ms }]);
+    expect(list.body.webhooks).toEqual([
+      {
+        webhook_id: r.body.webhook.webhook_id,
+        url: 'https://example.com/hooks',
+        active: true,
+        created_at_ms: r.body.webhook.created_at_ms,
+      },
+    ]);
   });
 
   it('rejects bad bodies with the right codes and changes nothing', async () => {
@@ -43,9 +54,15 @@ describe('webhook CRUD', () => {
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
     }
-    expect((await post({ url: 'https://example.com', active: 'yes' })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'active' });
+    expect((await post({ url: 'https://example.com', active: 'yes' })).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'active',
+    });
     expect((await sim.api('GET', '/webhooks', { key: org.api_key })).body.webhooks).toEqual([]);
-    expect((await sim.api('GET', '/webhooks?limit=0', { key: org.api_key })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'limit' });
+    expect((await sim.api('GET', '/webhooks?limit=0', { key: org.api_key })).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'limit',
+    });
   });
 
   it('keeps at most one active webhook per organization', async () => {
@@ -59,9 +76,17 @@ describe('webhook CRUD', () => {
     expect(await actives()).toEqual([b.webhook_id]);
     const p = await api('PATCH', `/webhooks/${a.webhook_id}`, { active: true });
     expect(p.status).toBe(200);
-    expect(p.body.webhook).toEqual({ webhook_id: a.webhook_id, url: 'https://a.example.com/h', active: true, created_at_ms: a.created_at_ms });
+    expect(p.body.webhook).toEqual({
+      webhook_id: a.webhook_id,
+      url: 'https://a.example.com/h',
+      active: true,
+      created_at_ms: a.created_at_ms,
+    });
     expect(await actives()).toEqual([a.webhook_id]);
-    expect((await api('PATCH', `/webhooks/${a.webhook_id}`, { url: 'http://a2.example.com:8080/x' })).body.webhook).toMatchObject({ url: 'http://a2.example.com:8080/x', active: true });
+    expect((await api('PATCH', `/webhooks/${a.webhook_id}`, { url: 'http://a2.example.com:8080/x' })).body.webhook).toMatchObject({
+      url: 'http://a2.example.com:8080/x',
+      active: true,
+    });
     expect((await api('PATCH', `/webhooks/${a.webhook_id}`, { active: false })).body.webhook.active).toBe(false);
     expect(await actives()).toEqual([]);
     // Other organizations are untouched and cannot see these webhooks.
@@ -83,11 +108,20 @@ describe('webhook CRUD', () => {
     expect(unknown.body.error).toMatchObject({ code: 'webhook_not_found', param: 'webhook_id', type: 'invalid_request' });
     const other = await sim.newOrg();
     expect((await patch(w.webhook_id, { active: false }, other.api_key)).status).toBe(404);
-    expect((await sim.api('POST', `/webhooks/${w.webhook_id}/rotate-secret`, { key: other.api_key })).body.error.code).toBe('webhook_not_found');
-    expect((await sim.api('GET', `/webhooks/${w.webhook_id}/deliveries`, { key: other.api_key })).body.error.code).toBe('webhook_not_found');
-    expect((await sim.api('POST', `/webhooks/${w.webhook_id}/replay`, { key: other.api_key, body: { since_ms: 0 } })).body.error.code).toBe('webhook_not_found');
+    expect((await sim.api('POST', `/webhooks/${w.webhook_id}/rotate-secret`, { key: other.api_key })).body.error.code).toBe(
+      'webhook_not_found',
+    );
+    expect((await sim.api('GET', `/webhooks/${w.webhook_id}/deliveries`, { key: other.api_key })).body.error.code).toBe(
+      'webhook_not_found',
+    );
+    expect((await sim.api('POST', `/webhooks/${w.webhook_id}/replay`, { key: other.api_key, body: { since_ms: 0 } })).body.error.code).toBe(
+      'webhook_not_found',
+    );
     // Nothing changed.
-    expect((await sim.api('GET', '/webhooks', { key: org.api_key })).body.webhooks[0]).toMatchObject({ url: 'https://example.com/h', active: true });
+    expect((await sim.api('GET', '/webhooks', { key: org.api_key })).body.webhooks[0]).toMatchObject({
+      url: 'https://example.com/h',
+      active: true,
+    });
   });
 
   it('answers 401 without a key', async () => {
@@ -104,7 +138,8 @@ describe('deliveries', () => {
     await sim.advance(0);
     expect(t.rx.received).toHaveLength(1);
     const first = t.rx.received[0];
-    for (const h of ['svc-webhook-id', 'svc-event-id', 'svc-delivery-id', 'svc-timestamp', 'svc-signature']) expect(first.headers[h]).toBeTruthy();
+    for (const h of ['svc-webhook-id', 'svc-event-id', 'svc-delivery-id', 'svc-timestamp', 'svc-signature'])
+      expect(first.headers[h]).toBeTruthy();
     expect(first.headers['content-type']).toBe('application/json');
     expect(first.signature_valid).toBe(true);
     expect(first.headers['svc-signature']).toMatch(/^v1=[0-9a-f]{64}$/);
@@ -116,7 +151,16 @@ describe('deliveries', () => {
     expect(first.body).toMatchObject({ type: 'account.created', account_id: acct.account_id, event_id: first.event_id });
     expect(first.received_at_ms).toBe(feed[0].created_at_ms);
     const d = (await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries`)).body.deliveries;
-    expect(d).toEqual([{ delivery_id: first.delivery_id, event_id: first.event_id, status: 'success', http_status: 200, attempted_at_ms: first.received_at_ms, next_retry_at_ms: null }]);
+    expect(d).toEqual([
+      {
+        delivery_id: first.delivery_id,
+        event_id: first.event_id,
+        status: 'success',
+        http_status: 200,
+        attempted_at_ms: first.received_at_ms,
+        next_retry_at_ms: null,
+      },
+    ]);
     await sim.advance(DEFAULT_PROFILE.wallet_derivation_ms + 1_000);
     const wallets = t.rx.received.filter((r) => r.body.type === 'account.wallet_created');
     expect(wallets).toHaveLength(5);
@@ -132,7 +176,14 @@ describe('deliveries', () => {
     await sim.advance(0);
     const list = async () => (await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries`)).body.deliveries;
     expect(await list()).toEqual([
-      { delivery_id: t.rx.received[0].delivery_id, event_id: e.event_id, status: 'pending', http_status: 500, attempted_at_ms: t0, next_retry_at_ms: t0 + 30_000 },
+      {
+        delivery_id: t.rx.received[0].delivery_id,
+        event_id: e.event_id,
+        status: 'pending',
+        http_status: 500,
+        attempted_at_ms: t0,
+        next_retry_at_ms: t0 + 30_000,
+      },
     ]);
     await sim.advance(2 * HOUR);
     // Schedule 30 s, 2 min, 10 min, 1 h: attempts at 0, 30 s, 2.5 min, 12.5 min, 72.5 min.
@@ -141,7 +192,14 @@ describe('deliveries', () => {
     expect(new Set(t.rx.received.map((r) => r.delivery_id)).size).toBe(1);
     expect(t.rx.received.every((r) => r.signature_valid && r.event_id === e.event_id)).toBe(true);
     expect(await list()).toEqual([
-      { delivery_id: t.rx.received[0].delivery_id, event_id: e.event_id, status: 'success', http_status: 200, attempted_at_ms: t0 + 4_350_000, next_retry_at_ms: null },
+      {
+        delivery_id: t.rx.received[0].delivery_id,
+        event_id: e.event_id,
+        status: 'success',
+        http_status: 200,
+        attempted_at_ms: t0 + 4_350_000,
+        next_retry_at_ms: null,
+      },
     ]);
   });
 
@@ -156,7 +214,16 @@ describe('deliveries', () => {
     expect(t.rx.received.map((r) => r.received_at_ms - t0)).toEqual(expected);
     expect(expected[expected.length - 1]).toBeLessThanOrEqual(72 * HOUR);
     const d = (await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries?status=failed`)).body.deliveries;
-    expect(d).toEqual([{ delivery_id: t.rx.received[0].delivery_id, event_id: e.event_id, status: 'failed', http_status: 503, attempted_at_ms: t0 + expected[expected.length - 1], next_retry_at_ms: null }]);
+    expect(d).toEqual([
+      {
+        delivery_id: t.rx.received[0].delivery_id,
+        event_id: e.event_id,
+        status: 'failed',
+        http_status: 503,
+        attempted_at_ms: t0 + expected[expected.length - 1],
+        next_retry_at_ms: null,
+      },
+    ]);
     expect((await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries?status=pending`)).body.deliveries).toEqual([]);
     await sim.advance(100 * HOUR);
     expect(t.rx.received).toHaveLength(expected.length);
@@ -172,12 +239,20 @@ describe('deliveries', () => {
     const e = t.emit('test.credit', { credit_id: 'cr_1' });
     await sim.advance(0);
     const d = (await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries?event_id=${e.event_id}`)).body.deliveries[0];
-    expect(d).toMatchObject({ status: 'pending', http_status: 0, attempted_at_ms: e.created_at_ms, next_retry_at_ms: e.created_at_ms + 30_000 });
+    expect(d).toMatchObject({
+      status: 'pending',
+      http_status: 0,
+      attempted_at_ms: e.created_at_ms,
+      next_retry_at_ms: e.created_at_ms + 30_000,
+    });
     // A fixed url applies to the pending retry.
     await t.api('PATCH', `/webhooks/${t.webhook.webhook_id}`, { url: t.rx.url });
     await sim.advance(30_000);
     expect(t.rx.received.map((r) => r.event_id)).toEqual([e.event_id]);
-    expect((await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries?event_id=${e.event_id}`)).body.deliveries[0]).toMatchObject({ status: 'success', http_status: 200 });
+    expect((await t.api('GET', `/webhooks/${t.webhook.webhook_id}/deliveries?event_id=${e.event_id}`)).body.deliveries[0]).toMatchObject({
+      status: 'success',
+      http_status: 200,
+    });
   });
 
   it('times out a receiver that hangs (profile webhook_timeout_ms) and retries', async () => {

@@ -3,8 +3,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
 import {
-  ARB_ETH, ARB_USDC, IN_ATOMS, creditZap, depositZap, funded, getZap, holderOf, newDestination, newOrgKey, nowMs, postZap,
-  readyAccount, startZapSim, type Funded,
+  ARB_ETH,
+  ARB_USDC,
+  IN_ATOMS,
+  creditZap,
+  depositZap,
+  funded,
+  getZap,
+  holderOf,
+  newDestination,
+  newOrgKey,
+  nowMs,
+  postZap,
+  readyAccount,
+  startZapSim,
+  type Funded,
 } from '../../testing/fixtures/zaps.ts';
 
 let sim: TestSim;
@@ -23,7 +36,8 @@ async function refused(body: Record<string, unknown>, status: number, code: stri
   return r.body.error;
 }
 
-const without = (body: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(Object.entries(body).filter(([k]) => !keys.includes(k)));
+const without = (body: Record<string, unknown>, ...keys: string[]) =>
+  Object.fromEntries(Object.entries(body).filter(([k]) => !keys.includes(k)));
 
 describe('POST /zaps validation (400)', () => {
   it('parameter_missing for each required field and one-of pair', async () => {
@@ -74,7 +88,12 @@ describe('POST /zaps validation (400)', () => {
 
   it('ui_precision_exceeded against the from asset (amount in) and the to asset (floor)', async () => {
     await refused(creditZap(f, { amount_in_atoms: undefined, amount_in_ui: '60.0000001' }), 400, 'ui_precision_exceeded', 'amount_in_ui');
-    await refused(creditZap(f, { min_amount_out_atoms: undefined, min_amount_out_ui: '0.0000000000000000001' }), 400, 'ui_precision_exceeded', 'min_amount_out_ui');
+    await refused(
+      creditZap(f, { min_amount_out_atoms: undefined, min_amount_out_ui: '0.0000000000000000001' }),
+      400,
+      'ui_precision_exceeded',
+      'min_amount_out_ui',
+    );
   });
 
   it('invalid_asset_key, invalid_symbol, symbol_not_found, asset_not_supported (404)', async () => {
@@ -87,7 +106,11 @@ describe('POST /zaps validation (400)', () => {
 
   it('unsupported_pair (400) for the same asset on both sides and for an asset without a market', async () => {
     const ethDest = f.destination_id;
-    await refused(depositZap(f.account_id, ethDest, { from_asset_key: ARB_ETH, amount_in_atoms: '10000000000000000' }), 400, 'unsupported_pair');
+    await refused(
+      depositZap(f.account_id, ethDest, { from_asset_key: ARB_ETH, amount_in_atoms: '10000000000000000' }),
+      400,
+      'unsupported_pair',
+    );
     const bonk = 'spl.solana:DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
     const bonkDest = await newDestination(sim, f.account_id, bonk, '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T');
     await refused(depositZap(f.account_id, bonkDest, { to_asset_key: bonk }), 400, 'unsupported_pair', 'to_asset_key');
@@ -119,8 +142,18 @@ describe('POST /zaps policy, lookups and state', () => {
   });
 
   it('insufficient_liquidity outside 1..100000 USD notional', async () => {
-    await refused(depositZap(f.account_id, f.destination_id, { amount_in_atoms: '500000' }), 422, 'insufficient_liquidity', 'amount_in_atoms');
-    await refused(depositZap(f.account_id, f.destination_id, { amount_in_atoms: '100001000000' }), 422, 'insufficient_liquidity', 'amount_in_atoms');
+    await refused(
+      depositZap(f.account_id, f.destination_id, { amount_in_atoms: '500000' }),
+      422,
+      'insufficient_liquidity',
+      'amount_in_atoms',
+    );
+    await refused(
+      depositZap(f.account_id, f.destination_id, { amount_in_atoms: '100001000000' }),
+      422,
+      'insufficient_liquidity',
+      'amount_in_atoms',
+    );
   });
 
   it('credit guards: another account’s credit (404), another asset (400), too small (422 insufficient_balance)', async () => {
@@ -181,11 +214,25 @@ describe('POST /zaps policy, lookups and state', () => {
 
 describe('POST /zaps with symbols and UI amounts', () => {
   it('resolves from_symbol / to_symbol and converts *_ui with each asset’s decimals', async () => {
-    const put = await sim.api('PUT', '/symbols', { body: { symbols: [{ symbol: 'aUSDC', asset_key: ARB_USDC }, { symbol: 'aETH', asset_key: ARB_ETH }] } });
+    const put = await sim.api('PUT', '/symbols', {
+      body: {
+        symbols: [
+          { symbol: 'aUSDC', asset_key: ARB_USDC },
+          { symbol: 'aETH', asset_key: ARB_ETH },
+        ],
+      },
+    });
     expect(put.status).toBe(200);
     const r = await postZap(sim, {
-      account_id: f.account_id, from_symbol: 'ausdc', to_symbol: 'AETH', amount_in_ui: '60', min_amount_out_ui: '0.0185',
-      destination_id: f.destination_id, credit_id: f.credit_id, side: 'exact_in', integrator_fee_bps: '12.5',
+      account_id: f.account_id,
+      from_symbol: 'ausdc',
+      to_symbol: 'AETH',
+      amount_in_ui: '60',
+      min_amount_out_ui: '0.0185',
+      destination_id: f.destination_id,
+      credit_id: f.credit_id,
+      side: 'exact_in',
+      integrator_fee_bps: '12.5',
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const z = await getZap(sim, r.body.zap.zap_id);

@@ -3,9 +3,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
 import {
-  ARB_ETH, ARB_FINALITY_MS, ARB_USDC, FLOOR_ATOMS, addFault, balancesOf, credit, creditZap, funded,
-  getZap, holderOf, land, nowMs, pinPrices, postZap, startZapSim, zapEvents,
-  TO_PENDING_MS, awaitingZap, depositCredit,
+  ARB_ETH,
+  ARB_FINALITY_MS,
+  ARB_USDC,
+  FLOOR_ATOMS,
+  addFault,
+  balancesOf,
+  credit,
+  creditZap,
+  funded,
+  getZap,
+  holderOf,
+  land,
+  nowMs,
+  pinPrices,
+  postZap,
+  startZapSim,
+  zapEvents,
+  TO_PENDING_MS,
+  awaitingZap,
+  depositCredit,
 } from '../../testing/fixtures/zaps.ts';
 import { FAILURE_STAGES, failureCodesAt, stageOf, type FailureStage } from '../../failure-codes.ts';
 
@@ -18,7 +35,10 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 describe('failures at execution and settlement', () => {
-  async function failedWith(effect: Record<string, unknown>, code: string): Promise<{ zap_id: string; f: Awaited<ReturnType<typeof funded>> }> {
+  async function failedWith(
+    effect: Record<string, unknown>,
+    code: string,
+  ): Promise<{ zap_id: string; f: Awaited<ReturnType<typeof funded>> }> {
     const f = await funded(sim);
     await addFault(sim, { target: 'zap', effect, match: { account_id: f.account_id }, times: 1 });
     // zap_expired needs an API-level expiry to exist (a rule does not match a zap without one).
@@ -81,8 +101,11 @@ describe('failures at execution and settlement', () => {
   it('settlement_orphaned: the out leg confirms, a reorg drops it, and the zap fails after zap.settlement_orphaned', async () => {
     const { zap_id } = await failedWith({ fail: 'settlement_orphaned' }, 'settlement_orphaned');
     expect(zapEvents(sim, zap_id).map(([t, d]) => [t, d.failure_code])).toEqual([
-      ['zap.executing', undefined], ['zap.filled', undefined], ['zap.pending_settle', undefined],
-      ['zap.settlement_orphaned', undefined], ['zap.failed', 'settlement_orphaned'],
+      ['zap.executing', undefined],
+      ['zap.filled', undefined],
+      ['zap.pending_settle', undefined],
+      ['zap.settlement_orphaned', undefined],
+      ['zap.failed', 'settlement_orphaned'],
     ]);
     expect((await getZap(sim, zap_id)).settlement).toMatchObject({ out_finalized: false, out_confirmations: 0 });
   });
@@ -159,7 +182,12 @@ describe('reorgs of a settled zap', () => {
       await sim.advance(ARB_FINALITY_MS);
       expect((await getZap(sim, zap_id)).settlement[`${leg}_finalized`]).toBe(true);
       expect(zapEvents(sim, zap_id).map(([t]) => t)).toEqual([
-        'zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled', 'zap.settlement_orphaned', 'zap.settlement_reconfirmed',
+        'zap.executing',
+        'zap.filled',
+        'zap.pending_settle',
+        'zap.settled',
+        'zap.settlement_orphaned',
+        'zap.settlement_reconfirmed',
       ]);
     });
   }

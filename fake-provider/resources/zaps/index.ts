@@ -8,15 +8,12 @@ import { zapInvariants } from './invariants.ts';
 import { zapRoutes } from './routes.ts';
 import { forgetOrganizationZaps } from './model.ts';
 
-export { requireZap, serializeZap } from './read.ts';
+export { serializeZap } from './read.ts';
 export {
-  createZap,
   zapState,
   zapStatus,
   zapStore,
-  type Zap,
 } from './model.ts';
-export { zapMachine, ZAP_STATUSES, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
 
 export const zapsResource = {
   name: 'zaps',

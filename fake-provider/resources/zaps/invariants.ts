@@ -21,9 +21,11 @@ export function zapInvariants(world: World): Violation[] {
     const source = z.credit_id === null ? undefined : credits.get(z.credit_id);
     const holder = source ? creditHolder(source) : null;
     const consumedByZap = (source && creditSnapshot(source).context.consumed_by) === z.zap_id;
-    if (state === 'awaiting_deposit' && (z.swap || !z.deposit_address)) bad('awaiting_deposit', z, 'awaiting a deposit without a deposit address, or already executing');
+    if (state === 'awaiting_deposit' && (z.swap || !z.deposit_address))
+      bad('awaiting_deposit', z, 'awaiting a deposit without a deposit address, or already executing');
     if (!z.swap) {
-      if (holder === z.zap_id || consumedByZap) bad('unexecuted_leaves_credit', z, `zap never executed but holds or consumed ${z.credit_id}`);
+      if (holder === z.zap_id || consumedByZap)
+        bad('unexecuted_leaves_credit', z, `zap never executed but holds or consumed ${z.credit_id}`);
       continue;
     }
     if (!source || source.credit_id !== z.swap.credit_id) {
@@ -31,7 +33,8 @@ export function zapInvariants(world: World): Violation[] {
       continue;
     }
     if (state === 'executing' || state === 'filled' || state === 'pending_settle') {
-      if (holder !== z.zap_id || creditStatus(source) !== 'open') bad('running_holds_credit', z, `${state} zap does not hold its open credit`);
+      if (holder !== z.zap_id || creditStatus(source) !== 'open')
+        bad('running_holds_credit', z, `${state} zap does not hold its open credit`);
     } else if (state === 'failed') {
       if (consumedByZap) bad('failed_leaves_credit_open', z, 'failed zap consumed its credit');
       if (holder === z.zap_id) bad('failed_releases_credit', z, 'failed zap still holds its credit');
@@ -39,7 +42,8 @@ export function zapInvariants(world: World): Violation[] {
       if (!consumedByZap) bad('settled_consumes_credit', z, 'settled zap did not consume its source credit');
       const settlement = madeBy('trade_settlement', z.zap_id);
       const change = madeBy('change', z.zap_id);
-      if (!settlement || settlement.atoms !== z.swap.amount_out_atoms || settlement.asset_key !== z.to.asset_key) bad('settlement_credit', z, 'settlement credit missing or != amount_out');
+      if (!settlement || settlement.atoms !== z.swap.amount_out_atoms || settlement.asset_key !== z.to.asset_key)
+        bad('settlement_credit', z, 'settlement credit missing or != amount_out');
       if ((change?.atoms ?? 0n) + z.swap.amount_in_atoms !== source.atoms) bad('change_plus_in', z, 'change + amount_in != source atoms');
     }
   }

@@ -2,7 +2,19 @@
 // the account_id and status filters, cursor paging, the list item shape, and organization isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
-import { ARB_ETH, ARB_USDC, creditZap, depositZap, funded, getZap, newDestination, newOrgKey, postZap, readyAccount, startZapSim } from '../../testing/fixtures/zaps.ts';
+import {
+  ARB_ETH,
+  ARB_USDC,
+  creditZap,
+  depositZap,
+  funded,
+  getZap,
+  newDestination,
+  newOrgKey,
+  postZap,
+  readyAccount,
+  startZapSim,
+} from '../../testing/fixtures/zaps.ts';
 
 let sim: TestSim;
 let key: string;
@@ -18,7 +30,12 @@ beforeAll(async () => {
   a2 = await readyAccount(sim, key);
   const d1 = await newDestination(sim, a1, ARB_ETH, undefined, key);
   const d2 = await newDestination(sim, a2, ARB_ETH, undefined, key);
-  for (const [account_id, destination_id, i] of [[a1, d1, 0], [a2, d2, 1], [a1, d1, 2], [a2, d2, 3]] as const) {
+  for (const [account_id, destination_id, i] of [
+    [a1, d1, 0],
+    [a2, d2, 1],
+    [a1, d1, 2],
+    [a2, d2, 3],
+  ] as const) {
     const r = await postZap(sim, depositZap(account_id, destination_id, { client_zap_id: `z-${i}` }), { key });
     made.push(r.body.zap.zap_id);
     await sim.advance(1_000);
@@ -52,8 +69,14 @@ describe('GET /zaps', () => {
     expect(r.body).toMatchObject({ has_more: false, next_cursor: null });
     expect(r.body.zaps.map((z: any) => z.zap_id)).toEqual([...made].reverse());
     expect(r.body.zaps.at(-1)).toEqual({
-      zap_id: made[0], account_id: a1, status: 'awaiting_deposit', client_zap_id: 'z-0', requested_amount_in_atoms: '50000000',
-      from_asset_key: ARB_USDC, to_asset_key: ARB_ETH, created_at_ms: expect.any(Number),
+      zap_id: made[0],
+      account_id: a1,
+      status: 'awaiting_deposit',
+      client_zap_id: 'z-0',
+      requested_amount_in_atoms: '50000000',
+      from_asset_key: ARB_USDC,
+      to_asset_key: ARB_ETH,
+      created_at_ms: expect.any(Number),
     });
     const times = r.body.zaps.map((z: any) => z.created_at_ms);
     expect([...times].sort((x, y) => y - x)).toEqual(times);

@@ -33,7 +33,8 @@ export interface ZapContext {
 
 // Parameterized actions declared once in `setup`, so the transitions below stay fully typed.
 const publish = (event_type: string) => ({ type: 'publish', params: { event_type } }) as const;
-const failWith = (code: ZapFailureCode) => ({ target: 'failed', actions: [{ type: 'recordCode', params: { code } }, publish('zap.failed')] }) as const;
+const failWith = (code: ZapFailureCode) =>
+  ({ target: 'failed', actions: [{ type: 'recordCode', params: { code } }, publish('zap.failed')] }) as const;
 const failFromEvent = { target: 'failed', actions: ['recordFailure', publish('zap.failed')] } as const;
 
 export const zapMachine = setup({
@@ -100,7 +101,15 @@ export const zapMachine = setup({
   },
 });
 
-export type ZapState = 'created' | 'awaiting_deposit' | 'executing' | 'filled' | 'pending_settle' | 'settled' | 'settled_orphaned' | 'failed';
+export type ZapState =
+  | 'created'
+  | 'awaiting_deposit'
+  | 'executing'
+  | 'filled'
+  | 'pending_settle'
+  | 'settled'
+  | 'settled_orphaned'
+  | 'failed';
 /** Statuses on the wire (spec: States → Zap). */
 export const ZAP_STATUSES = ['awaiting_deposit', 'executing', 'filled', 'pending_settle', 'settled', 'failed'] as const;
 export type ZapStatus = (typeof ZAP_STATUSES)[number];

@@ -25,7 +25,9 @@ const zapLifecycle = lifecycle(zapMachine);
  * resolves, and at the fill those the driver does not apply for every swap (the floor, the expiry).
  */
 const DEPOSIT_STAGE_FAIL_CODES = failureCodesAt('zap', 'deposit');
-const FILL_STAGE_FAIL_CODES = failureCodesAt('zap', 'fill').filter((c) => !(failureCodesAt('trade', 'fill') as readonly string[]).includes(c));
+const FILL_STAGE_FAIL_CODES = failureCodesAt('zap', 'fill').filter(
+  (c) => !(failureCodesAt('trade', 'fill') as readonly string[]).includes(c),
+);
 
 export interface Zap {
   zap_id: string;
@@ -140,7 +142,15 @@ function faultCode(world: World, z: Zap, codes: readonly string[]): ZapFailureCo
 }
 
 function priceAt(world: World, z: Zap, amount_in_atoms: bigint, spread_bps: number): Priced {
-  return price(world, { org: orgOf(world, z), from: z.from, to: z.to, side: 'exact_in', amount_atoms: amount_in_atoms, integrator_fee_bps: z.integrator_fee_bps, spread_bps });
+  return price(world, {
+    org: orgOf(world, z),
+    from: z.from,
+    to: z.to,
+    side: 'exact_in',
+    amount_atoms: amount_in_atoms,
+    integrator_fee_bps: z.integrator_fee_bps,
+    spread_bps,
+  });
 }
 
 /**
@@ -202,15 +212,28 @@ function expire(world: World, z: Zap): void {
 }
 
 /** The credit checks of a credit-funded zap, before anything changes. */
-function requireSpendableCredit(world: World, org_id: string, account_id: string, credit_id: string, from: Asset, amount_in_atoms: bigint): Credit {
+function requireSpendableCredit(
+  world: World,
+  org_id: string,
+  account_id: string,
+  credit_id: string,
+  from: Asset,
+  amount_in_atoms: bigint,
+): Credit {
   const credit = requireCredit(world, org_id, credit_id, { account_id });
   if (credit.asset_key !== from.asset_key) {
-    throw new ApiError('invalid_parameter', `credit ${credit_id} holds ${credit.asset_key}, not the source asset ${from.asset_key}`, { param: 'credit_id' });
+    throw new ApiError('invalid_parameter', `credit ${credit_id} holds ${credit.asset_key}, not the source asset ${from.asset_key}`, {
+      param: 'credit_id',
+    });
   }
-  if (creditStatus(credit) === 'consumed') throw new ApiError('credit_already_consumed', `credit ${credit_id} is no longer open`, { param: 'credit_id' });
+  if (creditStatus(credit) === 'consumed')
+    throw new ApiError('credit_already_consumed', `credit ${credit_id} is no longer open`, { param: 'credit_id' });
   const holder = creditHolder(credit);
   if (holder !== null) {
-    throw new ApiError('credit_in_use', `credit ${credit_id} is in use by ${holder}; it can be used again once that finishes`, { param: 'credit_id', details: { credit_id } });
+    throw new ApiError('credit_in_use', `credit ${credit_id} is in use by ${holder}; it can be used again once that finishes`, {
+      param: 'credit_id',
+      details: { credit_id },
+    });
   }
   if (credit.atoms < amount_in_atoms) {
     throw new ApiError('insufficient_balance', `credit ${credit_id} holds ${credit.atoms} atoms; the zap needs ${amount_in_atoms}`, {
@@ -232,7 +255,12 @@ export function createZap(world: World, org: Organization, body: CreateZapBody):
   const org_id = org.organization_id;
   const account = requireAccount(world, org_id, body.account_id);
   requireOperable(account, 'zap');
-  const from = resolveAssetRef(world, org_id, { asset_key: body.from_asset_key, symbol: body.from_symbol }, { prefix: 'from_', required: true });
+  const from = resolveAssetRef(
+    world,
+    org_id,
+    { asset_key: body.from_asset_key, symbol: body.from_symbol },
+    { prefix: 'from_', required: true },
+  );
   const to = resolveAssetRef(world, org_id, { asset_key: body.to_asset_key, symbol: body.to_symbol }, { prefix: 'to_', required: true });
   const amount_in = oneOfAmount(body, 'amount_in_atoms', 'amount_in_ui', from.decimals, true)!;
   const min_out = oneOfAmount(body, 'min_amount_out_atoms', 'min_amount_out_ui', to.decimals, true)!;
@@ -242,12 +270,24 @@ export function createZap(world: World, org: Organization, body: CreateZapBody):
   }
   const now = world.sim.now_ms();
   if (body.expires_at_ms !== undefined && body.expires_at_ms <= now) {
-    throw new ApiError('invalid_parameter', `expires_at_ms must lie in the future (now is ${now})`, { param: 'expires_at_ms', details: { now_ms: now } });
+    throw new ApiError('invalid_parameter', `expires_at_ms must lie in the future (now is ${now})`, {
+      param: 'expires_at_ms',
+      details: { now_ms: now },
+    });
   }
   requireUsableDestination(world, org_id, account.account_id, body.destination_id, to.asset_key);
   // Priced at the widest spread: a request that passes here passes at whatever spread is drawn below.
-  const preview = price(world, { org, from, to, side: 'exact_in', amount_atoms: amount_in, integrator_fee_bps: body.integrator_fee_bps, spread_bps: world.profile.spread_bps.max });
-  const credit = body.credit_id !== undefined ? requireSpendableCredit(world, org_id, account.account_id, body.credit_id, from, amount_in) : null;
+  const preview = price(world, {
+    org,
+    from,
+    to,
+    side: 'exact_in',
+    amount_atoms: amount_in,
+    integrator_fee_bps: body.integrator_fee_bps,
+    spread_bps: world.profile.spread_bps.max,
+  });
+  const credit =
+    body.credit_id !== undefined ? requireSpendableCredit(world, org_id, account.account_id, body.credit_id, from, amount_in) : null;
   const deposit_address = credit ? null : createZapDepositAddress(world, account, from);
 
   // Nothing refuses from here on.

@@ -17,7 +17,11 @@ export function requireZap(world: World, org_id: string, zap_id: string): Zap {
   return z;
 }
 
-export function listZaps(world: World, org_id: string, q: { account_id?: string; status?: ZapStatus; limit?: number; cursor?: string }): Page<Zap> {
+export function listZaps(
+  world: World,
+  org_id: string,
+  q: { account_id?: string; status?: ZapStatus; limit?: number; cursor?: string },
+): Page<Zap> {
   const items: Zap[] = [];
   const all = zapStore(world).list;
   for (let i = all.length - 1; i >= 0; i--) {

@@ -4,7 +4,7 @@ import { atomsString, bpsString, cursorQuery, idString, limitQuery, uiString } f
 import { ZAP_STATUSES } from './machine.ts';
 import { failureCodesOf } from '../../failure-codes.ts';
 
-export const zapStatusEnum = z.enum(ZAP_STATUSES);
+const zapStatusEnum = z.enum(ZAP_STATUSES);
 
 const text = z.string().min(1).max(256);
 /** Asset references are graded by the asset resolver (invalid_asset_key / invalid_symbol), even when empty. */
@@ -42,47 +42,63 @@ export const listZapsQuery = z.object({
 });
 
 const fees = z.object({
-  platform_bps: z.string(), integrator_bps: z.string(), total_bps: z.string(),
-  platform_atoms: z.string(), integrator_atoms: z.string(), total_atoms: z.string(),
+  platform_bps: z.string(),
+  integrator_bps: z.string(),
+  total_bps: z.string(),
+  platform_atoms: z.string(),
+  integrator_atoms: z.string(),
+  total_atoms: z.string(),
 });
 
 const settlement = z.object({
-  out_tx_hash: z.string(), out_confirmations: z.number().int(), out_finalized: z.boolean(),
-  in_tx_hash: z.string(), in_confirmations: z.number().int(), in_finalized: z.boolean(),
+  out_tx_hash: z.string(),
+  out_confirmations: z.number().int(),
+  out_finalized: z.boolean(),
+  in_tx_hash: z.string(),
+  in_confirmations: z.number().int(),
+  in_finalized: z.boolean(),
 });
 
 const depositAddress = z.object({
-  deposit_address_id: z.string(), asset_key: z.string(), address: z.string(), memo: z.string().nullable(), tag: z.string().nullable(),
+  deposit_address_id: z.string(),
+  asset_key: z.string(),
+  address: z.string(),
+  memo: z.string().nullable(),
+  tag: z.string().nullable(),
 });
 
-export const zap = z.object({
-  zap_id: z.string(),
-  account_id: z.string().optional(),
-  status: zapStatusEnum,
-  client_zap_id: z.string().nullable(),
-  expires_at_ms: z.number().int().optional(),
-  requested_amount_in_atoms: z.string(),
-  observed_amount_in_atoms: z.string().optional(),
-  from_asset_key: z.string().optional(),
-  to_asset_key: z.string().optional(),
-  created_at_ms: z.number().int().optional(),
-  deposit_address: depositAddress.optional(),
-  failure_code: z.enum(failureCodesOf('zap')).optional(),
-  recovery: z.object({ recovery_id: z.string(), credit_id: z.string() }).optional(),
-  settlement: settlement.optional(),
-  fees: fees.optional(),
-  poll_after_ms: z.number().int().optional(),
-}).meta({ id: 'Zap' });
+export const zap = z
+  .object({
+    zap_id: z.string(),
+    account_id: z.string().optional(),
+    status: zapStatusEnum,
+    client_zap_id: z.string().nullable(),
+    expires_at_ms: z.number().int().optional(),
+    requested_amount_in_atoms: z.string(),
+    observed_amount_in_atoms: z.string().optional(),
+    from_asset_key: z.string().optional(),
+    to_asset_key: z.string().optional(),
+    created_at_ms: z.number().int().optional(),
+    deposit_address: depositAddress.optional(),
+    failure_code: z.enum(failureCodesOf('zap')).optional(),
+    recovery: z.object({ recovery_id: z.string(), credit_id: z.string() }).optional(),
+    settlement: settlement.optional(),
+    fees: fees.optional(),
+    poll_after_ms: z.number().int().optional(),
+  })
+  .meta({ id: 'Zap' });
 
-export const zapListItem = z.object({
-  zap_id: z.string(),
-  account_id: z.string(),
-  status: zapStatusEnum,
-  client_zap_id: z.string().nullable(),
-  requested_amount_in_atoms: z.string(),
-  from_asset_key: z.string(),
-  to_asset_key: z.string(),
-  created_at_ms: z.number().int(),
-}).meta({ id: 'ZapListItem' });
+export const zapListItem = z
+  .object({
+    zap_id: z.string(),
+    account_id: z.string(),
+    status: zapStatusEnum,
+    client_zap_id: z.string().nullable(),
+    requested_amount_in_atoms: z.string(),
+    from_asset_key: z.string(),
+    to_asset_key: z.string(),
+    created_at_ms: z.number().int(),
+  })
+  .meta({ id: 'ZapListItem' });
 
 export const zapReply = z.object({ request_id: z.string(), zap });

@@ -5,9 +5,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSim } from '../../testing/harness.ts';
 import {
-  ARB_ETH, ARB_FINALITY_MS, ARB_USDC, FLOOR_ATOMS, IN_ATOMS, addFault, balancesOf, credit, creditZap, eventsOf, funded,
-  getZap, holderOf, land, nowMs, pinPrices, postZap, startZapSim, zapEvents,
-  TO_PENDING_MS, awaitingZap, depositCredit,
+  ARB_ETH,
+  ARB_FINALITY_MS,
+  ARB_USDC,
+  FLOOR_ATOMS,
+  IN_ATOMS,
+  addFault,
+  balancesOf,
+  credit,
+  creditZap,
+  eventsOf,
+  funded,
+  getZap,
+  holderOf,
+  land,
+  nowMs,
+  pinPrices,
+  postZap,
+  startZapSim,
+  zapEvents,
+  TO_PENDING_MS,
+  awaitingZap,
+  depositCredit,
 } from '../../testing/fixtures/zaps.ts';
 
 let sim: TestSim;
@@ -22,18 +41,31 @@ describe('a credit-funded zap', () => {
     const r = await postZap(sim, creditZap(f, { client_zap_id: 'cz-1', min_amount_out_atoms: FLOOR_ATOMS }));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const zap_id = r.body.zap.zap_id;
-    expect(r.body.zap).toEqual({ zap_id: expect.stringMatching(/^zap_/), status: 'executing', client_zap_id: 'cz-1', requested_amount_in_atoms: IN_ATOMS, poll_after_ms: expect.any(Number) });
+    expect(r.body.zap).toEqual({
+      zap_id: expect.stringMatching(/^zap_/),
+      status: 'executing',
+      client_zap_id: 'cz-1',
+      requested_amount_in_atoms: IN_ATOMS,
+      poll_after_ms: expect.any(Number),
+    });
     expect(r.body.zap.poll_after_ms).toBeGreaterThanOrEqual(200);
     expect(await holderOf(sim, f.credit_id)).toBe(zap_id);
     expect(zapEvents(sim, zap_id)).toEqual([['zap.executing', { zap_id, client_zap_id: 'cz-1' }]]);
 
     const executing = await getZap(sim, zap_id);
     expect(executing).toMatchObject({
-      zap_id, account_id: f.account_id, status: 'executing', client_zap_id: 'cz-1', requested_amount_in_atoms: IN_ATOMS,
-      from_asset_key: ARB_USDC, to_asset_key: ARB_ETH, created_at_ms: await nowMs(sim),
+      zap_id,
+      account_id: f.account_id,
+      status: 'executing',
+      client_zap_id: 'cz-1',
+      requested_amount_in_atoms: IN_ATOMS,
+      from_asset_key: ARB_USDC,
+      to_asset_key: ARB_ETH,
+      created_at_ms: await nowMs(sim),
     });
     expect(executing.fees).toMatchObject({ platform_bps: '10', integrator_bps: '0', total_bps: '10' });
-    for (const absent of ['observed_amount_in_atoms', 'deposit_address', 'settlement', 'failure_code', 'expires_at_ms']) expect(executing).not.toHaveProperty(absent);
+    for (const absent of ['observed_amount_in_atoms', 'deposit_address', 'settlement', 'failure_code', 'expires_at_ms'])
+      expect(executing).not.toHaveProperty(absent);
 
     await sim.advance(TO_PENDING_MS);
     const pending = await getZap(sim, zap_id);
@@ -56,11 +88,25 @@ describe('a credit-funded zap', () => {
     expect(BigInt(fees.total_atoms)).toBe(BigInt(fees.platform_atoms) + BigInt(fees.integrator_atoms));
 
     const all = eventsOf(sim, f.account_id);
-    const tail = all.slice(all.findIndex((e) => e.type === 'zap.executing')).filter((e) => e.type.startsWith('zap.') || e.type === 'credit.created');
-    expect(tail.map((e) => e.type)).toEqual(['zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled', 'credit.created', 'credit.created']);
+    const tail = all
+      .slice(all.findIndex((e) => e.type === 'zap.executing'))
+      .filter((e) => e.type.startsWith('zap.') || e.type === 'credit.created');
+    expect(tail.map((e) => e.type)).toEqual([
+      'zap.executing',
+      'zap.filled',
+      'zap.pending_settle',
+      'zap.settled',
+      'credit.created',
+      'credit.created',
+    ]);
     const settlement_credit_id = tail[3].data.credit_id;
     expect(tail[3].data).toEqual({ zap_id, client_zap_id: 'cz-1', credit_id: settlement_credit_id });
-    expect(tail[4].data).toEqual({ credit_id: settlement_credit_id, asset_key: ARB_ETH, atoms: pendingOut.toString(), source_type: 'trade_settlement' });
+    expect(tail[4].data).toEqual({
+      credit_id: settlement_credit_id,
+      asset_key: ARB_ETH,
+      atoms: pendingOut.toString(),
+      source_type: 'trade_settlement',
+    });
     expect(tail[5].data).toMatchObject({ asset_key: ARB_USDC, atoms: '40000000', source_type: 'change' });
 
     expect(await balancesOf(sim, f.account_id)).toEqual({
@@ -68,15 +114,32 @@ describe('a credit-funded zap', () => {
       [ARB_ETH]: { available_atoms: pendingOut.toString(), pending_atoms: '0' },
     });
     expect(await credit(sim, f.account_id, f.credit_id)).toMatchObject({ status: 'consumed' });
-    expect(await credit(sim, f.account_id, settlement_credit_id as string)).toMatchObject({ status: 'open', source_type: 'trade_settlement', source_id: zap_id });
+    expect(await credit(sim, f.account_id, settlement_credit_id as string)).toMatchObject({
+      status: 'open',
+      source_type: 'trade_settlement',
+      source_id: zap_id,
+    });
 
     const history = (await sim.api('GET', `/accounts/${f.account_id}/history?types=zap`)).body.records;
     expect(history).toEqual([
       {
-        type: 'zap', status: 'settled', created_at_ms: executing.created_at_ms, zap_id, client_zap_id: 'cz-1',
-        from_asset_key: ARB_USDC, to_asset_key: ARB_ETH, amount_in_atoms: IN_ATOMS, amount_out_atoms: pendingOut.toString(),
-        requested_amount_in_atoms: IN_ATOMS, fees,
-        settlement: { out_tx_hash: settled.settlement.out_tx_hash, out_finalized: true, in_tx_hash: settled.settlement.in_tx_hash, in_finalized: true },
+        type: 'zap',
+        status: 'settled',
+        created_at_ms: executing.created_at_ms,
+        zap_id,
+        client_zap_id: 'cz-1',
+        from_asset_key: ARB_USDC,
+        to_asset_key: ARB_ETH,
+        amount_in_atoms: IN_ATOMS,
+        amount_out_atoms: pendingOut.toString(),
+        requested_amount_in_atoms: IN_ATOMS,
+        fees,
+        settlement: {
+          out_tx_hash: settled.settlement.out_tx_hash,
+          out_finalized: true,
+          in_tx_hash: settled.settlement.in_tx_hash,
+          in_finalized: true,
+        },
         settled_at_ms: expect.any(Number),
       },
     ]);
@@ -108,8 +171,17 @@ describe('a deposit-funded zap', () => {
   it('awaits a deposit on a single-use address, then executes on the observed amount and settles', async () => {
     const { account_id, zap_id, deposit_address_id, created } = await awaitingZap(sim, { client_zap_id: 'dz-1' });
     expect(created).toEqual({
-      zap_id, status: 'awaiting_deposit', client_zap_id: 'dz-1', requested_amount_in_atoms: '50000000',
-      deposit_address: { deposit_address_id, asset_key: ARB_USDC, address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), memo: null, tag: null },
+      zap_id,
+      status: 'awaiting_deposit',
+      client_zap_id: 'dz-1',
+      requested_amount_in_atoms: '50000000',
+      deposit_address: {
+        deposit_address_id,
+        asset_key: ARB_USDC,
+        address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+        memo: null,
+        tag: null,
+      },
       // Arbitrum finality (20 × 250 ms): when a deposit could first be credited.
       poll_after_ms: 5_000,
     });
@@ -118,7 +190,8 @@ describe('a deposit-funded zap', () => {
     expect(waiting).toMatchObject({ status: 'awaiting_deposit', deposit_address: created.deposit_address, poll_after_ms: 5_000 });
     for (const absent of ['observed_amount_in_atoms', 'fees', 'settlement']) expect(waiting).not.toHaveProperty(absent);
     // Single use: a fresh on-chain address, not the account's shared USDC deposit address.
-    const shared = (await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key: ARB_USDC } })).body.deposit_address;
+    const shared = (await sim.api('POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key: ARB_USDC } })).body
+      .deposit_address;
     expect(shared.address).not.toBe(created.deposit_address.address);
 
     expect((await land(sim, { deposit_address_id, atoms: '55000000' })).status).toBe(200);
@@ -133,10 +206,19 @@ describe('a deposit-funded zap', () => {
     await sim.settle();
     const settled = await getZap(sim, zap_id);
     expect(settled.status).toBe('settled');
-    const types = eventsOf(sim, account_id).filter((e) => e.type.startsWith('zap.') || e.type.startsWith('credit.') || e.type.startsWith('deposit.')).map((e) => e.type);
+    const types = eventsOf(sim, account_id)
+      .filter((e) => e.type.startsWith('zap.') || e.type.startsWith('credit.') || e.type.startsWith('deposit.'))
+      .map((e) => e.type);
     expect(types).toEqual([
-      'zap.awaiting_deposit', 'deposit.pending', 'deposit.verified', 'credit.created',
-      'zap.executing', 'zap.filled', 'zap.pending_settle', 'zap.settled', 'credit.created',
+      'zap.awaiting_deposit',
+      'deposit.pending',
+      'deposit.verified',
+      'credit.created',
+      'zap.executing',
+      'zap.filled',
+      'zap.pending_settle',
+      'zap.settled',
+      'credit.created',
     ]);
     // The whole deposit is executed: the credit is consumed and no change credit follows.
     expect(await credit(sim, account_id, credit_id)).toMatchObject({ status: 'consumed', atoms: '55000000' });
@@ -144,7 +226,13 @@ describe('a deposit-funded zap', () => {
     expect(balances[ARB_USDC]).toBeUndefined();
     expect(BigInt(balances[ARB_ETH].available_atoms)).toBeGreaterThan(0n);
     const [record] = (await sim.api('GET', `/accounts/${account_id}/history?types=zap`)).body.records;
-    expect(record).toMatchObject({ status: 'settled', amount_in_atoms: '55000000', requested_amount_in_atoms: '50000000', observed_amount_in_atoms: '55000000', amount_out_atoms: balances[ARB_ETH].available_atoms });
+    expect(record).toMatchObject({
+      status: 'settled',
+      amount_in_atoms: '55000000',
+      requested_amount_in_atoms: '50000000',
+      observed_amount_in_atoms: '55000000',
+      amount_out_atoms: balances[ARB_ETH].available_atoms,
+    });
   });
 
   it('prices the observed amount: more in, proportionally more out than the requested amount would give', async () => {
@@ -157,8 +245,8 @@ describe('a deposit-funded zap', () => {
     const outOf = async (a: string) => BigInt((await balancesOf(sim, a))[ARB_ETH].available_atoms);
     const [s, l] = [await outOf(small.account_id), await outOf(large.account_id)];
     // Same prices, two spreads drawn in 5..30 bps: the doubled deposit gets about twice the output.
-    expect(l * 1000n / s).toBeGreaterThan(1990n);
-    expect(l * 1000n / s).toBeLessThan(2010n);
+    expect((l * 1000n) / s).toBeGreaterThan(1990n);
+    expect((l * 1000n) / s).toBeLessThan(2010n);
   });
 
   it('credits a second deposit to a used zap address as an ordinary credit and leaves the zap alone', async () => {
@@ -171,7 +259,9 @@ describe('a deposit-funded zap', () => {
     await sim.settle();
     expect(zapEvents(sim, z.zap_id)).toEqual(before);
     const credits = (await sim.api('GET', `/accounts/${z.account_id}/credits?asset_key=${ARB_USDC}`)).body.credits;
-    expect(credits).toEqual([expect.objectContaining({ atoms: '7000000', status: 'open', source_type: 'deposit', source_id: extra.body.deposit.tx_hash })]);
+    expect(credits).toEqual([
+      expect.objectContaining({ atoms: '7000000', status: 'open', source_type: 'deposit', source_id: extra.body.deposit.tx_hash }),
+    ]);
     expect(await holderOf(sim, credits[0].credit_id)).toBeNull();
   });
 
@@ -181,7 +271,8 @@ describe('a deposit-funded zap', () => {
     await sim.advance(ARB_FINALITY_MS);
     const failed = await getZap(sim, z.zap_id);
     expect(failed).toMatchObject({ status: 'failed', failure_code: 'from_asset_mismatch' });
-    for (const absent of ['poll_after_ms', 'deposit_address', 'observed_amount_in_atoms', 'fees']) expect(failed).not.toHaveProperty(absent);
+    for (const absent of ['poll_after_ms', 'deposit_address', 'observed_amount_in_atoms', 'fees'])
+      expect(failed).not.toHaveProperty(absent);
     const credit_id = await depositCredit(sim, z.deposit_address_id);
     // The deposit's open credit gets a recovery (resources/recoveries), named by zap.failed and GET zap.
     expect(failed.recovery).toEqual({ recovery_id: expect.stringMatching(/^rec_/), credit_id });
@@ -193,7 +284,10 @@ describe('a deposit-funded zap', () => {
     expect(await holderOf(sim, credit_id)).toBeNull();
     const [record] = (await sim.api('GET', `/accounts/${z.account_id}/history?types=zap`)).body.records;
     expect(record).toMatchObject({
-      status: 'failed', failure_code: 'from_asset_mismatch', amount_in_atoms: '50000000', amount_out_atoms: '0',
+      status: 'failed',
+      failure_code: 'from_asset_mismatch',
+      amount_in_atoms: '50000000',
+      amount_out_atoms: '0',
       fees: { platform_bps: '10', integrator_bps: '0', total_bps: '10', platform_atoms: '0', integrator_atoms: '0', total_atoms: '0' },
     });
     expect(record).not.toHaveProperty('observed_amount_in_atoms');
@@ -213,7 +307,12 @@ describe('a deposit-funded zap', () => {
 
   it('fails with deposit_insufficient_confirmations when the deposit is dropped before finality', async () => {
     const z = await awaitingZap(sim);
-    await addFault(sim, { target: 'deposit', effect: { fail: 'deposit_insufficient_confirmations' }, match: { ids: [z.deposit_address_id] }, times: 1 });
+    await addFault(sim, {
+      target: 'deposit',
+      effect: { fail: 'deposit_insufficient_confirmations' },
+      match: { ids: [z.deposit_address_id] },
+      times: 1,
+    });
     await land(sim, { deposit_address_id: z.deposit_address_id, atoms: '55000000' });
     await sim.advance(ARB_FINALITY_MS);
     expect(await getZap(sim, z.zap_id)).toMatchObject({ status: 'failed', failure_code: 'deposit_insufficient_confirmations' });

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export function announce(server: Server): void {
-  process.stdout.write(JSON.stringify({ port: (server.address() as AddressInfo).port }) + '\n');
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
 }
 
 export function closeOnSignal(close: () => Promise<void>): void {

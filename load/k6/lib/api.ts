@@ -40,7 +40,7 @@ export function json(res: Res): any {
 }
 
 /** A header by name, case-insensitively: proxies and runtimes differ in how they spell names. */
-export function header(res: Res, name: string): string | undefined {
+function header(res: Res, name: string): string | undefined {
   const want = name.toLowerCase();
   for (const k of Object.keys(res.headers || {})) if (k.toLowerCase() === want) return res.headers[k];
   return undefined;
@@ -65,7 +65,7 @@ export function retryAfterMs(res: Res, now_ms: number = Date.now()): number | nu
   const t = v.trim();
   if (/^\d+$/.test(t)) return Number(t) * 1000;
   const date = Date.parse(t);
-  return isNaN(date) ? null : Math.max(0, date - now_ms);
+  return Number.isNaN(date) ? null : Math.max(0, date - now_ms);
 }
 
 export const is2xx = (res: Res): boolean => res.status >= 200 && res.status < 300;

@@ -16,7 +16,7 @@ export function envNumber(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!isFinite(n)) throw new Error(`${name} must be a number, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -59,7 +59,7 @@ export function msDuration(ms: number): string {
 
 /** Where summaries go unless SUMMARY_DIR says otherwise, when it exists where k6 runs: a folder in the repo
  *  whose contents git ignores. Elsewhere the default is the folder k6 runs in (k6 creates no folder). */
-export const DEFAULT_SUMMARY_DIR = 'load/results';
+const DEFAULT_SUMMARY_DIR = 'load/results';
 
 /** Whether `path` (absolute) is an existing folder: k6's init-context `open()` refuses folders by name. */
 export type DirProbe = (path: string) => boolean | null;
@@ -84,14 +84,18 @@ export function openDirProbe(): DirProbe {
  * else `load/results` when it exists (the repo root), else the folder k6 runs in. Without PWD (or without
  * `open`) nothing can be checked: SUMMARY_DIR, else `load/results`, as given.
  */
-export function resolveSummaryDir(env: Env, isDir: DirProbe): { dir: string; error: string | null } {
+function resolveSummaryDir(env: Env, isDir: DirProbe): { dir: string; error: string | null } {
   const given = envString(env, 'SUMMARY_DIR', '').replace(/(.)\/$/, '$1');
   const pwd = envString(env, 'PWD', '');
   const abs = (d: string) => (d.charAt(0) === '/' ? d : `${pwd.replace(/\/$/, '')}/${d}`);
   if (given !== '') {
     if (pwd === '' && given.charAt(0) !== '/') return { dir: given, error: null };
     const found = isDir(abs(given));
-    if (found === false) return { dir: given, error: `SUMMARY_DIR ${given} is not a folder${given.charAt(0) === '/' ? '' : ` under ${pwd}`} (k6 creates none): create it, or leave SUMMARY_DIR unset to write where k6 runs` };
+    if (found === false)
+      return {
+        dir: given,
+        error: `SUMMARY_DIR ${given} is not a folder${given.charAt(0) === '/' ? '' : ` under ${pwd}`} (k6 creates none): create it, or leave SUMMARY_DIR unset to write where k6 runs`,
+      };
     return { dir: given, error: null };
   }
   if (pwd === '') return { dir: DEFAULT_SUMMARY_DIR, error: null };
@@ -117,7 +121,7 @@ export interface CommonConfig {
 
 /** BASE_URL's origin + `/_sim`: where `npm start` serves the control plane beside `/v1`. */
 function defaultControlUrl(base_url: string): string {
-  return base_url.replace(/\/v1\/?$/, '') + '/_sim';
+  return `${base_url.replace(/\/v1\/?$/, '')}/_sim`;
 }
 
 export function commonConfig(env: Env, defaults: { control: boolean } = { control: true }, isDir: DirProbe = () => null): CommonConfig {

@@ -33,7 +33,9 @@ export function probeControl(url: string | null, token = ''): ControlInfo | null
   const refused = (clock.status === 401 || clock.status === 403) && /control plane/.test(String(json(clock)?.error?.message ?? ''));
   if (refused) {
     const why = `${clock.status} ${json(clock).error.message}`;
-    throw new Error(`the control plane at ${url} refuses this client (${why}): ${token === '' ? 'set CONTROL_TOKEN to the server\'s --control-token' : 'CONTROL_TOKEN is not its token'}, or CONTROL_URL=off to run without it`);
+    throw new Error(
+      `the control plane at ${url} refuses this client (${why}): ${token === '' ? "set CONTROL_TOKEN to the server's --control-token" : 'CONTROL_TOKEN is not its token'}, or CONTROL_URL=off to run without it`,
+    );
   }
   const mode = clock.status === 200 ? json(clock)?.clock?.mode : undefined;
   if (typeof mode !== 'string') return null;
@@ -53,18 +55,29 @@ export function mustControl(ctl: ControlInfo, method: string, path: string, body
  * `api_key` (a split run: every instance names the same key) the first instance creates it and the others
  * find it, checking that its limits are the ones asked for.
  */
-export function createOrg(ctl: ControlInfo, rate_limits?: { [cls: string]: number }, api_key?: string, o: { must_be_new?: boolean } = {}): string {
+export function createOrg(
+  ctl: ControlInfo,
+  rate_limits?: { [cls: string]: number },
+  api_key?: string,
+  o: { must_be_new?: boolean } = {},
+): string {
   const body: { [k: string]: unknown } = rate_limits === undefined ? {} : { rate_limits };
   if (api_key === undefined) return mustControl(ctl, 'POST', '/organizations', body).organization.api_key;
   body.api_key = api_key;
   const res = controlCall(ctl, 'POST', '/organizations', body);
   if (res.status === 200) return json(res).organization.api_key;
-  if (res.status !== 400 || json(res)?.error?.param !== 'api_key') throw new Error(`control POST /organizations: ${res.status} ${String(res.body).slice(0, 300)}`);
+  if (res.status !== 400 || json(res)?.error?.param !== 'api_key')
+    throw new Error(`control POST /organizations: ${res.status} ${String(res.body).slice(0, 300)}`);
   if (o.must_be_new) throw new Error(`control POST /organizations: ${api_key} is taken`);
-  const org = (mustControl(ctl, 'GET', '/organizations').organizations as any[]).find((o) => (o.api_keys as string[]).indexOf(api_key) >= 0);
+  const org = (mustControl(ctl, 'GET', '/organizations').organizations as any[]).find(
+    (o) => (o.api_keys as string[]).indexOf(api_key) >= 0,
+  );
   if (!org) throw new Error(`control POST /organizations: ${api_key.slice(0, 12)}… is taken, yet no organization lists it`);
   for (const cls of Object.keys(rate_limits || {})) {
-    if (org.rate_limits[cls] !== rate_limits![cls]) throw new Error(`the organization of ${api_key.slice(0, 12)}… has ${cls} ${org.rate_limits[cls]}/s, not ${rate_limits![cls]}: another run used this RUN_ID`);
+    if (org.rate_limits[cls] !== rate_limits![cls])
+      throw new Error(
+        `the organization of ${api_key.slice(0, 12)}… has ${cls} ${org.rate_limits[cls]}/s, not ${rate_limits![cls]}: another run used this RUN_ID`,
+      );
   }
   return api_key;
 }
@@ -76,7 +89,13 @@ export function simWait(ctl: ControlInfo | null, ms: number): void {
 }
 
 /** Polls `probe` (after a wait each time) until it returns a value; throws after `attempts`. */
-export function waitFor<T>(ctl: ControlInfo | null, what: string, step_ms: number, attempts: number, probe: (attempt: number) => T | null): T {
+export function waitFor<T>(
+  ctl: ControlInfo | null,
+  what: string,
+  step_ms: number,
+  attempts: number,
+  probe: (attempt: number) => T | null,
+): T {
   for (let i = 0; i < attempts; i++) {
     const v = probe(i);
     if (v !== null) return v;

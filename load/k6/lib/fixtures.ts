@@ -33,17 +33,18 @@ function must(res: Res, what: string): any {
 }
 
 /** A lowercase EVM address (no EIP-55 checksum claimed) that is new for this run. */
-export function freshEvmAddress(): string {
+function freshEvmAddress(): string {
   let hex = '';
   for (let i = 0; i < 40; i++) hex += Math.floor(Math.random() * 16).toString(16);
   return `0x${hex}`;
 }
 
 export function createAccount(api: Api, idem: string, body: { label?: string; external_id?: string } = {}): string {
-  return must(call(api.base_url, 'POST', '/accounts', { key: api.key, idem, body, name: '/accounts' }), 'create account').account.account_id;
+  return must(call(api.base_url, 'POST', '/accounts', { key: api.key, idem, body, name: '/accounts' }), 'create account').account
+    .account_id;
 }
 
-export function registerDestination(api: Api, account_id: string, asset_key: string, idem: string): string {
+function registerDestination(api: Api, account_id: string, asset_key: string, idem: string): string {
   const res = call(api.base_url, 'POST', `/accounts/${account_id}/destinations`, {
     key: api.key,
     idem,
@@ -57,7 +58,13 @@ export function registerDestination(api: Api, account_id: string, asset_key: str
 export function depositAddress(api: Api, ctl: ControlInfo | null, account_id: string, asset_key: string, idem: string): any {
   // A 4xx answer is final for its Idempotency-Key (it is stored and replayed), so each try gets its own.
   return waitFor(ctl, 'the wallet of a new account', 1000, 60, (attempt) => {
-    const res = call(api.base_url, 'POST', `/accounts/${account_id}/deposit-addresses`, { key: api.key, idem: `${idem}-${attempt}`, body: { asset_key }, name: '/accounts/{id}/deposit-addresses', expected: [404] });
+    const res = call(api.base_url, 'POST', `/accounts/${account_id}/deposit-addresses`, {
+      key: api.key,
+      idem: `${idem}-${attempt}`,
+      body: { asset_key },
+      name: '/accounts/{id}/deposit-addresses',
+      expected: [404],
+    });
     if (res.status === 404 && json(res)?.error?.code === 'not_available') return null;
     return must(res, 'deposit address').deposit_address;
   });
@@ -71,7 +78,9 @@ export function creditFor(api: Api, ctl: ControlInfo | null, account_id: string,
       name: '/accounts/{id}/credits',
     });
     const credits: any[] = must(res, 'list credits').credits;
-    const c = credits.find((x) => x.source_type === 'deposit' && (tx_hash === null || String(x.source_id).toLowerCase() === tx_hash.toLowerCase()));
+    const c = credits.find(
+      (x) => x.source_type === 'deposit' && (tx_hash === null || String(x.source_id).toLowerCase() === tx_hash.toLowerCase()),
+    );
     return c ? String(c.credit_id) : null;
   });
 }
@@ -93,7 +102,12 @@ export function fundedAccount(api: Api, ctl: ControlInfo, assets: Assets, prefix
   const da = depositAddress(api, ctl, account_id, assets.from_asset_key, `${prefix}-da`);
   if (!leader) {
     const credit_id = creditFor(api, ctl, account_id, assets.from_asset_key, null);
-    const res = call(api.base_url, 'GET', `/accounts/${account_id}/destinations?asset_key=${encodeURIComponent(assets.to_asset_key)}&limit=100`, { key: api.key, name: '/accounts/{id}/destinations' });
+    const res = call(
+      api.base_url,
+      'GET',
+      `/accounts/${account_id}/destinations?asset_key=${encodeURIComponent(assets.to_asset_key)}&limit=100`,
+      { key: api.key, name: '/accounts/{id}/destinations' },
+    );
     const dest = (must(res, 'list destinations').destinations as any[])[0];
     if (!dest) throw new Error(`the leader's destination of ${account_id} is missing`);
     return { account_id, credit_id, destination_id: dest.destination_id };

@@ -44,7 +44,29 @@ export interface LifeMetrics {
 }
 
 /** Every step a journey can fail at, as `journey_step_failed{step}` tags it ('other': an error outside any step). */
-export const JOURNEY_STEPS = ['account', 'account-unique', 'destination', 'destination-reconcile', 'indicative-rfq', 'indicative-poll', 'deposit', 'firm-rfq', 'firm-rfq-poll', 'accept', 'trade-poll', 'trade-settled', 'history', 'credits', 'zap', 'zap-read', 'zap-poll', 'cancel', 'cancel-poll', 'events', 'other'] as const;
+const JOURNEY_STEPS = [
+  'account',
+  'account-unique',
+  'destination',
+  'destination-reconcile',
+  'indicative-rfq',
+  'indicative-poll',
+  'deposit',
+  'firm-rfq',
+  'firm-rfq-poll',
+  'accept',
+  'trade-poll',
+  'trade-settled',
+  'history',
+  'credits',
+  'zap',
+  'zap-read',
+  'zap-poll',
+  'cancel',
+  'cancel-poll',
+  'events',
+  'other',
+] as const;
 
 /** Thresholds every journey script declares: each journey that starts ends, and at least one ends. */
 export function journeyThresholds(env: Env): { [metric: string]: string[] } {
@@ -97,16 +119,21 @@ class StepFailed extends Error {}
 
 /** Jittered exponential backoff: 250 ms · 2^attempt, ×0.5..1.5, at most 8 s. */
 function backoffMs(attempt: number): number {
-  return Math.min(8000, 250 * Math.pow(2, attempt)) * (0.5 + Math.random());
+  return Math.min(8000, 250 * 2 ** attempt) * (0.5 + Math.random());
 }
 
 /** Sends until a reply that is not a 429, a 5xx or a lost reply, with the same Idempotency-Key each time. */
-export function resilient(j: Journey, method: string, path: string, o: { body?: unknown; idem?: string; name: string; expected?: number[] }): Res {
+export function resilient(
+  j: Journey,
+  method: string,
+  path: string,
+  o: { body?: unknown; idem?: string; name: string; expected?: number[] },
+): Res {
   let res = call(j.api.base_url, method, path, { key: j.api.key, ...o });
   for (let attempt = 0; attempt < j.cfg.max_retries && (res.status === 429 || isRetryable(res)); attempt++) {
     const cause = res.status === 429 ? '429' : res.status === 0 ? 'lost' : '5xx';
     // Retry-After is wall time (the limiter's), so it is slept even when the sim clock is virtual.
-    const wait_ms = res.status === 429 ? retryAfterMs(res) ?? backoffMs(attempt) : backoffMs(attempt);
+    const wait_ms = res.status === 429 ? (retryAfterMs(res) ?? backoffMs(attempt)) : backoffMs(attempt);
     j.m.retries.add(1, { cause, name: o.name });
     j.m.retry_wait.add(wait_ms, { cause });
     sleep(wait_ms / 1000);
@@ -134,7 +161,7 @@ function pollUntil(j: Journey, step: string, path: string, name: string, field: 
   let x = first;
   const seen: string[] = [];
   const note = (e: any) => {
-    const st = String(e && e.status);
+    const st = String(e?.status);
     if (seen[seen.length - 1] !== st) seen.push(st);
   };
   note(x);
@@ -149,13 +176,13 @@ function pollUntil(j: Journey, step: string, path: string, name: string, field: 
   throw new StepFailed(`${step}: ${field} ${entityId(x, field)} not done after ${j.cfg.max_polls} polls (${seen.join(' → ')})`);
 }
 
-const entityId = (x: any, field: string): string => String((x && x[`${field}_id`]) ?? '?');
+const entityId = (x: any, field: string): string => String(x?.[`${field}_id`] ?? '?');
 
 /** `trade trd_1 ended failed (executing → filled → failed, failure_code settlement_failed)`: what the entity did. */
-export function statusStory(field: string, x: any): string {
-  const code = x && x.failure_code ? `, failure_code ${x.failure_code}` : '';
-  const path: string[] = Array.isArray(x && x.status_path) ? x.status_path : [String(x && x.status)];
-  return `${field} ${entityId(x, field)} ended ${String(x && x.status)} (${path.join(' → ')}${code})`;
+function statusStory(field: string, x: any): string {
+  const code = x?.failure_code ? `, failure_code ${x.failure_code}` : '';
+  const path: string[] = Array.isArray(x?.status_path) ? x.status_path : [String(x?.status)];
+  return `${field} ${entityId(x, field)} ended ${String(x?.status)} (${path.join(' → ')}${code})`;
 }
 
 /** A step whose entity reached a terminal status other than the one wanted: the message tells its path. */
@@ -170,9 +197,17 @@ const created = (r: Res) => r.status === 200 || r.status === 202;
 
 function createAccountOnce(j: Journey): string {
   const external_id = `${j.id}-ext`;
-  const body = expect(j, 'account', resilient(j, 'POST', '/accounts', { idem: `${j.id}-acct`, body: { label: 'k6 journey', external_id }, name: '/accounts' }));
+  const body = expect(
+    j,
+    'account',
+    resilient(j, 'POST', '/accounts', { idem: `${j.id}-acct`, body: { label: 'k6 journey', external_id }, name: '/accounts' }),
+  );
   // However many times the write went out, exactly one account may exist for it.
-  const list = expect(j, 'account-unique', resilient(j, 'GET', `/accounts?external_id=${encodeURIComponent(external_id)}&limit=100`, { name: '/accounts' }));
+  const list = expect(
+    j,
+    'account-unique',
+    resilient(j, 'GET', `/accounts?external_id=${encodeURIComponent(external_id)}&limit=100`, { name: '/accounts' }),
+  );
   const n = Array.isArray(list.accounts) ? list.accounts.length : 0;
   j.m.duplicate_writes.add(Math.max(0, n - 1), { resource: 'account' });
   return body.account.account_id;
@@ -192,7 +227,11 @@ function destination(j: Journey, account_id: string, asset_key: string): string 
     if (res.status !== 429 && !isRetryable(res)) break;
     const cause = res.status === 429 ? '429' : res.status === 0 ? 'lost' : '5xx';
     if (res.status !== 429) {
-      const list = expect(j, 'destination-reconcile', resilient(j, 'GET', `${path}?asset_key=${encodeURIComponent(asset_key)}&limit=100`, { name: '/accounts/{id}/destinations' }));
+      const list = expect(
+        j,
+        'destination-reconcile',
+        resilient(j, 'GET', `${path}?asset_key=${encodeURIComponent(asset_key)}&limit=100`, { name: '/accounts/{id}/destinations' }),
+      );
       const mine = (list.destinations as any[]).filter((d) => d.address === address);
       j.m.duplicate_writes.add(Math.max(0, mine.length - 1), { resource: 'destination' });
       if (mine.length > 0) {
@@ -200,7 +239,7 @@ function destination(j: Journey, account_id: string, asset_key: string): string 
         return mine[0].destination_id;
       }
     }
-    const wait_ms = res.status === 429 ? retryAfterMs(res) ?? backoffMs(attempt) : backoffMs(attempt);
+    const wait_ms = res.status === 429 ? (retryAfterMs(res) ?? backoffMs(attempt)) : backoffMs(attempt);
     j.m.retries.add(1, { cause, name: '/accounts/{id}/destinations' });
     j.m.retry_wait.add(wait_ms, { cause });
     sleep(wait_ms / 1000);
@@ -210,30 +249,70 @@ function destination(j: Journey, account_id: string, asset_key: string): string 
 }
 
 function openCredit(j: Journey, account_id: string, asset_key: string, not: string[]): string | null {
-  const body = expect(j, 'credits', resilient(j, 'GET', `/accounts/${account_id}/credits?asset_key=${encodeURIComponent(asset_key)}&limit=100`, { name: '/accounts/{id}/credits' }));
+  const body = expect(
+    j,
+    'credits',
+    resilient(j, 'GET', `/accounts/${account_id}/credits?asset_key=${encodeURIComponent(asset_key)}&limit=100`, {
+      name: '/accounts/{id}/credits',
+    }),
+  );
   const c = (body.credits as any[]).find((x) => not.indexOf(x.credit_id) < 0);
   return c ? c.credit_id : null;
 }
 
 function firmTrade(j: Journey, account_id: string, credit_id: string, destination_id: string): string {
   const a = j.assets;
-  const rfqBody = { account_id, credit_id, destination_id, from_asset_key: a.from_asset_key, to_asset_key: a.to_asset_key, side: 'exact_in', amount_in_atoms: a.amount_in_atoms, mode: 'firm', ttl_ms: 10000 };
+  const rfqBody = {
+    account_id,
+    credit_id,
+    destination_id,
+    from_asset_key: a.from_asset_key,
+    to_asset_key: a.to_asset_key,
+    side: 'exact_in',
+    amount_in_atoms: a.amount_in_atoms,
+    mode: 'firm',
+    ttl_ms: 10000,
+  };
   let rfq = expect(j, 'firm-rfq', resilient(j, 'POST', '/rfqs', { idem: `${j.id}-rfq`, body: rfqBody, name: '/rfqs firm' }), created).rfq;
   rfq = pollUntil(j, 'firm-rfq-poll', `/rfqs/${rfq.rfq_id}`, '/rfqs/{id}', 'rfq', rfq, (x) => x.status === 'ready');
-  const accept = resilient(j, 'POST', `/quotes/${rfq.best_quote_id}/accept`, { idem: `${j.id}-accept`, body: { slippage_bps: j.cfg.slippage_bps, client_order_id: `${j.id}-order` }, name: '/quotes/{id}/accept' });
+  const accept = resilient(j, 'POST', `/quotes/${rfq.best_quote_id}/accept`, {
+    idem: `${j.id}-accept`,
+    body: { slippage_bps: j.cfg.slippage_bps, client_order_id: `${j.id}-order` },
+    name: '/quotes/{id}/accept',
+  });
   const trade = expect(j, 'accept', accept).trade;
-  const done = pollUntil(j, 'trade-poll', `/trades/${trade.trade_id}`, '/trades/{id}', 'trade', trade, (x) => x.status === 'settled' || x.status === 'failed');
+  const done = pollUntil(
+    j,
+    'trade-poll',
+    `/trades/${trade.trade_id}`,
+    '/trades/{id}',
+    'trade',
+    trade,
+    (x) => x.status === 'settled' || x.status === 'failed',
+  );
   // Judged on what the trade did (its polled statuses), not on the accept reply.
   expectStatus(j, 'trade-settled', 'trade', done, 'settled');
   // However often the accept went out, the account holds one trade.
-  const history = expect(j, 'history', resilient(j, 'GET', `/accounts/${account_id}/history?types=trade&limit=100`, { name: '/accounts/{id}/history' }));
+  const history = expect(
+    j,
+    'history',
+    resilient(j, 'GET', `/accounts/${account_id}/history?types=trade&limit=100`, { name: '/accounts/{id}/history' }),
+  );
   j.m.duplicate_writes.add(Math.max(0, (history.records as unknown[]).length - 1), { resource: 'trade' });
   return trade.trade_id;
 }
 
 function zap(j: Journey, account_id: string, credit_id: string | null, destination_id: string): void {
   const a = j.assets;
-  const body: { [k: string]: unknown } = { account_id, from_asset_key: a.from_asset_key, to_asset_key: a.to_asset_key, amount_in_atoms: a.amount_in_atoms, min_amount_out_atoms: '0', destination_id, client_zap_id: `${j.id}-zap` };
+  const body: { [k: string]: unknown } = {
+    account_id,
+    from_asset_key: a.from_asset_key,
+    to_asset_key: a.to_asset_key,
+    amount_in_atoms: a.amount_in_atoms,
+    min_amount_out_atoms: '0',
+    destination_id,
+    client_zap_id: `${j.id}-zap`,
+  };
   if (credit_id !== null) body.credit_id = credit_id;
   // A deposit-funded zap needs the chain's wallet (404 not_available until account.wallet_created);
   // that 4xx is final for its Idempotency-Key, so each wait ends in a new key.
@@ -252,15 +331,31 @@ function zap(j: Journey, account_id: string, credit_id: string | null, destinati
 }
 
 function cancel(j: Journey, account_id: string, credit_id: string, destination_id: string): void {
-  const c = expect(j, 'cancel', resilient(j, 'POST', '/cancels', { idem: `${j.id}-cancel`, body: { account_id, credit_id, destination_id, client_cancel_id: `${j.id}-cancel` }, name: '/cancels' })).cancel;
-  pollUntil(j, 'cancel-poll', `/cancels/${c.cancel_id}`, '/cancels/{id}', 'cancel', c, (x) => x.status === 'confirmed' || x.status === 'failed');
+  const c = expect(
+    j,
+    'cancel',
+    resilient(j, 'POST', '/cancels', {
+      idem: `${j.id}-cancel`,
+      body: { account_id, credit_id, destination_id, client_cancel_id: `${j.id}-cancel` },
+      name: '/cancels',
+    }),
+  ).cancel;
+  pollUntil(
+    j,
+    'cancel-poll',
+    `/cancels/${c.cancel_id}`,
+    '/cancels/{id}',
+    'cancel',
+    c,
+    (x) => x.status === 'confirmed' || x.status === 'failed',
+  );
 }
 
 /** Reads the account's events page by page from the cursor the previous page gave. */
 function readEvents(j: Journey, account_id: string): void {
   let cursor: string | null = null;
   for (let page = 0; page < j.cfg.max_pages; page++) {
-    const q: string = `/events?account_id=${account_id}&limit=${j.cfg.page_limit}` + (cursor ? `&cursor=${encodeURIComponent(cursor)}` : '');
+    const q: string = `/events?account_id=${account_id}&limit=${j.cfg.page_limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const body = expect(j, 'events', resilient(j, 'GET', q, { name: '/events' }));
     if (!body.has_more || !body.next_cursor) return;
     cursor = body.next_cursor;
@@ -287,8 +382,20 @@ function fund(j: Journey, account_id: string): string | null {
 
 function indicative(j: Journey): void {
   const a = j.assets;
-  const body = { from_asset_key: a.from_asset_key, to_asset_key: a.to_asset_key, side: 'exact_in', amount_in_atoms: a.amount_in_atoms, mode: 'indicative', ttl_ms: 10000 };
-  const rfq = expect(j, 'indicative-rfq', resilient(j, 'POST', '/rfqs', { idem: `${j.id}-irfq`, body, name: '/rfqs indicative' }), created).rfq;
+  const body = {
+    from_asset_key: a.from_asset_key,
+    to_asset_key: a.to_asset_key,
+    side: 'exact_in',
+    amount_in_atoms: a.amount_in_atoms,
+    mode: 'indicative',
+    ttl_ms: 10000,
+  };
+  const rfq = expect(
+    j,
+    'indicative-rfq',
+    resilient(j, 'POST', '/rfqs', { idem: `${j.id}-irfq`, body, name: '/rfqs indicative' }),
+    created,
+  ).rfq;
   pollUntil(j, 'indicative-poll', `/rfqs/${rfq.rfq_id}`, '/rfqs/{id}', 'rfq', rfq, (x) => x.status === 'ready');
 }
 

@@ -9,15 +9,27 @@ import exec from 'k6/execution';
 import { Counter, Rate } from 'k6/metrics';
 import type { Options, Scenario } from 'k6/options';
 import { hasErrorEnvelope, is2xx, retryAfterMs, type Res } from './api.ts';
-import { commonConfig, durationMs, openDirProbe, envBool, envList, envNumber, envString, msDuration, SPEC_LIMITS, type Env, type LimitClass } from './config.ts';
+import {
+  commonConfig,
+  durationMs,
+  openDirProbe,
+  envBool,
+  envList,
+  envNumber,
+  envString,
+  msDuration,
+  SPEC_LIMITS,
+  type Env,
+  type LimitClass,
+} from './config.ts';
 import { createOrg, mustControl, probeControl, type ControlInfo } from './control.ts';
 import type { Api } from './fixtures.ts';
 import { joinRun, startTogether } from './run.ts';
 import { segmentInfo, sharedRunId, type SegmentInfo } from './segment.ts';
 import { summaryOutputs } from './summary.ts';
 
-export const PHASES = ['under', 'at', 'over'] as const;
-export type Phase = (typeof PHASES)[number];
+const PHASES = ['under', 'at', 'over'] as const;
+type Phase = (typeof PHASES)[number];
 
 export interface LimitClassSpec<F> {
   /** Names the summary files: `<script>-summary.json`, `<script>-junit.xml`. */
@@ -30,7 +42,7 @@ export interface LimitClassSpec<F> {
   send: (api: Api, fixture: F, seq: string) => Res;
 }
 
-export interface PhasePlan {
+interface PhasePlan {
   name: Phase;
   pct: number;
   per_s: number;
@@ -38,7 +50,7 @@ export interface PhasePlan {
   duration_ms: number;
 }
 
-export interface LimitPlan {
+interface LimitPlan {
   limit_class: LimitClass;
   limit: number;
   layout: 'sequential' | 'parallel';
@@ -63,19 +75,19 @@ export interface LimitPlan {
  * init context cannot: k6 v0.48 panics there), and a split run's over phase is judged by `npm run k6:combine`
  * on the instances' summaries together. No INSTANCES to keep equal to the runner count by hand.
  */
-export const WHOLE_RUN_TAG = { whole_run: 'yes' } as const;
+const WHOLE_RUN_TAG = { whole_run: 'yes' } as const;
 
 /**
  * 429s allowed at 100% of the limit: 5%, or one request per 1 s window edge (1/(N+1)) plus 2% where that is
  * more. A fixed-window proxy refuses the (N+1)th request of a window whenever latency jitter puts it
  * there: about 1/(N+1) of an evenly spaced client's requests (17% at 5/s, 9% at 10/s, 1% at 100/s).
  */
-export function atAllowance(limit: number): number {
+function atAllowance(limit: number): number {
   return Math.max(0.05, 1 / (limit + 1) + 0.02);
 }
 
 /** The plan from the environment; every number has a spec-derived default. */
-export function limitPlan(env: Env, limit_class: LimitClass): LimitPlan {
+function limitPlan(env: Env, limit_class: LimitClass): LimitPlan {
   const limit = envNumber(env, 'LIMIT', SPEC_LIMITS[limit_class]);
   const layout = envString(env, 'LAYOUT', 'sequential');
   if (layout !== 'sequential' && layout !== 'parallel') throw new Error(`LAYOUT must be sequential or parallel, got ${layout}`);
@@ -85,7 +97,11 @@ export function limitPlan(env: Env, limit_class: LimitClass): LimitPlan {
   const duration_ms = durationMs(envString(env, 'PHASE_DURATION', '30s'));
   // A gap longer than the limiter's 1 s window, so one phase's traffic never spills into the next's.
   const gap_ms = durationMs(envString(env, 'PHASE_GAP', '3s'));
-  const pct: { [p in Phase]: number } = { under: envNumber(env, 'UNDER_PCT', 80), at: envNumber(env, 'AT_PCT', 100), over: envNumber(env, 'OVER_PCT', 150) };
+  const pct: { [p in Phase]: number } = {
+    under: envNumber(env, 'UNDER_PCT', 80),
+    at: envNumber(env, 'AT_PCT', 100),
+    over: envNumber(env, 'OVER_PCT', 150),
+  };
   const phases = names.map((name, i) => ({
     name,
     pct: pct[name],
@@ -123,14 +139,14 @@ export function arrival(per_s: number): { rate: number; timeUnit: string } {
  * another (up to maxVUs): what absorbs a latency stall is the pre-allocation. So each phase pre-allocates
  * rate × LATENCY_BUDGET (1 s: a stall of that long drops nothing) and may grow to twice that.
  */
-export function phaseVus(plan: LimitPlan, per_s: number): { pre: number; max: number } {
+function phaseVus(plan: LimitPlan, per_s: number): { pre: number; max: number } {
   const pre = plan.pre_allocated_vus === null ? Math.max(2, Math.ceil((per_s * plan.latency_budget_ms) / 1000)) : plan.pre_allocated_vus;
   const max = plan.max_vus === null ? Math.max(pre, 10, 2 * pre) : Math.max(plan.max_vus, pre);
   return { pre, max };
 }
 
 /** dropped_iterations allowed in one phase: MAX_DROPPED, else MAX_DROPPED_PCT of its offered iterations. */
-export function droppedAllowance(plan: LimitPlan, p: PhasePlan): number {
+function droppedAllowance(plan: LimitPlan, p: PhasePlan): number {
   if (plan.max_dropped !== null) return plan.max_dropped;
   return Math.floor(plan.max_dropped_fraction * p.per_s * (p.duration_ms / 1000));
 }
@@ -155,7 +171,7 @@ function scenarioFor(plan: LimitPlan, p: PhasePlan): Scenario {
  * `process`: what each k6 process declares (the over phase judged on `whole_run:yes` samples only);
  * `whole-run`: the same checks on the whole run's figures, which `npm run k6:combine` re-checks on a split run.
  */
-export function limitThresholds(plan: LimitPlan, scope: 'process' | 'whole-run' = 'process'): { [metric: string]: string[] } {
+function limitThresholds(plan: LimitPlan, scope: 'process' | 'whole-run' = 'process'): { [metric: string]: string[] } {
   const t: { [metric: string]: string[] } = {
     // Every 429, in any phase, carries the spec's envelope with code rate_limited ...
     rl_429_bad_envelope: ['count==0'],
@@ -194,18 +210,18 @@ export function limitThresholds(plan: LimitPlan, scope: 'process' | 'whole-run' 
 
 const round4 = (x: number): number => Math.round(x * 10000) / 10000;
 
-export function limitOptions(plan: LimitPlan): Options {
+function limitOptions(plan: LimitPlan): Options {
   const scenarios: { [name: string]: Scenario } = {};
   for (const p of plan.phases) scenarios[p.name] = scenarioFor(plan, p);
   return { scenarios, thresholds: limitThresholds(plan), setupTimeout: '300s', summaryTrendStats: ['avg', 'med', 'p(95)', 'p(99)', 'max'] };
 }
 
-export interface PhaseKey<F> {
+interface PhaseKey<F> {
   key: string;
   fixture: F;
 }
 
-export interface LimitSetupData<F> {
+interface LimitSetupData<F> {
   run_id: string;
   expect_retry_after: boolean;
   keys_from: 'control-plane' | 'API_KEYS' | 'API_KEY';
@@ -264,7 +280,13 @@ function limitsOf(ctl: ControlInfo, keys: string[], cls: LimitClass): string {
  * class under test); else API_KEY. A split run names the organizations' keys from RUN_ID, so that every
  * instance uses the same ones (the first creates them).
  */
-function phaseKeys(env: Env, plan: LimitPlan, ctl: ControlInfo | null, run_id: string, seg: SegmentInfo): { from: LimitSetupData<unknown>['keys_from']; keys: string[]; notes: string[] } {
+function phaseKeys(
+  env: Env,
+  plan: LimitPlan,
+  ctl: ControlInfo | null,
+  run_id: string,
+  seg: SegmentInfo,
+): { from: LimitSetupData<unknown>['keys_from']; keys: string[]; notes: string[] } {
   const common = commonConfig(env);
   const n = plan.phases.length;
   const create = envBool(env, 'CREATE_ORGS');
@@ -272,21 +294,36 @@ function phaseKeys(env: Env, plan: LimitPlan, ctl: ControlInfo | null, run_id: s
   const names = plan.phases.map((p) => p.name).join(', ');
   if (ctl !== null && (create === true || (create === undefined && given.length === 0))) {
     // Fresh organizations: the limit under test set to LIMIT, the others left at the spec's values.
-    const keys = plan.phases.map((p) => createOrg(ctl, { [plan.limit_class]: plan.limit }, seg.segment === null ? undefined : `sk_k6_${run_id}_${plan.limit_class}_${p.name}`));
-    const notes = [`keys: ${n} organizations created through the control plane at ${ctl.url} (${plan.limit_class} ${plan.limit}/s), one per phase (${names})`];
+    const keys = plan.phases.map((p) =>
+      createOrg(
+        ctl,
+        { [plan.limit_class]: plan.limit },
+        seg.segment === null ? undefined : `sk_k6_${run_id}_${plan.limit_class}_${p.name}`,
+      ),
+    );
+    const notes = [
+      `keys: ${n} organizations created through the control plane at ${ctl.url} (${plan.limit_class} ${plan.limit}/s), one per phase (${names})`,
+    ];
     if (given.length > 0) notes.push(`keys: API_KEYS (${given.length} given) not used: CREATE_ORGS=true`);
     return { from: 'control-plane', keys, notes };
   }
   if (given.length > 0) {
     const keys = plan.phases.map((_p, i) => given[i % given.length]!);
     const notes = [`keys: API_KEYS (${given.length} given), phases ${names} take them in turn`];
-    if (ctl !== null) notes.push(`keys: the control plane at ${ctl.url} answers; API_KEYS used instead of new organizations (CREATE_ORGS=true would create them); there ${plan.limit_class} is ${limitsOf(ctl, keys, plan.limit_class)}, the thresholds expect ${plan.limit}/s`);
+    if (ctl !== null)
+      notes.push(
+        `keys: the control plane at ${ctl.url} answers; API_KEYS used instead of new organizations (CREATE_ORGS=true would create them); there ${plan.limit_class} is ${limitsOf(ctl, keys, plan.limit_class)}, the thresholds expect ${plan.limit}/s`,
+      );
     return { from: 'API_KEYS', keys, notes };
   }
-  return { from: 'API_KEY', keys: Array.from({ length: n }, () => common.api_key), notes: [`keys: API_KEY (…${common.api_key.slice(-4)}) for every phase${ctl === null ? '' : ' (CREATE_ORGS=false)'}`] };
+  return {
+    from: 'API_KEY',
+    keys: Array.from({ length: n }, () => common.api_key),
+    notes: [`keys: API_KEY (…${common.api_key.slice(-4)}) for every phase${ctl === null ? '' : ' (CREATE_ORGS=false)'}`],
+  };
 }
 
-export function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>): LimitSetupData<F> {
+function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>): LimitSetupData<F> {
   const common = commonConfig(env);
   const seg = segmentInfo();
   const run_id = sharedRunId(common.run_id, seg);
@@ -302,14 +339,28 @@ export function limitSetup<F>(env: Env, plan: LimitPlan, spec: LimitClassSpec<F>
   }
   const fixtures: { [key: string]: F } = {};
   for (const key of distinct) {
-    fixtures[key] = spec.prepare ? spec.prepare({ base_url: common.base_url, key }, ctl, env, `${run_id}-${distinct.indexOf(key)}`, seg) : (null as F);
+    fixtures[key] = spec.prepare
+      ? spec.prepare({ base_url: common.base_url, key }, ctl, env, `${run_id}-${distinct.indexOf(key)}`, seg)
+      : (null as F);
   }
   const phases: { [p: string]: PhaseKey<F> } = {};
   plan.phases.forEach((p, i) => (phases[p.name] = { key: keys[i]!, fixture: fixtures[keys[i]!]! }));
   const start_ms = startTogether(ctl, run_id, seg, join);
-  if (seg.segment !== null) notes.push(`split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader)' : ''}; RUN_ID ${run_id}; ${start_ms === null ? 'phases start when this instance\'s setup ends (no control plane to agree a start time)' : `phases start at ${new Date(start_ms).toISOString()}, as the leader announced`}`);
+  if (seg.segment !== null)
+    notes.push(
+      `split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader)' : ''}; RUN_ID ${run_id}; ${start_ms === null ? "phases start when this instance's setup ends (no control plane to agree a start time)" : `phases start at ${new Date(start_ms).toISOString()}, as the leader announced`}`,
+    );
   for (const note of notes) console.log(note);
-  return { run_id, expect_retry_after, keys_from: from, notes, segment: seg.segment, start_ms: start_ms ?? Date.now(), start_agreed: start_ms !== null, phases };
+  return {
+    run_id,
+    expect_retry_after,
+    keys_from: from,
+    notes,
+    segment: seg.segment,
+    start_ms: start_ms ?? Date.now(),
+    start_agreed: start_ms !== null,
+    phases,
+  };
 }
 
 export interface LimitScript<F> {
@@ -322,7 +373,7 @@ export interface LimitScript<F> {
 }
 
 /** What a script exports when its configuration is unusable: setup throws the reason, the summary is red. */
-export const UNUSABLE_OPTIONS: Options = { scenarios: { unusable: { executor: 'shared-iterations', exec: 'under', iterations: 1, vus: 1 } } };
+const UNUSABLE_OPTIONS: Options = { scenarios: { unusable: { executor: 'shared-iterations', exec: 'under', iterations: 1, vus: 1 } } };
 
 /** Everything an entry script exports, built in the init context (metrics must be declared there). */
 export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScript<F> {
@@ -360,6 +411,11 @@ export function limitClassScript<F>(env: Env, spec: LimitClassSpec<F>): LimitScr
     under: phase('under'),
     at: phase('at'),
     over: phase('over'),
-    handleSummary: (data) => summaryOutputs(spec.script, common.summary_dir, data, { plan: plan ?? undefined, config_error, ...(plan === null ? {} : { whole_run_thresholds: limitThresholds(plan, 'whole-run') }) }),
+    handleSummary: (data) =>
+      summaryOutputs(spec.script, common.summary_dir, data, {
+        plan: plan ?? undefined,
+        config_error,
+        ...(plan === null ? {} : { whole_run_thresholds: limitThresholds(plan, 'whole-run') }),
+      }),
   };
 }

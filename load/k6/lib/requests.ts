@@ -14,19 +14,32 @@ export function readRequest(env: Env): (api: Api, _f: null, _seq: string) => Res
 
 /** An account to PATCH: WRITE_ACCOUNT_ID, or one created per key (a single account per run). */
 export function prepareWrite(env: Env): (api: Api, _ctl: ControlInfo | null, _env: Env, prefix: string) => string {
-  return (api, _ctl, _env, prefix) => envString(env, 'WRITE_ACCOUNT_ID', '') || createAccount(api, `${prefix}-write-acct`, { label: 'k6 writes' });
+  return (api, _ctl, _env, prefix) =>
+    envString(env, 'WRITE_ACCOUNT_ID', '') || createAccount(api, `${prefix}-write-acct`, { label: 'k6 writes' });
 }
 
 export function writeRequest(): (api: Api, account_id: string, _seq: string) => Res {
   // The same email every time: the write changes nothing after the first, yet counts against the limit.
   return (api, account_id) =>
-    call(api.base_url, 'PATCH', `/accounts/${account_id}`, { key: api.key, body: { email: 'k6-load@example.com' }, name: '/accounts/{id}' });
+    call(api.base_url, 'PATCH', `/accounts/${account_id}`, {
+      key: api.key,
+      body: { email: 'k6-load@example.com' },
+      name: '/accounts/{id}',
+    });
 }
 
 export function indicativeRequest(env: Env): (api: Api, _f: null, seq: string) => Res {
   const a = assetsConfig(env);
-  const body = { from_asset_key: a.from_asset_key, to_asset_key: a.to_asset_key, side: 'exact_in', amount_in_atoms: a.amount_in_atoms, mode: 'indicative', wait_ms: 0 };
-  return (api, _f, seq) => call(api.base_url, 'POST', '/rfqs', { key: api.key, idem: seq, body, name: '/rfqs indicative', tags: { mode: 'indicative' } });
+  const body = {
+    from_asset_key: a.from_asset_key,
+    to_asset_key: a.to_asset_key,
+    side: 'exact_in',
+    amount_in_atoms: a.amount_in_atoms,
+    mode: 'indicative',
+    wait_ms: 0,
+  };
+  return (api, _f, seq) =>
+    call(api.base_url, 'POST', '/rfqs', { key: api.key, idem: seq, body, name: '/rfqs indicative', tags: { mode: 'indicative' } });
 }
 
 /**
@@ -35,9 +48,16 @@ export function indicativeRequest(env: Env): (api: Api, _f: null, seq: string) =
  */
 export function prepareFirm(env: Env): (api: Api, ctl: ControlInfo | null, _env: Env, prefix: string, seg: SegmentInfo) => Funded {
   return (api, ctl, _env, prefix, seg) => {
-    const given = { account_id: envString(env, 'FIRM_ACCOUNT_ID', ''), credit_id: envString(env, 'FIRM_CREDIT_ID', ''), destination_id: envString(env, 'FIRM_DESTINATION_ID', '') };
+    const given = {
+      account_id: envString(env, 'FIRM_ACCOUNT_ID', ''),
+      credit_id: envString(env, 'FIRM_CREDIT_ID', ''),
+      destination_id: envString(env, 'FIRM_DESTINATION_ID', ''),
+    };
     if (given.account_id && given.credit_id && given.destination_id) return given;
-    if (ctl === null) throw new Error('firm RFQs need a funded credit: reach a swapsim control plane (CONTROL_URL) or set FIRM_ACCOUNT_ID, FIRM_CREDIT_ID, FIRM_DESTINATION_ID');
+    if (ctl === null)
+      throw new Error(
+        'firm RFQs need a funded credit: reach a swapsim control plane (CONTROL_URL) or set FIRM_ACCOUNT_ID, FIRM_CREDIT_ID, FIRM_DESTINATION_ID',
+      );
     return fundedAccount(api, ctl, assetsConfig(env), prefix, seg.leader);
   };
 }
@@ -50,6 +70,16 @@ export function firmRequest(env: Env): (api: Api, f: Funded, seq: string) => Res
       idem: seq,
       name: '/rfqs firm',
       tags: { mode: 'firm' },
-      body: { account_id: f.account_id, credit_id: f.credit_id, destination_id: f.destination_id, from_asset_key: a.from_asset_key, to_asset_key: a.to_asset_key, side: 'exact_in', amount_in_atoms: a.amount_in_atoms, mode: 'firm', wait_ms: 0 },
+      body: {
+        account_id: f.account_id,
+        credit_id: f.credit_id,
+        destination_id: f.destination_id,
+        from_asset_key: a.from_asset_key,
+        to_asset_key: a.to_asset_key,
+        side: 'exact_in',
+        amount_in_atoms: a.amount_in_atoms,
+        mode: 'firm',
+        wait_ms: 0,
+      },
     });
 }

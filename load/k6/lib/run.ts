@@ -8,14 +8,16 @@ import { sleep } from 'k6';
 import { createOrg, mustControl, type ControlInfo } from './control.ts';
 import type { SegmentInfo } from './segment.ts';
 
-export const claimKey = (run_id: string): string => `sk_k6_${run_id}_run`;
-export const startPrefix = (run_id: string): string => `sk_k6_${run_id}_start_`;
+const claimKey = (run_id: string): string => `sk_k6_${run_id}_run`;
+const startPrefix = (run_id: string): string => `sk_k6_${run_id}_start_`;
 
 /** Creates the run's claim; throws when the id was used on this server before. */
-export function claimRun(ctl: ControlInfo, run_id: string): void {
+function claimRun(ctl: ControlInfo, run_id: string): void {
   const res = mustControlRaw(ctl, claimKey(run_id));
   if (res === 'taken') {
-    throw new Error(`RUN_ID ${run_id} was already used on this server (the control plane at ${ctl.url} holds ${claimKey(run_id)}): give a new RUN_ID, or leave it unset on a single run`);
+    throw new Error(
+      `RUN_ID ${run_id} was already used on this server (the control plane at ${ctl.url} holds ${claimKey(run_id)}): give a new RUN_ID, or leave it unset on a single run`,
+    );
   }
 }
 
@@ -30,10 +32,10 @@ function mustControlRaw(ctl: ControlInfo, api_key: string): 'created' | 'taken' 
 }
 
 /** How long after its own setup the leader of a split run starts the phases: the followers' setup must end by then. */
-export const SPLIT_START_MARGIN_MS = 4000;
+const SPLIT_START_MARGIN_MS = 4000;
 
 /** The leader: announces the phases' start, SPLIT_START_MARGIN_MS from now. */
-export function announceStart(ctl: ControlInfo, run_id: string): number {
+function announceStart(ctl: ControlInfo, run_id: string): number {
   const start_ms = Date.now() + SPLIT_START_MARGIN_MS;
   createOrg(ctl, undefined, `${startPrefix(run_id)}${start_ms}`);
   return start_ms;
@@ -44,7 +46,7 @@ export function announceStart(ctl: ControlInfo, run_id: string): number {
  * `wait_ms` (SPLIT_WAIT, 60 s) for it. An announcement from before is an earlier run's with the same RUN_ID (its leader was refused
  * this time): ignored, and the error says so.
  */
-export function awaitStart(ctl: ControlInfo, run_id: string, began_ms: number, wait_ms = 60_000): number {
+function awaitStart(ctl: ControlInfo, run_id: string, began_ms: number, wait_ms = 60_000): number {
   const prefix = startPrefix(run_id);
   let stale = 0;
   for (let i = 0; i === 0 || Date.now() - began_ms < wait_ms; i++) {
@@ -57,11 +59,13 @@ export function awaitStart(ctl: ControlInfo, run_id: string, began_ms: number, w
     if (fresh.length > 0) return Math.max(...fresh);
     sleep(0.5);
   }
-  throw new Error(`split run: no start time from the leader after ${Math.round(wait_ms / 1000)} s (${prefix}…)${stale > 0 ? `; ${stale} from an earlier run with RUN_ID ${run_id} ignored: give every instance a new RUN_ID` : ''}`);
+  throw new Error(
+    `split run: no start time from the leader after ${Math.round(wait_ms / 1000)} s (${prefix}…)${stale > 0 ? `; ${stale} from an earlier run with RUN_ID ${run_id} ignored: give every instance a new RUN_ID` : ''}`,
+  );
 }
 
 /** Sleeps until `start_ms` (wall time). */
-export function sleepUntil(start_ms: number): void {
+function sleepUntil(start_ms: number): void {
   const wait_ms = start_ms - Date.now();
   if (wait_ms > 0) sleep(wait_ms / 1000);
 }

@@ -24,6 +24,9 @@ export function segmentInfo(): SegmentInfo {
  */
 export function sharedRunId(run_id: string, seg: SegmentInfo): string {
   if (run_id !== '') return run_id;
-  if (seg.segment !== null) throw new Error(`a split run (execution segment ${seg.segment}) needs the same -e RUN_ID=... on every instance, so that they share API keys and fixtures`);
+  if (seg.segment !== null)
+    throw new Error(
+      `a split run (execution segment ${seg.segment}) needs the same -e RUN_ID=... on every instance, so that they share API keys and fixtures`,
+    );
   return `k6${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 }

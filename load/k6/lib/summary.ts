@@ -17,36 +17,37 @@ export interface ThresholdResult {
  * A threshold declared only so that k6 keeps a sub-metric's figures (k6 keeps none unless a threshold names
  * it): `count>=0`, `rate>=0`. It cannot fail, so it is no check: left out of the verdict and the counts.
  */
-export const isFigure = (expression: string): boolean => /^\s*(count|rate)\s*>=\s*0\s*$/.test(expression);
+const isFigure = (expression: string): boolean => /^\s*(count|rate)\s*>=\s*0\s*$/.test(expression);
 
 /** Every threshold of a k6 summary object that is a check (figures left out), in metric order. */
 export function thresholdResults(data: any): ThresholdResult[] {
   const out: ThresholdResult[] = [];
-  const metrics = (data && data.metrics) || {};
+  const metrics = data?.metrics || {};
   for (const metric of Object.keys(metrics).sort()) {
     const th = metrics[metric].thresholds || {};
-    for (const expression of Object.keys(th)) if (!isFigure(expression)) out.push({ metric, expression, ok: th[expression].ok === true, values: metrics[metric].values || {} });
+    for (const expression of Object.keys(th))
+      if (!isFigure(expression)) out.push({ metric, expression, ok: th[expression].ok === true, values: metrics[metric].values || {} });
   }
   return out;
 }
 
 /** Journeys' figures from a summary's metrics: ended, cut off, and failures per step (non-zero ones). */
-export interface JourneyFigures {
+interface JourneyFigures {
   finished: number;
   unfinished: number;
   ok: number;
   steps_failed: { [step: string]: number };
 }
 
-export function journeyFigures(metrics: any): JourneyFigures | null {
+function journeyFigures(metrics: any): JourneyFigures | null {
   if (!metrics || (!metrics.journey_ok && !metrics.journeys_finished)) return null;
-  const count = (name: string): number => (metrics[name] && metrics[name].values && metrics[name].values.count) || 0;
+  const count = (name: string): number => metrics[name]?.values?.count || 0;
   const steps_failed: { [step: string]: number } = {};
   for (const name of Object.keys(metrics).sort()) {
     const m = /^journey_step_failed\{step:(.+)\}$/.exec(name);
     if (m && count(name) > 0) steps_failed[m[1]!] = count(name);
   }
-  const ok = (metrics.journey_ok && metrics.journey_ok.values && metrics.journey_ok.values.passes) || 0;
+  const ok = metrics.journey_ok?.values?.passes || 0;
   return { finished: count('journeys_finished'), unfinished: count('journey_unfinished'), ok, steps_failed };
 }
 
@@ -56,12 +57,12 @@ const stepList = (steps: { [step: string]: number }): string => {
 };
 
 /** What the journeys did, in one line: ok of ended, cut off, failures per step. */
-export function describeJourneys(j: JourneyFigures): string {
+function describeJourneys(j: JourneyFigures): string {
   const started = j.finished + j.unfinished;
   return `${j.ok} of ${started} started journeys ok, ${j.finished} ended, ${j.unfinished} cut off by the end of the run; failed steps: ${stepList(j.steps_failed)}`;
 }
 
-export interface ConductFindingOut {
+interface ConductFindingOut {
   kind: string;
   api_key: string;
   message: string;
@@ -82,18 +83,26 @@ function explain(results: ThresholdResult[], journeys: JourneyFigures | null, co
     }
     if (r.metric === 'conduct_findings' && conduct !== null && conduct.length > 0) {
       const kinds = kindsOf(conduct);
-      const first = conduct.slice(0, 5).map((f) => `${f.kind} (${f.api_key}): ${f.message}`).join(' | ');
-      return { ...r, message: `${conduct.length} findings since the run began: ${stepList(kinds)}; ${first}${conduct.length > 5 ? ' | …' : ''}` };
+      const first = conduct
+        .slice(0, 5)
+        .map((f) => `${f.kind} (${f.api_key}): ${f.message}`)
+        .join(' | ');
+      return {
+        ...r,
+        message: `${conduct.length} findings since the run began: ${stepList(kinds)}; ${first}${conduct.length > 5 ? ' | …' : ''}`,
+      };
     }
     return r;
   });
 }
 
 /** The setup check: red when setup did not return (k6 passes setup_data undefined then) or the configuration was unusable. */
-export function setupResult(data: any, config_error: string | null): ThresholdResult {
+function setupResult(data: any, config_error: string | null): ThresholdResult {
   const done = data !== null && typeof data === 'object' && data.setup_data !== undefined && data.setup_data !== null;
   const ok = done && config_error === null;
-  const message = ok ? undefined : config_error ?? 'setup() did not complete (k6 exits 107; its log above says why): no phase ran, so no threshold means anything';
+  const message = ok
+    ? undefined
+    : (config_error ?? 'setup() did not complete (k6 exits 107; its log above says why): no phase ran, so no threshold means anything');
   return { metric: 'setup', expression: 'completed', ok, values: {}, ...(message === undefined ? {} : { message }) };
 }
 
@@ -107,7 +116,7 @@ const round4 = (x: number): number => Math.round(x * 10000) / 10000;
  * What a Rate metric's passes and fails mean, by metric name: k6 prints "✓ passes ✗ fails", where a pass
  * is a true sample (on rl_rejected, a 429). These labels say it.
  */
-export const RATE_LABELS: { [metric: string]: [string, string] } = {
+const RATE_LABELS: { [metric: string]: [string, string] } = {
   rl_rejected: ['429s', 'not 429'],
   rl_accepted: ['2xx', 'not 2xx'],
   rl_errors: ['neither 2xx nor 429', '2xx or 429'],
@@ -201,7 +210,10 @@ function metricLine(name: string, m: any, trendStats: string[]): string {
   const c = m.contains || 'default';
   switch (m.type) {
     case 'trend':
-      return trendStats.filter((s) => v[s] !== undefined).map((s) => `${s}=${humanValue(v[s], c)}`).join(' ');
+      return trendStats
+        .filter((s) => v[s] !== undefined)
+        .map((s) => `${s}=${humanValue(v[s], c)}`)
+        .join(' ');
     case 'counter':
       return `${humanValue(v.count ?? 0, c)}  ${c === 'data' ? `${humanBytes(v.rate ?? 0)}/s` : `${round4(v.rate ?? 0)}/s`}`;
     case 'gauge':
@@ -217,9 +229,17 @@ function metricLine(name: string, m: any, trendStats: string[]): string {
 
 /** k6's end-of-test metrics table: every metric, sub-metrics indented under theirs, names padded with dots. */
 export function k6Table(data: any): string {
-  const metrics = (data && data.metrics) || {};
-  const trendStats: string[] = (data && data.options && data.options.summaryTrendStats) || ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'];
-  const names = Object.keys(metrics).sort((a, b) => (baseName(a) === baseName(b) ? (a === baseName(a) ? -1 : b === baseName(b) ? 1 : a.localeCompare(b)) : baseName(a).localeCompare(baseName(b))));
+  const metrics = data?.metrics || {};
+  const trendStats: string[] = data?.options?.summaryTrendStats || ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'];
+  const names = Object.keys(metrics).sort((a, b) =>
+    baseName(a) === baseName(b)
+      ? a === baseName(a)
+        ? -1
+        : b === baseName(b)
+          ? 1
+          : a.localeCompare(b)
+      : baseName(a).localeCompare(baseName(b)),
+  );
   const label = (n: string) => (n.indexOf('{') >= 0 ? `  { ${n.slice(n.indexOf('{') + 1, -1)} }` : n);
   const width = Math.max(30, ...names.map((n) => label(n).length + 3));
   const lines = names.map((n) => {
@@ -232,12 +252,18 @@ export function k6Table(data: any): string {
   return lines.join('\n');
 }
 
-export function textSummary(script: string, results: ThresholdResult[], data?: any, notes: string[] = [], after: string[] = []): string {
-  const lines = results.map((r) => `  ${r.ok ? 'PASS' : 'FAIL'} ${r.metric}: ${r.expression}  (${r.message ?? (r.metric === 'setup' ? 'setup returned' : describeValues(r.metric, r.values))})`);
+function textSummary(script: string, results: ThresholdResult[], data?: any, notes: string[] = [], after: string[] = []): string {
+  const lines = results.map(
+    (r) =>
+      `  ${r.ok ? 'PASS' : 'FAIL'} ${r.metric}: ${r.expression}  (${r.message ?? (r.metric === 'setup' ? 'setup returned' : describeValues(r.metric, r.values))})`,
+  );
   const failed = results.filter((r) => !r.ok).length;
-  const table = data && data.metrics ? ['', k6Table(data), ''] : [];
+  const table = data?.metrics ? ['', k6Table(data), ''] : [];
   // "checks": the setup check and k6's thresholds, counted alike here, in the JSON, the JUnit file and `swapsim report`.
-  const verdict = failed === 0 ? `${script}: PASSED, ${results.length}/${results.length} checks passed` : `${script}: FAILED, ${failed} of ${results.length} checks failed`;
+  const verdict =
+    failed === 0
+      ? `${script}: PASSED, ${results.length}/${results.length} checks passed`
+      : `${script}: FAILED, ${failed} of ${results.length} checks failed`;
   return [...table, ...notes.map((n) => `  ${n}`), verdict, ...lines, ...after.map((a) => `  ${a}`), ''].join('\n');
 }
 
@@ -254,26 +280,41 @@ export interface SummaryExtras {
 
 /** The map handleSummary returns: file paths (and stdout) to contents. */
 export function summaryOutputs(script: string, dir: string, data: any, extras: SummaryExtras = {}): { [out: string]: string } {
-  const metrics = (data && data.metrics) || {};
+  const metrics = data?.metrics || {};
   const journeys = journeyFigures(metrics);
   const conduct = extras.conduct ?? null;
   const results = explain([setupResult(data, extras.config_error ?? null), ...thresholdResults(data)], journeys, conduct);
-  const duration_ms = (data && data.state && data.state.testRunDurationMs) || 0;
-  const setup = data && data.setup_data && typeof data.setup_data === 'object' ? data.setup_data : {};
+  const duration_ms = data?.state?.testRunDurationMs || 0;
+  const setup = data?.setup_data && typeof data.setup_data === 'object' ? data.setup_data : {};
   const notes: string[] = Array.isArray(setup.notes) ? setup.notes : [];
   const after: string[] = [];
   const suites: ExtraSuite[] = [];
   if (journeys !== null) {
     after.push(`journeys: ${describeJourneys(journeys)} (each failure's reason is logged as "journey <id>: <step>: …")`);
-    const steps = Object.keys(metrics).map((n) => /^journey_step_failed\{step:(.+)\}$/.exec(n)).filter((m): m is RegExpExecArray => m !== null).map((m) => m[1]!);
-    suites.push({ name: 'journey steps', cases: steps.map((step) => ({ name: step, ...(journeys.steps_failed[step] ? { failure: `${step} failed in ${journeys.steps_failed[step]} journeys` } : {}) })) });
+    const steps = Object.keys(metrics)
+      .map((n) => /^journey_step_failed\{step:(.+)\}$/.exec(n))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => m[1]!);
+    suites.push({
+      name: 'journey steps',
+      cases: steps.map((step) => ({
+        name: step,
+        ...(journeys.steps_failed[step] ? { failure: `${step} failed in ${journeys.steps_failed[step]} journeys` } : {}),
+      })),
+    });
   }
   if (conduct !== null) {
     after.push(`conduct findings since the run began: ${conduct.length}${conduct.length > 0 ? ` (${stepList(kindsOf(conduct))})` : ''}`);
     for (const f of conduct.slice(0, 20)) after.push(`  ${f.kind} (${f.api_key}): ${f.message}`);
     if (conduct.length > 20) after.push(`  … ${conduct.length - 20} more in the JSON summary`);
     const kinds = kindsOf(conduct);
-    const cases = Object.keys(kinds).map((kind) => ({ name: kind, failure: conduct.filter((f) => f.kind === kind).map((f) => `${f.api_key}: ${f.message}`).join('\n') }));
+    const cases = Object.keys(kinds).map((kind) => ({
+      name: kind,
+      failure: conduct
+        .filter((f) => f.kind === kind)
+        .map((f) => `${f.api_key}: ${f.message}`)
+        .join('\n'),
+    }));
     suites.push({ name: 'conduct', cases: cases.length > 0 ? cases : [{ name: 'no finding since the run began' }] });
   }
   const report = {
@@ -288,7 +329,7 @@ export function summaryOutputs(script: string, dir: string, data: any, extras: S
     thresholds: results,
     ...(journeys === null ? {} : { journeys }),
     ...(conduct === null ? {} : { conduct_findings: conduct }),
-    checks: data && data.root_group ? data.root_group.checks : [],
+    checks: data?.root_group ? data.root_group.checks : [],
     metrics,
     ...(extras.plan === undefined ? {} : { plan: extras.plan }),
     ...(extras.whole_run_thresholds === undefined ? {} : { whole_run_thresholds: extras.whole_run_thresholds }),

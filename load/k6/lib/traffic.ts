@@ -2,7 +2,7 @@
 // through the control plane) and teardown (swapsim's own client-conduct findings about this run). On a
 // split run (--execution-segment) keys come from RUN_ID and only the leader applies faults and reads conduct.
 import exec from 'k6/execution';
-import { Counter } from 'k6/metrics';
+import type { Counter } from 'k6/metrics';
 import type { Options, Scenario } from 'k6/options';
 import { commonConfig, durationMs, envBool, envNumber, envString, msDuration, type Env } from './config.ts';
 import { createOrg, mustControl, probeControl, type ControlInfo } from './control.ts';
@@ -47,7 +47,7 @@ function findingsOf(ctl: ControlInfo, key: string): any[] {
  * swapsim's conduct findings about this run's keys made since the run began (API_KEYS may carry findings from
  * before it: not this run's). Null when nobody reads them here (no control plane, or not the leader).
  */
-export function runFindings(data: TrafficData): RunFinding[] | null {
+function runFindings(data: TrafficData): RunFinding[] | null {
   if (data.control === null || !data.leader) return null;
   const out: RunFinding[] = [];
   for (const key of data.keys) {
@@ -65,7 +65,13 @@ export function safeFindings(data: TrafficData): RunFinding[] | null {
   try {
     return runFindings(data);
   } catch (e) {
-    return [{ kind: 'unread', api_key: '', message: `the conduct findings could not be read at the end: ${e instanceof Error ? e.message : String(e)}` }];
+    return [
+      {
+        kind: 'unread',
+        api_key: '',
+        message: `the conduct findings could not be read at the end: ${e instanceof Error ? e.message : String(e)}`,
+      },
+    ];
   }
 }
 
@@ -79,7 +85,10 @@ export function guardedOptions(build: () => Options, exec_name: string): { optio
     return { options: build(), config_error: null };
   } catch (e) {
     const config_error = `unusable configuration: ${e instanceof Error ? e.message : String(e)}`;
-    return { options: { scenarios: { unusable: { executor: 'shared-iterations', exec: exec_name, iterations: 1, vus: 1 } } }, config_error };
+    return {
+      options: { scenarios: { unusable: { executor: 'shared-iterations', exec: exec_name, iterations: 1, vus: 1 } } },
+      config_error,
+    };
   }
 }
 
@@ -88,7 +97,7 @@ export function guardedOptions(build: () => Options, exec_name: string): { optio
  * k6 drops an arrival when every initialized VU is busy. So the pre-allocation covers JOURNEY_BUDGET (60 s)
  * of journeys at the arrival rate (30 at 0.5/s), at least 10.
  */
-export function journeyVus(env: Env): { pre: number; max: number } {
+function journeyVus(env: Env): { pre: number; max: number } {
   const per_s = envNumber(env, 'JOURNEYS_PER_S', 0.5);
   const budget_s = durationMs(envString(env, 'JOURNEY_BUDGET', '60s')) / 1000;
   const pre = env.PRE_ALLOCATED_VUS ? envNumber(env, 'PRE_ALLOCATED_VUS', 10) : Math.max(10, Math.ceil(per_s * budget_s));
@@ -135,7 +144,10 @@ export function trafficSetup(env: Env, create_orgs_default: boolean): TrafficDat
   } else if (given.length > 0) {
     keys = given;
     notes.push(`keys: API_KEYS (${given.length} given)`);
-    if (control !== null && create_orgs_default) notes.push(`keys: the control plane at ${control.url} answers; API_KEYS used instead of new organizations (CREATE_ORGS=true would create them)`);
+    if (control !== null && create_orgs_default)
+      notes.push(
+        `keys: the control plane at ${control.url} answers; API_KEYS used instead of new organizations (CREATE_ORGS=true would create them)`,
+      );
   } else {
     keys = [common.api_key];
     notes.push(`keys: API_KEY (…${common.api_key.slice(-4)})`);
@@ -151,11 +163,27 @@ export function trafficSetup(env: Env, create_orgs_default: boolean): TrafficDat
   const conduct_before: { [key: string]: string[] } = {};
   if (control !== null && seg.leader) for (const key of keys) conduct_before[key] = findingsOf(control, key).map(findingId);
   const start_ms = startTogether(control, run_id, seg, join);
-  if (seg.segment !== null) notes.push(`split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader: it reads the conduct findings)' : ''}; RUN_ID ${run_id}; ${start_ms === null ? 'journeys start when this instance\'s setup ends (no control plane to agree a start time)' : `journeys start at ${new Date(start_ms).toISOString()}, as the leader announced`}`);
+  if (seg.segment !== null)
+    notes.push(
+      `split run: this instance plays segment ${seg.segment}${seg.leader ? ' (leader: it reads the conduct findings)' : ''}; RUN_ID ${run_id}; ${start_ms === null ? "journeys start when this instance's setup ends (no control plane to agree a start time)" : `journeys start at ${new Date(start_ms).toISOString()}, as the leader announced`}`,
+    );
   for (const n of notes) console.log(n);
   const ra = envBool(env, 'EXPECT_RETRY_AFTER');
   const expect_retry_after = ra !== undefined ? ra : control !== null && control.retry_after !== null ? control.retry_after : true;
-  return { run_id, key: keys[0]!, keys, control, fault_ids, expect_retry_after, notes, segment: seg.segment, leader: seg.leader, start_ms: start_ms ?? Date.now(), start_agreed: start_ms !== null, conduct_before };
+  return {
+    run_id,
+    key: keys[0]!,
+    keys,
+    control,
+    fault_ids,
+    expect_retry_after,
+    notes,
+    segment: seg.segment,
+    leader: seg.leader,
+    start_ms: start_ms ?? Date.now(),
+    start_agreed: start_ms !== null,
+    conduct_before,
+  };
 }
 
 export function journeyIteration(env: Env, m: LifeMetrics, data: TrafficData): void {

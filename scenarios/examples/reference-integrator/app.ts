@@ -103,7 +103,11 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
     if (first_page_only) cursor = null;
     const limit = first_page_only ? 20 : 100;
     for (;;) {
-      const page = await get<{ events: Envelope[]; has_more: boolean; next_cursor: string | null }>(config, `/events?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { ignore_retry_after: bugs.has('retries-429-at-once') });
+      const page = await get<{ events: Envelope[]; has_more: boolean; next_cursor: string | null }>(
+        config,
+        `/events?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { ignore_retry_after: bugs.has('retries-429-at-once') },
+      );
       for (const event of page.events) if (event.created_at_ms > skip_until_ms) await ledger.apply(event);
       applied += page.events.length;
       if (!page.has_more || page.next_cursor === null || first_page_only) return applied;
@@ -136,7 +140,9 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
       const rotated = config !== null && config.base_url === url && config.webhook_secret !== webhook_secret;
       const keep = rotated && !bugs.has('no-secret-grace');
       config = {
-        base_url: url, api_key, webhook_secret,
+        base_url: url,
+        api_key,
+        webhook_secret,
         previous_secret: keep ? config!.webhook_secret : (config?.previous_secret ?? null),
         previous_until_ms: keep ? Date.now() + SECRET_GRACE_MS : (config?.previous_until_ms ?? 0),
       };
@@ -153,12 +159,18 @@ export function createIntegratorApp(options: IntegratorOptions = {}) {
   app.post(options.webhook_path ?? '/webhooks', express.raw({ type: () => true, limit: '2mb' }), async (req: Request, res: Response) => {
     const received: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     // The latin1-body variant signs (and parses) the body's latin1 text re-encoded as UTF-8: other bytes wherever it is not ASCII.
-    const raw = bugs.has('latin1-body') ? Buffer.from(received.toString('latin1'), 'utf8') : bugs.has('reserialized-hmac') ? reserialized(received) : received;
+    const raw = bugs.has('latin1-body')
+      ? Buffer.from(received.toString('latin1'), 'utf8')
+      : bugs.has('reserialized-hmac')
+        ? reserialized(received)
+        : received;
     if (config === null) return void res.status(503).send('not configured');
     const timestamp = String(req.headers[`${prefix}-timestamp`] ?? '');
     const signature = String(req.headers[`${prefix}-signature`] ?? '');
     const c: Config = config;
-    const signed = validSignature(c.webhook_secret, timestamp, raw, signature) || (c.previous_secret !== null && Date.now() < c.previous_until_ms && validSignature(c.previous_secret, timestamp, raw, signature));
+    const signed =
+      validSignature(c.webhook_secret, timestamp, raw, signature) ||
+      (c.previous_secret !== null && Date.now() < c.previous_until_ms && validSignature(c.previous_secret, timestamp, raw, signature));
     if (!bugs.has('no-signature-check') && !signed) {
       return void res.status(401).send('invalid signature');
     }

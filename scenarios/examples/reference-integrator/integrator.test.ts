@@ -27,7 +27,8 @@ async function start(bugs: Bug[] = [], style?: IntegratorStyle): Promise<{ sim: 
   app = await startIntegrator({ bugs, style });
   const hook = await sim.webhook(`${app.url}/webhooks`);
   const configured = await fetch(`${app.url}/probe/configure`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ base_url: sim.base_url, api_key: 'sk_app_0123456789', webhook_secret: hook.secret }),
   });
   expect(configured.status).toBe(200);
@@ -43,11 +44,18 @@ async function fundedAccount(s: Sim, atoms: string): Promise<string> {
   return account_id;
 }
 
-const state = async (a: RunningIntegrator, account_id: string): Promise<{ balances: unknown[] }> => (await fetch(`${a.url}/probe/state?account_id=${account_id}`)).json() as Promise<{ balances: unknown[] }>;
+const state = async (a: RunningIntegrator, account_id: string): Promise<{ balances: unknown[] }> =>
+  (await fetch(`${a.url}/probe/state?account_id=${account_id}`)).json() as Promise<{ balances: unknown[] }>;
 
 /** A credit.created for the account, signed with `secret` and stamped `timestamp_ms` (default now). */
 function forged(account_id: string, secret: string, timestamp_ms = Date.now(), event_id = 'evt_forged_1') {
-  const body = JSON.stringify({ event_id, type: 'credit.created', created_at_ms: 1, account_id, data: { credit_id: 'crd_x', asset_key: ETH, atoms: '5', source_type: 'deposit' } });
+  const body = JSON.stringify({
+    event_id,
+    type: 'credit.created',
+    created_at_ms: 1,
+    account_id,
+    data: { credit_id: 'crd_x', asset_key: ETH, atoms: '5', source_type: 'deposit' },
+  });
   const timestamp = String(timestamp_ms);
   return { body, timestamp, signature: `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}` };
 }
@@ -64,11 +72,18 @@ describe('reference integrator', () => {
   });
 
   it('answers 401 to a forged delivery and applies nothing; the no-signature-check variant applies it', async () => {
-    for (const [bugs, status, atoms] of [[[], 401, '1000'], [['no-signature-check'], 200, '1005']] as const) {
+    for (const [bugs, status, atoms] of [
+      [[], 401, '1000'],
+      [['no-signature-check'], 200, '1005'],
+    ] as const) {
       const t = await start([...bugs]);
       const account_id = await fundedAccount(t.sim, '1000');
       const f = forged(account_id, 'whsec_not_the_secret');
-      const res = await fetch(`${t.app.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-timestamp': f.timestamp, 'svc-signature': f.signature }, body: f.body });
+      const res = await fetch(`${t.app.url}/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'svc-timestamp': f.timestamp, 'svc-signature': f.signature },
+        body: f.body,
+      });
       expect(res.status).toBe(status);
       expect((await state(t.app, account_id)).balances).toEqual([{ asset_key: ETH, available_atoms: atoms }]);
       await app!.close();
@@ -80,13 +95,20 @@ describe('reference integrator', () => {
   it('refuses a correctly signed delivery stamped more than 5 min ago or ahead; the no-timestamp-check variant applies it', async () => {
     expect(freshTimestamp(String(Date.now() - 4 * 60_000), Date.now())).toBe(true);
     expect(freshTimestamp('not-a-number', Date.now())).toBe(false);
-    for (const [bugs, statuses, atoms] of [[[], [401, 401], '1000'], [['no-timestamp-check'], [200, 200], '1010']] as const) {
+    for (const [bugs, statuses, atoms] of [
+      [[], [401, 401], '1000'],
+      [['no-timestamp-check'], [200, 200], '1010'],
+    ] as const) {
       const t = await start([...bugs]);
       const account_id = await fundedAccount(t.sim, '1000');
       const answered: number[] = [];
       for (const [i, at] of [Date.now() - 10 * 60_000, Date.now() + 10 * 60_000].entries()) {
         const f = forged(account_id, t.secret, at, `evt_replayed_${i}`);
-        const res = await fetch(`${t.app.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-timestamp': f.timestamp, 'svc-signature': f.signature }, body: f.body });
+        const res = await fetch(`${t.app.url}/webhooks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'svc-timestamp': f.timestamp, 'svc-signature': f.signature },
+          body: f.body,
+        });
         answered.push(res.status);
       }
       expect(answered).toEqual([...statuses]);
@@ -98,7 +120,10 @@ describe('reference integrator', () => {
   });
 
   it('applies a duplicated delivery once; the no-dedupe variant counts it twice', async () => {
-    for (const [bugs, atoms] of [[[], '1000'], [['no-dedupe'], '2000']] as const) {
+    for (const [bugs, atoms] of [
+      [[], '1000'],
+      [['no-dedupe'], '2000'],
+    ] as const) {
       const t = await start([...bugs]);
       await t.sim.faults.add({ target: 'webhook', effect: { webhook: 'duplicate' }, match: { event_type: 'credit.created' } });
       const account_id = await fundedAccount(t.sim, '1000');
@@ -143,7 +168,11 @@ describe('reference integrator', () => {
     const account_id = await fundedAccount(t.sim, '1000');
     await fetch(`${t.app.url}/probe/sync`, { method: 'POST' });
     const f = forged(account_id, t.secret);
-    const res = await fetch(`${t.app.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-timestamp': f.timestamp, 'svc-signature': f.signature }, body: f.body });
+    const res = await fetch(`${t.app.url}/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'svc-timestamp': f.timestamp, 'svc-signature': f.signature },
+      body: f.body,
+    });
     expect(res.status).toBe(202);
     expect((await state(t.app, account_id)).balances).toEqual([{ asset_key: ETH, available_atoms: '1000' }]);
     await fetch(`${t.app.url}/probe/sync`, { method: 'POST' });
@@ -172,7 +201,11 @@ describe('reference integrator', () => {
 
   it('refuses malformed probe calls', async () => {
     app = await startIntegrator();
-    const bad = await fetch(`${app.url}/probe/configure`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"base_url":1}' });
+    const bad = await fetch(`${app.url}/probe/configure`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"base_url":1}',
+    });
     expect(bad.status).toBe(400);
     expect((await fetch(`${app.url}/probe/state`)).status).toBe(400);
     // Not configured yet: deliveries are refused with a retryable status, never applied.

@@ -40,7 +40,14 @@ const TERMINAL = new Set(['settled', 'failed', 'confirmed']);
 const ID_FIELD: Record<Kind, string> = { trade: 'trade_id', zap: 'zap_id', cancel: 'cancel_id' };
 const PATH: Record<Kind, string> = { trade: '/trades/', zap: '/zaps/', cancel: '/cancels/' };
 /** The status a progress event announces (cancel.created → pending, the others by their name). */
-const PROGRESS: Record<string, string> = { created: 'pending', sent: 'sent', awaiting_deposit: 'awaiting_deposit', executing: 'executing', filled: 'filled', pending_settle: 'pending_settle' };
+const PROGRESS: Record<string, string> = {
+  created: 'pending',
+  sent: 'sent',
+  awaiting_deposit: 'awaiting_deposit',
+  executing: 'executing',
+  filled: 'filled',
+  pending_settle: 'pending_settle',
+};
 const SETTLEMENT_NEWS = new Set(['settlement_orphaned', 'settlement_reconfirmed']);
 
 export interface Ledger {
@@ -66,7 +73,21 @@ export function createLedger(provider: () => ProviderConfig, bugs: ReadonlySet<B
   const books = new Map<string, Book>();
   const book = (account_id: string): Book => {
     let b = books.get(account_id);
-    if (!b) books.set(account_id, (b = { available: new Map(), consumed: new Set(), status: { trade: new Map(), zap: new Map(), cancel: new Map() }, credits: new Map(), counted_pending: new Set(), deposits: new Map(), recoveries: new Map(), destinations: new Map(), destination_at: new Map() }));
+    if (!b)
+      books.set(
+        account_id,
+        (b = {
+          available: new Map(),
+          consumed: new Set(),
+          status: { trade: new Map(), zap: new Map(), cancel: new Map() },
+          credits: new Map(),
+          counted_pending: new Set(),
+          deposits: new Map(),
+          recoveries: new Map(),
+          destinations: new Map(),
+          destination_at: new Map(),
+        }),
+      );
     return b;
   };
   const add = (b: Book, asset_key: string, atoms: bigint): void => {
@@ -76,7 +97,12 @@ export function createLedger(provider: () => ProviderConfig, bugs: ReadonlySet<B
   /** Subtracts every credit the provider now reports consumed that this book has not subtracted yet. */
   async function reconcileConsumed(account_id: string): Promise<void> {
     const b = book(account_id);
-    const consumed = await getAll<{ credit_id: string; asset_key: string; atoms: string }>(provider(), `/accounts/${account_id}/credits?status=consumed`, 'credits', polite);
+    const consumed = await getAll<{ credit_id: string; asset_key: string; atoms: string }>(
+      provider(),
+      `/accounts/${account_id}/credits?status=consumed`,
+      'credits',
+      polite,
+    );
     for (const c of consumed) {
       if (b.consumed.has(c.credit_id)) continue;
       b.consumed.add(c.credit_id);
@@ -161,7 +187,8 @@ export function createLedger(provider: () => ProviderConfig, bugs: ReadonlySet<B
     newest_ms: () => newest_ms,
     state(account_id) {
       const b = book(account_id);
-      const list = <K extends string>(m: Map<string, string>, key: K) => [...m].map(([id, status]) => ({ [key]: id, status }) as { [P in K]: string } & { status: string });
+      const list = <K extends string>(m: Map<string, string>, key: K) =>
+        [...m].map(([id, status]) => ({ [key]: id, status }) as { [P in K]: string } & { status: string });
       return {
         balances: [...b.available].map(([asset_key, atoms]) => ({ asset_key, available_atoms: atoms.toString() })),
         trades: list(b.status.trade, 'trade_id'),

@@ -5,8 +5,12 @@ export interface ProviderConfig {
   api_key: string;
 }
 
-export class ProviderError extends Error {
-  constructor(readonly status: number, readonly body: unknown, what: string) {
+class ProviderError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    what: string,
+  ) {
     super(`${what}: ${status} ${JSON.stringify(body)}`);
   }
 }
@@ -37,21 +41,33 @@ export async function get<T = any>(cfg: ProviderConfig, path: string, opts: { ig
     const body = text.length > 0 ? JSON.parse(text) : undefined;
     if (res.ok) return body as T;
     const retry_after_s = Number(res.headers.get('retry-after'));
-    if (res.status === 429 && Number.isFinite(retry_after_s) && retry_after_s > 0) notBefore_ms.set(client, Date.now() + retry_after_s * 1000);
+    if (res.status === 429 && Number.isFinite(retry_after_s) && retry_after_s > 0)
+      notBefore_ms.set(client, Date.now() + retry_after_s * 1000);
     const retryable = res.status === 429 || res.status >= 500;
     if (!retryable || attempt >= 4) throw new ProviderError(res.status, body, `GET ${path}`);
     // The retries-429-at-once variant goes again at once, whatever Retry-After says.
-    await sleep(opts.ignore_retry_after ? 0 : Number.isFinite(retry_after_s) && retry_after_s > 0 ? retry_after_s * 1000 : 100 * 2 ** attempt);
+    await sleep(
+      opts.ignore_retry_after ? 0 : Number.isFinite(retry_after_s) && retry_after_s > 0 ? retry_after_s * 1000 : 100 * 2 ** attempt,
+    );
   }
 }
 
 /** Every item of a list, following next_cursor (never re-reading from the top while has_more). */
-export async function getAll<T>(cfg: ProviderConfig, path: string, field: string, opts: { ignore_retry_after?: boolean } = {}): Promise<T[]> {
+export async function getAll<T>(
+  cfg: ProviderConfig,
+  path: string,
+  field: string,
+  opts: { ignore_retry_after?: boolean } = {},
+): Promise<T[]> {
   const out: T[] = [];
   let cursor: string | null = null;
   do {
     const sep = path.includes('?') ? '&' : '?';
-    const page: Record<string, unknown> = await get(cfg, `${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, opts);
+    const page: Record<string, unknown> = await get(
+      cfg,
+      `${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      opts,
+    );
     out.push(...(page[field] as T[]));
     cursor = page.has_more ? (page.next_cursor as string) : null;
   } while (cursor);

@@ -5,7 +5,10 @@ import { expect } from 'vitest';
 import { api, checkAfterStep, type TradingModel, type TradingReal } from '../model.ts';
 
 export class AcceptExpiredOrIndicative implements fc.AsyncCommand<TradingModel, TradingReal> {
-  constructor(readonly quoteIdx: number, readonly slippage_bps: string) {}
+  constructor(
+    readonly quoteIdx: number,
+    readonly slippage_bps: string,
+  ) {}
   check = (m: Readonly<TradingModel>): boolean => m.quotes.length > 0;
   async run(m: TradingModel, r: TradingReal): Promise<void> {
     const q = m.quotes[this.quoteIdx % m.quotes.length];

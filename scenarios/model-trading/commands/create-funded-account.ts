@@ -2,10 +2,25 @@
 // let the deposit verify: the account then holds one open credit of that amount.
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { advance, api, checkAfterStep, creditsOf, depositSettleMs, FUND_ASSETS, LIMITS, recognise, sourceKey, type TradingModel, type TradingReal } from '../model.ts';
+import {
+  advance,
+  api,
+  checkAfterStep,
+  creditsOf,
+  depositSettleMs,
+  FUND_ASSETS,
+  LIMITS,
+  recognise,
+  sourceKey,
+  type TradingModel,
+  type TradingReal,
+} from '../model.ts';
 
 export class CreateFundedAccount implements fc.AsyncCommand<TradingModel, TradingReal> {
-  constructor(readonly assetIdx: number, readonly usd: number) {}
+  constructor(
+    readonly assetIdx: number,
+    readonly usd: number,
+  ) {}
   check = (m: Readonly<TradingModel>): boolean => m.accounts.length < LIMITS.accounts;
   async run(m: TradingModel, r: TradingReal): Promise<void> {
     const asset = FUND_ASSETS[this.assetIdx % FUND_ASSETS.length];
@@ -17,7 +32,10 @@ export class CreateFundedAccount implements fc.AsyncCommand<TradingModel, Tradin
     const da = await api(r, 'POST', `/accounts/${account_id}/deposit-addresses`, { body: { asset_key: asset.asset_key } });
     expect(da.status, JSON.stringify(da.body)).toBe(200);
     const atoms = BigInt(this.usd) * asset.atoms_per_usd;
-    const dep = await r.sim.control('POST', '/deposits', { deposit_address_id: da.body.deposit_address.deposit_address_id, atoms: atoms.toString() });
+    const dep = await r.sim.control('POST', '/deposits', {
+      deposit_address_id: da.body.deposit_address.deposit_address_id,
+      atoms: atoms.toString(),
+    });
     expect(dep.status, JSON.stringify(dep.body)).toBe(200);
     m.deposits.push({ account_id, tx_hash: dep.body.deposit.tx_hash, asset_key: asset.asset_key, atoms, expect: 'verified' });
     m.credits.set(sourceKey('deposit', dep.body.deposit.tx_hash), { account_id, asset_key: asset.asset_key, atoms, status: 'open' });

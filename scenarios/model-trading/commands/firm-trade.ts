@@ -4,7 +4,18 @@
 // or skips the accept and lets the quote expire (kept for AcceptExpiredOrIndicative).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { advance, api, checkAfterStep, expectHolder, expectOutcome, LIMITS, newOp, pickSpend, type TradingModel, type TradingReal } from '../model.ts';
+import {
+  advance,
+  api,
+  checkAfterStep,
+  expectHolder,
+  expectOutcome,
+  LIMITS,
+  newOp,
+  pickSpend,
+  type TradingModel,
+  type TradingReal,
+} from '../model.ts';
 
 export interface FirmTradeArgs {
   accountIdx: number;
@@ -24,7 +35,13 @@ export interface FirmTradeArgs {
   accept_tick?: 'last' | 'at';
 }
 
-const RFQ_REFUSALS = ['insufficient_liquidity', 'unsupported_pair', 'insufficient_balance', 'credit_in_use', 'destination_suspended'] as const;
+const RFQ_REFUSALS = [
+  'insufficient_liquidity',
+  'unsupported_pair',
+  'insufficient_balance',
+  'credit_in_use',
+  'destination_suspended',
+] as const;
 
 export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
   constructor(readonly a: FirmTradeArgs) {}
@@ -33,11 +50,22 @@ export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
     const pick = await pickSpend(m, r, this.a);
     if (!pick) return checkAfterStep(m, r);
     const { account, credit, dest, from, to, amount_in: in_atoms } = pick;
-    const amount = this.a.side === 'exact_in' ? { amount_in_atoms: in_atoms.toString() } : { amount_out_atoms: ((in_atoms * to.atoms_per_usd) / from.atoms_per_usd || 1n).toString() };
+    const amount =
+      this.a.side === 'exact_in'
+        ? { amount_in_atoms: in_atoms.toString() }
+        : { amount_out_atoms: ((in_atoms * to.atoms_per_usd) / from.atoms_per_usd || 1n).toString() };
     const res = await api(r, 'POST', '/rfqs', {
       body: {
-        account_id: account.account_id, credit_id: credit.credit_id, destination_id: dest.destination_id,
-        from_asset_key: from.asset_key, to_asset_key: to.asset_key, side: this.a.side, ...amount, mode: 'firm', ttl_ms: this.a.ttl_ms, wait_ms: this.a.wait_ms,
+        account_id: account.account_id,
+        credit_id: credit.credit_id,
+        destination_id: dest.destination_id,
+        from_asset_key: from.asset_key,
+        to_asset_key: to.asset_key,
+        side: this.a.side,
+        ...amount,
+        mode: 'firm',
+        ttl_ms: this.a.ttl_ms,
+        wait_ms: this.a.wait_ms,
       },
     });
     // A size outside the bounds answers the profile's size_out_of_bounds_error (insufficient_liquidity by default).
@@ -72,7 +100,10 @@ export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
       await advance(m, r, quote.expires_at_ms - (this.a.accept_tick === 'last' ? 1 : 0) - m.now_ms);
       if (this.a.accept_tick === 'at') {
         const late = await api(r, 'POST', `/quotes/${quote_id}/accept`, { body: { slippage_bps: this.a.slippage_bps } });
-        expect([late.status, late.body.error?.code], `accept at the instant quote ${quote_id} expires (${quote.expires_at_ms}): ${JSON.stringify(late.body)}`).toEqual([m.profile.lifecycle_error_status.quote_expired, 'quote_expired']);
+        expect(
+          [late.status, late.body.error?.code],
+          `accept at the instant quote ${quote_id} expires (${quote.expires_at_ms}): ${JSON.stringify(late.body)}`,
+        ).toEqual([m.profile.lifecycle_error_status.quote_expired, 'quote_expired']);
         m.reach.reached.add(what);
         return checkAfterStep(m, r);
       }
@@ -81,12 +112,22 @@ export class FirmTrade implements fc.AsyncCommand<TradingModel, TradingReal> {
     const key = `accept-${quote_id}`;
     const body = { slippage_bps: this.a.slippage_bps };
     const accepted = await api(r, 'POST', `/quotes/${quote_id}/accept`, { body, idem: key });
-    expect(accepted.status, `${this.a.accept_tick === 'last' ? `accept on the last tick before quote ${quote_id} expires: ` : ''}${JSON.stringify(accepted.body)}`).toBe(200);
-    if (m.writes.length < LIMITS.writes) m.writes.push({ method: 'POST', path: `/quotes/${quote_id}/accept`, body, key, status: accepted.status, answer: accepted.body });
+    expect(
+      accepted.status,
+      `${this.a.accept_tick === 'last' ? `accept on the last tick before quote ${quote_id} expires: ` : ''}${JSON.stringify(accepted.body)}`,
+    ).toBe(200);
+    if (m.writes.length < LIMITS.writes)
+      m.writes.push({ method: 'POST', path: `/quotes/${quote_id}/accept`, body, key, status: accepted.status, answer: accepted.body });
     expect(accepted.body.trade.status).toBe('executing');
     expect(accepted.body.trade.quote_id).toBe(quote_id);
     // The trade pays what its quote promised, net of fees; the market may still move past the slippage.
-    const promised = { amount_in_atoms: BigInt(quote.amount_in_atoms), amount_out_atoms: BigInt(quote.expected_out_atoms), min_out_atoms: 0n, from_asset_key: from.asset_key, to_asset_key: to.asset_key };
+    const promised = {
+      amount_in_atoms: BigInt(quote.amount_in_atoms),
+      amount_out_atoms: BigInt(quote.expected_out_atoms),
+      min_out_atoms: 0n,
+      from_asset_key: from.asset_key,
+      to_asset_key: to.asset_key,
+    };
     m.ops.push(newOp('trade', accepted.body.trade.trade_id, account.account_id, credit.credit_id, promised, ['execution_failed']));
     await checkAfterStep(m, r);
   }

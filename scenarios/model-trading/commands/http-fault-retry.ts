@@ -13,8 +13,15 @@ export class HttpFaultRetry implements fc.AsyncCommand<TradingModel, TradingReal
   async run(m: TradingModel, r: TradingReal): Promise<void> {
     const what = `http.${this.kind}`;
     m.reach.tried.add(what);
-    const effect = this.kind.startsWith('lost') ? { lose_response: true, mode: this.kind === 'lost_reset' ? 'reset' : 'error_500' } : { http_status: Number(this.kind) };
-    const rule = await r.sim.control('POST', '/faults', { target: 'http', effect, match: { method: 'POST', path: '/v1/accounts' }, times: 1 });
+    const effect = this.kind.startsWith('lost')
+      ? { lose_response: true, mode: this.kind === 'lost_reset' ? 'reset' : 'error_500' }
+      : { http_status: Number(this.kind) };
+    const rule = await r.sim.control('POST', '/faults', {
+      target: 'http',
+      effect,
+      match: { method: 'POST', path: '/v1/accounts' },
+      times: 1,
+    });
     expect(rule.status, JSON.stringify(rule.body)).toBe(200);
     const external_id = `retry-${m.addresses++}-${this.kind}`;
     const key = `create-${external_id}`;
@@ -25,7 +32,10 @@ export class HttpFaultRetry implements fc.AsyncCommand<TradingModel, TradingReal
     const retry = await api(r, 'POST', '/accounts', { body, idem: key });
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
     const listed = await api(r, 'GET', `/accounts?external_id=${external_id}`);
-    expect(listed.body.accounts.map((a: { account_id: string }) => a.account_id), `accounts made by one retried create (${this.kind})`).toEqual([retry.body.account.account_id]);
+    expect(
+      listed.body.accounts.map((a: { account_id: string }) => a.account_id),
+      `accounts made by one retried create (${this.kind})`,
+    ).toEqual([retry.body.account.account_id]);
     await checkAfterStep(m, r);
   }
   toString = (): string => `httpFaultRetry(${this.kind})`;

@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { checkAfterStep, FUND_ASSETS, type TradingModel, type TradingReal } from '../model.ts';
 
 /** A USD decimal times (10000 + bps) / 10000, kept at the input's fractional digits (exact, no float). */
-export function shockedPrice(usd: string, bps: number): string {
+function shockedPrice(usd: string, bps: number): string {
   const [whole, frac = ''] = usd.split('.');
   const scaled = (BigInt(whole + frac) * BigInt(10_000 + bps)) / 10_000n;
   const digits = scaled.toString().padStart(frac.length + 1, '0');
@@ -14,7 +14,10 @@ export function shockedPrice(usd: string, bps: number): string {
 }
 
 export class PriceShock implements fc.AsyncCommand<TradingModel, TradingReal> {
-  constructor(readonly assetIdx: number, readonly bps: number) {}
+  constructor(
+    readonly assetIdx: number,
+    readonly bps: number,
+  ) {}
   check = (): boolean => true;
   async run(m: TradingModel, r: TradingReal): Promise<void> {
     const asset = FUND_ASSETS[this.assetIdx % FUND_ASSETS.length];

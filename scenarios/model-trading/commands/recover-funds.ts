@@ -6,12 +6,26 @@
 // on its exact ticks: claimed one tick before it ends (202), refused at the instant it ends (otp_expired).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { advance, api, checkAfterStep, newOp, recognise, sourceAddressFor, tradeAsset, type TradingModel, type TradingReal, type WireCredit } from '../model.ts';
+import {
+  advance,
+  api,
+  checkAfterStep,
+  newOp,
+  recognise,
+  sourceAddressFor,
+  tradeAsset,
+  type TradingModel,
+  type TradingReal,
+  type WireCredit,
+} from '../model.ts';
 
 export type RecoveryVariant = 'claim' | 'wrong_otp' | 'expired_otp' | 'claim_twice' | 'otp_at_expiry' | 'claim_before_expiry';
 
 export class RecoverFunds implements fc.AsyncCommand<TradingModel, TradingReal> {
-  constructor(readonly zapIdx: number, readonly variant: RecoveryVariant) {}
+  constructor(
+    readonly zapIdx: number,
+    readonly variant: RecoveryVariant,
+  ) {}
   check = (m: Readonly<TradingModel>): boolean => m.org.recovery_enabled && m.ops.some((o) => o.kind === 'zap' && o.outcome === 'failed');
   async run(m: TradingModel, r: TradingReal): Promise<void> {
     // The failed zaps that offer a recovery whose credit is open and free (a flagged deposit leaves none).
@@ -32,10 +46,13 @@ export class RecoverFunds implements fc.AsyncCommand<TradingModel, TradingReal> 
     const activated = await api(r, 'POST', `/recoveries/${recovery_id}/activate`, { body: { account_id: account_id, credit_id } });
     expect(activated.status, JSON.stringify(activated.body)).toBe(200);
     expect(activated.body.recovery).toMatchObject({ recovery_id, credit_id, status: 'active', otp_sent: true });
-    const inbox = (await r.sim.control('GET', `/emails?account_id=${account_id}`)).body.emails.filter((e: { purpose: string }) => e.purpose === 'recovery');
+    const inbox = (await r.sim.control('GET', `/emails?account_id=${account_id}`)).body.emails.filter(
+      (e: { purpose: string }) => e.purpose === 'recovery',
+    );
     const otp: string = inbox[inbox.length - 1].otp_code;
     const destination = { address: sourceAddressFor(tradeAsset(credit.asset_key).chain, 40_000 + ++m.addresses) };
-    const claim = (otp_code: string) => r.sim.api('POST', '/public/recover-funds', { key: null, body: { account_id: account_id, credit_id, otp_code, destination } });
+    const claim = (otp_code: string) =>
+      r.sim.api('POST', '/public/recover-funds', { key: null, body: { account_id: account_id, credit_id, otp_code, destination } });
     if (this.variant === 'wrong_otp') {
       const wrong = await claim(otp === '000000' ? '111111' : '000000');
       expect([wrong.status, wrong.body.error?.code], 'a wrong OTP must be refused').toEqual([401, 'invalid_otp']);
@@ -47,7 +64,10 @@ export class RecoverFunds implements fc.AsyncCommand<TradingModel, TradingReal> 
     if (this.variant === 'otp_at_expiry') {
       await advance(m, r, ends_ms - m.now_ms);
       const late = await claim(otp);
-      expect([late.status, late.body.error?.code], `an OTP claimed at the instant its validity ends (${ends_ms}) must be refused`).toEqual([401, 'otp_expired']);
+      expect([late.status, late.body.error?.code], `an OTP claimed at the instant its validity ends (${ends_ms}) must be refused`).toEqual([
+        401,
+        'otp_expired',
+      ]);
       m.reach.reached.add('recovery.otp_at_expiry');
       return checkAfterStep(m, r);
     }
@@ -61,14 +81,29 @@ export class RecoverFunds implements fc.AsyncCommand<TradingModel, TradingReal> 
     }
     const claimed = await claim(otp);
     expect(claimed.status, `${this}: ${JSON.stringify(claimed.body)}`).toBe(202);
-    expect(claimed.body.recovery).toMatchObject({ recovery_id, credit_id, status: 'claimed', asset_key: credit.asset_key, amount_atoms: credit.atoms });
-    const whole = { amount_in_atoms: BigInt(credit.atoms), amount_out_atoms: null, min_out_atoms: 0n, from_asset_key: credit.asset_key, to_asset_key: null };
+    expect(claimed.body.recovery).toMatchObject({
+      recovery_id,
+      credit_id,
+      status: 'claimed',
+      asset_key: credit.asset_key,
+      amount_atoms: credit.atoms,
+    });
+    const whole = {
+      amount_in_atoms: BigInt(credit.atoms),
+      amount_out_atoms: null,
+      min_out_atoms: 0n,
+      from_asset_key: credit.asset_key,
+      to_asset_key: null,
+    };
     m.ops.push({ ...newOp('cancel', claimed.body.recovery.cancel_id, account_id, credit_id, whole, []), fault_target: 'recovery' });
     m.reach.reached.add(this.variant === 'claim_before_expiry' ? 'recovery.claim_before_expiry' : 'recovery.claim');
     m.claimed.push({ recovery_id, account_id, credit_id, cancel_id: claimed.body.recovery.cancel_id });
     if (this.variant === 'claim_twice') {
       const again = await claim(otp);
-      expect([again.status, again.body.error?.code], 'a second claim must be refused, never paid twice').toEqual([409, 'recovery_already_claimed']);
+      expect([again.status, again.body.error?.code], 'a second claim must be refused, never paid twice').toEqual([
+        409,
+        'recovery_already_claimed',
+      ]);
       expect(again.body.error.details).toMatchObject({ recovery_id, cancel_id: claimed.body.recovery.cancel_id });
       m.reach.reached.add('recovery.claim_twice');
     }

@@ -12,7 +12,12 @@ import { ZapFromCredit } from './zap-from-credit.ts';
 export type ReorgKind = 'reorg_out' | 'reorg_in' | 'orphaned' | 'zap_reorg_out' | 'zap_reorg_in';
 
 export class ReorgNextSettlement implements fc.AsyncCommand<TradingModel, TradingReal> {
-  constructor(readonly accountIdx: number, readonly creditIdx: number, readonly destinationIdx: number, readonly kind: ReorgKind) {}
+  constructor(
+    readonly accountIdx: number,
+    readonly creditIdx: number,
+    readonly destinationIdx: number,
+    readonly kind: ReorgKind,
+  ) {}
   check = (m: Readonly<TradingModel>): boolean => m.accounts.length > 0 && m.destinations.length > 0;
   async run(m: TradingModel, r: TradingReal): Promise<void> {
     const what = `settlement.${this.kind}`;
@@ -20,10 +25,22 @@ export class ReorgNextSettlement implements fc.AsyncCommand<TradingModel, Tradin
     if (this.kind === 'zap_reorg_out' || this.kind === 'zap_reorg_in') {
       const leg = this.kind === 'zap_reorg_out' ? 'out' : 'in';
       // Zaps already in flight could meet it first; any zap that settles and meets it must show its effect.
-      const rule = await r.sim.control('POST', '/faults', { target: 'zap', effect: { reorg: leg }, match: { account_id: account.account_id }, times: 1 });
+      const rule = await r.sim.control('POST', '/faults', {
+        target: 'zap',
+        effect: { reorg: leg },
+        match: { account_id: account.account_id },
+        times: 1,
+      });
       expect(rule.status, JSON.stringify(rule.body)).toBe(200);
       const before = m.ops.length;
-      await new ZapFromCredit({ accountIdx: this.accountIdx, creditIdx: this.creditIdx, destinationIdx: this.destinationIdx, fraction_bps: 5_000, high_floor: false, expires_in_ms: null }).run(m, r);
+      await new ZapFromCredit({
+        accountIdx: this.accountIdx,
+        creditIdx: this.creditIdx,
+        destinationIdx: this.destinationIdx,
+        fraction_bps: 5_000,
+        high_floor: false,
+        expires_in_ms: null,
+      }).run(m, r);
       if (m.ops[before]) m.reach.tried.add(`fault.zap.reorg.${leg}`);
       return;
     }
@@ -38,8 +55,15 @@ export class ReorgNextSettlement implements fc.AsyncCommand<TradingModel, Tradin
     }
     const before = m.ops.length;
     await new FirmTrade({
-      accountIdx: this.accountIdx, creditIdx: this.creditIdx, destinationIdx: this.destinationIdx, side: 'exact_in', fraction_bps: 5_000,
-      slippage_bps: '1000', ttl_ms: 30_000, wait_ms: 1_000, accept: true,
+      accountIdx: this.accountIdx,
+      creditIdx: this.creditIdx,
+      destinationIdx: this.destinationIdx,
+      side: 'exact_in',
+      fraction_bps: 5_000,
+      slippage_bps: '1000',
+      ttl_ms: 30_000,
+      wait_ms: 1_000,
+      accept: true,
     }).run(m, r);
     const op = m.ops[before];
     // Reach counts the runs in which a trade was made for the rule to meet (an RFQ may be refused).
@@ -50,5 +74,6 @@ export class ReorgNextSettlement implements fc.AsyncCommand<TradingModel, Tradin
     m.reach.watch.push({ what, kind: this.kind === 'orphaned' ? 'orphaned' : 'reorg', trade_id: op.id, account_id: account.account_id });
     await checkAfterStep(m, r);
   }
-  toString = (): string => `reorgNextSettlement(account#${this.accountIdx}, credit#${this.creditIdx}, destination#${this.destinationIdx}, ${this.kind})`;
+  toString = (): string =>
+    `reorgNextSettlement(account#${this.accountIdx}, credit#${this.creditIdx}, destination#${this.destinationIdx}, ${this.kind})`;
 }

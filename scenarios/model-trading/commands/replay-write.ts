@@ -8,7 +8,10 @@ import { api, checkAfterStep, type TradingModel, type TradingReal } from '../mod
 export type ReplayMode = 'same_payload' | 'other_payload' | 'fresh_key';
 
 export class ReplayWrite implements fc.AsyncCommand<TradingModel, TradingReal> {
-  constructor(readonly writeIdx: number, readonly mode: ReplayMode) {}
+  constructor(
+    readonly writeIdx: number,
+    readonly mode: ReplayMode,
+  ) {}
   check = (m: Readonly<TradingModel>): boolean => m.writes.length > 0;
   async run(m: TradingModel, r: TradingReal): Promise<void> {
     const w = m.writes[this.writeIdx % m.writes.length];
@@ -16,7 +19,10 @@ export class ReplayWrite implements fc.AsyncCommand<TradingModel, TradingReal> {
     m.reach.tried.add(what);
     if (this.mode === 'same_payload') {
       const res = await api(r, w.method, w.path, { body: w.body, idem: w.key });
-      expect({ status: res.status, body: res.body }, `replay of ${w.method} ${w.path} with key ${w.key}`).toEqual({ status: w.status, body: w.answer });
+      expect({ status: res.status, body: res.body }, `replay of ${w.method} ${w.path} with key ${w.key}`).toEqual({
+        status: w.status,
+        body: w.answer,
+      });
     } else if (this.mode === 'other_payload') {
       const res = await api(r, w.method, w.path, { body: { ...w.body, client_order_id: 'another payload' }, idem: w.key });
       expect([res.status, res.body.error?.code], `same key ${w.key}, another payload`).toEqual([409, 'idempotency_key_reuse']);

@@ -35,7 +35,16 @@ export class ZapExpiryTick implements fc.AsyncCommand<TradingModel, TradingReal>
     m.reach.tried.add('zap.expiry_ticks');
     // A zap fault rule on the account may end it first (a `fail: zap_expired` rule decides its own timing).
     const ruled = faultCodes(m, 'zap', account.account_id).length > 0;
-    m.ops.push(newOp('zap', zap.zap_id, account.account_id, null, { amount_in_atoms: null, amount_out_atoms: null, min_out_atoms: 0n, from_asset_key: from.asset_key, to_asset_key: to.asset_key }, ['zap_expired']));
+    m.ops.push(
+      newOp(
+        'zap',
+        zap.zap_id,
+        account.account_id,
+        null,
+        { amount_in_atoms: null, amount_out_atoms: null, min_out_atoms: 0n, from_asset_key: from.asset_key, to_asset_key: to.asset_key },
+        ['zap_expired'],
+      ),
+    );
     const read = async (): Promise<Record<string, unknown>> => {
       const got = await api(r, 'GET', `/zaps/${zap.zap_id}`);
       expect(got.status, JSON.stringify(got.body)).toBe(200);
@@ -44,11 +53,23 @@ export class ZapExpiryTick implements fc.AsyncCommand<TradingModel, TradingReal>
 
     await advance(m, r, expires_at_ms - 1 - m.now_ms);
     const before = await read();
-    if (!ruled) expect(before.status, `zap ${zap.zap_id} one tick before its expires_at_ms ${expires_at_ms}: ${JSON.stringify(before)}`).toBe('awaiting_deposit');
+    if (!ruled)
+      expect(before.status, `zap ${zap.zap_id} one tick before its expires_at_ms ${expires_at_ms}: ${JSON.stringify(before)}`).toBe(
+        'awaiting_deposit',
+      );
     if (this.a.land_before) {
-      const dep = await r.sim.control('POST', '/deposits', { deposit_address_id: zap.deposit_address.deposit_address_id, atoms: amount_in.toString() });
+      const dep = await r.sim.control('POST', '/deposits', {
+        deposit_address_id: zap.deposit_address.deposit_address_id,
+        atoms: amount_in.toString(),
+      });
       expect(dep.status, JSON.stringify(dep.body)).toBe(200);
-      m.deposits.push({ account_id: account.account_id, tx_hash: dep.body.deposit.tx_hash, asset_key: from.asset_key, atoms: amount_in, expect: account.deposit_faults > 0 ? 'uncertain' : 'verified' });
+      m.deposits.push({
+        account_id: account.account_id,
+        tx_hash: dep.body.deposit.tx_hash,
+        asset_key: from.asset_key,
+        atoms: amount_in,
+        expect: account.deposit_faults > 0 ? 'uncertain' : 'verified',
+      });
     }
     for (const tick of [0, 1]) {
       await advance(m, r, expires_at_ms + tick - m.now_ms);

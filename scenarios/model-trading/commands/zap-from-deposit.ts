@@ -3,7 +3,18 @@
 // (from_asset_mismatch), or from a flagged source (deposit_flagged).
 import type fc from 'fast-check';
 import { expect } from 'vitest';
-import { api, checkAfterStep, expectOutcome, FUND_ASSETS, LIMITS, newOp, sourceAddressFor, tradeAsset, type TradingModel, type TradingReal } from '../model.ts';
+import {
+  api,
+  checkAfterStep,
+  expectOutcome,
+  FUND_ASSETS,
+  LIMITS,
+  newOp,
+  sourceAddressFor,
+  tradeAsset,
+  type TradingModel,
+  type TradingReal,
+} from '../model.ts';
 
 export interface ZapFromDepositArgs {
   accountIdx: number;
@@ -27,10 +38,24 @@ export function pickDepositZap(m: TradingModel, a: { accountIdx: number; destina
 }
 
 /** POST /zaps without a credit: a 200 or a refusal the model allows (a suspended destination, and only it, answers destination_suspended). */
-export async function postDepositZap(m: TradingModel, r: TradingReal, pick: NonNullable<ReturnType<typeof pickDepositZap>>, amount_in: bigint, extra: Record<string, unknown> = {}) {
+export async function postDepositZap(
+  m: TradingModel,
+  r: TradingReal,
+  pick: NonNullable<ReturnType<typeof pickDepositZap>>,
+  amount_in: bigint,
+  extra: Record<string, unknown> = {},
+) {
   const { account, dest, from, to } = pick;
   const res = await api(r, 'POST', '/zaps', {
-    body: { account_id: account.account_id, destination_id: dest.destination_id, from_asset_key: from.asset_key, to_asset_key: to.asset_key, amount_in_atoms: amount_in.toString(), min_amount_out_atoms: '0', ...extra },
+    body: {
+      account_id: account.account_id,
+      destination_id: dest.destination_id,
+      from_asset_key: from.asset_key,
+      to_asset_key: to.asset_key,
+      amount_in_atoms: amount_in.toString(),
+      min_amount_out_atoms: '0',
+      ...extra,
+    },
   });
   const code = expectOutcome(res, [200], [...REFUSALS, m.profile.size_out_of_bounds_error], 'zap from deposit');
   if (dest.suspended) expect(code, JSON.stringify(res.body)).toBe('destination_suspended');
@@ -68,12 +93,24 @@ export class ZapFromDeposit implements fc.AsyncCommand<TradingModel, TradingReal
     const tx_hash: string = dep.body.deposit.tx_hash;
     const asset_key = this.a.deposit === 'sibling' ? from.sibling! : from.asset_key;
     const uncertain = account.deposit_faults > 0;
-    m.deposits.push({ account_id: account.account_id, tx_hash, asset_key, atoms: observed, expect: uncertain ? 'uncertain' : this.a.deposit === 'flagged' ? 'flagged' : 'verified' });
+    m.deposits.push({
+      account_id: account.account_id,
+      tx_hash,
+      asset_key,
+      atoms: observed,
+      expect: uncertain ? 'uncertain' : this.a.deposit === 'flagged' ? 'flagged' : 'verified',
+    });
     const may_fail = ['execution_failed'];
     if (this.a.deposit === 'sibling') may_fail.push('from_asset_mismatch');
     if (this.a.deposit === 'flagged') may_fail.push('deposit_flagged');
     if (uncertain) may_fail.push('deposit_insufficient_confirmations', 'deposit_flagged');
-    const observedIn = { amount_in_atoms: observed, amount_out_atoms: null, min_out_atoms: 0n, from_asset_key: from.asset_key, to_asset_key: to.asset_key };
+    const observedIn = {
+      amount_in_atoms: observed,
+      amount_out_atoms: null,
+      min_out_atoms: 0n,
+      from_asset_key: from.asset_key,
+      to_asset_key: to.asset_key,
+    };
     m.ops.push({ ...newOp('zap', zap.zap_id, account.account_id, null, observedIn, may_fail), deposit_tx: tx_hash });
     await checkAfterStep(m, r);
   }

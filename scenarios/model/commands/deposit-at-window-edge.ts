@@ -13,8 +13,13 @@ import { Deposit } from './deposit.ts';
 import { OpenDepositAddress } from './open-deposit-address.ts';
 
 export class DepositAtWindowEdge implements fc.AsyncCommand<CoreModel, CoreReal> {
-  constructor(readonly accountIdx: number, readonly assetIdx: number, readonly atoms: bigint) {}
-  check = (m: Readonly<CoreModel>): boolean => m.accounts.length > 0 && m.addresses.length < LIMITS.addresses && m.deposits.length < LIMITS.deposits;
+  constructor(
+    readonly accountIdx: number,
+    readonly assetIdx: number,
+    readonly atoms: bigint,
+  ) {}
+  check = (m: Readonly<CoreModel>): boolean =>
+    m.accounts.length > 0 && m.addresses.length < LIMITS.addresses && m.deposits.length < LIMITS.deposits;
   async run(m: CoreModel, r: CoreReal): Promise<void> {
     const moveTo = async (at_ms: number): Promise<void> => {
       if (at_ms <= m.now_ms) return;

@@ -6,7 +6,11 @@ import { checkAfterStep, LIMITS, type CoreModel, type CoreReal } from '../model.
 import { sourceAddressFor } from './addresses.ts';
 
 export class Deposit implements fc.AsyncCommand<CoreModel, CoreReal> {
-  constructor(readonly addressIdx: number, readonly atoms: bigint, readonly flagged: boolean) {}
+  constructor(
+    readonly addressIdx: number,
+    readonly atoms: bigint,
+    readonly flagged: boolean,
+  ) {}
   check = (m: Readonly<CoreModel>): boolean => m.addresses.length > 0 && m.deposits.length < LIMITS.deposits;
   async run(m: CoreModel, r: CoreReal): Promise<void> {
     const address = m.addresses[this.addressIdx % m.addresses.length];
@@ -20,7 +24,10 @@ export class Deposit implements fc.AsyncCommand<CoreModel, CoreReal> {
     const res = await r.sim.control('POST', '/deposits', body);
     // An address is monitored for deposit_address_ttl_ms after it was opened; past that nothing lands on it.
     if (m.now_ms >= address.opened_at_ms + DEFAULT_PROFILE.deposit_address_ttl_ms) {
-      expect([res.status, res.body.error?.code], `deposit to ${address.deposit_address_id}, opened ${m.now_ms - address.opened_at_ms} ms ago`).toEqual([409, 'deposit_window_closed']);
+      expect(
+        [res.status, res.body.error?.code],
+        `deposit to ${address.deposit_address_id}, opened ${m.now_ms - address.opened_at_ms} ms ago`,
+      ).toEqual([409, 'deposit_window_closed']);
       return checkAfterStep(m, r);
     }
     expect(res.status, JSON.stringify(res.body)).toBe(200);

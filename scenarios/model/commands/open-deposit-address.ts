@@ -8,7 +8,10 @@ import { DEFAULT_PROFILE } from '../../../fake-provider/profile.ts';
 import { checkAfterStep, LIMITS, type CoreModel, type CoreReal } from '../model.ts';
 
 export class OpenDepositAddress implements fc.AsyncCommand<CoreModel, CoreReal> {
-  constructor(readonly accountIdx: number, readonly assetIdx: number) {}
+  constructor(
+    readonly accountIdx: number,
+    readonly assetIdx: number,
+  ) {}
   check = (m: Readonly<CoreModel>): boolean => m.accounts.length > 0 && m.addresses.length < LIMITS.addresses;
   async run(m: CoreModel, r: CoreReal): Promise<void> {
     const account = m.accounts[this.accountIdx % m.accounts.length];
@@ -18,7 +21,13 @@ export class OpenDepositAddress implements fc.AsyncCommand<CoreModel, CoreReal> 
     if (m.now_ms >= ready_at_ms) {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.deposit_address.asset_key).toBe(asset.asset_key);
-      m.addresses.push({ deposit_address_id: res.body.deposit_address.deposit_address_id, account_id: account.account_id, asset_key: asset.asset_key, chain: asset.chain, opened_at_ms: m.now_ms });
+      m.addresses.push({
+        deposit_address_id: res.body.deposit_address.deposit_address_id,
+        account_id: account.account_id,
+        asset_key: asset.asset_key,
+        chain: asset.chain,
+        opened_at_ms: m.now_ms,
+      });
     } else {
       expect(res.status, JSON.stringify(res.body)).toBe(404);
       expect(res.body.error.code).toBe('not_available');

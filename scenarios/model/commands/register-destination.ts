@@ -6,7 +6,10 @@ import { checkAfterStep, LIMITS, type CoreModel, type CoreReal } from '../model.
 import { sourceAddressFor } from './addresses.ts';
 
 export class RegisterDestination implements fc.AsyncCommand<CoreModel, CoreReal> {
-  constructor(readonly accountIdx: number, readonly assetIdx: number) {}
+  constructor(
+    readonly accountIdx: number,
+    readonly assetIdx: number,
+  ) {}
   check = (m: Readonly<CoreModel>): boolean => m.accounts.length > 0 && m.destinations.length < LIMITS.destinations;
   async run(m: CoreModel, r: CoreReal): Promise<void> {
     const account = m.accounts[this.accountIdx % m.accounts.length];

@@ -9,7 +9,11 @@ export class ToggleSuspension implements fc.AsyncCommand<CoreModel, CoreReal> {
   async run(m: CoreModel, r: CoreReal): Promise<void> {
     const d = m.destinations[this.destinationIdx % m.destinations.length];
     const action = d.suspended ? 'reactivate' : 'suspend';
-    const res = await r.sim.control('POST', `/destinations/${d.destination_id}/${action}`, action === 'suspend' ? { reason: 'delta screening hit' } : {});
+    const res = await r.sim.control(
+      'POST',
+      `/destinations/${d.destination_id}/${action}`,
+      action === 'suspend' ? { reason: 'delta screening hit' } : {},
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     d.suspended = !d.suspended;
     const list = await r.sim.api('GET', `/accounts/${d.account_id}/destinations?limit=100`);
