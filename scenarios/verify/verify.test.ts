@@ -181,7 +181,9 @@ describe('swapsim verify', () => {
     const url = await fronted({ hang: true });
     const r = await verify({ app_url: url, runs: 5, seed: 1, latency_limit_ms: 1_000, shrink_time_limit_ms: 1 });
     // The seconds are the handler's busy time when the relay looked: at least the limit, more on a loaded machine.
-    expect(r.failure?.headline).toMatch(/^handler exceeded [1-9]\d* s on event evt_\S+ \(account\.created\) without answering/);
+    // Usually the first delivery (account.created); which one passes the limit first is the machine's timing, and
+    // the headline names whichever it is (seen: deposit.pending, once, on a quiet machine).
+    expect(r.failure?.headline).toMatch(/^handler exceeded [1-9]\d* s on event evt_\S+ \([a-z_.]+\) without answering/);
     expect(r.failure?.kind).toBe('slow_handler');
     // Runs 1–3 ran at once (seed 1 plans run 4 alone), each ended at its own first delivery; run 1 is the one
     // reported (and replayed alone), and the runs after the failing batch are not run.
