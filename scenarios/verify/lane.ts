@@ -300,18 +300,7 @@ export async function closeLane(s: Session, sim: Sim, app_key: string): Promise<
 export async function driveLane(s: Session, lane: LaneRun, connect: () => Promise<Connection>): Promise<Outcome> {
   const { sim, profile, slot, app_key, scenario, run_no, expect } = lane;
   const relay = slot.relay;
-  const out: Outcome = {
-    ok: false,
-    wall_ms: 0,
-    interrupted: false,
-    run: null,
-    log: [],
-    records: [],
-    fired_background: [],
-    delivery_log: [],
-    more: [],
-    reached: [],
-  };
+  const out = blankOutcome();
   let slow: RelayRecord | null = null;
   // A cut ends what verify itself has in flight to the app too: the relay's deliveries and its forged ones.
   const cutting = new AbortController();
@@ -577,18 +566,23 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
   }
 }
 
+/** An outcome before anything happened: not passed, nothing recorded. */
+const blankOutcome = (): Outcome => ({
+  ok: false,
+  wall_ms: 0,
+  interrupted: false,
+  run: null,
+  log: [],
+  records: [],
+  fired_background: [],
+  delivery_log: [],
+  more: [],
+  reached: [],
+});
+
 export function errorOutcome(run_no: number, message: string): Outcome {
   return {
-    ok: false,
-    wall_ms: 0,
-    interrupted: false,
-    run: null,
-    log: [],
-    records: [],
-    fired_background: [],
-    delivery_log: [],
-    more: [],
-    reached: [],
+    ...blankOutcome(),
     finding: {
       kind: 'error',
       headline: `the run could not complete: ${message}`,
