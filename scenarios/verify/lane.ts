@@ -90,10 +90,10 @@ const CONDUCT_TEXT: Record<string, string> = {
 };
 
 /**
- * One account's deliveries leave the provider in dispatch order, each this long after the previous one was handed
- * to the socket (profile `webhook_answer_slot_stagger_ms`): whatever the app does, it receives them in the order a
- * replay will, unless its server stalls longer than this. Overlap is then what a step asks for (concurrent copies,
- * a duplicate's two copies), recorded in the case. The gap is paid per POST, retries included (an app refusing
+ * One account's deliveries leave the provider in dispatch order, each once the previous one was answered or this long
+ * after it was handed to the socket, whichever comes first (profile `webhook_answer_slot_stagger_ms`): whatever the
+ * app does, it receives them in the order a replay will, unless its server stalls longer than this. Overlap is then what a step asks for (concurrent copies,
+ * a duplicate's two copies), recorded in the case. The gap is paid per POST a slow app has not answered within it, retries included (an app refusing
  * everything costs ~500 POSTs a run: 100 ms made such a run 2 min), so it is short; an in-process receiver on a
  * busy machine kept the order at 100 ms, not always at 60 (fake-provider/resources/webhooks/answer-slot-order.test.ts).
  */

@@ -1,6 +1,7 @@
-// Profile `webhook_answer_slot_stagger_ms`: under an answer slot one account's POSTs leave in dispatch order, each a
-// fixed wall gap after the previous one was written, without waiting for answers, so a receiver that applies events
-// in arrival order sees every account's events in order (a receiver with jitter of its own shows any race).
+// Profile `webhook_answer_slot_stagger_ms`: under an answer slot one account's POSTs leave in dispatch order, each once
+// the previous one was answered or a fixed wall gap after it was written, whichever comes first (never waiting longer
+// for answers), so a receiver that applies events in arrival order sees every account's events in order (a receiver
+// with jitter of its own shows any race), and a quick receiver pays no gap.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -85,6 +86,24 @@ describe('answer slot stagger', () => {
     // Not one after another: answers of one account (and of the six) overlap in wall time.
     expect(receiver.peak()).toBeGreaterThanOrEqual(3);
   });
+
+  it('sends the next POST once the previous one was answered, not a whole gap later', async () => {
+    // A 60 s gap: waited after each of 4 POSTs it would take 3 min; a receiver answering at once pays none of it.
+    const receiver = await jitteryReceiver(0);
+    const world = newWorld({
+      seed: 'slot-order-quick',
+      clock: 'virtual',
+      profile: { ...DEFAULT_PROFILE, webhook_answer_slot_ms: 10_000, webhook_answer_slot_stagger_ms: 60_000 },
+    });
+    const org = createOrganization(world, { api_keys: ['sk_slot_order_quick_0123'] });
+    createWebhook(world, org, { url: receiver.url });
+    const ids = Array.from({ length: 4 }, (_, i) => publish(world, org.organization_id, 'acct_q', `test.step_${i}`, {}).envelope.event_id);
+    const advanced = world.sim.scheduler.advance(60_000).then(() => 'advanced');
+    const within = await Promise.race([advanced, sleep(20_000).then(() => 'still waiting after 20 s')]);
+    expect(within).toBe('advanced');
+    expect(receiver.arrived.get('acct_q')).toEqual(ids);
+    expect(receiver.peak()).toBe(1); // one after another: each left after the previous answer
+  }, 30_000);
 
   it("still sends a duplicate's two copies together, before the account's next delivery", async () => {
     const receiver = await jitteryReceiver(300);

@@ -148,8 +148,8 @@ export function post(
 /**
  * Answer slot (no journal): a delivery's copies leave together, outside the lanes (their answers land at a fixed
  * sim time, so a lane's wait and trip would only add wall time), but one account's POSTs leave in dispatch order:
- * each `stagger_ms` of wall time after the previous one of the same organization and account was handed to the socket
- * (or ended unsent), never waiting for its answer. Resolves with each copy's status, in copy order; with 0s, unsent,
+ * each once the previous one of the same organization and account was answered, or `stagger_ms` of wall time after it
+ * was handed to the socket (or ended unsent) if that comes first, never waiting longer for its answer. Resolves with each copy's status, in copy order; with 0s, unsent,
  * when `alive()` says by then that its webhook is gone (organization deleted).
  */
 export function postTogether(
@@ -167,26 +167,29 @@ export function postTogether(
   const gate = new Promise<void>((resolve) => (open = resolve));
   transport.staggered.set(key, gate);
   let unsent = copies;
-  const release = (): void => {
-    if (unsent < 0) return;
-    unsent = -1;
-    wallTimeout(stagger_ms, () => {
-      open();
-      if (transport.staggered.get(key) === gate) transport.staggered.delete(key);
-    });
+  let unanswered = copies;
+  let opened = false;
+  const openNow = (): void => {
+    if (opened) return;
+    opened = true;
+    open();
+    if (transport.staggered.get(key) === gate) transport.staggered.delete(key);
   };
+  // The next POST waits for this one's answer, or stagger_ms after it was handed to the socket if the answer is
+  // slower than that: a quick receiver is never kept waiting, a slow one never holds the account's later deliveries.
   const handed = (): void => {
-    if (--unsent === 0) release();
+    if (--unsent === 0) wallTimeout(stagger_ms, openNow);
   };
   const go = (): Promise<number[]> => {
     if (!alive()) {
-      release();
+      openNow();
       return Promise.resolve(Array.from({ length: copies }, () => 0));
     }
     return Promise.all(
       Array.from({ length: copies }, () =>
         send(req, timeout_ms, transport, handed).then((s) => {
-          release();
+          // Every copy answered (or failed before it was handed, which also ends it here).
+          if (--unanswered === 0 || unsent > 0) openNow();
           return s.status;
         }),
       ),
