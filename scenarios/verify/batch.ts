@@ -1,5 +1,5 @@
-// Verify's batches: which runs may share the app (consecutive runs up to the concurrency; a run that does
-// something app-wide goes alone), a batch run at once behind the hub (each run on its own lane, the app
+// Verify's batches: which runs may share the app (runs in order up to the concurrency; a run that does
+// something app-wide goes alone, right after the batch it was passed over by), a batch run at once behind the hub (each run on its own lane, the app
 // configured once), and the check that a failure found in a batch fails alone too, so it replays alone.
 import { randomBytes } from 'node:crypto';
 import type { Sim } from '../../lib/sim.ts';
@@ -15,20 +15,28 @@ export function runsAlone(s: VerifyScenario): boolean {
   return s.adversarial_profile || s.steps.some((st) => st.kind === 'rotate' || st.kind === 'restart' || st.kind === 'api_fault');
 }
 
-/** Consecutive runs grouped up to `concurrency`; a run that must run alone is a batch of its own. */
+/**
+ * Runs in order grouped up to `concurrency`; a run that must run alone is a batch of its own, right after the batch
+ * that passed over it (so the two app-wide runs of every ten no longer split the others into small batches). A
+ * failure is therefore reported only once every lower run has run: verify.ts confirms a batch's failure alone
+ * together with the lower alone runs still to come.
+ */
 export function planBatches<T extends { scenario: VerifyScenario }>(plan: readonly T[], concurrency: number): T[][] {
+  if (concurrency <= 1) return plan.map((p) => [p]);
   const batches: T[][] = [];
   let open: T[] = [];
+  let passed_over: T[] = [];
+  const flush = (): void => {
+    if (open.length > 0) batches.push(open);
+    for (const p of passed_over) batches.push([p]);
+    [open, passed_over] = [[], []];
+  };
   for (const p of plan) {
-    if (concurrency > 1 && !runsAlone(p.scenario)) {
-      open.push(p);
-      if (open.length >= concurrency) [batches[batches.length], open] = [open, []];
-      continue;
-    }
-    if (open.length > 0) [batches[batches.length], open] = [open, []];
-    batches.push([p]);
+    if (runsAlone(p.scenario)) passed_over.push(p);
+    else open.push(p);
+    if (open.length >= concurrency) flush();
   }
-  if (open.length > 0) batches.push(open);
+  flush();
   return batches;
 }
 

@@ -69,19 +69,20 @@ describe('swapsim verify', () => {
     expect(r.cases.every((c) => c.ok && c.steps.length > 0)).toBe(true);
     expect(r.conduct).toEqual([]);
     // Seed 1 plans its app-wide items (API faults and the adversarial profile; rotation and restart) into runs 4
-    // and 8: those go alone, the runs between them at once behind the hub.
+    // and 8: those go alone after the batch, the eight others at once behind the hub.
     expect(r.concurrency).toBe(DEFAULT_CONCURRENCY);
-    expect(r.cases.map((c) => c.batch)).toEqual([1, 1, 1, 2, 3, 3, 3, 4, 5, 5]);
+    expect(r.cases.map((c) => c.batch)).toEqual([1, 1, 1, 2, 1, 1, 1, 3, 1, 1]);
     // Every spec item was reached within the first 10 runs, as observed (coverage.test.ts: the plan repeats per 10).
     for (const row of r.coverage) expect(row.runs, row.item).not.toEqual([]);
     expect(r.coverage.map((row) => row.item)).toEqual(COVERAGE_ITEMS.map((i) => i.id));
   }, 120_000);
 
-  it('groups consecutive runs up to the concurrency, and runs app-wide scenarios alone', () => {
+  it('groups runs in order up to the concurrency, and runs app-wide scenarios alone after the batch that passed them over', () => {
     const plan = Array.from({ length: 12 }, (_, i) => ({ run: i + 1, scenario: generateScenario(1, i + 1) }));
     const sizes = (c: number) => planBatches(plan, c).map((b) => b.map((p) => p.run));
     expect(sizes(1)).toEqual(plan.map((p) => [p.run]));
-    expect(sizes(4)).toEqual([[1, 2, 3], [4], [5, 6, 7], [8], [9, 10, 11, 12]]);
+    expect(sizes(4)).toEqual([[1, 2, 3, 5], [4], [6, 7, 9, 10], [8], [11, 12]]);
+    expect(sizes(8)).toEqual([[1, 2, 3, 5, 6, 7, 9, 10], [4], [8], [11, 12]]);
     for (const b of planBatches(plan, 8)) if (b.length > 1) expect(b.some((p) => runsAlone(p.scenario))).toBe(false);
     expect(plan.filter((p) => runsAlone(p.scenario)).map((p) => p.run)).toEqual([4, 8]);
     expect(plan[3].scenario.theme).toMatch(/\bapi\.429\b/);
@@ -153,6 +154,28 @@ describe('swapsim verify', () => {
     );
   }, 90_000);
 
+  it('reports a lower alone run that its batch passed over before the batch failure above it', async () => {
+    // Seed 1: runs 1–3, 5–7 and 9 at once, then runs 4 and 8 alone. no-timestamp-check fails run 9 in the batch;
+    // retries-429-at-once fails run 4 (API faults): the run verify with --concurrency 1 reports. Run 8 is not run.
+    app = await startIntegrator({ bugs: ['no-timestamp-check', 'retries-429-at-once'] });
+    const r = await verify({ app_url: app.url, runs: 9, seed: 1, shrink_time_limit_ms: 0 });
+    expect(r.failure?.run).toBe(4);
+    expect(r.failure?.headline).toMatch(/^client conduct: retry_after_ignored: /);
+    expect(r.failure?.more.join('\n')).toMatch(
+      /^note: this run goes alone after the batch of runs 1–3, 5–7, 9 at once, and run 9 failed with: /m,
+    );
+    expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([
+      [1, true, 1],
+      [2, true, 1],
+      [3, true, 1],
+      [4, false, 2],
+      [5, true, 1],
+      [6, true, 1],
+      [7, true, 1],
+      [9, false, 1],
+    ]);
+  }, 180_000);
+
   it('fails an app that answers 500 to every signed delivery, even though it catches up from the feed', async () => {
     const url = await fronted('answer-500');
     const r = await verify({ app_url: url, runs: 1, seed: 1, shrink_time_limit_ms: 0 });
@@ -185,10 +208,10 @@ describe('swapsim verify', () => {
     // the headline names whichever it is (seen: deposit.pending, once, on a quiet machine).
     expect(r.failure?.headline).toMatch(/^handler exceeded [1-9]\d* s on event evt_\S+ \([a-z_.]+\) without answering/);
     expect(r.failure?.kind).toBe('slow_handler');
-    // Runs 1–3 ran at once (seed 1 plans run 4 alone), each ended at its own first delivery; run 1 is the one
-    // reported (and replayed alone), and the runs after the failing batch are not run.
+    // Runs 1–3 and 5 ran at once (seed 1 plans run 4 alone, after them), each ended at its own first delivery; run 1
+    // is the one reported (and replayed alone), and run 4, which would go after the failing batch, is not run.
     expect(r.runs_to_catch).toBe(1);
-    expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([1, 2, 3].map((n) => [n, false, 1]));
+    expect(r.cases.map((c) => [c.run, c.ok, c.batch])).toEqual([1, 2, 3, 5].map((n) => [n, false, 1]));
     expect(r.failure?.alone).toBeNull();
   }, 180_000);
 

@@ -9,7 +9,7 @@ import { DEFAULT_PROFILE } from '../../fake-provider/profile.ts';
 import type { WebhookEffect } from '../arbitraries/steps.ts';
 import { WALL } from '../../sim/wall.ts';
 import { confirmAlone, planBatches, runBatch } from './batch.ts';
-import { coverageTable, type CoverageRow } from './coverage.ts';
+import { compactRuns, coverageTable, type CoverageRow } from './coverage.ts';
 import { ANSWER_SLOT_MS, runOnce, sameFailure, simSeedFor, type Outcome, type RelaySlot, type Session } from './lane.ts';
 import { startRelay, type Relay, type RelayRecord } from './relay.ts';
 import { decodeCase, describeScenario, encodeCase, generateScenario, NO_BACKGROUND, type VerifyScenario, type VStep } from './scenario.ts';
@@ -40,7 +40,7 @@ export interface VerifyOptions {
   /** Sim time from a delivery attempt to the moment its answer lands (default ANSWER_SLOT_MS, 5 min). */
   answer_slot_ms?: number;
   /**
-   * Runs at once (default DEFAULT_CONCURRENCY): consecutive runs are grouped into batches, each run on its own
+   * Runs at once (default DEFAULT_CONCURRENCY): runs in order are grouped into batches, each run on its own
    * provider behind verify's hub; a run whose scenario is app-wide (rotate, restart, API faults, an adversarial
    * profile) runs alone. 1: every run alone, one after another.
    */
@@ -271,7 +271,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
       batch_runs: { batch: number; runs: number[] };
       alone: string;
     } | null = null;
-    for (const [batch_index, batch] of planBatches(plan, concurrency).entries()) {
+    const batches = planBatches(plan, concurrency);
+    for (const [batch_index, batch] of batches.entries()) {
       if (WALL.now_ms() >= session.deadline_ms) {
         report.interrupted = true;
         break;
@@ -313,33 +314,48 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         continue;
       }
       const batch_runs = batch.length > 1 ? { batch: batch_index + 1, runs: batch.map((b) => b.run) } : null;
+      // Lower runs not run yet: the alone runs this batch passed over, which come right after it.
+      const lower = batches
+        .slice(batch_index + 1)
+        .flat()
+        .filter((b) => b.run < failing!.run);
       let alone: string | null = null;
       if (batch_runs !== null) {
         // A failure is explained alone, so its replay is the run on its own. The batch's runs up to the lowest
-        // failing one run again alone, in order, and the first that fails alone is the one reported: the run
-        // verify with concurrency 1 would have reported, whenever the batch's failure is real on its own.
-        const found = await confirmAlone(
-          session,
-          batch.filter((b) => b.run <= failing!.run),
-        );
+        // failing one, and the lower alone runs it passed over, run alone in order, and the first that fails alone
+        // is the one reported: the run verify with concurrency 1 would have reported, whenever the batch's failure
+        // is real on its own.
+        const confirming = [...batch.filter((b) => b.run <= failing!.run), ...lower].sort((a, b) => a.run - b.run);
+        const found = await confirmAlone(session, confirming);
+        const at_once = `runs ${compactRuns(batch_runs.runs)} at once`;
         if (typeof found === 'object') {
-          const vcase = report.cases.find((c) => c.run === found.run)!;
-          if (vcase.ok) [vcase.ok, report.passed, report.failed] = [false, report.passed - 1, report.failed + 1];
+          let vcase = report.cases.find((c) => c.run === found.run);
+          if (vcase === undefined) {
+            // A passed-over alone run, run here for the first time.
+            vcase = {
+              run: found.run,
+              seed: String(seed),
+              ok: false,
+              steps: describeScenario(found.scenario),
+              batch: batches.findIndex((b) => b.some((x) => x.run === found.run)) + 1,
+            };
+            report.cases.push(vcase);
+            [report.runs, report.failed] = [report.runs + 1, report.failed + 1];
+            reached.push({ run: found.run, items: found.outcome.reached });
+          } else if (vcase.ok) [vcase.ok, report.passed, report.failed] = [false, report.passed - 1, report.failed + 1];
           const before = vcase === failing.vcase ? failing.outcome.finding : null;
           if (before && found.outcome.finding && before.headline !== found.outcome.finding.headline)
-            found.outcome.more.unshift(
-              `note: in its batch (runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once) this run failed with: ${before.headline}`,
-            );
+            found.outcome.more.unshift(`note: in its batch (${at_once}) this run failed with: ${before.headline}`);
           else if (vcase !== failing.vcase)
             found.outcome.more.unshift(
-              `note: in its batch (runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once) this run passed, and run ${failing.run} failed with: ${failing.outcome.finding?.headline}; run alone, this one fails`,
+              `note: ${batch.some((b) => b.run === found.run) ? `in its batch (${at_once}) this run passed` : `this run goes alone after the batch of ${at_once}`}, and run ${failing.run} failed with: ${failing.outcome.finding?.headline}; run alone, this one fails`,
             );
           failing = { ...found, vcase };
         } else {
-          const together = `batch ${batch_runs.batch}: runs ${batch_runs.runs[0]}–${batch_runs.runs.at(-1)} at once behind the hub`;
+          const together = `batch ${batch_runs.batch}: ${at_once} behind the hub`;
           alone =
             found === 'passed'
-              ? `run ${failing.run} failed only alongside other runs (${together}); run alone, ${failing.run === batch_runs.runs[0] ? `run ${failing.run} passes` : `runs ${batch_runs.runs[0]}–${failing.run} pass`}`
+              ? `run ${failing.run} failed only alongside other runs (${together}); run alone, ${confirming.length === 1 ? `run ${failing.run} passes` : `runs ${compactRuns(confirming.map((b) => b.run))} pass`}`
               : `run ${failing.run} failed alongside other runs (${together}) and the time limit passed before it could be run again alone`;
           if (found === 'passed' && !replaying) {
             company ??= { failing, batch_runs, alone };
@@ -356,6 +372,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     }
     // Only company failures: the first is the report, with the command that runs its batch again.
     if (company !== null) await report_failure(company.failing, company.batch_runs, company.alone);
+    // Passed-over alone runs ran after their batch: the cases read in run order.
+    report.cases.sort((a, b) => a.run - b.run);
     report.conduct = dedupeConduct(session.conduct);
     report.coverage = coverageTable(reached);
     report.wall_ms = Math.round(WALL.now_ms() - started);
