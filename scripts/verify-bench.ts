@@ -8,8 +8,13 @@
 // waiting for answers, and the part no sender can overlap). `--coverage` prints only the coverage table over the
 // seeds: the reference integrator's first 10 runs at each, and for every spec item the runs that reached it.
 // `--no-shrink`: the twins caught as found (run and first line), without shrinking or replays.
+// Each app runs as its own process (`swapsim example-app`, from the built dist/), as a user's app does beside
+// `swapsim verify`; `--app-in-process` runs it in the bench's process instead (one core for both).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { INTEGRATOR_STYLES, startIntegrator } from '../scenarios/examples/reference-integrator/app.ts';
+import { INTEGRATOR_STYLES, startIntegrator, type IntegratorOptions } from '../scenarios/examples/reference-integrator/app.ts';
 import { BUG_NAMES } from '../scenarios/examples/reference-integrator/bugs.ts';
 import type { RelayRecord } from '../scenarios/verify/relay.ts';
 import { DEFAULT_CONCURRENCY, verify } from '../scenarios/verify/verify.ts';
@@ -29,8 +34,34 @@ const { values } = parseArgs({
     'skip-reference': { type: 'boolean', default: false },
     'skip-styles': { type: 'boolean', default: false },
     concurrency: { type: 'string' },
+    'app-in-process': { type: 'boolean', default: false },
   },
 });
+
+/** The reference integrator (with a style, bugs or a delay) as `swapsim example-app` on a free port, or in process. */
+async function startApp(
+  o: Pick<IntegratorOptions, 'style' | 'bugs' | 'answer_delay_ms'>,
+): Promise<{ url: string; close(): Promise<void> }> {
+  if (values['app-in-process']) return startIntegrator(o);
+  const args = ['bin/swapsim.js', 'example-app', '--port', '0'];
+  if (o.style !== undefined) args.push('--style', o.style);
+  for (const bug of o.bugs ?? []) args.push('--bug', bug);
+  if (o.answer_delay_ms !== undefined) args.push('--answer-delay-ms', String(o.answer_delay_ms));
+  const child = spawn(process.execPath, args, { cwd: new URL('..', import.meta.url), stdio: ['ignore', 'pipe', 'inherit'] });
+  for await (const line of createInterface({ input: child.stdout! })) {
+    const url = /^reference integrator on (http:\/\/\S+?)[;\s]/.exec(line)?.[1];
+    if (url === undefined) continue;
+    child.stdout!.resume();
+    return {
+      url,
+      async close() {
+        child.kill('SIGTERM');
+        if (child.exitCode === null) await once(child, 'exit');
+      },
+    };
+  }
+  throw new Error(`swapsim example-app exited (${child.exitCode}) before it printed its URL: run \`node lib/build.mjs --js\` first`);
+}
 const concurrency = values.concurrency === undefined ? DEFAULT_CONCURRENCY : Number(values.concurrency);
 const seed = Number(values.seed);
 /** `--seeds 1-5` (or `1,3,7`); default the one `--seed`. */
@@ -43,7 +74,7 @@ const seeds: number[] =
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 async function reference(): Promise<void> {
-  const app = await startIntegrator();
+  const app = await startApp({});
   const r = await verify({ app_url: app.url, runs: 100, seed, concurrency });
   console.log(
     `reference integrator, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass, ${r.passed} runs`} in ${secs(r.wall_ms)}; conduct findings ${r.conduct.length}`,
@@ -54,7 +85,7 @@ async function reference(): Promise<void> {
 /** Each correct-but-unusual way to consume deliveries (app.ts IntegratorOptions.style), 100 runs. */
 async function styles(): Promise<void> {
   for (const style of INTEGRATOR_STYLES.filter((s) => s !== 'apply')) {
-    const app = await startIntegrator({ style });
+    const app = await startApp({ style });
     const r = await verify({ app_url: app.url, runs: 100, seed, concurrency });
     console.log(
       `${style} consumer, seed ${seed}, concurrency ${concurrency}: ${r.failure ? `FAIL at run ${r.runs_to_catch}: ${r.failure.headline}` : `pass, ${r.passed} runs`} in ${secs(r.wall_ms)}; conduct findings ${r.conduct.length}`,
@@ -75,7 +106,7 @@ function chosenTwins(): typeof BUG_NAMES {
 async function twins(seed: number): Promise<void> {
   console.log(`twins, seed ${seed}, 10 runs each, concurrency ${concurrency}:`);
   for (const bug of chosenTwins()) {
-    const app = await startIntegrator({ bugs: [bug] });
+    const app = await startApp({ bugs: [bug] });
     const r = await verify({ app_url: app.url, runs: 10, seed, concurrency, ...(values['no-shrink'] ? { shrink_time_limit_ms: 0 } : {}) });
     if (!r.failure) {
       console.log(`  ${bug}: NOT CAUGHT in ${r.runs} runs (${secs(r.wall_ms)})`);
@@ -125,7 +156,7 @@ function answerWaits(records: readonly RelayRecord[]): { waiting_ms: number; cha
 
 async function slowApp(delay_ms: number, runs: number): Promise<void> {
   // The reference integrator taking `delay_ms` over every webhook before it handles it: slow, and correct.
-  const app = await startIntegrator({ answer_delay_ms: delay_ms });
+  const app = await startApp({ answer_delay_ms: delay_ms });
   const url = app.url;
   const walls: number[] = [];
   const batch_walls: number[] = [];
@@ -176,7 +207,7 @@ async function slowApp(delay_ms: number, runs: number): Promise<void> {
 
 /** The reference integrator's first 10 runs at each seed: the runs that reached each spec item, as a Markdown table. */
 async function coverage(): Promise<void> {
-  const app = await startIntegrator();
+  const app = await startApp({});
   const per_seed: Array<{ seed: number; rows: CoverageRow[]; ok: boolean }> = [];
   for (const s of seeds) {
     const r = await verify({ app_url: app.url, runs: 10, seed: s, concurrency });
