@@ -1,6 +1,8 @@
 // Joined outside work (scheduler `join`): results are applied in join order, at the instant the work was
 // started, after the other tasks due then and before time moves on, whichever answer arrives first. Then the
 // bucketed timers against a reference (due_ms, task_id) scheduler: order, cancels, pending and reports.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { fc, it as propIt } from '@fast-check/vitest';
 import { createClock, createScheduler } from './index.ts';
@@ -253,6 +255,35 @@ describe('scheduler order (buckets by due ms)', () => {
       .sort((x, y) => ((x * 7919) % 97) - ((y * 7919) % 97) || x - y);
     expect(order).toEqual(want);
     expect(s.pending()).toBe(0);
+  });
+});
+
+describe('cancelled tasks', () => {
+  it('release what their closures hold long before their due time (a cancelled retry held its delivery for hours)', async () => {
+    // A full collection on demand, without starting vitest with --expose-gc.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const s = createScheduler(createClock({ start_ms: 0 }));
+    const held: WeakRef<object>[] = [];
+    const ids: number[] = [];
+    const ran: number[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const delivery = { attempt_log: new Array(64).fill(i) };
+      held.push(new WeakRef(delivery));
+      // Every tenth task stays, in the same buckets as cancelled ones (due times repeat every 100 ms).
+      const id = s.schedule(3_600_000 + (i % 100), 'webhook.attempt', () => void ran.push(delivery.attempt_log[0]));
+      if (i % 10 !== 0) ids.push(id);
+    }
+    for (const id of ids) s.cancel(id);
+    // WeakRefs read in the job that made them stay alive until it ends.
+    await new Promise((r) => setImmediate(r));
+    gc();
+    const alive = held.filter((r) => r.deref() !== undefined).length;
+    // The 300 kept, and the cancels past the last release (at most max(1024, live)) may still be held.
+    expect(alive).toBeLessThanOrEqual(300 + 1024);
+    expect(s.pending()).toBe(300);
+    expect((await s.settle(10_000_000)).ran).toBe(300);
+    expect(ran.sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, k) => k * 10));
   });
 });
 

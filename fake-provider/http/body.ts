@@ -4,6 +4,7 @@
 // oversized Content-Length refused before a byte is read, Content-Encoding (gzip, deflate, br) decoded with
 // the wire bytes counted against the limit too, and a body that does not arrive in time (408). Every failure
 // carries a `type` (the journal's vocabulary; pipeline.ts bodyApiError answers it).
+import { isUtf8 } from 'node:buffer';
 import { PassThrough, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -82,10 +83,15 @@ function guardedStream(request: FastifyRequest, answered: NodeJS.EventEmitter, p
   return out;
 }
 
-/** Parses a JSON body the way journals recorded it: empty is `{}`, any JSON value, a leading BOM dropped. */
+/**
+ * Parses a JSON body the way journals recorded it: empty is `{}`, any JSON value, a leading BOM dropped. Bytes
+ * that are not UTF-8 are refused, not replaced with U+FFFD: JSON text is UTF-8 (RFC 8259 §8.1), and a journal
+ * keeps the body as text, so a replaced byte would be stored as a character the client never sent.
+ */
 function parseJson(request: FastifyRequest, buf: Buffer): unknown {
   // Depth is judged on the bytes, before JSON.parse: nothing downstream ever walks a deep body.
   checkDepth(buf);
+  if (!isUtf8(buf)) throw bodyError('entity.not_utf8', 'the request body is not UTF-8');
   const text = buf.toString('utf8');
   request.rawBody = text;
   if (text.length === 0) return {};

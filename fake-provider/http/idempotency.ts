@@ -17,7 +17,13 @@ export interface StoredReply {
 interface Entry {
   fingerprint: string;
   created_at_ms: number;
-  reply: Promise<StoredReply>;
+  /** The answer while it is being made; then the answer as kept (`kept`) and this a resolved promise of nothing. */
+  reply: Promise<StoredReply> | null;
+  /**
+   * The answer kept for replays: its body as JSON text, the bytes the client got. The object tree it was made
+   * from held about twice as much for as long as the record lives (24 h); a replay parses it again.
+   */
+  kept: { status: number; body_json: string | undefined; headers: Record<string, string> | undefined } | null;
   /** Estimated bytes held (key, fingerprint, stored answer), counted in its queue's `bytes` once the answer is in. */
   bytes: number;
 }
@@ -130,6 +136,11 @@ export function requireKey(header: string | undefined): string {
   return header;
 }
 
+/** A kept answer as the pipeline sends it: a fresh body each replay, so nothing downstream can change the record. */
+function keptReply(kept: NonNullable<Entry['kept']>): StoredReply {
+  return { status: kept.status, body: kept.body_json === undefined ? undefined : JSON.parse(kept.body_json), headers: kept.headers };
+}
+
 /** Runs `execute` once per (org, key); later calls with the same key get its reply. */
 export async function withIdempotency(
   world: World,
@@ -147,10 +158,10 @@ export async function withIdempotency(
     if (existing.fingerprint !== print) {
       throw new ApiError('idempotency_key_reuse', 'this Idempotency-Key was used with a different request', { param: 'Idempotency-Key' });
     }
-    return { reply: await existing.reply, replayed: true };
+    return { reply: existing.kept ? keptReply(existing.kept) : await existing.reply!, replayed: true };
   }
   const reply = execute();
-  const entry: Entry = { fingerprint: print, created_at_ms: now, reply, bytes: 0 };
+  const entry: Entry = { fingerprint: print, created_at_ms: now, reply, kept: null, bytes: 0 };
   let q = store.queues.get(org_id);
   if (q === undefined) store.queues.set(org_id, (q = { items: [], head: 0, bytes: 0 }));
   // An expired record under the same key is replaced: its bytes leave the count with it.
@@ -165,8 +176,11 @@ export async function withIdempotency(
     const r = await reply;
     if (r.status === 429 || r.status >= 500) drop();
     else if (store.entries.get(id) === entry) {
+      const body_json = JSON.stringify(r.body);
+      entry.kept = { status: r.status, body_json, headers: r.headers };
+      entry.reply = null;
       // Counted once the answer is in (its size is known then), and swept to the caps at once.
-      entry.bytes = 2 * (id.length + print.length + (JSON.stringify(r.body) ?? '').length) + ENTRY_OVERHEAD_BYTES;
+      entry.bytes = 2 * (id.length + print.length + (body_json ?? '').length) + ENTRY_OVERHEAD_BYTES;
       queue.bytes += entry.bytes;
       sweepQueue(
         store,

@@ -338,6 +338,8 @@ function bodyApiError(type: string | undefined): ApiError | null {
   switch (type) {
     case 'entity.parse.failed':
       return new ApiError('invalid_parameter', 'the request body is not valid JSON');
+    case 'entity.not_utf8':
+      return new ApiError('invalid_parameter', 'the request body is not valid UTF-8 (JSON text is UTF-8)');
     // The connection closes with the answer: the rest of a refused body is never read (body.ts).
     case 'entity.too.large':
       return new ApiError('payload_too_large', 'the request body is larger than 1 MiB', { headers: { Connection: 'close' } });

@@ -1,7 +1,7 @@
 // The wire guard over a real server and raw sockets: a Content-Length past the limit is refused unread, a
 // chunked body at the limit, an oversized `Expect: 100-continue` gets its refusal (never `100 Continue`), a
-// body that never completes gets 408, a charset other than UTF-8 gets 415; each in the envelope, nothing
-// changed, and the journal replays every one of them.
+// body that never completes gets 408, a charset other than UTF-8 gets 415, bytes that are not UTF-8 get 400;
+// each in the envelope, nothing changed, and the journal replays every one of them.
 import { connect, type Socket } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,6 +136,26 @@ describe('the wire', () => {
         .status,
     ).toBe(200);
     expect(await accounts()).toBe(before + 1);
+  });
+
+  it('bytes that are not UTF-8 in a JSON body are 400 invalid_parameter, nothing created (never stored as U+FFFD)', async () => {
+    const before = await accounts();
+    for (const bad of [[0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xff], [0xe2, 0x82]]) {
+      const body = Buffer.concat([Buffer.from('{"label":"a'), Buffer.from(bad), Buffer.from('"}')]);
+      const x = open(
+        headOf('/accounts', {
+          'Content-Type': 'application/json; charset=utf-8',
+          'Content-Length': String(body.length),
+          Connection: 'close',
+        }),
+      );
+      x.socket.write(body);
+      const r = parsed(await x.closed);
+      expect(r.status, bad.join(' ')).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'invalid_parameter', type: 'invalid_request' });
+      expect(r.body.error.message).toContain('UTF-8');
+    }
+    expect(await accounts()).toBe(before);
   });
 
   it('every refusal above replays to the same answer', async () => {

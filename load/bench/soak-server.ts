@@ -2,6 +2,7 @@
 // own process, printing `{"port"}` once listening and then one JSON sample per second: RSS, heap, event-loop
 // delay (p99 and max since the last sample), clock lag (wall time elapsed minus sim time elapsed) and the
 // webhook lanes' in-flight and queued POSTs, events and transitions held. `--profile JSON` sets profile keys.
+// Run with `node --expose-gc` (soak.ts `--live-heap`), it collects fully every 20 s and samples the live heap.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serve } from '../../fake-provider/server.ts';
 import { webhookStore } from '../../fake-provider/resources/webhooks/index.ts';
@@ -23,18 +24,25 @@ const running = await serve({ clock, seed: 'soak', port: 0, profile });
 announce(running.server);
 closeOnSignal(() => running.close());
 
+/** `--expose-gc`: a full collection every 20 s, so that sample's `live_heap_mb` is what the world holds. */
+const gc = (globalThis as { gc?: () => void }).gc;
+let samples_taken = 0;
+
 const eld = monitorEventLoopDelay({ resolution: 10 });
 eld.enable();
 const wall_start_ms = Date.now();
 const sim_start_ms = running.runtime.world.sim.now_ms();
 setInterval(() => {
   const world = running.runtime.world;
+  const collected = gc !== undefined && samples_taken++ % 20 === 0;
+  if (collected) gc();
   const mem = process.memoryUsage();
   const lanes = world.stores.has('webhooks') ? webhookStore(world).transport.outbox.stats() : { in_flight: 0, queued: 0, lanes: 0 };
   const sample = {
     t_s: (Date.now() - wall_start_ms) / 1000,
     rss_mb: mem.rss / 2 ** 20,
     heap_mb: mem.heapUsed / 2 ** 20,
+    live_heap_mb: collected ? mem.heapUsed / 2 ** 20 : null,
     eld_p99_ms: eld.percentile(99) / 1e6,
     eld_max_ms: eld.max / 1e6,
     lag_ms: Date.now() - wall_start_ms - (world.sim.now_ms() - sim_start_ms),

@@ -21,6 +21,8 @@ interface Options {
   org_lifetime_s: number;
   /** Profile settings for the server (JSON), e.g. retention limits. */
   profile_json: string | null;
+  /** The server collects fully every 20 s (`--expose-gc`) and the report gives the live heap per entity held. */
+  live_heap: boolean;
 }
 
 function parseDuration(text: string): number {
@@ -39,6 +41,7 @@ function parseArgs(argv: string[]): Options {
     cpu_prof_dir: null,
     org_lifetime_s: 60,
     profile_json: null,
+    live_heap: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
@@ -63,9 +66,10 @@ function parseArgs(argv: string[]): Options {
     } else if (argv[i] === '--profile') {
       o.profile_json = v;
       i++;
-    } else
+    } else if (argv[i] === '--live-heap') o.live_heap = true;
+    else
       throw new Error(
-        `unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20, --org-lifetime 60s (0: none), --profile JSON, --cpu-prof DIR)`,
+        `unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20, --org-lifetime 60s (0: none), --profile JSON, --cpu-prof DIR, --live-heap)`,
       );
   }
   return o;
@@ -88,6 +92,8 @@ interface Sample {
   t_s: number;
   rss_mb: number;
   heap_mb: number;
+  /** After a full collection (`--live-heap`); null in the other samples. */
+  live_heap_mb: number | null;
   eld_p99_ms: number;
   eld_max_ms: number;
   lag_ms: number;
@@ -99,13 +105,33 @@ interface Sample {
   held: Record<string, number>;
 }
 
-function startServer(
-  samples: Sample[],
-  cpu_prof_dir: string | null,
-  profile_json: string | null,
-): Promise<{ url: string; stop(): Promise<void> }> {
-  const prof = cpu_prof_dir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(cpu_prof_dir)];
-  return startSampledServer(samples, profile_json === null ? [] : ['--profile', profile_json], prof);
+function startServer(samples: Sample[], o: Options): Promise<{ url: string; stop(): Promise<void> }> {
+  const prof = o.cpu_prof_dir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpu_prof_dir)];
+  const node_args = o.live_heap ? [...prof, '--expose-gc'] : prof;
+  return startSampledServer(samples, o.profile_json === null ? [] : ['--profile', o.profile_json], node_args);
+}
+
+/**
+ * The live heap (after full collections) over the run, and what it costs per delivery and per account held:
+ * the growth over the first collection, divided by what the world holds then. A ratio the machine's load
+ * (and so the request rate) moves little, unlike RSS.
+ */
+function liveHeap(samples: Sample[]): Record<string, unknown> | undefined {
+  const live = samples.filter((s) => s.live_heap_mb !== null);
+  if (live.length < 2) return undefined;
+  const [first, last] = [live[0], live.at(-1)!];
+  const grown_bytes = (last.live_heap_mb! - first.live_heap_mb!) * 2 ** 20;
+  const per = (name: string): number | null => {
+    const held = last.held[name] - first.held[name];
+    return held > 0 ? round(grown_bytes / held, 0) : null;
+  };
+  return {
+    mb: live.map((s) => round(s.live_heap_mb!)),
+    max_mb: round(max(live.map((s) => s.live_heap_mb!))),
+    bytes_per_delivery_held: per('webhooks'),
+    bytes_per_account_held: per('accounts'),
+    held_at_last: last.held,
+  };
 }
 
 async function call(url: string, method: string, path: string, key: string | null, body?: unknown, idem?: string): Promise<any> {
@@ -264,7 +290,7 @@ function slopePerMin(s: Sample[]): number {
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const samples: Sample[] = [];
-  const server = await startServer(samples, o.cpu_prof_dir, o.profile_json);
+  const server = await startServer(samples, o);
   const receivers = await Promise.all(Array.from({ length: o.orgs }, (_, i) => startReceiver(i === 0 ? 'hang' : i === 1 ? 500 : 200)));
   const orgs: Org[] = [];
   for (let i = 0; i < o.orgs; i++) orgs.push(await setupOrg(server.url, receivers[i], `soak ${i}`));
@@ -346,6 +372,7 @@ async function main(): Promise<void> {
       end: round(during.at(-1)?.heap_mb ?? 0),
       max: round(max(during.map((s) => s.heap_mb))),
     },
+    live_heap_mb: liveHeap(during),
     held_mid: during[Math.floor(during.length / 2)]?.held,
     held_end: during.at(-1)?.held,
     received: Object.fromEntries(await Promise.all(receivers.map(async (r, i) => [`slot${i}:${r.answer}`, await r.received()] as const))),

@@ -321,7 +321,7 @@ export const MUTANTS: readonly Mutant[] = [
     edits: [
       {
         file: IDEMPOTENCY,
-        find: '    return { reply: await existing.reply, replayed: true };',
+        find: '    return { reply: existing.kept ? keptReply(existing.kept) : await existing.reply!, replayed: true };',
         replace: '    return { reply: await execute(), replayed: true };',
       },
     ],

@@ -41,7 +41,7 @@ interface AttemptRecord {
   http_status: number;
   /** Requests actually sent: 0 when dropped, 2 when duplicated. */
   copies: number;
-  effects: SendEffect[];
+  effects: readonly SendEffect[];
   /** The delivery's state right after this attempt (in_flight until its answer comes), for timelines. */
   state: DeliveryState;
 }
@@ -58,7 +58,7 @@ export interface Delivery {
   /** The scheduler task that will run the next attempt; null when none is scheduled. */
   task_id: number | null;
   /** Effects fired for an attempt that a delay/reorder postponed: applied when it finally goes out. */
-  held_effects: SendEffect[] | null;
+  held_effects: readonly SendEffect[] | null;
   attempt_log: AttemptRecord[];
   ended_at_ms: number | null;
 }
@@ -187,7 +187,8 @@ function createDelivery(world: World, webhook: Webhook, event: StoredEvent, due_
   const delivery_id = world.newId('dlv');
   const initial = deliveryLifecycle.start<DeliveryEffect>(world, delivery_id, {
     due_ms,
-    retry_schedule_ms: [...world.profile.webhook_retry_schedule_ms],
+    // The profile's own (read-only) array: a copy per delivery was an array per delivery held for 72 h.
+    retry_schedule_ms: world.profile.webhook_retry_schedule_ms,
     retry_window_ms: world.profile.webhook_retry_window_ms,
   });
   const d: Delivery = {
@@ -243,6 +244,8 @@ function fireFaults(world: World, d: Delivery, event: StoredEvent): { postpone_m
   return { postpone_ms, effects };
 }
 
+const NO_EFFECTS: readonly SendEffect[] = Object.freeze([]);
+
 const is2xx = (status: number): boolean => status >= 200 && status <= 299;
 
 /**
@@ -282,11 +285,13 @@ function runAttempt(world: World, delivery_id: string, task_id: number): void | 
   d.held_effects = null;
   const at_ms = world.sim.now_ms();
   step(world, d, { type: 'ATTEMPT', at_ms });
-  const sent: SendEffect[] = effects;
+  // Most attempts fire no fault: they share one empty list instead of holding one each.
+  const sent: readonly SendEffect[] = effects.length === 0 ? NO_EFFECTS : effects;
   // Logged as the attempt starts (the machine counts it then), completed when its answer comes: on a realtime
   // clock the answer comes while other work runs, and the log must agree with the machine meanwhile.
   const record: AttemptRecord = { at_ms, http_status: 0, copies: 0, effects: sent, state: deliveryState(d) };
-  d.attempt_log.push(record);
+  // Grown by one exactly: a pushed-to `[]` reserves 17 slots, and most deliveries log one or two attempts.
+  d.attempt_log = d.attempt_log.length === 0 ? [record] : [...d.attempt_log, record];
 
   const finish = (copies: number, statuses: number[]): void => {
     // Dropped while its POST was out (its organization deleted, or past retention): nothing to record.
