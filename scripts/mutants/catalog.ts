@@ -139,7 +139,7 @@ export const MUTANTS: readonly Mutant[] = [
     edits: [
       {
         file: ZAPS,
-        find: "  if (z.expires_at_ms !== null) z.expiry_task_id = world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire', () => expire(world, z));",
+        find: "  if (z.expires_at_ms !== null) z.expiry_task_id = world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire', { zap_id });",
         replace: '',
       },
     ],
@@ -459,8 +459,8 @@ export const MUTANTS: readonly Mutant[] = [
     edits: [
       {
         file: 'fake-provider/resources/rfqs/model.ts',
-        find: "world.sim.scheduler.schedule(\n    expires_at_ms,\n    'quote.expire',",
-        replace: "world.sim.scheduler.schedule(\n    expires_at_ms + 1,\n    'quote.expire',",
+        find: "world.sim.scheduler.schedule(expires_at_ms, 'quote.expire',",
+        replace: "world.sim.scheduler.schedule(expires_at_ms + 1, 'quote.expire',",
       },
       {
         file: 'fake-provider/resources/rfqs/model.ts',
