@@ -44,6 +44,8 @@ export interface Scheduler {
   settle(max_ms: number): Promise<RunReport>;
   /** Runs whatever is due at the current time (used after API calls in realtime mode). */
   runDue(): Promise<RunReport>;
+  /** Runs `fn` between two runs (never while a task is half done or joined work is out): a snapshot's copy. */
+  exclusive<T>(fn: () => T): Promise<T>;
   /**
    * Outside work a running task started without waiting for it (a webhook POST). The run carries on with
    * the tasks due at the same instant; before the clock moves on (or the run ends, or too many are in
@@ -456,6 +458,10 @@ class SimScheduler implements Scheduler {
 
   runDue(): Promise<RunReport> {
     return this.serialized(() => this.runUntil(this.clock.now_ms(), false));
+  }
+
+  exclusive<T>(fn: () => T): Promise<T> {
+    return this.serialized(async () => fn());
   }
 
   startRealtime(onAdvance?: (ms: number) => void): () => void {

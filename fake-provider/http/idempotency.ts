@@ -17,7 +17,10 @@ export interface StoredReply {
 interface Entry {
   fingerprint: string;
   created_at_ms: number;
-  reply: Promise<StoredReply>;
+  /** The answer once it is in (then `reply` is dropped: a record is data, which a snapshot of the world copies). */
+  answer: StoredReply | null;
+  /** The answer in flight, until it is in. */
+  reply: Promise<StoredReply> | null;
   /** Estimated bytes held (key, fingerprint, stored answer), counted in its queue's `bytes` once the answer is in. */
   bytes: number;
 }
@@ -147,10 +150,10 @@ export async function withIdempotency(
     if (existing.fingerprint !== print) {
       throw new ApiError('idempotency_key_reuse', 'this Idempotency-Key was used with a different request', { param: 'Idempotency-Key' });
     }
-    return { reply: await existing.reply, replayed: true };
+    return { reply: existing.answer ?? (await existing.reply!), replayed: true };
   }
   const reply = execute();
-  const entry: Entry = { fingerprint: print, created_at_ms: now, reply, bytes: 0 };
+  const entry: Entry = { fingerprint: print, created_at_ms: now, answer: null, reply, bytes: 0 };
   let q = store.queues.get(org_id);
   if (q === undefined) store.queues.set(org_id, (q = { items: [], head: 0, bytes: 0 }));
   // An expired record under the same key is replaced: its bytes leave the count with it.
@@ -163,6 +166,8 @@ export async function withIdempotency(
   };
   try {
     const r = await reply;
+    entry.answer = r;
+    entry.reply = null;
     if (r.status === 429 || r.status >= 500) drop();
     else if (store.entries.get(id) === entry) {
       // Counted once the answer is in (its size is known then), and swept to the caps at once.
