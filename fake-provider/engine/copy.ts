@@ -31,7 +31,8 @@ export class NotCopyable extends Error {}
  */
 export function deepCopy<T>(root: T, replace: ReadonlyMap<object, unknown> = new Map()): T {
   const seen = new Map<object, unknown>(replace);
-  const path: string[] = [];
+  // The keys down to the object being copied, for an error's message only (kept raw: no string per index).
+  const path: Array<string | number> = [];
   const copy = <V>(value: V): V => {
     if (typeof value !== 'object' || value === null) return value;
     const done = seen.get(value);
@@ -90,7 +91,7 @@ export function deepCopy<T>(root: T, replace: ReadonlyMap<object, unknown> = new
     if (typeof v !== 'object' || v === null) return v;
     const done = seen.get(v);
     if (done !== undefined) return done;
-    path.push(String(k));
+    path.push(k);
     const out = copyObject(v);
     path.pop();
     return out;
@@ -113,4 +114,4 @@ export function deepCopy<T>(root: T, replace: ReadonlyMap<object, unknown> = new
   return copy(root);
 }
 
-const where = (path: string[]): string => (path.length === 0 ? '(the root)' : path.join('.'));
+const where = (path: ReadonlyArray<string | number>): string => (path.length === 0 ? '(the root)' : path.join('.'));
