@@ -11,7 +11,7 @@ import { type Clock, wallNow_ms } from './clock.ts';
 type Call = () => void | Promise<void>;
 
 /** Runs a data task: the handler registered for `kind`, given the task's arguments and its id. */
-export type TaskRunner = (kind: string, args: unknown, task_id: number) => void | Promise<void>;
+type TaskRunner = (kind: string, args: unknown, task_id: number) => void | Promise<void>;
 
 /** The protocol `deepCopy` (fake-provider/engine/copy.ts) uses for objects that know how to copy themselves. */
 export const COPY = Symbol.for('swapsim.copy');
@@ -388,8 +388,7 @@ class SimScheduler implements Scheduler {
 
   [COPY](copy: CopyFn): Scheduler {
     const busy = Object.entries(this.uncopyable());
-    if (busy.length > 0)
-      throw new Error(`the scheduler has outside work in flight (${busy.map(([k, n]) => `${n} ${k}`).join(', ')})`);
+    if (busy.length > 0) throw new Error(`the scheduler has outside work in flight (${busy.map(([k, n]) => `${n} ${k}`).join(', ')})`);
     const out = new SimScheduler(copy(this.clock));
     // Pending tasks' arguments are copied with the world (shared references stay shared); spent slots hold null.
     const timers = this.timers.copy((payload) => copy(payload));

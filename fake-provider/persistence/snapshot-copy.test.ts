@@ -129,7 +129,14 @@ describe('snapshot of a busy world', () => {
 
   it('outside work in flight (a request held by a delay fault) is 409 snapshot_busy and changes nothing', async () => {
     const sim = opened(await startTestSim({ seed: 'snap-held' }));
-    ok(await sim.control('POST', '/faults', { target: 'http', match: { method: 'POST', path: '/v1/accounts' }, effect: { delay_ms: 5_000 } }), 'fault');
+    ok(
+      await sim.control('POST', '/faults', {
+        target: 'http',
+        match: { method: 'POST', path: '/v1/accounts' },
+        effect: { delay_ms: 5_000 },
+      }),
+      'fault',
+    );
     const held = sim.api('POST', '/accounts', { body: { label: 'held' } });
     // The held request's task is on the clock before the snapshot is asked for.
     while (sim.running.runtime.world.sim.scheduler.pending() === 0) await new Promise((r) => setTimeout(r, 5));

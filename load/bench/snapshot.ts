@@ -95,9 +95,15 @@ async function main(): Promise<void> {
     .map((x) => x.toFixed(2))
     .join(' ');
   console.log(`load average: ${load} (${new Date().toISOString()})`);
-  console.log(`snapshot (POST /_sim/snapshots, a copy of the world):  ${taken.ms.toFixed(0)} ms (CPU ${taken.cpu_ms.toFixed(0)} ms; target 1000)`);
-  console.log(`restore (POST …/restore, a copy of the snapshot):      ${restored.ms.toFixed(0)} ms (CPU ${restored.cpu_ms.toFixed(0)} ms; target 1000)`);
-  console.log(`the ${after} requests after the snapshot (${ok} answered 200), sent again after the restore: ${identical} of ${after} byte-identical`);
+  console.log(
+    `snapshot (POST /_sim/snapshots, a copy of the world):  ${taken.ms.toFixed(0)} ms (CPU ${taken.cpu_ms.toFixed(0)} ms; target 1000)`,
+  );
+  console.log(
+    `restore (POST …/restore, a copy of the snapshot):      ${restored.ms.toFixed(0)} ms (CPU ${restored.cpu_ms.toFixed(0)} ms; target 1000)`,
+  );
+  console.log(
+    `the ${after} requests after the snapshot (${ok} answered 200), sent again after the restore: ${identical} of ${after} byte-identical`,
+  );
   console.log(
     `the trades' table alone (${table.length} trades): deepCopy ${copy_ms.toFixed(0)} ms, structuredClone ${clone_ms.toFixed(0)} ms, v8 serialize+deserialize ${serialize_ms.toFixed(0)} ms`,
   );

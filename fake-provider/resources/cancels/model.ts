@@ -153,7 +153,10 @@ defineTask('cancel.finality', (world, { cancel_id, faults }: CancelTask) => {
 });
 
 function scheduleBroadcast(world: World, c: Cancel): void {
-  world.sim.scheduler.schedule(c.snapshot.context.broadcast_due_ms, 'cancel.broadcast', { cancel_id: c.cancel_id, faults: null } satisfies CancelTask);
+  world.sim.scheduler.schedule(c.snapshot.context.broadcast_due_ms, 'cancel.broadcast', {
+    cancel_id: c.cancel_id,
+    faults: null,
+  } satisfies CancelTask);
 }
 
 export interface LaunchInput {
