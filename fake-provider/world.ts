@@ -5,7 +5,7 @@ import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore, type StoredEvent } from './engine/events.ts';
 import { createTransitionLog, type TransitionLog } from './engine/transition-log.ts';
 import { drawId, drawIdParts, type IdParts } from './engine/ids.ts';
-import { runTask } from './engine/tasks.ts';
+import { runTask } from './engine/task-registry.ts';
 import type { SelfEndpoint } from './network.ts';
 
 export interface RateLimits {

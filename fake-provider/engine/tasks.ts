@@ -3,10 +3,7 @@
 // handler that world and the task's arguments (ids and plain values). Nothing a task needs is captured in a
 // closure, so a world's pending work is copied with it (a snapshot, copy.ts).
 import type { World } from '../world.ts';
-
-type Handler = (world: World, args: never, task_id: number) => void | Promise<void>;
-
-const handlers = new Map<string, Handler>();
+import { registerTask } from './task-registry.ts';
 
 /**
  * Registers `handler` for the task kinds given (several labels may share one handler: a swap step's label
@@ -16,15 +13,5 @@ export function defineTask<A>(
   kinds: string | readonly string[],
   handler: (world: World, args: A, task_id: number) => void | Promise<void>,
 ): void {
-  for (const kind of typeof kinds === 'string' ? [kinds] : kinds) {
-    if (handlers.has(kind)) throw new Error(`task kind ${kind} has a handler already`);
-    handlers.set(kind, handler as Handler);
-  }
-}
-
-/** Runs a data task of `world` (its scheduler's runner, set when the world is made). */
-export function runTask(world: World, kind: string, args: unknown, task_id: number): void | Promise<void> {
-  const handler = handlers.get(kind);
-  if (handler === undefined) throw new Error(`no handler for the task kind ${kind}`);
-  return handler(world, args as never, task_id);
+  registerTask(typeof kinds === 'string' ? [kinds] : kinds, handler as (world: never, args: never, task_id: number) => void);
 }
