@@ -127,8 +127,9 @@ describe('snapshot of a busy world', () => {
     expect(await script(sim, busy)).toEqual(first);
   }, 60_000);
 
-  it('outside work in flight (a request held by a delay fault) is 409 snapshot_busy and changes nothing', async () => {
+  it('outside work in flight (a request held by a delay fault) is 409 snapshot_busy and changes nothing; a restore drops it', async () => {
     const sim = opened(await startTestSim({ seed: 'snap-held' }));
+    const base = ok(await sim.control('POST', '/snapshots'), 'snapshot').snapshot_id;
     ok(
       await sim.control('POST', '/faults', {
         target: 'http',
@@ -144,10 +145,13 @@ describe('snapshot of a busy world', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('snapshot_busy');
     expect(refused.body.error.message).toContain('1 http.delay');
-    expect((await sim.control('GET', '/snapshots')).body.snapshots).toEqual([]);
-    await sim.advance(5_000);
-    expect((await held).status).toBe(200);
-    expect((await sim.control('POST', '/snapshots')).status).toBe(200);
+    expect((await sim.control('GET', '/snapshots')).body.snapshots.map((x: any) => x.snapshot_id)).toEqual([base]);
+    // A restore is not refused: the held request goes with the world it was held in, answered 503.
+    ok(await sim.control('POST', `/snapshots/${base}/restore`), 'restore');
+    const dropped = await held;
+    expect(dropped.status).toBe(503);
+    expect(dropped.body.error.code).toBe('service_unavailable');
+    expect((await sim.api('GET', '/accounts')).body.accounts).toEqual([]);
   }, 30_000);
 
   it('a copy refuses what it cannot take along: a call on the clock, a promise', () => {

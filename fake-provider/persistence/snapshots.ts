@@ -61,14 +61,18 @@ function inFlight(world: World): Record<string, number> {
   return busy;
 }
 
-/** A copy of `world` with the outside taken from `into` (the world itself, for an image; the server's, to restore). */
-function copyWorld(world: World, into: World): World {
+/** Refuses (409 snapshot_busy) while the world has outside work in flight, naming it. */
+function requireSettled(world: World): void {
   const busy = Object.entries(inFlight(world));
   if (busy.length > 0)
     throw new ApiError(
       'snapshot_busy',
       `outside work is in flight (${busy.map(([kind, n]) => `${n} ${kind}`).join(', ')}): a copy of the world cannot take it along; retry once it has landed`,
     );
+}
+
+/** A copy of `world` with the outside taken from `into` (the world itself, for an image; the server's, to restore). */
+function copyWorld(world: World, into: World): World {
   let copy: World;
   try {
     copy = deepCopy(world, outsideOf(world, into));
@@ -86,6 +90,7 @@ function copyWorld(world: World, into: World): World {
  */
 export function takeSnapshot(world: World, request_id: string): Promise<Snapshot> {
   return world.sim.scheduler.exclusive(() => {
+    requireSettled(world);
     const snapshot_id = world.newId('snap');
     const kept: Kept = { snapshot_id, request_id, created_at_ms: world.sim.now_ms(), image: copyWorld(world, world) };
     snapshotStore(world).byId.set(snapshot_id, kept);
@@ -123,7 +128,11 @@ function restoredWorld(current: World, snapshot: Snapshot): World {
   return world;
 }
 
-/** Puts the restored world in the runtime's place (as a reset does with a fresh one), between two clock steps. */
+/**
+ * Puts the restored world in the runtime's place (as a reset does with a fresh one), between two clock steps. The
+ * image had nothing in flight when it was taken; what the world it replaces has in flight goes with that world
+ * (held requests are answered 503, as on a reset; a webhook answer still out lands in the world it came from).
+ */
 export function restoreSnapshot(runtime: Runtime, snapshot_id: string): Promise<World> {
   const current = runtime.world;
   const snapshot = requireSnapshot(current, snapshot_id);
