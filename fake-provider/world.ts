@@ -5,6 +5,7 @@ import type { Profile } from './profile.ts';
 import { createEventStore, type EventStore, type StoredEvent } from './engine/events.ts';
 import { createTransitionLog, type TransitionLog } from './engine/transition-log.ts';
 import { drawId, drawIdParts, type IdParts } from './engine/ids.ts';
+import { runTask } from './engine/task-registry.ts';
 import type { SelfEndpoint } from './network.ts';
 
 export interface RateLimits {
@@ -92,6 +93,7 @@ class SimWorld implements World {
     this.endpoint = endpoint ?? { host: null, port: null };
     this.ids = sim.rng.fork('ids');
     this.requestIds = sim.rng.fork('request-ids');
+    runTasksOf(this);
   }
 
   nextSeq(): number {
@@ -109,6 +111,11 @@ class SimWorld implements World {
   newIdParts(): IdParts {
     return drawIdParts(this.ids, ++this.idCounter);
   }
+}
+
+/** The world's scheduler runs its data tasks with this world (a copied world is given its own, copy-world.ts). */
+export function runTasksOf(world: World): void {
+  world.sim.scheduler.runWith((kind, args, task_id) => runTask(world, kind, args, task_id));
 }
 
 export function createWorld(opts: { sim: SimKernel; profile: Profile; endpoint?: SelfEndpoint }): World {

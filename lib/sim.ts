@@ -33,13 +33,13 @@ export interface CreateSimOptions {
   from?: string;
   until_line?: number;
   /**
-   * Journal the sim to this file (as `swapsim serve --journal`): it can then be replayed, reopened with `from`,
-   * and snapshotted (`sim.snapshot()` needs a journal). Holds the keys and secrets of the run.
+   * Journal the sim to this file (as `swapsim serve --journal`): it can then be replayed or reopened with `from`,
+   * as one run, snapshots and restores included. Holds the keys and secrets of the run.
    */
   journal_path?: string;
 }
 
-/** A snapshot of the whole sim: a position in its journal (docs/persistence.md#snapshots). */
+/** A snapshot of the whole sim: a copy of its world (docs/persistence.md#snapshots). */
 interface SimSnapshot {
   snapshot_id: string;
   request_id: string;
@@ -158,7 +158,7 @@ export interface Sim {
   /** Registers the organization's active webhook; the secret is shown once, here. */
   webhook(url: string): Promise<{ webhook_id: string; secret: string }>;
   /**
-   * Takes a snapshot of the whole sim (needs `journal_path` or `from` with `journal_path`): build an expensive
+   * Takes a snapshot of the whole sim (a copy of its world; no journal needed): build an expensive
    * world once, then `restore` it before each test.
    */
   snapshot(): Promise<SimSnapshot>;

@@ -22,10 +22,10 @@ describe('scheduler join', () => {
     const log: string[] = [];
     const a = later<string>();
     const b = later<string>();
-    s.schedule(t0 + 10, 'start-a', () => s.join(a.promise, (r) => log.push(`${r}@${clock.now_ms() - t0}`)));
-    s.schedule(t0 + 10, 'start-b', () => s.join(b.promise, (r) => log.push(`${r}@${clock.now_ms() - t0}`)));
-    s.schedule(t0 + 10, 'same-instant', () => void log.push(`same@${clock.now_ms() - t0}`));
-    s.schedule(t0 + 20, 'later', () => void log.push(`later@${clock.now_ms() - t0}`));
+    s.scheduleCall(t0 + 10, 'start-a', () => s.join(a.promise, (r) => log.push(`${r}@${clock.now_ms() - t0}`)));
+    s.scheduleCall(t0 + 10, 'start-b', () => s.join(b.promise, (r) => log.push(`${r}@${clock.now_ms() - t0}`)));
+    s.scheduleCall(t0 + 10, 'same-instant', () => void log.push(`same@${clock.now_ms() - t0}`));
+    s.scheduleCall(t0 + 20, 'later', () => void log.push(`later@${clock.now_ms() - t0}`));
     const run = s.advance(100);
     // b answers first, then a: the order applied must still be a, b.
     setImmediate(() => {
@@ -43,10 +43,10 @@ describe('scheduler join', () => {
     const s = createScheduler(clock);
     const t0 = clock.now_ms();
     const log: string[] = [];
-    s.schedule(t0 + 5, 'start', () =>
+    s.scheduleCall(t0 + 5, 'start', () =>
       s.join(Promise.resolve(1), () => {
         log.push('applied');
-        s.after(0, 'follow-up', () => void log.push(`follow-up@${clock.now_ms() - t0}`));
+        s.afterCall(0, 'follow-up', () => void log.push(`follow-up@${clock.now_ms() - t0}`));
       }),
     );
     await s.settle(1_000);
@@ -59,7 +59,7 @@ describe('scheduler join', () => {
     const s = createScheduler(clock);
     const t0 = clock.now_ms();
     const applied: number[] = [];
-    for (let i = 0; i < 200; i++) s.schedule(t0 + 1, 'start', () => s.join(Promise.resolve(i), (r) => void applied.push(r)));
+    for (let i = 0; i < 200; i++) s.scheduleCall(t0 + 1, 'start', () => s.join(Promise.resolve(i), (r) => void applied.push(r)));
     await s.advance(10);
     expect(applied).toEqual(Array.from({ length: 200 }, (_, i) => i));
   });
@@ -91,7 +91,7 @@ function referenceScheduler(clock: ReturnType<typeof createClock>) {
     return report;
   };
   return {
-    schedule(due_ms: number, kind: string, fn: () => void): number {
+    scheduleCall(due_ms: number, kind: string, fn: () => void): number {
       tasks.push({ task_id: ++seq, due_ms: Math.max(due_ms, clock.now_ms()), kind, run: fn });
       return seq;
     },
@@ -135,7 +135,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: 'settle' as const }) },
 );
 
-type Driven = Pick<ReturnType<typeof referenceScheduler>, 'schedule' | 'cancel' | 'pending' | 'nextDue_ms' | 'advance' | 'settle'>;
+type Driven = Pick<ReturnType<typeof referenceScheduler>, 'scheduleCall' | 'cancel' | 'pending' | 'nextDue_ms' | 'advance' | 'settle'>;
 
 /** Runs a script against one scheduler and returns everything observable: run order and times, reports, cancels, pending. */
 async function drive(make: (clock: ReturnType<typeof createClock>) => Driven, scripts: TaskScript[], steps: Step[]): Promise<unknown[]> {
@@ -152,14 +152,14 @@ async function drive(make: (clock: ReturnType<typeof createClock>) => Driven, sc
       if (spawned < 200) {
         for (const child of script.children) {
           spawned++;
-          seen.push(['id', s.schedule(clock.now_ms() + child.offset_ms, scripts[child.script].kind, task(child.script))]);
+          seen.push(['id', s.scheduleCall(clock.now_ms() + child.offset_ms, scripts[child.script].kind, task(child.script))]);
         }
       }
       if (script.cancel !== null) seen.push(['cancel', script.cancel, s.cancel(script.cancel)]);
     };
   for (const step of steps) {
     if (step.op === 'schedule')
-      seen.push(['id', s.schedule(clock.now_ms() + step.offset_ms, scripts[step.script].kind, task(step.script))]);
+      seen.push(['id', s.scheduleCall(clock.now_ms() + step.offset_ms, scripts[step.script].kind, task(step.script))]);
     else if (step.op === 'cancel') seen.push(['cancel', step.id, s.cancel(step.id)]);
     else if (step.op === 'advance') seen.push(['advance', await s.advance(step.ms), clock.now_ms()]);
     else seen.push(['settle', await s.settle(1_000), clock.now_ms()]);
@@ -183,13 +183,13 @@ describe('scheduler order (buckets by due ms)', () => {
     const clock = createClock({ start_ms: 0 });
     const s = createScheduler(clock);
     const log: string[] = [];
-    s.schedule(10, 'x', () => {
+    s.scheduleCall(10, 'x', () => {
       log.push('first');
-      s.schedule(10, 'x', () => void log.push('added-same-ms'));
-      s.schedule(3, 'x', () => void log.push('added-past-due'));
+      s.scheduleCall(10, 'x', () => void log.push('added-same-ms'));
+      s.scheduleCall(3, 'x', () => void log.push('added-past-due'));
     });
-    s.schedule(10, 'x', () => void log.push('second'));
-    s.schedule(9, 'x', () => void log.push('earlier'));
+    s.scheduleCall(10, 'x', () => void log.push('second'));
+    s.scheduleCall(9, 'x', () => void log.push('earlier'));
     await s.settle(100);
     expect(log).toEqual(['earlier', 'first', 'second', 'added-same-ms', 'added-past-due']);
     expect(clock.now_ms()).toBe(10);
@@ -200,11 +200,11 @@ describe('scheduler order (buckets by due ms)', () => {
     const s = createScheduler(clock);
     const log: string[] = [];
     // 1000 and 1256 share a slot of the 256-slot cache: the second task at 1000 opens a second bucket there.
-    s.schedule(1000, 'x', () => void log.push('a1'));
-    s.schedule(1256, 'x', () => void log.push('b1'));
-    s.schedule(1000, 'x', () => void log.push('a2'));
-    s.schedule(1256, 'x', () => void log.push('b2'));
-    s.schedule(1000, 'x', () => void log.push('a3'));
+    s.scheduleCall(1000, 'x', () => void log.push('a1'));
+    s.scheduleCall(1256, 'x', () => void log.push('b1'));
+    s.scheduleCall(1000, 'x', () => void log.push('a2'));
+    s.scheduleCall(1256, 'x', () => void log.push('b2'));
+    s.scheduleCall(1000, 'x', () => void log.push('a3'));
     await s.settle(10_000);
     expect(log).toEqual(['a1', 'a2', 'a3', 'b1', 'b2']);
   });
@@ -213,8 +213,8 @@ describe('scheduler order (buckets by due ms)', () => {
     const clock = createClock({ start_ms: 0 });
     const s = createScheduler(clock);
     const ran: number[] = [];
-    const ids = Array.from({ length: 3 }, (_, i) => s.schedule(50, 'y', () => void ran.push(i)));
-    const later = s.schedule(500, 'z', () => void ran.push(99));
+    const ids = Array.from({ length: 3 }, (_, i) => s.scheduleCall(50, 'y', () => void ran.push(i)));
+    const later = s.scheduleCall(500, 'z', () => void ran.push(99));
     expect(s.cancel(ids[1])).toBe(true);
     expect(s.cancel(ids[1])).toBe(false);
     expect(s.cancel(ids[2] + 0.5)).toBe(false);
@@ -233,7 +233,7 @@ describe('scheduler order (buckets by due ms)', () => {
   it('reports kinds in first-seen order when runs of kinds interleave', async () => {
     const clock = createClock({ start_ms: 0 });
     const s = createScheduler(clock);
-    for (const kind of ['b', 'b', 'a', 'b', 'c', 'a']) s.schedule(1, kind, () => undefined);
+    for (const kind of ['b', 'b', 'a', 'b', 'c', 'a']) s.scheduleCall(1, kind, () => undefined);
     const report = await s.advance(5);
     expect(Object.entries(report.kinds)).toEqual([
       ['b', 3],
@@ -247,7 +247,7 @@ describe('scheduler order (buckets by due ms)', () => {
     const s = createScheduler(clock);
     const order: number[] = [];
     const ids: number[] = [];
-    for (let i = 0; i < 20_000; i++) ids.push(s.schedule((i * 7919) % 97, 'k', () => void order.push(i)));
+    for (let i = 0; i < 20_000; i++) ids.push(s.scheduleCall((i * 7919) % 97, 'k', () => void order.push(i)));
     for (let i = 0; i < 20_000; i += 3) s.cancel(ids[i]);
     await s.settle(1_000);
     const want = Array.from({ length: 20_000 }, (_, i) => i)
@@ -271,7 +271,7 @@ describe('cancelled tasks', () => {
       const delivery = { attempt_log: new Array(64).fill(i) };
       held.push(new WeakRef(delivery));
       // Every tenth task stays, in the same buckets as cancelled ones (due times repeat every 100 ms).
-      const id = s.schedule(3_600_000 + (i % 100), 'webhook.attempt', () => void ran.push(delivery.attempt_log[0]));
+      const id = s.scheduleCall(3_600_000 + (i % 100), 'webhook.attempt', () => void ran.push(delivery.attempt_log[0]));
       if (i % 10 !== 0) ids.push(id);
     }
     for (const id of ids) s.cancel(id);
@@ -294,13 +294,13 @@ describe('scheduler owners', () => {
     const t0 = clock.now_ms();
     const log: string[] = [];
     s.runAs('org_a', () => {
-      s.schedule(t0 + 10, 'a1', () => {
+      s.scheduleCall(t0 + 10, 'a1', () => {
         log.push(`a1 as ${s.owner()}`);
-        s.after(10, 'a2', () => void log.push('a2'));
+        s.afterCall(10, 'a2', () => void log.push('a2'));
       });
     });
-    s.runAs('org_b', () => s.schedule(t0 + 15, 'b1', () => void log.push(`b1 as ${s.owner()}`)));
-    s.schedule(t0 + 15, 'none', () => void log.push(`none as ${s.owner()}`));
+    s.runAs('org_b', () => s.scheduleCall(t0 + 15, 'b1', () => void log.push(`b1 as ${s.owner()}`)));
+    s.scheduleCall(t0 + 15, 'none', () => void log.push(`none as ${s.owner()}`));
     expect(s.owner()).toBeNull();
     await s.advance(12);
     expect(log).toEqual(['a1 as org_a']);
@@ -333,7 +333,7 @@ describe('scheduler owners', () => {
       const s = createScheduler(clock);
       const t0 = clock.now_ms();
       const ran: number[] = [];
-      tasks.forEach(([due, who], i) => s.runAs(who, () => s.schedule(t0 + due, 'k', () => void ran.push(i))));
+      tasks.forEach(([due, who], i) => s.runAs(who, () => s.scheduleCall(t0 + due, 'k', () => void ran.push(i))));
       s.cancelOwned('org_a');
       await s.advance(100);
       const expected = tasks

@@ -2,15 +2,22 @@
 // `advance`/`settle` run due work one task at a time, awaiting each (a webhook attempt is a task), and
 // are serialized so two control calls never interleave. Tasks carry an owner (an organization), so a
 // deleted organization's pending work can be cancelled. The realtime driver lives here too.
+// A task is data: its kind and plain arguments (ids, numbers), run by the handler the world registered for
+// its kind (`runWith`), so a world's pending work can be copied with it (a snapshot). A task that waits on
+// outside work (a held request, a webhook answer in flight) is a call (`scheduleCall`), which a copy refuses.
 import { type Clock, wallNow_ms } from './clock.ts';
 
-interface Task {
-  readonly task_id: number;
-  readonly due_ms: number;
-  /** A short label for timelines and `settle` reports, e.g. `deposit.confirm`. */
-  readonly kind: string;
-  readonly run: () => void | Promise<void>;
-}
+/** A task that is a call: outside work in flight, and tests. A scheduler holding one cannot be copied. */
+type Call = () => void | Promise<void>;
+
+/** Runs a data task: the handler registered for `kind`, given the task's arguments and its id. */
+type TaskRunner = (kind: string, args: unknown, task_id: number) => void | Promise<void>;
+
+/** The protocol `deepCopy` (fake-provider/engine/copy.ts) uses for objects that know how to copy themselves. */
+export const COPY = Symbol.for('swapsim.copy');
+
+/** What `deepCopy` passes to a `[COPY]` method: copies a value reached from the object, shared references kept. */
+export type CopyFn = <T>(value: T) => T;
 
 interface RunReport {
   ran: number;
@@ -20,8 +27,14 @@ interface RunReport {
 }
 
 export interface Scheduler {
-  schedule(due_ms: number, kind: string, run: Task['run']): number;
-  after(delay_ms: number, kind: string, run: Task['run']): number;
+  /** A task of `kind` due at `due_ms` (or now, if that is past), its `args` plain data: the runner runs it. */
+  schedule(due_ms: number, kind: string, args?: unknown): number;
+  after(delay_ms: number, kind: string, args?: unknown): number;
+  /** A task that is a call (outside work in flight, tests): same order as data tasks; not copyable. */
+  scheduleCall(due_ms: number, kind: string, run: Call): number;
+  afterCall(delay_ms: number, kind: string, run: Call): number;
+  /** Who runs data tasks (a world: the handler of each kind, given that world). */
+  runWith(runner: TaskRunner): void;
   cancel(task_id: number): boolean;
   pending(): number;
   nextDue_ms(): number | undefined;
@@ -31,6 +44,8 @@ export interface Scheduler {
   settle(max_ms: number): Promise<RunReport>;
   /** Runs whatever is due at the current time (used after API calls in realtime mode). */
   runDue(): Promise<RunReport>;
+  /** Runs `fn` between two runs (never while a task is half done or joined work is out): a snapshot's copy. */
+  exclusive<T>(fn: () => T): Promise<T>;
   /**
    * Outside work a running task started without waiting for it (a webhook POST). The run carries on with
    * the tasks due at the same instant; before the clock moves on (or the run ends, or too many are in
@@ -49,17 +64,24 @@ export interface Scheduler {
   owner(): string | null;
   /** Cancels every pending task `owner` owns (an organization deleted); returns how many. */
   cancelOwned(owner: string): number;
+  /**
+   * Kinds of pending call tasks and joined work in flight, with counts: what keeps this scheduler from being
+   * copied (empty when it can be).
+   */
+  uncopyable(): Record<string, number>;
+  /** Its copy (pending tasks, ids, order) on `copy`'s copy of its clock; throws when `uncopyable` is not empty. */
+  [COPY](copy: CopyFn): Scheduler;
 }
 
 const TASK_BOUND = 1_000_000;
 /** Joined outside work in flight at once, at most (a bound on sockets and memory, not on correctness). */
 const JOIN_BOUND = 64;
-/** What a run or cancelled slot holds, so a bucket does not keep a spent closure (and what it captured) alive. */
-const NOOP = (): void => undefined;
+/** What a run or cancelled slot holds, so a bucket does not keep spent arguments (or a call's captures) alive. */
+const NOOP = null;
 /**
- * Cancelled tasks whose closures a bucket may still hold before they are all released (see `cancel`). A
- * cancelled webhook retry held its delivery, attempt log and machine snapshot until its due time, hours on:
- * in the soak, a fifth of the live heap was deleted organizations' retries.
+ * Cancelled tasks whose arguments or calls a bucket may still hold before they are all released (see `cancel`).
+ * A cancelled webhook retry held its delivery, attempt log and machine snapshot until its due time, hours on:
+ * in the soak, a fifth of the live heap was deleted organizations' retries (when tasks were closures).
  */
 const CANCELLED_HELD_MIN = 1024;
 /** Spent buckets kept for reuse, at most (after a burst of distinct due times the rest go to the GC). */
@@ -68,16 +90,17 @@ const SPARE_BOUND = 1024;
 const SLOTS = 256;
 
 /**
- * Tasks due at one sim ms, in scheduling order: `items` holds (task_id, kind, run, owner) quadruples one
- * after another (one array per bucket, not an object per task) and `next` is the read cursor into it.
+ * Tasks due at one sim ms, in scheduling order: `items` holds (task_id, kind, args or call, owner) quadruples
+ * one after another (one array per bucket, not an object per task) and `next` is the read cursor into it.
+ * A call is told from data by its type: arguments are never functions.
  */
 interface Bucket {
   due_ms: number;
-  items: Array<number | string | Task['run'] | null>;
+  items: unknown[];
   next: number;
 }
 
-/** Items per task in a bucket: task_id, kind, run, owner. */
+/** Items per task in a bucket: task_id, kind, args or call, owner. */
 const STRIDE = 4;
 
 /**
@@ -95,7 +118,7 @@ class Timers {
   // Spent buckets are reused: a lifecycle alone in the world opens a bucket for most of its tasks.
   private readonly spare: Bucket[] = [];
 
-  push(task_id: number, due_ms: number, kind: string, run: Task['run'], owner: string | null): void {
+  push(task_id: number, due_ms: number, kind: string, run: unknown, owner: string | null): void {
     const rem = due_ms % SLOTS;
     const slot = rem >= 0 ? rem | 0 : 0;
     let b = this.slots[slot];
@@ -137,6 +160,21 @@ class Timers {
   /** Every bucket still in the heap (spent ones included), in no order. */
   buckets(): readonly Bucket[] {
     return this.heap;
+  }
+
+  /**
+   * The same buckets in the same heap positions (so the heap order holds as it is), each slot's payload put
+   * through `payload`. The slot cache starts empty: a task then opens a new bucket at a due ms that already
+   * has one, whose ids all exceed the older bucket's, so the order of tasks is unchanged.
+   */
+  copy(payload: (value: unknown) => unknown): Timers {
+    const out = new Timers();
+    for (const b of this.heap) {
+      const items = b.items.slice();
+      for (let i = 2; i < items.length; i += STRIDE) items[i] = payload(items[i]);
+      out.heap.push({ due_ms: b.due_ms, items, next: b.next });
+    }
+    return out;
   }
 
   // Sift with a hole (one write per level) rather than swapping pairs.
@@ -197,6 +235,12 @@ class PendingBits {
   clear(id: number): void {
     this.bits[id >>> 3] &= ~(1 << (id & 7));
   }
+
+  copy(): PendingBits {
+    const out = new PendingBits();
+    out.bits = this.bits.slice();
+    return out;
+  }
 }
 
 /**
@@ -216,6 +260,9 @@ class SimScheduler implements Scheduler {
   /** Who owns what is scheduled now (see `runAs`). */
   private current_owner: string | null = null;
   private joined: Array<{ work: Promise<unknown>; apply: (result: unknown) => void }> = [];
+  private runner: TaskRunner = (kind) => {
+    throw new Error(`no runner for the data task ${kind}: a world's scheduler runs its tasks (runWith)`);
+  };
 
   constructor(private readonly clock: Clock) {}
 
@@ -264,11 +311,12 @@ class SimScheduler implements Scheduler {
       const i = next.next;
       next.next = i + STRIDE;
       const kind = next.items[i + 1] as string;
-      const run = next.items[i + 2] as Task['run'];
+      const payload = next.items[i + 2];
+      const task_id = next.items[i] as number;
       const task_owner = next.items[i + 3] as string | null;
       next.items[i + 2] = NOOP;
       next.items[i + 3] = null;
-      this.pendingIds.clear(next.items[i] as number);
+      this.pendingIds.clear(task_id);
       this.live--;
       clock.setNow(next.due_ms);
       report.ran++;
@@ -283,7 +331,7 @@ class SimScheduler implements Scheduler {
       this.current_owner = task_owner;
       let pending: void | Promise<void>;
       try {
-        pending = run();
+        pending = typeof payload === 'function' ? (payload as Call)() : this.runner(kind, payload, task_id);
       } finally {
         this.current_owner = outer;
       }
@@ -302,17 +350,58 @@ class SimScheduler implements Scheduler {
     return next;
   }
 
-  schedule(due_ms: number, kind: string, run: Task['run']): number {
+  schedule(due_ms: number, kind: string, args: unknown = null): number {
+    // Arguments are data: a function here would run as a call and make the world uncopyable unseen.
+    if (typeof args === 'function') throw new TypeError(`task ${kind}: arguments are data; a call is scheduleCall's`);
+    return this.push(due_ms, kind, args);
+  }
+
+  after(delay_ms: number, kind: string, args: unknown = null): number {
+    return this.schedule(this.clock.now_ms() + Math.max(0, delay_ms), kind, args);
+  }
+
+  scheduleCall(due_ms: number, kind: string, run: Call): number {
+    return this.push(due_ms, kind, run);
+  }
+
+  afterCall(delay_ms: number, kind: string, run: Call): number {
+    return this.push(this.clock.now_ms() + Math.max(0, delay_ms), kind, run);
+  }
+
+  private push(due_ms: number, kind: string, payload: unknown): number {
     const task_id = ++this.seq;
     const now = this.clock.now_ms();
-    this.timers.push(task_id, Math.max(due_ms, now), kind, run, this.current_owner);
+    this.timers.push(task_id, Math.max(due_ms, now), kind, payload, this.current_owner);
     this.pendingIds.set(task_id);
     this.live++;
     return task_id;
   }
 
-  after(delay_ms: number, kind: string, run: Task['run']): number {
-    return this.schedule(this.clock.now_ms() + Math.max(0, delay_ms), kind, run);
+  runWith(runner: TaskRunner): void {
+    this.runner = runner;
+  }
+
+  uncopyable(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const b of this.timers.buckets()) {
+      for (let i = b.next; i < b.items.length; i += STRIDE) {
+        if (typeof b.items[i + 2] !== 'function' || !this.pendingIds.has(b.items[i] as number)) continue;
+        const kind = b.items[i + 1] as string;
+        out[kind] = (out[kind] ?? 0) + 1;
+      }
+    }
+    if (this.joined.length > 0) out.joined = this.joined.length;
+    return out;
+  }
+
+  [COPY](copy: CopyFn): Scheduler {
+    const busy = Object.entries(this.uncopyable());
+    if (busy.length > 0) throw new Error(`the scheduler has outside work in flight (${busy.map(([k, n]) => `${n} ${k}`).join(', ')})`);
+    const out = new SimScheduler(copy(this.clock));
+    // Pending tasks' arguments are copied with the world (shared references stay shared); spent slots hold null.
+    const timers = this.timers.copy((payload) => copy(payload));
+    Object.assign(out, { timers, pendingIds: this.pendingIds.copy(), live: this.live, seq: this.seq });
+    return out;
   }
 
   join<T>(work: Promise<T>, apply: (result: T) => void): void {
@@ -391,6 +480,10 @@ class SimScheduler implements Scheduler {
 
   runDue(): Promise<RunReport> {
     return this.serialized(() => this.runUntil(this.clock.now_ms(), false));
+  }
+
+  exclusive<T>(fn: () => T): Promise<T> {
+    return this.serialized(async () => fn());
   }
 
   startRealtime(onAdvance?: (ms: number) => void): () => void {

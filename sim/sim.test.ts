@@ -61,10 +61,10 @@ describe('scheduler', () => {
     const clock = createClock({ start_ms: 0 });
     const s = createScheduler(clock);
     const log: string[] = [];
-    s.schedule(20, 'b', () => void log.push(`b@${clock.now_ms()}`));
-    s.schedule(10, 'a', () => void log.push(`a@${clock.now_ms()}`));
-    s.schedule(20, 'c', () => void log.push(`c@${clock.now_ms()}`));
-    s.schedule(100, 'late', () => void log.push('late'));
+    s.scheduleCall(20, 'b', () => void log.push(`b@${clock.now_ms()}`));
+    s.scheduleCall(10, 'a', () => void log.push(`a@${clock.now_ms()}`));
+    s.scheduleCall(20, 'c', () => void log.push(`c@${clock.now_ms()}`));
+    s.scheduleCall(100, 'late', () => void log.push('late'));
     const r = await s.advance(50);
     expect(log).toEqual(['a@10', 'b@20', 'c@20']);
     expect(clock.now_ms()).toBe(50);
@@ -76,10 +76,10 @@ describe('scheduler', () => {
     const clock = createClock({ start_ms: 0 });
     const s = createScheduler(clock);
     const log: number[] = [];
-    s.schedule(5, 'first', async () => {
+    s.scheduleCall(5, 'first', async () => {
       await new Promise((r) => setImmediate(r));
       log.push(clock.now_ms());
-      s.after(5, 'second', () => void log.push(clock.now_ms()));
+      s.afterCall(5, 'second', () => void log.push(clock.now_ms()));
     });
     await s.advance(20);
     expect(log).toEqual([5, 10]);
@@ -88,10 +88,10 @@ describe('scheduler', () => {
   it('settle stops when idle and cancel removes a task', async () => {
     const clock = createClock({ start_ms: 0 });
     const s = createScheduler(clock);
-    const id = s.schedule(10, 'x', () => {
+    const id = s.scheduleCall(10, 'x', () => {
       throw new Error('cancelled task ran');
     });
-    s.schedule(30, 'y', () => undefined);
+    s.scheduleCall(30, 'y', () => undefined);
     expect(s.cancel(id)).toBe(true);
     expect(s.cancel(id)).toBe(false);
     const r = await s.settle(1_000);
@@ -102,8 +102,8 @@ describe('scheduler', () => {
   it('settle respects its bound when work keeps coming', async () => {
     const clock = createClock({ start_ms: 0 });
     const s = createScheduler(clock);
-    const tick = (): void => void s.after(10, 'tick', tick);
-    s.after(10, 'tick', tick);
+    const tick = (): void => void s.afterCall(10, 'tick', tick);
+    s.afterCall(10, 'tick', tick);
     const r = await s.settle(100);
     expect(clock.now_ms()).toBe(100);
     expect(r.ran).toBe(10);
@@ -114,11 +114,11 @@ describe('scheduler', () => {
     const clock = createClock({ start_ms: 0 });
     const s = createScheduler(clock);
     const log: string[] = [];
-    s.schedule(10, 'slow', async () => {
+    s.scheduleCall(10, 'slow', async () => {
       await new Promise((r) => setImmediate(r));
       log.push('slow-done');
     });
-    s.schedule(15, 'next', () => void log.push('next'));
+    s.scheduleCall(15, 'next', () => void log.push('next'));
     await Promise.all([s.advance(12), s.advance(12)]);
     expect(log).toEqual(['slow-done', 'next']);
     expect(clock.now_ms()).toBe(24);
@@ -190,7 +190,7 @@ describe('realtime driver', () => {
     const clock = createClock({ mode: 'realtime', start_ms: 0, speed: 50 });
     const s = createScheduler(clock);
     let ran = false;
-    s.schedule(200, 'due', () => void (ran = true));
+    s.scheduleCall(200, 'due', () => void (ran = true));
     let moved = 0;
     const stop = s.startRealtime((ms) => (moved += ms));
     try {

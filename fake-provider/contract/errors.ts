@@ -34,8 +34,8 @@ const FIXED_STATUS = {
   forbidden: 403,
   not_found: 404,
   route_not_found: 404,
-  // Control plane: snapshots are positions in the server's journal, so they need one (`--journal`, `--state`).
-  journal_required: 409,
+  // Control plane: a snapshot cannot copy outside work in flight (a held request, a webhook answer): retry later.
+  snapshot_busy: 409,
   // POST /_sim/clock/speed on a virtual clock, which has no speed (it moves only when advanced).
   clock_not_realtime: 409,
   payload_too_large: 413,

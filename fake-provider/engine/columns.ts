@@ -1,6 +1,7 @@
 // Growable columns of numbers a store keeps by the million (a year of minutes of prices per asset): each
 // value packed exactly into one double, so a long column is a flat number array rather than an array of
 // BigInts or of small arrays. What goes in comes out, exactly; a value that would not is refused.
+import { COPY } from './copy.ts';
 
 /** 10^i as BigInt, for i up to 40: the exponents a packed decimal can carry. */
 const POW10: readonly bigint[] = Array.from({ length: 41 }, (_, i) => 10n ** BigInt(i));
@@ -19,8 +20,15 @@ function digitsOf(x: bigint): number {
  * into one double as mantissa × 64 + exponent. `significant` must keep the mantissa exact (at most 13 digits).
  */
 export class DecimalColumn {
-  readonly #values: number[] = [];
+  #values: number[] = [];
   readonly #significant: number;
+
+  /** Its copy (a world's snapshot, copy.ts). */
+  [COPY](): DecimalColumn {
+    const out = new DecimalColumn(this.#significant);
+    out.#values = this.#values.slice();
+    return out;
+  }
 
   constructor(significant: number) {
     if (!Number.isInteger(significant) || significant < 1 || 10 ** significant * EXPONENTS > Number.MAX_SAFE_INTEGER) {
@@ -51,10 +59,18 @@ export class DecimalColumn {
  * ppm fractions); a pair beyond it (a profile walking prices by more than 200% a minute) is kept aside as it is.
  */
 export class PairColumn {
-  readonly #values: number[] = [];
+  #values: number[] = [];
   readonly #bound: number;
   /** Pairs that do not pack, by index (their slot holds NaN). */
   #wide: Map<number, [number, number]> | undefined;
+
+  /** Its copy (a world's snapshot, copy.ts); a wide pair is never changed, so the copy shares it. */
+  [COPY](): PairColumn {
+    const out = new PairColumn(this.#bound);
+    out.#values = this.#values.slice();
+    out.#wide = this.#wide === undefined ? undefined : new Map(this.#wide);
+    return out;
+  }
 
   constructor(bound: number) {
     if (!Number.isInteger(bound) || bound < 1 || bound * bound > Number.MAX_SAFE_INTEGER)

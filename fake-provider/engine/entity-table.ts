@@ -4,15 +4,16 @@
 import { IdIndex } from './id-index.ts';
 import { LazyIndex } from './lazy-index.ts';
 import { UniqueIndex, type KeyFields } from './unique-index.ts';
+import { COPY, type CopyFn } from './copy.ts';
 
 export class EntityTable<V> {
-  readonly #byId: IdIndex<V>;
+  #byId: IdIndex<V>;
   readonly #idOf: (value: V) => string;
   /** Every entity in creation order (empty when the table keeps no list). */
   readonly list: V[] = [];
   readonly #keepsList: boolean;
-  readonly #unique: UniqueIndex<V>[] = [];
-  readonly #lookups: LazyIndex<unknown, V>[] = [];
+  #unique: UniqueIndex<V>[] = [];
+  #lookups: LazyIndex<unknown, V>[] = [];
 
   /**
    * `prefix`: the ids' (`trd` for `trd_…`); `idOf` reads an entity's id (a module-level function: one for
@@ -27,6 +28,19 @@ export class EntityTable<V> {
 
   get size(): number {
     return this.#byId.size;
+  }
+
+  /**
+   * Its copy (a world's snapshot, copy.ts): the same entities' copies in the same order, and its indexes'
+   * copies, which the store also names (`byTxHash`) and so must be the same objects the store's copy holds.
+   */
+  [COPY](copy: CopyFn): EntityTable<V> {
+    const out = new EntityTable<V>('', this.#idOf, { keepsList: this.#keepsList });
+    out.#byId = copy(this.#byId);
+    (out as { list: V[] }).list = copy(this.list);
+    out.#unique = this.#unique.map(copy);
+    out.#lookups = this.#lookups.map(copy);
+    return out;
   }
 
   get(id: string): V | undefined {

@@ -2,6 +2,7 @@
 // event feed, account activity and webhook replay. Events are stored as columns on publish (publish.ts),
 // never edited, and read as frozen envelopes; `retain` drops events (a deleted organization's, those past retention).
 import { exactCounter, formatId, parseId, type IdParts } from './ids.ts';
+import { COPY, type CopyFn } from './copy.ts';
 
 export interface EventEnvelope {
   event_id: string;
@@ -295,6 +296,11 @@ class EventAt implements StoredEvent {
   get seq(): number {
     return this.columns.seq.get(this.index);
   }
+
+  /** Its copy reads the copied columns; its envelope is made again on first use. */
+  [COPY](copy: CopyFn): EventAt {
+    return new EventAt(copy(this.columns), this.index);
+  }
 }
 
 /** Events at the given positions of the columns (all of them when `positions` is null). */
@@ -348,6 +354,19 @@ class ColumnEventStore implements EventStore {
   private lastAt: EventAt | undefined;
   private lastCounter = -1;
   readonly byId: EventIndex = { get: (event_id) => this.find(event_id), has: (event_id) => this.find(event_id) !== undefined };
+
+  /**
+   * Its copy (a world's snapshot, copy.ts): the columns' copy (events' data are entities: the copy's are the
+   * copied entities). `byId` closes over its store, so the copy makes its own; the last event published is
+   * found again by search, which gives an equal event.
+   */
+  [COPY](copy: CopyFn): ColumnEventStore {
+    const out = new ColumnEventStore();
+    out.columns = copy(this.columns);
+    out.view = new EventView(out.columns, null);
+    out.dropped_count = this.dropped_count;
+    return out;
+  }
 
   get all(): EventList {
     return this.view;

@@ -4,6 +4,7 @@
 // (number-fields.ts).
 import { counterAfterPrefix } from './ids.ts';
 import { shareNumberFields } from './number-fields.ts';
+import { COPY, type CopyFn } from './copy.ts';
 
 /**
  * World ids (ids.ts) end in a counter and the world's counter only grows (world.ts
@@ -15,9 +16,9 @@ import { shareNumberFields } from './number-fields.ts';
  * first, then those, each in insertion order.
  */
 export class IdIndex<V> {
-  readonly #prefix: string;
+  #prefix: string;
   readonly #idOf: (value: V) => string;
-  readonly #values: V[] = [];
+  #values: V[] = [];
   #counters = new Uint32Array(64);
   #late: Map<string, V> | undefined;
 
@@ -29,6 +30,16 @@ export class IdIndex<V> {
 
   get size(): number {
     return this.#values.length + (this.#late?.size ?? 0);
+  }
+
+  /** Its copy, holding the copies of its values (a world's snapshot, copy.ts). */
+  [COPY](copy: CopyFn): IdIndex<V> {
+    const out = new IdIndex<V>('', this.#idOf);
+    out.#prefix = this.#prefix;
+    out.#values = copy(this.#values);
+    out.#counters = this.#counters.slice();
+    out.#late = copy(this.#late);
+    return out;
   }
 
   get(id: string): V | undefined {

@@ -9,7 +9,8 @@
 //   the machine for the invariant checker and the coverage test.
 // - Events: `publish`, `publishDerived` (data rebuilt from the entity on read), `selectEvents`.
 // - Columns: `DecimalColumn` and `PairColumn`, numbers kept by the million (price tapes).
-// - Scheduler task labels: `taskLabels(kinds, steps)`.
+// - Scheduler task labels: `taskLabels(kinds, steps)`; tasks as data: `defineTask(kinds, handler)` registers
+//   the handler a world's scheduler runs for a kind (a task is its kind and plain arguments, never a closure).
 
 export { EntityTable, entityStore } from './entity-table.ts';
 export { dropFromMap as dropWhere } from './retain.ts';
@@ -19,4 +20,5 @@ export { matchesFilter, publish, publishDerived, selectEvents, type EventFilter 
 export type { EventEnvelope, EventList, StoredEvent } from './events.ts';
 export { DecimalColumn, PairColumn } from './columns.ts';
 export { taskLabels } from './labels.ts';
+export { defineTask } from './tasks.ts';
 export { ed25519PublicKey, secp256k1PublicKey, type Secp256k1PublicKey } from './keys.ts';

@@ -1,5 +1,6 @@
 // A secondary index a store rarely reads (a deposit by its transaction hash): built from the store's list
 // on the first lookup and kept up to date from then on, so until someone asks an entity costs no Map entry.
+import { COPY, type CopyFn } from './copy.ts';
 
 /** Key → the latest value added under it, as a Map kept from the start would answer. */
 export class LazyIndex<K, V> {
@@ -32,5 +33,12 @@ export class LazyIndex<K, V> {
   /** Values left the list (an organization deleted): the map is made again on the next lookup. */
   reset(): void {
     this.#map = undefined;
+  }
+
+  /** Its copy over the copied list (a world's snapshot, copy.ts); a built map is copied, not built again. */
+  [COPY](copy: CopyFn): LazyIndex<K, V> {
+    const out = new LazyIndex(copy(this.list), this.keyOf);
+    out.#map = copy(this.#map);
+    return out;
   }
 }

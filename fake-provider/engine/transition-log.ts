@@ -3,6 +3,7 @@
 // interned `kind|from|event|to`, at_ms; 10 bytes a transition while they fit narrow columns). Readers get
 // `{kind, entity_id, from, event, to, at_ms}` records. `forget` drops the records of entities that went.
 import { idCounter } from './ids.ts';
+import { COPY } from './copy.ts';
 
 export interface TransitionRecord {
   kind: string;
@@ -79,20 +80,49 @@ const U32_LIMIT = 2 ** 32;
 /** Slots of the transition log's row hints (a power of two; 128 KiB a world). */
 const RECENT_ROWS = 1 << 15;
 
+/** Everything a log holds: a fresh log's, or a copy's (a snapshot of the world, copy.ts). */
+interface LogState {
+  entities: string[];
+  tuples: Tuple[];
+  codes: Map<string, number>;
+  rowOf: Uint32Array[];
+  codeOf: Array<Uint16Array | Uint32Array>;
+  atOf: Array<Uint32Array | Float64Array>;
+  wideCodes: boolean;
+  absoluteAt: boolean;
+  base_ms: number;
+  n: number;
+  counters: Uint32Array;
+  maxCounter: number;
+  lateRows: Map<string, number> | null;
+  recentRows: Int32Array;
+}
+
 export function createTransitionLog(): TransitionLog {
-  const entities: string[] = [];
-  const tuples: Tuple[] = [];
-  const codes = new Map<string, number>();
-  // Record i sits at offset `i & CHUNK_MASK` of chunk `i >>> CHUNK_BITS` of each column.
-  const rowOf: Uint32Array[] = [new Uint32Array(1024)];
+  return logOf({
+    entities: [],
+    tuples: [],
+    codes: new Map(),
+    rowOf: [new Uint32Array(1024)],
+    codeOf: [new Uint16Array(1024)],
+    atOf: [new Uint32Array(1024)],
+    wideCodes: false,
+    absoluteAt: false,
+    base_ms: NaN,
+    n: 0,
+    counters: new Uint32Array(1024),
+    maxCounter: -1,
+    lateRows: null,
+    recentRows: new Int32Array(RECENT_ROWS).fill(-1),
+  });
+}
+
+function logOf(state: LogState): TransitionLog {
+  const { entities, tuples, codes, rowOf, recentRows } = state;
+  // Record i sits at offset `i & CHUNK_MASK` of chunk `i >>> CHUNK_BITS` of each column (rowOf, codeOf, atOf).
   // Narrow while it fits: interned tuples below 65,536 take 2 bytes; times are ms after the first
   // record's in 4 bytes (49 days), and the column turns into absolute Float64 times beyond that.
-  let codeOf: Array<Uint16Array | Uint32Array> = [new Uint16Array(1024)];
-  let atOf: Array<Uint32Array | Float64Array> = [new Uint32Array(1024)];
-  let wideCodes = false;
-  let absoluteAt = false;
-  let base_ms = NaN;
-  let n = 0;
+  let { codeOf, atOf, wideCodes, absoluteAt, base_ms, n } = state;
   const atMs = (c: number, o: number): number => (absoluteAt ? atOf[c][o] : base_ms + atOf[c][o]);
   const storeAt = (c: number, o: number, at_ms: number): void => {
     if (!absoluteAt) {
@@ -114,13 +144,10 @@ export function createTransitionLog(): TransitionLog {
   // Entities start in about the order their ids are drawn, so `counters[row]` (the id's counter, 4 bytes
   // a row) is non-decreasing and a binary search finds the row; an id that does not continue the order
   // (drawn before the last row's, or not a world id) repeats the previous counter and goes to `lateRows`.
-  let counters = new Uint32Array(1024);
-  let maxCounter = -1;
-  let lateRows: Map<string, number> | null = null;
-  // The row last given to an id of each counter residue: tried before the search (a batch steps entities
-  // made thousands of rows back, 17 probes of a cold array each). A slot is only a hint: the id at the row
-  // it names must be the one asked for, so a slot overwritten or left stale by `forget` costs a search.
-  const recentRows = new Int32Array(RECENT_ROWS).fill(-1);
+  let { counters, maxCounter, lateRows } = state;
+  // recentRows: the row last given to an id of each counter residue, tried before the search (a batch steps
+  // entities made thousands of rows back, 17 probes of a cold array each). A slot is only a hint: the id at
+  // the row it names must be the one asked for, so a slot overwritten or left stale by `forget` costs a search.
 
   const code = (key: string, tuple?: Tuple): number => {
     let c = codes.get(key);
@@ -288,6 +315,24 @@ export function createTransitionLog(): TransitionLog {
       }
       return out;
     },
-  };
+    // Interned tuples are never changed once made: the copy shares them.
+    [COPY]: () =>
+      logOf({
+        entities: entities.slice(),
+        tuples: tuples.slice(),
+        codes: new Map(codes),
+        rowOf: rowOf.map((c) => c.slice()),
+        codeOf: codeOf.map((c) => c.slice()),
+        atOf: atOf.map((c) => c.slice()),
+        wideCodes,
+        absoluteAt,
+        base_ms,
+        n,
+        counters: counters.slice(),
+        maxCounter,
+        lateRows: lateRows === null ? null : new Map(lateRows),
+        recentRows: recentRows.slice(),
+      }),
+  } as TransitionLog;
   return log;
 }

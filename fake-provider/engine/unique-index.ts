@@ -1,6 +1,7 @@
 // A unique index over a list a store already keeps (the credits' once-per-source guard): finds the value
 // whose key fields equal the ones asked for, without a Map entry per value or a joined key string per
 // lookup. The fields are declared by name; the first one, a string, is hashed.
+import { COPY, type CopyFn } from './copy.ts';
 
 /** The fields a value is found by: one to three of its string fields, the first hashed. */
 export type KeyFields<V> =
@@ -59,6 +60,17 @@ export class UniqueIndex<V> {
     if ((this.#count + 1) * 4 > (this.#table.length >> 1) * 3) this.#grow();
     place(this.#table, this.#hash(this.#list[position][this.#f0] as string), position + 1);
     this.#count++;
+  }
+
+  /** Its copy over the copied list (a world's snapshot, copy.ts): the same table, nothing rehashed. */
+  [COPY](copy: CopyFn): UniqueIndex<V> {
+    const fields = [this.#f0, this.#f1, this.#f2].filter((f) => f !== undefined) as unknown as KeyFields<V>;
+    const out = new UniqueIndex(copy(this.#list), fields);
+    out.#table = this.#table.slice();
+    out.#count = this.#count;
+    out.#lastKey = this.#lastKey;
+    out.#lastHash = this.#lastHash;
+    return out;
   }
 
   /** Indexes the list again from scratch, after values left it (an organization deleted). */

@@ -63,7 +63,7 @@ const heldRequests = defineStore('http-held-requests', () => new Map<number, (er
 export function holdOnSimClock<T>(world: World, delay_ms: number, work: () => Promise<T>): Promise<T> {
   const held = heldRequests(world);
   return new Promise<T>((resolve, reject) => {
-    const task_id = world.sim.scheduler.after(delay_ms, 'http.delay', () => {
+    const task_id = world.sim.scheduler.afterCall(delay_ms, 'http.delay', () => {
       held.delete(task_id);
       return work().then(resolve, reject);
     });

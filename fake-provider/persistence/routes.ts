@@ -20,11 +20,11 @@ export function snapshotRoutes(runtime: Runtime) {
       method: 'post',
       path: '/snapshots',
       tag,
-      summary: 'Take a snapshot of the whole server (a position in its journal)',
+      summary: 'Take a snapshot of the whole server (a copy of its world)',
       body: noFields,
       response: z.object({ request_id: z.string(), snapshot_id: z.string(), snapshot }),
-      handler: (_i, { world, request_id }) => {
-        const s = takeSnapshot(world, request_id);
+      handler: async (_i, { world, request_id }) => {
+        const s = await takeSnapshot(world, request_id);
         return { body: { snapshot_id: s.snapshot_id, snapshot: s } };
       },
     }),

@@ -1,6 +1,7 @@
 // Snapshots (snapshots.ts, routes.ts): a world restored from a snapshot answers the requests that followed the
 // snapshot byte for byte as the world did then (request ids included); a journal holding restores replays as
-// one run; a server without a journal, an unknown or deleted snapshot are refused in the envelope.
+// one run; a server without a journal takes and restores them too; an unknown or deleted snapshot is refused in
+// the envelope. A busy world's copy: snapshot-copy.test.ts.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,12 +72,15 @@ describe('snapshots', () => {
     }
   }, 60_000);
 
-  it('refuses without a journal (409 journal_required), an unknown or deleted snapshot (404), and changes nothing', async () => {
+  it('needs no journal; refuses an unknown or deleted snapshot (404) and a body with fields (400), changing nothing', async () => {
     const bare = opened(await startTestSim({ seed: 'snap-bare' }));
-    const refused = await bare.control('POST', '/snapshots');
-    expect(refused.status).toBe(409);
-    expect(refused.body.error.code).toBe('journal_required');
-    expect((await bare.control('GET', '/snapshots')).body.snapshots).toEqual([]);
+    const taken = await bare.control('POST', '/snapshots');
+    expect(taken.status).toBe(200);
+    const label = async () => (await bare.api('GET', '/accounts')).body.accounts.map((a: any) => a.label);
+    await bare.api('POST', '/accounts', { body: { label: 'after' } });
+    expect(await label()).toEqual(['after']);
+    expect((await bare.control('POST', `/snapshots/${taken.body.snapshot_id}/restore`)).status).toBe(200);
+    expect(await label()).toEqual([]);
     const sim = opened(
       await startTestSim({ seed: 'snap-errors', journal_path: join(mkdtempSync(join(tmpdir(), 'swapsim-snap-')), 'run.jsonl') }),
     );

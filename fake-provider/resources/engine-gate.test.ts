@@ -3,7 +3,8 @@
 // source files so do typed-array storage, bit tricks and comments about V8 or allocation: those belong
 // behind engine/index.ts. Uint8Array is allowed: keys, hashes and address encodings are bytes by their
 // own specs, not a storage layout. A format defined on bits (EIP-55's checksum nibbles) is listed below
-// with its reason.
+// with its reason. Scheduled work is data (a kind and plain arguments, engine/tasks.ts) so a world can be
+// copied: a call on the clock (`scheduleCall`, `afterCall`) only where it waits on outside work, listed too.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +20,13 @@ const TYPED_ARRAY =
 const BIT_TRICK = />>>?=?\s*[\w$]|<<=?\s*[\w$]|Math\.(?:imul|clz32|fround)\b|\|\s*0(?![.\dxXbBoO])\b|&\s*0x[\da-fA-F]+|~~/;
 const ENGINE_TALK =
   /\bV8\b|TurboFan|hidden class|ConsString|cons cell|\brope\b|megamorphic|monomorphic|inline cache|\bdeopt|young (?:generation|collection)|old space|\bGC\b|\ballocation\b|Map entry|property array|boxed|\bclosures?\b|flat (?:latin1 )?string|hashed once|flatten/i;
+
+const SCHEDULED_CALL = /\.(?:scheduleCall|afterCall)\s*\(/;
+
+/** Files allowed a call on the clock, with why: it waits on outside work, which no copy of a world takes along. */
+const CALLS_FOR_OUTSIDE_WORK: Record<string, string> = {
+  'webhooks/model.ts': "the answer slot's task waits on a receiver's answer in flight (a snapshot refuses meanwhile)",
+};
 
 /** Files allowed a bit operation, with why: the format itself is defined on bits. */
 const BITS_BY_SPEC: Record<string, string> = {
@@ -138,6 +146,8 @@ function violations(sources: Array<{ path: string; text: string }>): string[] {
       if (isTest) return;
       if (TYPED_ARRAY.test(code[i])) out.push(`${at}: typed array: ${line.trim()}`);
       if (BIT_TRICK.test(code[i]) && !(path in BITS_BY_SPEC)) out.push(`${at}: bit trick: ${line.trim()}`);
+      if (SCHEDULED_CALL.test(code[i]) && !(path in CALLS_FOR_OUTSIDE_WORK))
+        out.push(`${at}: a call on the clock (schedule data): ${line.trim()}`);
       if (ENGINE_TALK.test(comments[i])) out.push(`${at}: V8/allocation comment: ${line.trim()}`);
     });
   }
@@ -165,6 +175,7 @@ describe('the engine gate over resources/', () => {
       '// A fresh object, not a spread: V8 may give its copies a hidden class each.',
       '/* keeps no Map entry per credit */',
       '// a loop, not find with a closure: this runs for every event',
+      "world.sim.scheduler.afterCall(0, 'zap.expire', () => expire(world, z));",
     ];
     const hits = violations(planted.map((text, i) => ({ path: `x/planted-${i}.ts`, text })));
     expect(hits.map((h) => h.split(':')[0])).toEqual(planted.map((_, i) => `x/planted-${i}.ts`));
@@ -177,6 +188,8 @@ describe('the engine gate over resources/', () => {
       'const m = new Map<string, Set<number>>();',
       '// a credit id allocated ahead of its credit',
       '// the quote holds its expiry and its trade',
+      "world.sim.scheduler.after(0, 'zap.expire', { zap_id });",
+      "const s = 'scheduleCall( in a string';",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a planted source line, as text
       'const t = `${a}.${b}`; // a label',
     ];

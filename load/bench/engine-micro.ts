@@ -19,7 +19,7 @@ const entity0 = start(world, depositMachine, 'dep_x', input).snapshot;
 
 const clock = createClock();
 const big = createScheduler(clock);
-for (let i = 0; i < 50_000; i++) big.schedule(clock.now_ms() + 1 + (i % 997) * 1000, 'fill', () => undefined);
+for (let i = 0; i < 50_000; i++) big.scheduleCall(clock.now_ms() + 1 + (i % 997) * 1000, 'fill', () => undefined);
 const small = createScheduler(clock);
 
 const CONFIRM: DepositEvent = { type: 'CONFIRM', blocks: 1 };
@@ -36,9 +36,9 @@ bench
   .add('generateTxHash evm', () => void generateTxHash('evm:42161', rng))
   .add(
     'scheduler schedule+cancel, 50k queued (splice/findIndex)',
-    () => void big.cancel(big.schedule(clock.now_ms() + 500_000, 'x', () => undefined)),
+    () => void big.cancel(big.scheduleCall(clock.now_ms() + 500_000, 'x', () => undefined)),
   )
-  .add('scheduler schedule+cancel, empty queue', () => void small.cancel(small.schedule(clock.now_ms(), 'y', () => undefined)))
+  .add('scheduler schedule+cancel, empty queue', () => void small.cancel(small.scheduleCall(clock.now_ms(), 'y', () => undefined)))
   .add(
     'publish (frozen shallow copy + 0 listeners)',
     () =>

@@ -120,7 +120,7 @@ export function installReaction(bw: BenchWorld): void {
       bw.failures.push(`deposit ${d.deposit_id} ${depositStatus(d)}`);
       return;
     }
-    world.sim.scheduler.after(0, 'bench.client_trade', () => {
+    world.sim.scheduler.afterCall(0, 'bench.client_trade', () => {
       bw.started.push(trade(bw, account, d.credit_id!));
     });
   });

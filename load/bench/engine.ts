@@ -162,7 +162,7 @@ async function benchScenario(receiverMode: ReceiverMode | null, receiver: Receiv
   const start_ms = bw.world.sim.now_ms();
   const sim_ms = 24 * HOUR_MS;
   const lifecycles = Math.floor(sim_ms / every_ms);
-  for (let i = 0; i < lifecycles; i++) scheduler.schedule(start_ms + i * every_ms, 'bench.client_deposit', () => void land(bw));
+  for (let i = 0; i < lifecycles; i++) scheduler.scheduleCall(start_ms + i * every_ms, 'bench.client_deposit', () => void land(bw));
   const events_before = bw.world.events.all.length;
   const t0 = performance.now();
   const report = await scheduler.advance(sim_ms);

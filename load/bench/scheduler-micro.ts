@@ -16,13 +16,13 @@ async function round(mode: string): Promise<number> {
       let left = 27;
       const step = (): void => {
         ran++;
-        if (--left > 0) s.after(1000 + (left % 3), 'c', step);
+        if (--left > 0) s.afterCall(1000 + (left % 3), 'c', step);
       };
-      s.after(0, 'c', step);
+      s.afterCall(0, 'c', step);
       await s.settle(1e9);
     }
   } else {
-    for (let i = 0; i < N; i++) s.after(mode === 'distinct' ? (i * 3) % 100_003 : (i % 20) * 1000, 'k', () => void ran++);
+    for (let i = 0; i < N; i++) s.afterCall(mode === 'distinct' ? (i * 3) % 100_003 : (i % 20) * 1000, 'k', () => void ran++);
     await s.settle(1e9);
   }
   const ns = ((performance.now() - t0) * 1e6) / ran;

@@ -39,10 +39,10 @@ const WEBHOOKS = 'fake-provider/resources/webhooks/model.ts';
 const DELIVERY_MACHINE = 'fake-provider/resources/webhooks/machine.ts';
 const IDEMPOTENCY = 'fake-provider/http/idempotency.ts';
 
-const RECONFIRM = `    s[ORPHANED[which]] = false;
-    ops.send(world, swap, { type: 'RECONFIRM', leg: which });`;
-const ORPHANED_FAILS = `      ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
-      failSwap(world, swap, ops, code);`;
+const RECONFIRM = `        swap.settlement![ORPHANED[task.leg!]] = false;
+        ops.send(world, swap, { type: 'RECONFIRM', leg: task.leg! });`;
+const ORPHANED_FAILS = `  ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
+  failSwap(world, swap, ops, code);`;
 const CANCEL_CONFIRMED = `      consumeCredit(world, c.credit_id, c.cancel_id);
       publish(world, c.org_id, c.account_id, 'cancel.confirmed', eventData(c, { tx_hash: ctx.tx_hash }));`;
 const CANCEL_FAILED = `      releaseCredit(world, c.credit_id, c.cancel_id);
@@ -77,8 +77,8 @@ export const MUTANTS: readonly Mutant[] = [
       {
         file: DRIVER,
         find: ORPHANED_FAILS,
-        replace: `      ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
-      settle(world, swap, ops);`,
+        replace: `  ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
+  settle(world, swap, ops);`,
       },
     ],
   },
@@ -139,7 +139,7 @@ export const MUTANTS: readonly Mutant[] = [
     edits: [
       {
         file: ZAPS,
-        find: "  if (z.expires_at_ms !== null) z.expiry_task_id = world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire', () => expire(world, z));",
+        find: "  if (z.expires_at_ms !== null) z.expiry_task_id = world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire', { zap_id });",
         replace: '',
       },
     ],
@@ -459,8 +459,8 @@ export const MUTANTS: readonly Mutant[] = [
     edits: [
       {
         file: 'fake-provider/resources/rfqs/model.ts',
-        find: "world.sim.scheduler.schedule(\n    expires_at_ms,\n    'quote.expire',",
-        replace: "world.sim.scheduler.schedule(\n    expires_at_ms + 1,\n    'quote.expire',",
+        find: "world.sim.scheduler.schedule(expires_at_ms, 'quote.expire',",
+        replace: "world.sim.scheduler.schedule(expires_at_ms + 1, 'quote.expire',",
       },
       {
         file: 'fake-provider/resources/rfqs/model.ts',

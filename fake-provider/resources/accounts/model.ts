@@ -1,6 +1,6 @@
 // Account operations over the world: create (with wallet derivation per chain on the sim clock), read,
 // list, attach an email, deactivate, and the guards other resources call before acting on an account.
-import { entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
+import { defineTask, entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../contract/errors.ts';
 import { paginate, type Page } from '../../contract/pagination.ts';
@@ -100,12 +100,18 @@ export function createAccount(world: World, org: Organization, input: { label?: 
   applyEffects(world, account, initial.effects);
   // Chains become ready one after another, a few sim-seconds after creation.
   WALLET_CHAINS.forEach((chain, i) => {
-    world.sim.scheduler.after(world.profile.wallet_derivation_ms + i * 250, 'account.wallet_created', () => {
-      sendAccount(world, account, { type: 'WALLET_CREATED', chain });
+    world.sim.scheduler.after(world.profile.wallet_derivation_ms + i * 250, 'account.wallet_created', {
+      account_id: account.account_id,
+      chain,
     });
   });
   return account;
 }
+
+defineTask('account.wallet_created', (world, { account_id, chain }: { account_id: string; chain: WalletChain }) => {
+  const account = accountStore(world).byId.get(account_id);
+  if (account) sendAccount(world, account, { type: 'WALLET_CREATED', chain });
+});
 
 /** The account, if it exists and belongs to the org; otherwise 404 account_not_found (never a 403). */
 export function requireAccount(world: World, org_id: string, account_id: string, param = 'account_id'): Account {

@@ -1,6 +1,6 @@
 // Cancels over the world: create (every check before any state change), the broadcast and finality steps
 // on the sim clock with the `cancel` fault rules drawn at broadcast time, reads, and history records.
-import { entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
+import { defineTask, entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type World } from '../../world.ts';
 import { ApiError } from '../../contract/errors.ts';
 import type { HistoryRecord } from '../../resource.ts';
@@ -44,7 +44,7 @@ export const cancelStore = defineStore('cancels', (world) => ({
   /** Broadcast transaction hashes. */
   rng: world.sim.rng.fork('cancels'),
   /** Told after a cancel fails and cancel.failed is out (recoveries installs one for its payouts). */
-  failureListeners: [] as Array<(c: Cancel) => void>,
+  failureListeners: [] as Array<(world: World, c: Cancel) => void>,
 }));
 
 export function cancelStatus(c: Cancel): CancelStatus {
@@ -73,7 +73,7 @@ function applyEffects(world: World, c: Cancel, effects: CancelEffect[]): void {
     } else {
       releaseCredit(world, c.credit_id, c.cancel_id);
       publish(world, c.org_id, c.account_id, 'cancel.failed', eventData(c, { failure_code: ctx.failure_code }));
-      for (const listener of cancelStore(world).failureListeners) listener(c);
+      for (const listener of cancelStore(world).failureListeners) listener(world, c);
     }
   }
 }
@@ -110,12 +110,8 @@ function chainOf(c: Cancel) {
   return assetByKey(c.asset_key)!.chain;
 }
 
-/** Whether the cancel still exists: a deleted organization's cancels are forgotten, their scheduled steps are not. */
-const live = (world: World, c: Cancel): boolean => cancelStore(world).byId.get(c.cancel_id) === c;
-
 /** Broadcast (or its failure), then one task at the chain's finality threshold. */
 function broadcast(world: World, c: Cancel, faults: CancelFaults): void {
-  if (!live(world, c)) return;
   const now = world.sim.now_ms();
   if (faults.fail !== null && stageOf(faults.fail, CANCEL_STAGES) === 'broadcast') {
     sendCancel(world, c, { type: 'FAIL', code: faults.fail, at_ms: now });
@@ -126,24 +122,41 @@ function broadcast(world: World, c: Cancel, faults: CancelFaults): void {
   const final_due_ms = now + timing.block_ms * timing.finality_confirmations;
   const tx_hash = generateTxHash(chain, cancelStore(world).rng);
   if (!sendCancel(world, c, { type: 'BROADCAST', tx_hash, at_ms: now, final_due_ms })) return;
-  world.sim.scheduler.schedule(final_due_ms, 'cancel.finality', () => {
-    if (!live(world, c)) return;
-    const at_ms = world.sim.now_ms();
-    // A code of the confirmation stage (confirmation_timeout): the transaction never reaches finality; the
-    // service gives up when it should have.
-    sendCancel(world, c, faults.fail !== null ? { type: 'FAIL', code: faults.fail, at_ms } : { type: 'CONFIRM', at_ms });
-  });
+  world.sim.scheduler.schedule(final_due_ms, 'cancel.finality', { cancel_id: c.cancel_id, faults });
 }
 
+/** A cancel's scheduled step: its id, and the faults drawn at its broadcast (null until they are drawn). */
+interface CancelTask {
+  cancel_id: string;
+  faults: CancelFaults | null;
+}
+
+// A deleted organization's cancels are forgotten (not found here); their scheduled steps then do nothing.
+defineTask('cancel.broadcast', (world, { cancel_id, faults: drawn }: CancelTask) => {
+  const c = cancelStore(world).byId.get(cancel_id);
+  if (!c) return;
+  if (drawn !== null) return broadcast(world, c, drawn);
+  const faults = drawFaults(world, c);
+  if (faults.delay_ms === 0) return broadcast(world, c, faults);
+  const due_ms = world.sim.now_ms() + faults.delay_ms;
+  if (!sendCancel(world, c, { type: 'POSTPONE', due_ms })) return;
+  world.sim.scheduler.schedule(due_ms, 'cancel.broadcast', { cancel_id, faults } satisfies CancelTask);
+});
+
+defineTask('cancel.finality', (world, { cancel_id, faults }: CancelTask) => {
+  const c = cancelStore(world).byId.get(cancel_id);
+  if (!c) return;
+  const at_ms = world.sim.now_ms();
+  // A code of the confirmation stage (confirmation_timeout): the transaction never reaches finality; the
+  // service gives up when it should have.
+  sendCancel(world, c, faults?.fail != null ? { type: 'FAIL', code: faults.fail, at_ms } : { type: 'CONFIRM', at_ms });
+});
+
 function scheduleBroadcast(world: World, c: Cancel): void {
-  world.sim.scheduler.schedule(c.snapshot.context.broadcast_due_ms, 'cancel.broadcast', () => {
-    if (!live(world, c)) return;
-    const faults = drawFaults(world, c);
-    if (faults.delay_ms === 0) return broadcast(world, c, faults);
-    const due_ms = world.sim.now_ms() + faults.delay_ms;
-    if (!sendCancel(world, c, { type: 'POSTPONE', due_ms })) return;
-    world.sim.scheduler.schedule(due_ms, 'cancel.broadcast', () => broadcast(world, c, faults));
-  });
+  world.sim.scheduler.schedule(c.snapshot.context.broadcast_due_ms, 'cancel.broadcast', {
+    cancel_id: c.cancel_id,
+    faults: null,
+  } satisfies CancelTask);
 }
 
 export interface LaunchInput {

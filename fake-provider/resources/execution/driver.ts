@@ -1,9 +1,10 @@
 // Drives a trade or zap from execution to settlement on the sim clock: market-maker fill, settlement
 // initiation, leg finality, failures at the stage where each code can happen, reorgs of a settled leg,
 // and the credit effects (source consumed, settlement and change credits, pending amounts).
-// The entity's own machine decides what each step means; this module only schedules and applies.
+// The entity's own machine decides what each step means; this module only schedules and applies. A step is
+// a task of data (the swap's kind and id, and the code or leg it carries), run by the handler registered here.
 import type { World } from '../../world.ts';
-import { taskLabels } from '../../engine/index.ts';
+import { defineTask, taskLabels } from '../../engine/index.ts';
 import { addPending, clearPending, consumeCredit, createCredit, newCreditId, releaseCredit, requireCredit } from '../credits/index.ts';
 import { assetByKey } from '../assets/index.ts';
 import type { WalletChain } from '../accounts/index.ts';
@@ -57,6 +58,8 @@ export interface Swap {
 }
 
 export interface SwapOps {
+  /** The swap of this kind with this id, if it is still stored (a deleted organization's are not). */
+  find(world: World, id: string): Swap | undefined;
   /** Sends an event to the entity's machine and applies its effects; false when refused (stale step). */
   send(world: World, swap: Swap, event: SwapEvent): boolean;
   /** At fill time: a failure code when the fill cannot happen on the quoted terms, else null. */
@@ -99,9 +102,54 @@ const TASK_LABELS = taskLabels<SwapKind, TaskStep>(['trade', 'zap'], TASK_STEPS)
 
 type TaskStep = (typeof TASK_STEPS)[number];
 
-function at(world: World, swap: Swap, due_ms: number, step: TaskStep, run: () => void): void {
+/** A scheduled step of a swap: what its task carries (a failure code or a leg for the steps that need one). */
+interface SwapTask {
+  kind: SwapKind;
+  id: string;
+  step: TaskStep | 'reorg_failure';
+  code?: string;
+  leg?: Leg;
+}
+
+/** Each kind's operations, registered by the resource that owns its entities (trades, zaps) at load. */
+const opsOf: Partial<Record<SwapKind, SwapOps>> = {};
+
+export function registerSwapOps(kind: SwapKind, ops: SwapOps): void {
+  opsOf[kind] = ops;
+}
+
+defineTask(
+  Object.values(TASK_LABELS).flatMap((labels) => Object.values(labels)),
+  (world, task: SwapTask) => {
+    const ops = opsOf[task.kind]!;
+    const swap = ops.find(world, task.id);
+    if (swap === undefined) return;
+    switch (task.step) {
+      case 'fill':
+        return fill(world, swap, ops);
+      case 'settle_initiated':
+        return initiateSettlement(world, swap, ops);
+      case 'settled':
+        return settle(world, swap, ops);
+      case 'settlement_timeout':
+        return failSwap(world, swap, ops, task.code!);
+      case 'reorg_failure':
+        return reorgFailure(world, swap, ops, task.code!);
+      case 'settlement_orphaned':
+        return orphan(world, swap, ops, task.leg!);
+      case 'settlement_reconfirmed':
+        swap.settlement![ORPHANED[task.leg!]] = false;
+        ops.send(world, swap, { type: 'RECONFIRM', leg: task.leg! });
+        return;
+    }
+  },
+);
+
+const label = (task: SwapTask): string => TASK_LABELS[task.kind][task.step === 'reorg_failure' ? 'settlement_orphaned' : task.step];
+
+function at(world: World, swap: Swap, due_ms: number, task: SwapTask): void {
   swap.next_due_ms = due_ms;
-  world.sim.scheduler.schedule(due_ms, TASK_LABELS[swap.kind][step], run);
+  world.sim.scheduler.schedule(due_ms, label(task), task);
 }
 
 // A swap's pending output is kept under its id.
@@ -120,7 +168,7 @@ function failSwap(world: World, swap: Swap, ops: SwapOps, code: string): void {
 export function beginExecution(world: World, swap: Swap, ops: SwapOps): void {
   const p = world.profile.execution.fill_ms;
   const fill_ms = p.min + Math.floor(world.sim.rng.fork(`fills/${swap.id}`).next() * (p.max - p.min + 1));
-  at(world, swap, world.sim.now_ms() + fill_ms + delayFor(world, swap, ops), 'fill', () => fill(world, swap, ops));
+  at(world, swap, world.sim.now_ms() + fill_ms + delayFor(world, swap, ops), { kind: swap.kind, id: swap.id, step: 'fill' });
 }
 
 function fill(world: World, swap: Swap, ops: SwapOps): void {
@@ -131,7 +179,7 @@ function fill(world: World, swap: Swap, ops: SwapOps): void {
   // Funds are credited as pending from the fill until the settlement credit exists.
   addPending(world, { account_id: swap.account_id, asset_key: swap.to_asset_key, key: pendingKey(swap), atoms: swap.amount_out_atoms });
   const due = world.sim.now_ms() + world.profile.execution.settle_initiate_ms + delayFor(world, swap, ops);
-  at(world, swap, due, 'settle_initiated', () => initiateSettlement(world, swap, ops));
+  at(world, swap, due, { kind: swap.kind, id: swap.id, step: 'settle_initiated' });
 }
 
 function initiateSettlement(world: World, swap: Swap, ops: SwapOps): void {
@@ -146,18 +194,20 @@ function initiateSettlement(world: World, swap: Swap, ops: SwapOps): void {
   if (!ops.send(world, swap, { type: 'SETTLE_INITIATED' })) return;
   const final_ms = Math.max(finalAt(world, s, 'out'), finalAt(world, s, 'in'));
   if (code !== null && stage === 'settlement_finality') {
-    at(world, swap, final_ms + world.profile.settlement_timeout_ms, 'settlement_timeout', () => failSwap(world, swap, ops, code));
+    at(world, swap, final_ms + world.profile.settlement_timeout_ms, { kind: swap.kind, id: swap.id, step: 'settlement_timeout', code });
   } else if (code !== null && stage === 'settlement_reorg') {
-    // The out leg confirms, a reorg drops it, and the resubmission never confirms.
-    at(world, swap, finalAt(world, s, 'out'), 'settlement_orphaned', () => {
-      if (swap.done) return;
-      s.out_orphaned = true;
-      ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
-      failSwap(world, swap, ops, code);
-    });
+    at(world, swap, finalAt(world, s, 'out'), { kind: swap.kind, id: swap.id, step: 'reorg_failure', code });
   } else {
-    at(world, swap, final_ms + delayFor(world, swap, ops), 'settled', () => settle(world, swap, ops));
+    at(world, swap, final_ms + delayFor(world, swap, ops), { kind: swap.kind, id: swap.id, step: 'settled' });
   }
+}
+
+/** The out leg confirms, a reorg drops it, and the resubmission never confirms. */
+function reorgFailure(world: World, swap: Swap, ops: SwapOps, code: string): void {
+  if (swap.done) return;
+  swap.settlement!.out_orphaned = true;
+  ops.send(world, swap, { type: 'ORPHAN', leg: 'out' });
+  failSwap(world, swap, ops, code);
 }
 
 function settle(world: World, swap: Swap, ops: SwapOps): void {
@@ -202,9 +252,8 @@ function scheduleReorgs(world: World, swap: Swap, ops: SwapOps): void {
   for (const rule of fire(world, swap, ops, ['reorg'])) {
     if (!('reorg' in rule.effect)) continue;
     const which: Leg = rule.effect.reorg;
-    world.sim.scheduler.after(world.profile.reorg_after_ms, TASK_LABELS[swap.kind].settlement_orphaned, () =>
-      orphan(world, swap, ops, which),
-    );
+    const task: SwapTask = { kind: swap.kind, id: swap.id, step: 'settlement_orphaned', leg: which };
+    world.sim.scheduler.after(world.profile.reorg_after_ms, label(task), task);
   }
 }
 
@@ -212,18 +261,15 @@ function orphan(world: World, swap: Swap, ops: SwapOps, which: Leg): void {
   const s = swap.settlement!;
   const other: Leg = which === 'out' ? 'in' : 'out';
   if (s[ORPHANED[other]]) {
-    world.sim.scheduler.schedule(finalAt(world, s, other) + 1, TASK_LABELS[swap.kind].settlement_orphaned, () =>
-      orphan(world, swap, ops, which),
-    );
+    const task: SwapTask = { kind: swap.kind, id: swap.id, step: 'settlement_orphaned', leg: which };
+    world.sim.scheduler.schedule(finalAt(world, s, other) + 1, label(task), task);
     return;
   }
   if (!ops.send(world, swap, { type: 'ORPHAN', leg: which })) return;
   s[ORPHANED[which]] = true;
   s[INCLUDED_AT[which]] = world.sim.now_ms();
-  world.sim.scheduler.schedule(finalAt(world, s, which), TASK_LABELS[swap.kind].settlement_reconfirmed, () => {
-    s[ORPHANED[which]] = false;
-    ops.send(world, swap, { type: 'RECONFIRM', leg: which });
-  });
+  const task: SwapTask = { kind: swap.kind, id: swap.id, step: 'settlement_reconfirmed', leg: which };
+  world.sim.scheduler.schedule(finalAt(world, s, which), label(task), task);
 }
 
 /** poll_after_ms: until the next scheduled step, within the profile's bounds (route-aware through chain timing). */

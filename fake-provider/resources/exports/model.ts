@@ -5,7 +5,7 @@ import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../contract/errors.ts';
 import { sendEmail } from '../../emails.ts';
 import type { Violation } from '../../resource.ts';
-import type { StoredEvent } from '../../engine/index.ts';
+import { defineTask, type StoredEvent } from '../../engine/index.ts';
 import {
   accountStatus,
   accountStore,
@@ -187,8 +187,14 @@ export function exportStatus(world: World, ip: string, input: { account_id: stri
 function scheduleSweep(world: World, record: ExportRecord, delay_ms: number): void {
   if (record.sweep_task_id !== null || record.exported_at_ms !== null) return;
   record.sweep_due_ms = world.sim.now_ms() + delay_ms;
-  record.sweep_task_id = world.sim.scheduler.after(delay_ms, 'account.export_sweep', () => sweep(world, record));
+  record.sweep_task_id = world.sim.scheduler.after(delay_ms, 'account.export_sweep', { account_id: record.account_id });
 }
+
+defineTask('account.export_sweep', (world, { account_id }: { account_id: string }) => {
+  // An export record is never replaced while its sweep is pending (a second initiation is refused).
+  const record = exportStore(world).byAccount.get(account_id);
+  return record ? sweep(world, record) : undefined;
+});
 
 /** True while a wallet is still being derived or a trade, zap or cancel of the account is not terminal. */
 function exportBlocked(world: World, account: Account): boolean {

@@ -259,7 +259,7 @@ function onPayoutFailed(world: World, cancel: Cancel): void {
 
 /** Installed per world: recoveries hear about their payouts' failures. */
 export function installRecoveries(world: World): void {
-  cancelStore(world).failureListeners.push((c) => onPayoutFailed(world, c));
+  cancelStore(world).failureListeners.push(onPayoutFailed);
 }
 
 export function serializeClaimed(world: World, r: Recovery): Record<string, unknown> {

@@ -2,7 +2,7 @@
 // on the sim clock (one best quote per RFQ, priced when the solvers answer), expire on the TTL, and read
 // them as the wire shows them. Accepting a firm quote into a trade is accept.ts.
 import { defineStore, type Organization, type World } from '../../world.ts';
-import { compactLifecycle, EntityTable, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
+import { compactLifecycle, defineTask, EntityTable, statusOf, type LifecycleState, type MachineSnapshot } from '../../engine/index.ts';
 import { ApiError } from '../../contract/errors.ts';
 import { resolveAssetRef, type Asset } from '../assets/index.ts';
 import { requireCredit } from '../credits/index.ts';
@@ -153,14 +153,29 @@ export function createRfq(world: World, org: Organization, body: CreateRfqBody):
     state: initial.state,
   };
   store.rfqs.insert(rfq);
-  world.sim.scheduler.schedule(expiresAt(rfq), 'rfq.expire', () => void sendRfq(world, rfq, { type: 'EXPIRE', at_ms: world.sim.now_ms() }));
+  world.sim.scheduler.schedule(expiresAt(rfq), 'rfq.expire', { rfq_id });
   if (latency_ms < ttl_ms) {
     // The clock does not move during a request: an answer within wait_ms is produced now, stamped at created + latency.
     if (latency_ms <= Math.min(wait_ms, ttl_ms)) produceQuote(world, rfq, priced);
-    else world.sim.scheduler.schedule(created_at_ms + latency_ms, 'rfq.solved', () => solveLater(world, rfq));
+    else world.sim.scheduler.schedule(created_at_ms + latency_ms, 'rfq.solved', { rfq_id });
   }
   return rfq;
 }
+
+defineTask('rfq.expire', (world, { rfq_id }: { rfq_id: string }) => {
+  const rfq = rfqStore(world).rfqs.get(rfq_id);
+  if (rfq) sendRfq(world, rfq, { type: 'EXPIRE', at_ms: world.sim.now_ms() });
+});
+
+defineTask('rfq.solved', (world, { rfq_id }: { rfq_id: string }) => {
+  const rfq = rfqStore(world).rfqs.get(rfq_id);
+  if (rfq) solveLater(world, rfq);
+});
+
+defineTask('quote.expire', (world, { quote_id }: { quote_id: string }) => {
+  const quote = rfqStore(world).quotes.get(quote_id);
+  if (quote) sendQuote(world, quote, { type: 'EXPIRE', at_ms: world.sim.now_ms() });
+});
 
 /** The solvers answer after the request returned: re-price at today's prices; no quote when that fails now. */
 function solveLater(world: World, rfq: Rfq): void {
@@ -194,11 +209,7 @@ function produceQuote(world: World, rfq: Rfq, priced: Priced): Quote {
   const quote: Quote = { quote_id, rfq, priced, expires_at_ms, seq: world.nextSeq(), state: initial.state };
   rfqStore(world).quotes.insert(quote);
   sendRfq(world, rfq, { type: 'SOLVED', quote_id, at_ms: produced_at_ms });
-  world.sim.scheduler.schedule(
-    expires_at_ms,
-    'quote.expire',
-    () => void sendQuote(world, quote, { type: 'EXPIRE', at_ms: world.sim.now_ms() }),
-  );
+  world.sim.scheduler.schedule(expires_at_ms, 'quote.expire', { quote_id });
   return quote;
 }
 

@@ -17,6 +17,7 @@ import { assetByKey } from '../assets/index.ts';
 import { creditForSource, creditStore, creditSnapshot, lockCredit } from '../credits/index.ts';
 import {
   beginExecution,
+  registerSwapOps,
   pollAfterMs,
   serializeSettlement,
   settlementSummary,
@@ -173,6 +174,7 @@ function checkFill(world: World, swap: Swap): string | null {
 }
 
 const ops: SwapOps = {
+  find: (world, id) => tradeStore(world).byId.get(id)?.swap,
   send: (world, swap, event) => sendTrade(world, tradeStore(world).byId.get(swap.id)!, event),
   checkFill,
   faultIds: (world, swap) => {
@@ -180,6 +182,7 @@ const ops: SwapOps = {
     return [swap.id, quote.quote_id, quote.rfq.rfq_id, swap.credit_id];
   },
 };
+registerSwapOps('trade', ops);
 
 /** Locks the source credit (credit_in_use / credit_already_consumed if it cannot) and starts the trade. */
 export function startTrade(world: World, input: StartTradeInput): { trade_id: string } {

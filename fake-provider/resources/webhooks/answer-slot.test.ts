@@ -57,10 +57,14 @@ async function burst(slot_ms: number, delay_ms: number, opts: { duplicate?: stri
     );
   // One account's events 500 ms of sim time apart, as a trade's progress events are.
   for (const [i, type] of ['test.a', 'test.b', 'test.bad', 'test.c', 'test.d'].entries()) {
-    world.sim.scheduler.schedule(t0 + 1_000 + i * 500, 'test.publish', () => void publish(world, org.organization_id, 'acct_a', type, {}));
+    world.sim.scheduler.scheduleCall(
+      t0 + 1_000 + i * 500,
+      'test.publish',
+      () => void publish(world, org.organization_id, 'acct_a', type, {}),
+    );
   }
   let during: string[] = [];
-  world.sim.scheduler.schedule(t0 + 5_000, 'test.observe', () => {
+  world.sim.scheduler.scheduleCall(t0 + 5_000, 'test.observe', () => {
     during = [...webhookStore(world).deliveries.values()].map(deliveryStatus);
   });
   await world.sim.scheduler.advance(60_000);

@@ -58,13 +58,13 @@ describe('webhook deliveries at one instant', () => {
     const org = createOrganization(world, { api_keys: ['sk_concurrency_0123'] });
     createWebhook(world, org, { url: receiver.url });
     const t0 = world.sim.now_ms();
-    world.sim.scheduler.schedule(t0 + 1_000, 'test.publish', () => {
+    world.sim.scheduler.scheduleCall(t0 + 1_000, 'test.publish', () => {
       publish(world, org.organization_id, 'acct_a', 'test.a1', {});
       publish(world, org.organization_id, 'acct_a', 'test.a2', {});
       publish(world, org.organization_id, 'acct_b', 'test.b1', {});
     });
     let statusAtLaterTask: string[] = [];
-    world.sim.scheduler.schedule(t0 + 1_001, 'test.observe', () => {
+    world.sim.scheduler.scheduleCall(t0 + 1_001, 'test.observe', () => {
       statusAtLaterTask = [...webhookStore(world).deliveries.values()].map(deliveryStatus);
     });
     await world.sim.scheduler.settle(60_000);

@@ -2,7 +2,7 @@
 // a delivery per published event (and per replayed one), each attempt a real signed HTTP POST run by the
 // sim scheduler, with the `webhook` fault effects applied at the attempt. Dropping deliveries (organization
 // deleted, retention passed) is in retention.ts.
-import { lifecycle, selectEvents, statusOf, type MachineSnapshot, type StoredEvent } from '../../engine/index.ts';
+import { defineTask, lifecycle, selectEvents, statusOf, type MachineSnapshot, type StoredEvent } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../contract/errors.ts';
 import { paginate, type Page } from '../../contract/pagination.ts';
@@ -167,10 +167,16 @@ export function serializeWebhook(w: Webhook, opts: { secret: boolean }): Record<
 
 function applyEffects(world: World, d: Delivery, effects: DeliveryEffect[]): void {
   for (const effect of effects) {
-    let task_id = 0;
-    task_id = world.sim.scheduler.schedule(effect.due_ms, 'webhook.attempt', () => runAttempt(world, d.delivery_id, task_id));
-    d.task_id = task_id;
+    d.task_id = world.sim.scheduler.schedule(effect.due_ms, 'webhook.attempt', { delivery_id: d.delivery_id });
   }
+}
+
+defineTask('webhook.attempt', (world, { delivery_id }: { delivery_id: string }, task_id) => runAttempt(world, delivery_id, task_id));
+
+/** A delivery's first attempt, scheduled when its instant's ordering task starts it (order.ts). */
+function startDelivery(world: World, delivery_id: string, effects: DeliveryEffect[]): void {
+  const d = webhookStore(world).deliveries.get(delivery_id);
+  if (d) applyEffects(world, d, effects);
 }
 
 function step(world: World, d: Delivery, event: DeliveryEvent): void {
@@ -210,7 +216,7 @@ function createDelivery(world: World, webhook: Webhook, event: StoredEvent, due_
   if (!mine) store.byWebhook.set(d.webhook_id, (mine = []));
   mine.push(d);
   // Profile `webhook_delivery_order` decides when (in this instant) the first attempt is scheduled.
-  startInOrder(world, event.envelope.account_id, () => applyEffects(world, d, initial.effects));
+  startInOrder(world, { account_id: event.envelope.account_id, delivery_id, effects: initial.effects, start: startDelivery });
   return d;
 }
 
@@ -337,7 +343,7 @@ function runAttempt(world: World, delivery_id: string, task_id: number): void | 
             store.byId.has(webhook.webhook_id),
           )
         : Promise.all(Array.from({ length: copies }, () => post(req, world.profile.webhook_timeout_ms, journal, store.transport)));
-    scheduler.schedule(at_ms + slot_ms, 'webhook.answer', () => answered.then((statuses) => finish(copies, statuses)));
+    scheduler.scheduleCall(at_ms + slot_ms, 'webhook.answer', () => answered.then((statuses) => finish(copies, statuses)));
     return;
   }
   // Here the lane sends one POST per account at a time.

@@ -3,6 +3,7 @@
 // `deliveryOrder` is pure over the batch and a seeded stream; `startInOrder` applies it per instant.
 import type { Rng } from '../../../sim/rng.ts';
 import { defineStore, type World } from '../../world.ts';
+import { defineTask } from '../../engine/index.ts';
 import type { WebhookDeliveryOrder } from '../../profile.ts';
 
 /** How often `best_effort` swaps two neighbouring deliveries of one account. */
@@ -61,10 +62,15 @@ export function deliveryOrder<T>(batch: readonly T[], accountOf: (item: T) => st
   return interleave(groups, rng);
 }
 
-/** Deliveries created at the current sim instant, waiting for that instant's ordering task. */
-interface Fresh {
+/**
+ * A delivery created at the current sim instant, waiting for that instant's ordering task: data, and `start`
+ * a module-level function (the world copies with it, snapshots.ts), called with the delivery's id and effects.
+ */
+interface Fresh<E = unknown> {
   account_id: string;
-  start: () => void;
+  delivery_id: string;
+  effects: E;
+  start: (world: World, delivery_id: string, effects: E) => void;
 }
 
 const orderStore = defineStore('webhook-order', (world) => ({
@@ -80,17 +86,21 @@ const orderStore = defineStore('webhook-order', (world) => ({
  * that same instant, in `deliveryOrder`: tasks due at one instant run in scheduling order, so that is the
  * order in which they go out. The event feed is untouched (it is the event store's order).
  */
-export function startInOrder(world: World, account_id: string, start: () => void): void {
+export function startInOrder<E>(world: World, fresh: Fresh<E>): void {
   const setting = world.profile.webhook_delivery_order;
-  if (setting === 'in_order') return start();
+  if (setting === 'in_order') return fresh.start(world, fresh.delivery_id, fresh.effects);
   const store = orderStore(world);
-  store.batch.push({ account_id, start });
+  store.batch.push(fresh as Fresh);
   if (store.flush_scheduled) return;
   store.flush_scheduled = true;
-  world.sim.scheduler.after(0, 'webhook.order', () => {
-    const batch = store.batch;
-    store.batch = [];
-    store.flush_scheduled = false;
-    for (const fresh of deliveryOrder(batch, (f) => f.account_id, setting, store.rng)) fresh.start();
-  });
+  world.sim.scheduler.after(0, 'webhook.order');
 }
+
+defineTask('webhook.order', (world) => {
+  const store = orderStore(world);
+  const batch = store.batch;
+  store.batch = [];
+  store.flush_scheduled = false;
+  const setting = world.profile.webhook_delivery_order;
+  for (const f of deliveryOrder(batch, (x) => x.account_id, setting, store.rng)) f.start(world, f.delivery_id, f.effects);
+});

@@ -1,7 +1,7 @@
 // Zap operations over the world: create (credit-funded: lock the credit and execute; deposit-funded: issue a
 // single-use deposit address and wait), the deposit's outcome, expiry and the fill-time floor check. Reads,
 // lists and history are read.ts, invariants invariants.ts; execution runs in the shared driver (resources/execution).
-import { dropWhere, entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
+import { defineTask, dropWhere, entityStore, lifecycle, publish, statusOf, type MachineSnapshot } from '../../engine/index.ts';
 import { defineStore, type Organization, type World } from '../../world.ts';
 import { ApiError } from '../../contract/errors.ts';
 import { oneOfAmount } from '../../contract/amounts.ts';
@@ -11,7 +11,7 @@ import { creditHolder, creditStatus, lockCredit, releaseCredit, requireCredit, t
 import { createZapDepositAddress, depositStatus, type DepositAddress, type Deposit } from '../deposits/index.ts';
 import { requireUsableDestination } from '../destinations/index.ts';
 import { recoveryForFailedZap } from '../recoveries/index.ts';
-import { beginExecution, type Swap, type SwapOps } from '../execution/index.ts';
+import { beginExecution, registerSwapOps, type Swap, type SwapOps } from '../execution/index.ts';
 import { drawSpreadBps, price, type Fees, type Priced } from '../pricing/index.ts';
 import { zapMachine, type ZapEffect, type ZapEvent, type ZapFailureCode, type ZapState, type ZapStatus } from './machine.ts';
 import type { CreateZapBody } from './schemas.ts';
@@ -175,12 +175,14 @@ function checkFill(world: World, swap: Swap): string | null {
 }
 
 const ops: SwapOps = {
+  find: (world, id) => zapStore(world).byId.get(id)?.swap ?? undefined,
   send: (world, swap, event) => sendZap(world, zapStore(world).byId.get(swap.id)!, event),
   checkFill,
   // The zap's credit and address are set before its swap exists and never change after: the same ids
   // the swap used to copy at creation.
   faultIds: (world, swap) => faultIds(zapStore(world).byId.get(swap.id)!),
 };
+registerSwapOps('zap', ops);
 
 function newSwap(z: Zap, credit_id: string, amount_in_atoms: bigint, amount_out_atoms: bigint): Swap {
   return {
@@ -199,6 +201,11 @@ function newSwap(z: Zap, credit_id: string, amount_in_atoms: bigint, amount_out_
     done: false,
   };
 }
+
+defineTask('zap.expire', (world, { zap_id }: { zap_id: string }) => {
+  const z = zapStore(world).byId.get(zap_id);
+  if (z) expire(world, z);
+});
 
 /** `expires_at_ms` reached: fails the zap if execution has not filled yet (the machine refuses otherwise). */
 function expire(world: World, z: Zap): void {
@@ -319,7 +326,7 @@ export function createZap(world: World, org: Organization, body: CreateZapBody):
     snapshot: zapLifecycle.start<ZapEffect>(world, zap_id, undefined).snapshot,
   };
   store.byId.insert(z);
-  if (z.expires_at_ms !== null) z.expiry_task_id = world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire', () => expire(world, z));
+  if (z.expires_at_ms !== null) z.expiry_task_id = world.sim.scheduler.schedule(z.expires_at_ms, 'zap.expire', { zap_id });
   if (credit) {
     const priced = priceAt(world, z, amount_in, z.spread_bps);
     lockCredit(world, credit.credit_id, z.zap_id);
