@@ -30,7 +30,7 @@ const REPORT_INPUT = { reportInput: true } as const;
 
 export function parseWith<T extends z.ZodType>(schema: T, input: unknown, where: 'body' | 'query' | 'path' | 'header'): z.output<T> {
   // Parsed without options first: zod copies a params object into a fresh context per parse, and on Node 20
-  // that copy alone cost more than the parse (~5 µs against ~0.3 µs, load/http-bench's read). Parsing is pure,
+  // that copy alone cost many times the parse (docs/performance.md). Parsing is pure,
   // so only a failure is parsed again, with its inputs kept, to name the error.
   const result = schema.safeParse(input);
   if (result.success) return result.data;

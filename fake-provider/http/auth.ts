@@ -8,7 +8,7 @@ import { defineStore, type Organization, type World } from '../world.ts';
 import { ApiError } from '../contract/errors.ts';
 import { checkWindow, recordHit, type Windows } from '../contract/throttle.ts';
 
-// The one-shot hash: a Hash object per request cost ~5× as much on every authenticated request (load/http-bench).
+// The one-shot hash: a Hash object per authenticated request cost far more (docs/performance.md).
 const digest = (key: string): string => hash('sha256', key, 'base64');
 
 /** The digest of every organization key → its organization, kept by organizations.ts. */
