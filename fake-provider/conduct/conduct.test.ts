@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSim, type TestSim } from '../testing/harness.ts';
 import { DEFAULT_PROFILE } from '../profile.ts';
 import { ARB_ETH, ARB_USDC, indicativeBody } from '../testing/fixtures/rfqs.ts';
-import { CONDUCT_REQUESTS_KEPT, conductOf, recordRequest } from './recorder.ts';
+import { CONDUCT_REQUESTS_KEPT, conductOf, conductSizes, recordRequest } from './recorder.ts';
 
 const FIXED = { ...DEFAULT_PROFILE, spread_bps: { min: 20, max: 20 }, solver_latency_ms: { min: 100, max: 100 } };
 const RAISED = { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 };
@@ -238,9 +238,9 @@ describe('client conduct', () => {
     expect(await findings(key)).toEqual([]);
   });
 
-  it(`keeps the last ${CONDUCT_REQUESTS_KEPT} requests per key`, () => {
+  it(`keeps the last ${CONDUCT_REQUESTS_KEPT} requests per key, in order, as copies`, () => {
     const world = sim.running.runtime.world;
-    for (let i = 0; i < CONDUCT_REQUESTS_KEPT + 5; i++) {
+    const record = (i: number): void =>
       recordRequest(world, 'sk_cap_test', {
         request_id: `req_${i}`,
         method: 'GET',
@@ -255,9 +255,16 @@ describe('client conduct', () => {
         error_code: null,
         lost: false,
       });
-    }
+    for (let i = 0; i < CONDUCT_REQUESTS_KEPT + 5; i++) record(i);
     const r = conductOf(world, 'sk_cap_test');
     expect(r.requests).toHaveLength(CONDUCT_REQUESTS_KEPT);
+    expect(r.requests[0].request_id).toBe('req_5');
+    // Past the batch trim and round the ring of reused records more than once: still the newest, oldest first.
+    for (let i = CONDUCT_REQUESTS_KEPT + 5; i < 5 * CONDUCT_REQUESTS_KEPT + 7; i++) record(i);
+    const later = conductOf(world, 'sk_cap_test').requests.map((q) => q.request_id);
+    expect(later).toEqual(Array.from({ length: CONDUCT_REQUESTS_KEPT }, (_, k) => `req_${4 * CONDUCT_REQUESTS_KEPT + 7 + k}`));
+    expect(conductSizes(world, 'sk_cap_test').requests).toBe(CONDUCT_REQUESTS_KEPT + 7);
+    // A report already taken is not rewritten by the requests after it.
     expect(r.requests[0].request_id).toBe('req_5');
   });
 });

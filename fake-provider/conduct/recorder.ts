@@ -72,6 +72,60 @@ export const CONDUCT_REQUESTS_KEPT = 1000;
 /** Findings kept per key, and entries per tracking map (polls, Idempotency-Keys, failed writes, lists); oldest dropped first. */
 export const CONDUCT_WINDOW = 10_000;
 
+/**
+ * One key's request records, oldest first: the newest KEPT to 2×KEPT−1 (trimmed in batches, amortized O(1) per
+ * request), in a ring of record objects overwritten in place. A fresh record per request lived just long
+ * enough to be copied twice by the garbage collector: that was most of conduct's cost on the balances read
+ * (load/http-bench). Readers get copies.
+ */
+class RequestLog {
+  private readonly slots: ConductRequest[] = [];
+  private start = 0;
+  length = 0;
+
+  /** The record to fill for a new request (the oldest slot is reused once the ring is full). */
+  append(): ConductRequest {
+    const i = (this.start + this.length) % (2 * CONDUCT_REQUESTS_KEPT);
+    this.length++;
+    if (i < this.slots.length) return this.slots[i];
+    const r: ConductRequest = {
+      request_id: '',
+      method: '',
+      path: '',
+      idempotency_key: null,
+      body_fingerprint: null,
+      status: 0,
+      lost: false,
+      retry_after_s: null,
+      poll_after_ms: null,
+      has_more: null,
+      next_cursor: null,
+      sim_ms: 0,
+      wall_ms: 0,
+    };
+    this.slots.push(r);
+    return r;
+  }
+
+  /** Forgets the `n` oldest records. */
+  dropOldest(n: number): void {
+    this.start = (this.start + n) % (2 * CONDUCT_REQUESTS_KEPT);
+    this.length -= n;
+  }
+
+  /** The record `i` places from the oldest. */
+  at(i: number): ConductRequest {
+    return this.slots[(this.start + i) % (2 * CONDUCT_REQUESTS_KEPT)];
+  }
+
+  /** Copies of the newest `n` records, oldest first. */
+  newest(n: number): ConductRequest[] {
+    const out: ConductRequest[] = [];
+    for (let i = Math.max(0, this.length - n); i < this.length; i++) out.push({ ...this.at(i) });
+    return out;
+  }
+}
+
 /** Keeps a map's newest `CONDUCT_WINDOW` entries (insertion order), trimmed in batches: amortized O(1) per request. */
 function bound(map: Map<string, unknown>): void {
   if (map.size < 2 * CONDUCT_WINDOW) return;
@@ -92,7 +146,7 @@ interface KeyConduct {
   bytes: number;
   /** Refused strings, counted instead of kept: Idempotency-Keys past the limit, unknown query parameter names. */
   refused: { long_idempotency_keys: number; unknown_query_params: number };
-  requests: ConductRequest[];
+  requests: RequestLog;
   findings: Finding[];
   /** The last 429 that carried Retry-After: its request and the wall time it allows again. */
   throttle: { request_id: string; until_wall_ms: number } | null;
@@ -126,7 +180,7 @@ function forKey(world: World, api_key: string): KeyConduct {
       org_id,
       bytes: 0,
       refused: { long_idempotency_keys: 0, unknown_query_params: 0 },
-      requests: [],
+      requests: new RequestLog(),
       findings: [],
       throttle: null,
       polls: new Map(),
@@ -142,7 +196,8 @@ function forKey(world: World, api_key: string): KeyConduct {
 /** What a record holds, estimated: its strings (UTF-16) and a fixed cost per entry. */
 function measure(c: KeyConduct): number {
   let n = 0;
-  for (const r of c.requests)
+  for (let i = 0; i < c.requests.length; i++) {
+    const r = c.requests.at(i);
     n +=
       strBytes(r.request_id) +
       strBytes(r.path) +
@@ -150,6 +205,7 @@ function measure(c: KeyConduct): number {
       strBytes(r.body_fingerprint) +
       strBytes(r.next_cursor) +
       ENTRY_OVERHEAD_BYTES;
+  }
   for (const f of c.findings) n += strBytes(f.message) + f.request_ids.reduce((a, id) => a + strBytes(id), 0) + ENTRY_OVERHEAD_BYTES;
   for (const [k, v] of c.polls) n += strBytes(k) + strBytes(v.request_id) + ENTRY_OVERHEAD_BYTES;
   for (const [k, v] of c.keys) n += strBytes(k) + strBytes(v) + ENTRY_OVERHEAD_BYTES;
@@ -160,7 +216,7 @@ function measure(c: KeyConduct): number {
 
 /** Drops the older half of every list and map of a record (insertion order is age order). */
 function halve(c: KeyConduct): void {
-  c.requests.splice(0, Math.ceil(c.requests.length / 2));
+  c.requests.dropOldest(Math.ceil(c.requests.length / 2));
   c.findings.splice(0, Math.ceil(c.findings.length / 2));
   for (const map of [c.polls, c.keys, c.failed_writes, c.lists] as Array<Map<string, unknown>>) {
     let drop = Math.ceil(map.size / 2);
@@ -322,7 +378,8 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     if (f.lost || f.status >= 500) c.failed_writes.set(print, { request_id: f.request_id, idempotency_key: f.idempotency_key });
   }
 
-  if (f.method === 'GET') {
+  // Nothing to find or keep without a pending list or a reply that says has_more: no key is built.
+  if (f.method === 'GET' && (c.lists.size > 0 || has_more === true)) {
     const key = listKey(f.path, f.query);
     const fromTop = f.query.cursor === undefined || f.query.cursor === '';
     const pending = c.lists.get(key);
@@ -342,23 +399,22 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     } else if (has_more === false) c.lists.delete(key);
   }
 
-  c.requests.push({
-    request_id: f.request_id,
-    method: f.method,
-    path: f.path,
-    idempotency_key: f.idempotency_key,
-    body_fingerprint: print,
-    status: f.status,
-    lost: f.lost,
-    retry_after_s,
-    poll_after_ms,
-    has_more,
-    next_cursor,
-    sim_ms,
-    wall_ms,
-  });
-  // Trimmed in batches (amortized O(1) per request, where a splice per request copied the whole list); readers take the last KEPT.
-  if (c.requests.length >= 2 * CONDUCT_REQUESTS_KEPT) c.requests.splice(0, c.requests.length - CONDUCT_REQUESTS_KEPT);
+  const r = c.requests.append();
+  r.request_id = f.request_id;
+  r.method = f.method;
+  r.path = f.path;
+  r.idempotency_key = f.idempotency_key;
+  r.body_fingerprint = print;
+  r.status = f.status;
+  r.lost = f.lost;
+  r.retry_after_s = retry_after_s;
+  r.poll_after_ms = poll_after_ms;
+  r.has_more = has_more;
+  r.next_cursor = next_cursor;
+  r.sim_ms = sim_ms;
+  r.wall_ms = wall_ms;
+  // Trimmed in batches; readers take the last KEPT.
+  if (c.requests.length >= 2 * CONDUCT_REQUESTS_KEPT) c.requests.dropOldest(c.requests.length - CONDUCT_REQUESTS_KEPT);
   // Bounded windows: a client sending fresh keys, paths or bodies forever keeps its record's size flat.
   if (c.findings.length >= 2 * CONDUCT_WINDOW) c.findings.splice(0, c.findings.length - CONDUCT_WINDOW);
   bound(c.keys);
@@ -397,7 +453,7 @@ export function conductOf(world: World, api_key: string): ConductReport {
   const c = conduct(world).get(api_key);
   return {
     api_key: maskKey(api_key),
-    requests: c?.requests.slice(-CONDUCT_REQUESTS_KEPT) ?? [],
+    requests: c?.requests.newest(CONDUCT_REQUESTS_KEPT) ?? [],
     findings: c?.findings.slice(-CONDUCT_WINDOW) ?? [],
   };
 }
