@@ -530,6 +530,9 @@ const CHART_URL = '/_sim/ui/chart.js';
 let chartModule: Promise<typeof import('./chart.ts')> | null = null;
 const loadChart = (): Promise<typeof import('./chart.ts')> => (chartModule ??= import(CHART_URL));
 
+/** Resolves after the next frame has been painted. */
+const afterPaint = (): Promise<void> => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+
 /** The last chart drawn and the rows it was drawn from: a live redraw with the same rows shows it again as is. */
 let lastChart: { key: string; nodes: Node[] } = { key: '', nodes: [] };
 
@@ -546,7 +549,9 @@ function chartFigure(entity_id: string, entries: any[]): HTMLElement {
     return fig;
   }
   fig.append(h('p', { class: 'muted' }, 'Drawing the chart…'));
-  void loadChart()
+  // Begun once the table is on screen: the chart's work (and its bundle's) never delays the table's frame.
+  void afterPaint()
+    .then(loadChart)
     .then((m) => m.drawTimeline(entries, `Timeline of ${entity_id}`))
     .then(
       (drawn) => {
@@ -766,7 +771,7 @@ async function runPanel(org_id: string): Promise<HTMLElement | null> {
     { 'data-testid': 'trigger-run', 'data-run': run.run_id, 'data-status': run.status },
     h('h2', {}, `Run ${run.run_id}: ${run.trigger} in ${run.organization_id} `, h('span', { class: `tag ${tone}` }, run.status)),
     run.failure ? h('div', { class: 'error', 'data-testid': 'run-failure' }, run.failure) : null,
-    h('pre', { 'data-testid': 'run-output' }, run.output || run.lines.join('\n') || '…'),
+    h('pre', { class: 'run', 'data-testid': 'run-output' }, run.output || run.lines.join('\n') || '…'),
   );
 }
 
