@@ -762,6 +762,8 @@ async function runPanel(org_id: string): Promise<HTMLElement | null> {
   const mine = state.runs.get(org_id);
   if (!mine) return null;
   const r = await client.sim('GET', `/ui/triggers/${encodeURIComponent(mine.trigger)}/runs/${encodeURIComponent(mine.run_id)}`);
+  // A server restarted since forgets its runs: said once, then the page stops asking.
+  if (r.status === 404) state.runs.delete(org_id);
   if (r.status !== 200) return fail(r);
   const run = r.body.run;
   mine.status = run.status;
