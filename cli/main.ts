@@ -10,6 +10,7 @@ import { registerScenario } from './scenario.ts';
 import { registerReport } from './report.ts';
 import { registerVerify } from './verify.ts';
 import { registerTrigger } from './trigger.ts';
+import { triggerRunner } from './trigger-runner.ts';
 import { registerListen } from './listen.ts';
 import { registerWait } from './wait.ts';
 import { registerExampleApp } from './example-app.ts';
@@ -225,6 +226,9 @@ export function buildCli(): Command {
           },
         };
         const running = (await servePersisted(opts, serveOptions, cmd).catch(fail)) ?? (await serve(serveOptions).catch(fail));
+        // The dashboard's Run buttons (docs/ui.md): the server cannot import the scenario library, the CLI can. Given
+        // after the start, so a world reopened from its journal (whose header decides its options) has it too.
+        running.runtime.options.trigger_runner = triggerRunner();
         // A reopened world already holds its seed (the journal has the init call): it is not seeded twice.
         if (!('reopened' in running)) {
           const seeded = await seedAtStart(running, opts).catch(async (err) => {

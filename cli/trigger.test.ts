@@ -82,6 +82,30 @@ describe('swapsim trigger', () => {
     expect(key.code).toBe(2);
     expect(key.err).toContain('401');
   });
+
+  it("the dashboard's Run (POST /_sim/ui/triggers/{name}/runs) plays it on the server `swapsim serve` started: serve hands it the runner", async () => {
+    const orgs = (await (await fetch(`${served.control_url}/organizations`)).json()) as {
+      organizations: Array<{ organization_id: string; api_keys: string[] }>;
+    };
+    const org = orgs.organizations.find((o) => o.api_keys.includes(KEY))!;
+    const name = 'deposit-flagged-sanctions-match';
+    const started = await fetch(`${served.control_url}/ui/triggers/${name}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ organization_id: org.organization_id }),
+    });
+    expect(started.status).toBe(202);
+    const { run_id } = ((await started.json()) as { run: { run_id: string } }).run;
+    let run: { status: string; failure: string | null; run: { ids: { account: string[] } } };
+    for (;;) {
+      run = ((await (await fetch(`${served.control_url}/ui/triggers/${name}/runs/${run_id}`)).json()) as { run: typeof run }).run;
+      if (run.status !== 'running') break;
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    expect([run.status, run.failure]).toEqual(['passed', null]);
+    // It ran with the organization's key: the account it made is that key's.
+    expect((await api('GET', `/accounts/${run.run.ids.account[0]}`)).account.account_id).toBe(run.run.ids.account[0]);
+  });
 });
 
 describe('swapsim trigger, interrupted', () => {

@@ -23,7 +23,7 @@ import { installRetention } from './retention.ts';
 import { controlRoutes } from './control/routes.ts';
 import { conductRoutes } from './conduct/index.ts';
 import { controlGate } from './control/gate.ts';
-import { uiAssetRoutes, uiDataRoutes } from './ui/index.ts';
+import { uiAssetRoutes, uiDataRoutes, uiRunRoutes } from './ui/index.ts';
 import { createOrganization } from './organizations.ts';
 import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from './replay/record.ts';
 import type { Runtime, RuntimeOptions } from './runtime.ts';
@@ -142,6 +142,8 @@ export function createApp(runtime: Runtime, server: ServerOptions = {}): Fastify
       },
       // The dashboard's files (fake-provider/ui): no data in them, and a page load is not an input.
       ...uiAssetRoutes(runtime),
+      // Its trigger runs (gated like /_sim): a run drives the API over HTTP, and its requests are the journal's.
+      ...uiRunRoutes(runtime),
     ],
     outside: (method, pathname) => new ApiError('route_not_found', `no route ${method} ${pathname}; the API lives under /v1`),
     // The request's world and id (ids come from the sim, so a replayed run produces the same ids), drawn once

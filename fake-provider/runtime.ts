@@ -8,6 +8,7 @@ import type { World } from './world.ts';
 import type { OrganizationInput } from './organizations.ts';
 import type { RateLimiter } from './http/rate-limits.ts';
 import type { SelfEndpoint } from './network.ts';
+import type { TriggerRunner } from './ui/trigger-runner.ts';
 
 export interface RuntimeOptions extends SimKernelOptions {
   /** server.ts's `serve`, passed in by it: a snapshot restore serves a replay world (an import would be a cycle). */
@@ -20,6 +21,8 @@ export interface RuntimeOptions extends SimKernelOptions {
   control_open?: boolean;
   /** Where the server listens: server.ts fills it in; every world of the runtime reads it (webhook destinations). */
   endpoint?: SelfEndpoint;
+  /** Runs the scenario library's triggers for the dashboard (`swapsim serve` hands it in; ui/trigger-runner.ts). */
+  trigger_runner?: TriggerRunner;
 }
 
 /** A world a runtime hosts beside its default one (worlds.ts): an organization with a clock of its own. */

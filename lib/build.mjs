@@ -60,14 +60,15 @@ for (const f of readdirSync(resolve(root, 'dist'))) {
   if (/^chunk-.*\.js(\.map)?$/.test(f) && !written.has(resolve(root, 'dist', f))) rmSync(resolve(root, 'dist', f));
 }
 
-// The dashboard served at /_sim/ui (fake-provider/ui): its browser code bundled into one file, its page and
-// stylesheet, and the trigger list as `swapsim trigger --list --json` prints it (the library imports the server,
-// so the server reads the list from here). dist/ui ships in the package: the page works offline.
+// The dashboard served at /_sim/ui (fake-provider/ui): its browser code bundled into app.js, the timeline chart
+// (vega, vega-lite and the reports' swimlane spec) into chart.js, which the page loads on the first timeline, its
+// page and stylesheet, and the trigger list as `swapsim trigger --list --json` prints it (the library imports the
+// server, so the server reads the list from here). dist/ui ships in the package: the page works offline.
 const ui = resolve(root, 'dist/ui');
 mkdirSync(ui, { recursive: true });
 await build({
-  entryPoints: [resolve(root, 'dashboard/page/app.ts')],
-  outfile: resolve(ui, 'app.js'),
+  entryPoints: { app: resolve(root, 'dashboard/page/app.ts'), chart: resolve(root, 'dashboard/page/chart.ts') },
+  outdir: ui,
   bundle: true,
   platform: 'browser',
   format: 'esm',

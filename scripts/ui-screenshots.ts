@@ -1,6 +1,7 @@
 // `npm run docs:screenshots`: the dashboard's screenshots in docs/ui/*.png (docs/ui.md shows them). It serves a small
 // world on a virtual clock (two organizations, settled and failed trades, a receiver that fails its first answers,
-// a fault rule that fired, a conduct finding), opens each view in headless Chromium and saves it. Needs the built
+// a fault rule that fired, a conduct finding, a trigger run from the page), opens each view in headless Chromium
+// and saves it. Needs the built
 // page (node lib/build.mjs --js) and /usr/bin/chromium.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -9,6 +10,7 @@ import { chromium, type Page } from 'playwright-core';
 import { startTestSim } from '../fake-provider/testing/harness.ts';
 import { destination, firmQuote, fund, readyAccount } from '../fake-provider/testing/flows.ts';
 import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
+import { triggerRunner } from '../cli/trigger-runner.ts';
 
 const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/ui');
 const ETH = 'native.evm:42161';
@@ -25,6 +27,8 @@ const ARGS = [
 const unthrottled = { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 };
 
 const sim = await startTestSim({ seed_orgs: [] });
+// What `swapsim serve` hands its server: the Triggers view's Run buttons work.
+sim.running.runtime.options.trigger_runner = triggerRunner();
 const rx = await startReceiver();
 // The receiver answers 500 to `failing` deliveries from when it is set: the Webhooks view then shows retries.
 let failing = 0;
@@ -98,6 +102,7 @@ await shot('accounts', page);
 await tab('lifecycles');
 await page.click(`tr[data-entity="${tradeId}"]`);
 await page.waitForSelector('[data-testid="timeline"] tbody tr');
+await page.waitForSelector('[data-testid="timeline-chart"] svg');
 await shot('lifecycles', page);
 await tab('webhooks');
 await page.waitForSelector('[data-testid="events"] tr[data-event]');
@@ -106,6 +111,9 @@ await tab('faults');
 await shot('faults', page);
 await tab('triggers');
 await page.waitForSelector('[data-testid="triggers"] tr[data-trigger]');
+await page.click('tr[data-trigger="deposit-flagged-sanctions-match"] [data-testid="run-trigger"]');
+await page.waitForSelector('[data-testid="trigger-run"][data-status="passed"]', { timeout: 30_000 });
+await page.evaluate('window.scrollTo(0, 0)');
 await shot('triggers', page);
 await tab('conduct');
 await shot('conduct', page);

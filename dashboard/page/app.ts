@@ -55,6 +55,8 @@ const state = {
   pages: new Map<string, Array<string | undefined>>(),
   pulse: '',
   lastError: '' as string,
+  /** Per organization, the trigger run the page started (or found running) there, and its last state read. */
+  runs: new Map<string, { trigger: string; run_id: string; status: string }>(),
 };
 
 const credentials: Credentials = loadCredentials();
@@ -518,8 +520,61 @@ async function timeline(entity_id: string): Promise<HTMLElement> {
     'section',
     { 'data-testid': 'timeline-panel' },
     h('h2', {}, `Timeline of ${entity_id}`),
+    chartFigure(entity_id, r.body.timeline),
     table(['sim time', 'kind', 'entity', 'what', 'detail'], rows, 'timeline'),
   );
+}
+
+/** The chart bundle (dist/ui/chart.js: vega and the reports' swimlane spec), loaded once, on the first timeline. */
+const CHART_URL = '/_sim/ui/chart.js';
+let chartModule: Promise<typeof import('./chart.ts')> | null = null;
+const loadChart = (): Promise<typeof import('./chart.ts')> => (chartModule ??= import(CHART_URL));
+
+/** Resolves after the next frame has been painted. */
+const afterPaint = (): Promise<void> => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+
+/** The last chart drawn and the rows it was drawn from: a live redraw with the same rows shows it again as is. */
+let lastChart: { key: string; nodes: Node[] } = { key: '', nodes: [] };
+
+/**
+ * An entity's timeline as the report pages' swimlane. The table beside it shows at once; the chart fills its
+ * figure when drawn (the bundle loads on the first one). A redraw whose rows did not change reuses the drawing,
+ * so the view's DOM stays equal and nothing flickers.
+ */
+function chartFigure(entity_id: string, entries: any[]): HTMLElement {
+  const fig = h('figure', { class: 'chart', 'data-testid': 'timeline-chart' });
+  const key = `${entity_id} ${JSON.stringify(entries)}`;
+  if (lastChart.key === key) {
+    fig.append(...lastChart.nodes.map((n) => n.cloneNode(true)));
+    return fig;
+  }
+  fig.append(h('p', { class: 'muted' }, 'Drawing the chart…'));
+  // Begun once the table is on screen: the chart's work (and its bundle's) never delays the table's frame.
+  void afterPaint()
+    .then(loadChart)
+    .then((m) => m.drawTimeline(entries, `Timeline of ${entity_id}`))
+    .then(
+      (drawn) => {
+        const nodes: Node[] = drawn.svg
+          ? [drawn.svg, h('p', { class: 'muted caption' }, drawn.caption)]
+          : [h('p', { class: 'muted' }, 'Nothing to draw.')];
+        lastChart = { key, nodes };
+        fig.replaceChildren(...nodes.map((n) => n.cloneNode(true)));
+      },
+      (err: unknown) =>
+        fig.replaceChildren(h('div', { class: 'error' }, `the chart was not drawn: ${err instanceof Error ? err.message : String(err)}`)),
+    )
+    .then(() =>
+      requestAnimationFrame(() => {
+        // What bench:ui reads for the chart: when it was on screen, since the click that opened the timeline (on
+        // the view's container: the figure itself stays equal to its next redraw's).
+        const at = performance.now();
+        const main = document.getElementById('view')!;
+        main.setAttribute('data-chart-painted-at-ms', String(Math.round(at)));
+        main.setAttribute('data-chart-since-click-ms', String(Math.round(at - lastClick_ms)));
+      }),
+    );
+  return fig;
 }
 
 async function viewWebhooks(): Promise<HTMLElement> {
@@ -658,12 +713,20 @@ async function viewTriggers(): Promise<HTMLElement> {
   const list = (await res.json()) as Array<{ name: string; summary: string; new_account_only?: boolean; needs?: Record<string, unknown> }>;
   const base = `${location.origin}/v1`;
   const token = credentials.control_token ? ' --control-token "$SWAPSIM_CONTROL_TOKEN"' : '';
+  // The run is read first: whether the Run buttons are enabled follows from its status.
+  const panel = org ? await runPanel(org.organization_id) : null;
+  const busy = org !== undefined && state.runs.get(org.organization_id)?.status === 'running';
   const rows = list.map((t) =>
     h(
       'tr',
       { 'data-trigger': t.name },
       h('td', { class: 'mono' }, t.name),
       h('td', {}, t.summary, t.needs ? h('span', { class: 'muted' }, ` (needs ${Object.keys(t.needs).join(', ')})`) : ''),
+      h(
+        'td',
+        {},
+        h('button', { class: 'act', 'data-testid': 'run-trigger', disabled: !org || busy, onclick: () => void runTrigger(t.name) }, 'Run'),
+      ),
       h('td', {}, h('code', { class: 'mono' }, org ? `swapsim trigger ${t.name} --base-url ${base} --api-key ${org.api_key}${token}` : '')),
     ),
   );
@@ -674,9 +737,43 @@ async function viewTriggers(): Promise<HTMLElement> {
     h(
       'p',
       { class: 'muted' },
-      'Each runs one edge case inside the chosen organization (its webhook and feed see it). The page shows the command for that organization; it does not run the case itself (docs/LIMITATIONS.md).',
+      'Run plays one edge case inside the chosen organization with its key, as the command beside it does (its webhook and feed see it, on its own clock if it has one): POST /_sim/ui/triggers/{name}/runs. One run at a time per organization.',
     ),
-    table(['trigger', 'what it does', `command for ${org?.organization_id ?? '(no organization)'}`], rows, 'triggers'),
+    panel,
+    table(['trigger', 'what it does', '', `command for ${org?.organization_id ?? '(no organization)'}`], rows, 'triggers'),
+  );
+}
+
+/** Starts a trigger in the chosen organization; a refusal (501 without a runner, 409 while one runs) shows as given. */
+async function runTrigger(name: string): Promise<void> {
+  const org = currentOrg();
+  if (!org) return;
+  const r = await client.sim('POST', `/ui/triggers/${encodeURIComponent(name)}/runs`, { organization_id: org.organization_id });
+  const details = r.body?.error?.details;
+  if (r.status === 202) state.runs.set(org.organization_id, { trigger: name, run_id: r.body.run.run_id, status: r.body.run.status });
+  // Another run is under way there: follow that one.
+  else if (details?.run_id) state.runs.set(org.organization_id, { trigger: details.trigger, run_id: details.run_id, status: 'running' });
+  notice('run-result', r.status === 202 ? null : fail(r));
+  await draw();
+}
+
+/** The organization's run: its steps as they come, then its verdict, failure line and the whole output. */
+async function runPanel(org_id: string): Promise<HTMLElement | null> {
+  const mine = state.runs.get(org_id);
+  if (!mine) return null;
+  const r = await client.sim('GET', `/ui/triggers/${encodeURIComponent(mine.trigger)}/runs/${encodeURIComponent(mine.run_id)}`);
+  // A server restarted since forgets its runs: said once, then the page stops asking.
+  if (r.status === 404) state.runs.delete(org_id);
+  if (r.status !== 200) return fail(r);
+  const run = r.body.run;
+  mine.status = run.status;
+  const tone = run.status === 'passed' ? 'ok' : run.status === 'failed' ? 'bad' : '';
+  return h(
+    'section',
+    { 'data-testid': 'trigger-run', 'data-run': run.run_id, 'data-status': run.status },
+    h('h2', {}, `Run ${run.run_id}: ${run.trigger} in ${run.organization_id} `, h('span', { class: `tag ${tone}` }, run.status)),
+    run.failure ? h('div', { class: 'error', 'data-testid': 'run-failure' }, run.failure) : null,
+    h('pre', { class: 'run', 'data-testid': 'run-output' }, run.output || run.lines.join('\n') || '…'),
   );
 }
 
@@ -932,7 +1029,12 @@ async function poll(): Promise<void> {
   const own = org === null ? null : await client.sim('GET', `/ui/pulse?organization_id=${encodeURIComponent(org)}`);
   await drawBar(own?.status === 200 ? own.body : r.body);
   const cursor = own?.status === 200 ? `${r.body.cursor}|${own.body.cursor}` : r.body.cursor;
-  if (cursor === state.pulse) return;
+  // A trigger run's steps come in while it waits on the clock too (no change in the world): read them each poll.
+  const running = state.tab === 'triggers' && state.runs.get(state.org_id)?.status === 'running';
+  if (cursor === state.pulse) {
+    if (running) await draw();
+    return;
+  }
   state.pulse = cursor;
   const orgs = await (first ?? client.sim('GET', '/organizations'));
   if (orgs.status === 200) {

@@ -69,6 +69,10 @@ const FIXED_STATUS = {
   service_unavailable: 503,
   internal_error: 500,
   not_implemented: 501,
+  // The dashboard's trigger runs (/_sim/ui/triggers/{name}/runs, docs/ui.md): a server started without a trigger
+  // runner (the library's createSim; `swapsim serve` has one), and a run still under way in that organization.
+  trigger_runner_missing: 501,
+  trigger_run_in_progress: 409,
 } as const;
 
 type FixedCode = keyof typeof FIXED_STATUS;

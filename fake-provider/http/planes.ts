@@ -27,10 +27,16 @@ interface Plane {
   notFound: (method: string, path: string) => ApiError;
 }
 
-/** Answered before anything else (GET and HEAD; no request id, not journaled, no gate): readiness, the dashboard. */
+/**
+ * Answered before anything else (no request id, not journaled, no plane gate): readiness, the dashboard's files
+ * and its trigger runs. GET (and HEAD) unless `method` says POST; a POST's body is read like any, and a body that
+ * fails is answered by `refuse`, still outside the journal.
+ */
 export interface Probe {
   path: string;
+  method?: 'POST';
   serve: (request: FastifyRequest, reply: FastifyReply) => void;
+  refuse?: (err: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 }
 
 /**
@@ -144,7 +150,18 @@ export function frontDoor(o: FrontDoor): FastifyInstance {
     beginThen(request, reply, (e) => done(e as Error | undefined));
   };
 
-  for (const probe of o.probes) app.get(probe.path, (request, reply) => probe.serve(request, reply));
+  for (const probe of o.probes) {
+    const refuse = probe.refuse;
+    if (probe.method === undefined || refuse === undefined) {
+      app.route({ method: probe.method ?? 'GET', url: probe.path, handler: (request, reply) => probe.serve(request, reply) });
+      continue;
+    }
+    // Its own scope: its body's failures go to its refuse, not to the error handler that would journal them.
+    void app.register(async (scope) => {
+      scope.setErrorHandler((error, request, reply) => refuse(error, request, reply));
+      scope.route({ method: probe.method!, url: probe.path, handler: (request, reply) => probe.serve(request, reply) });
+    });
+  }
   app.setNotFoundHandler({ preValidation: beginHook }, (request, reply) =>
     fail(o.outside(request.method, pathnameOf(request.url)), request, reply),
   );

@@ -1,4 +1,4 @@
-// Serves the dashboard's files (GET /_sim/ui, /_sim/ui/app.js, app.css, triggers.json) from dist/ui, where
+// Serves the dashboard's files (GET /_sim/ui, /_sim/ui/app.js, chart.js, app.css, triggers.json) from dist/ui, where
 // lib/build.mjs puts them: nothing from a CDN, the page works offline. They hold no data, so they are served
 // without the control token (a browser cannot send one on navigation; the page asks for it and sends it on every
 // data call); without a token the control plane's loopback rule still applies to them.
@@ -16,11 +16,14 @@ export const UI_DIST = new URL('../../dist/ui/', import.meta.url);
 const FILES: Record<string, { file: string; type: string }> = {
   '/ui': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/ui/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  // The timeline chart (vega and the reports' swimlane spec): a bundle of its own, loaded on the first timeline.
+  '/ui/chart.js': { file: 'chart.js', type: 'text/javascript; charset=utf-8' },
   '/ui/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/ui/triggers.json': { file: 'triggers.json', type: 'application/json; charset=utf-8' },
 };
 
-function refuse(reply: FastifyReply, runtime: Runtime, err: ApiError): void {
+/** A refusal in the envelope, outside the journal (these routes have no request id of the world's). */
+export function refuse(reply: FastifyReply, runtime: Runtime, err: ApiError): void {
   const { status, body } = envelope(err, 'req_ui', runtime.world.profile);
   sendJson(reply, status, body, undefined);
 }

@@ -9,6 +9,7 @@ import { startTestSim, type TestSim } from '../testing/harness.ts';
 import { destination, firmQuote, fund, readyAccount } from '../testing/flows.ts';
 import { startReceiver, type Receiver } from '../../scenarios/dsl/webhook-receiver.ts';
 import { UI_DIST } from './assets.ts';
+import { triggerRunner } from '../../cli/trigger-runner.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -190,6 +191,34 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     expect(errors).toEqual([]);
   }, 30_000);
 
+  it("an entity's timeline is also drawn as the reports' swimlane: a bar for each state its transitions enter", async () => {
+    const { page, errors } = await sharedOn('lifecycles');
+    await page.click(`tr[data-entity="${tradeId}"]`);
+    await page.waitForSelector('[data-testid="timeline-chart"] svg');
+    const api = (await control('GET', `/timeline?entity_id=${tradeId}`)).body.timeline as Array<{
+      kind: string;
+      entity_id: string;
+      to?: string;
+    }>;
+    const entered = api.filter((t) => t.kind === 'transition' && t.entity_id === tradeId).map((t) => t.to!);
+    const states = entered.filter((s, i) => s !== entered[i - 1]);
+    expect(states).toEqual(['executing', 'filled', 'pending_settle', 'settled']);
+    // Each mark says what it draws (vega's aria-label: `field: value; …`): the bars, their state labels, the markers.
+    const marks = async (kind: string) =>
+      (await attrs(page, `[data-testid="timeline-chart"] svg g.mark-${kind} [aria-label]`, 'aria-label')).map(
+        (l) => Object.fromEntries(l.split('; ').map((kv) => kv.split(': '))) as Record<string, string>,
+      );
+    const lane = `trade ${tradeId}`;
+    expect((await marks('rect')).filter((m) => m.lane === lane)).toHaveLength(states.length);
+    expect((await marks('text')).filter((m) => m.lane === lane).map((m) => m.state)).toEqual(states);
+    const points = await marks('symbol');
+    expect(points.filter((m) => m.lane === lane && m.marker === 'event')).toHaveLength(api.filter((t) => t.kind === 'event').length);
+    expect(points.filter((m) => m.lane === 'webhook deliveries')).toHaveLength(api.filter((t) => t.kind === 'delivery').length);
+    // The table beside it still lists every row.
+    expect(await page.locator('[data-testid="timeline"] tbody tr').count()).toBe(api.length);
+    expect(errors).toEqual([]);
+  }, 30_000);
+
   it('the clock levers move the clock as POST /_sim/clock/advance and /settle do', async () => {
     const { page, errors } = await sharedOn('world');
     const before = (await control('GET', '/clock')).body.clock.now_ms as number;
@@ -242,6 +271,9 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     // The header shows that organization's own clock, at its speed; the server's is untouched.
     await until(async () => expect(await page.locator('#clock').innerText()).toMatch(/· realtime ×3600$/), 'the header shows its clock');
     expect((await control('GET', '/clock')).body.clock).toMatchObject({ mode: 'virtual', speed: 1 });
+    // Off it before it goes: a poll of the deleted organization's clock would be a 404 in the next test's console.
+    await page.selectOption('[data-testid="org"]', orgA.organization_id);
+    await until(async () => expect(await page.locator('#clock').innerText()).toMatch(/· virtual$/), 'the header shows the server clock');
     await control('DELETE', `/organizations/${own.organization_id}`);
     expect(errors.filter((e) => !/status of 409/.test(e))).toEqual([]);
     expect(errors).toHaveLength(1);
@@ -333,6 +365,79 @@ describe.skipIf(!present)(`the dashboard in headless Chromium${SKIP_NOTE}`, () =
     expect(await page.locator(`tr[data-trigger="${list[0].name}"] code`).innerText()).toContain(`--api-key ${orgA.api_key}`);
     expect(errors).toEqual([]);
   }, 30_000);
+
+  it('Run plays a trigger in the chosen organization as `swapsim trigger` would (compared through the API); a refusal or a failed run shows its line', async () => {
+    const { page, errors } = await sharedOn('triggers');
+    const flagged = 'deposit-flagged-sanctions-match';
+    await page.selectOption('[data-testid="org"]', orgB.organization_id);
+    await page.waitForSelector(`tr[data-trigger="${flagged}"] code >> text=${orgB.api_key}`);
+    const accountsB = async () =>
+      ((await sim.api('GET', '/accounts?limit=100', { key: orgB.api_key })).body.accounts as Array<{ account_id: string }>).map(
+        (a) => a.account_id,
+      );
+    const before = await accountsB();
+    // A server started without a runner (this one, so far) says so, and nothing happens.
+    await page.click(`tr[data-trigger="${flagged}"] [data-testid="run-trigger"]`);
+    await page.waitForSelector('[data-testid="run-result"] .error');
+    const refused = await control('POST', `/ui/triggers/${flagged}/runs`, { organization_id: orgB.organization_id });
+    expect(await page.locator('[data-testid="run-result"] .error').innerText()).toBe(
+      `501 ${refused.body.error.code}: ${refused.body.error.message}`,
+    );
+    expect(await accountsB()).toEqual(before);
+
+    // `swapsim serve` hands its server the runner; the same click now plays the case in org B with B's key.
+    sim.running.runtime.options.trigger_runner = triggerRunner();
+    try {
+      await page.click(`tr[data-trigger="${flagged}"] [data-testid="run-trigger"]`);
+      await until(
+        async () => expect(await page.locator('[data-testid="trigger-run"]').getAttribute('data-status')).toBe('passed'),
+        'the run passed',
+        20_000,
+      );
+      const run_id = (await page.locator('[data-testid="trigger-run"]').getAttribute('data-run'))!;
+      const run = (await control('GET', `/ui/triggers/${flagged}/runs/${run_id}`)).body.run;
+      expect(await page.locator('[data-testid="run-output"]').innerText()).toBe(run.output);
+      expect(run.output).toContain(`ok: ${flagged}`);
+      // What it says it did is what the API shows: a new account of org B's, its deposit flagged, no credit, and
+      // the account's events as the run listed them.
+      const [account] = run.run.ids.account as string[];
+      const [deposit] = run.run.ids.deposit as string[];
+      expect(await accountsB()).toEqual(expect.arrayContaining([...before, account]));
+      expect((await sim.api('GET', `/accounts/${account}`, { key: orgA.api_key })).status).toBe(404);
+      const deposits = (await control('GET', `/deposits?account_id=${account}`)).body.deposits as Array<{
+        deposit_id: string;
+        status: string;
+      }>;
+      expect(deposits.map((d) => [d.deposit_id, d.status])).toEqual([[deposit, 'flagged']]);
+      expect((await sim.api('GET', `/accounts/${account}/credits?limit=100`, { key: orgB.api_key })).body.credits).toEqual([]);
+      const feed = (await sim.api('GET', `/events?account_id=${account}&limit=100`, { key: orgB.api_key })).body.events as Array<{
+        event_id: string;
+      }>;
+      expect((run.run.events as Array<{ event_id: string }>).map((e) => e.event_id)).toEqual(feed.map((e) => e.event_id));
+
+      // A case the organization cannot run (it needs partner screening) fails with its reason, and changes nothing.
+      const after = await accountsB();
+      await page.click('tr[data-trigger="deposit-partner-flagged"] [data-testid="run-trigger"]');
+      await until(
+        async () => expect(await page.locator('[data-testid="trigger-run"]').getAttribute('data-status')).toBe('failed'),
+        'the run failed',
+      );
+      const failed = (
+        await control(
+          'GET',
+          `/ui/triggers/deposit-partner-flagged/runs/${await page.locator('[data-testid="trigger-run"]').getAttribute('data-run')}`,
+        )
+      ).body.run;
+      expect(failed.failure).toMatch(/needs an organization with partner_screening true/);
+      expect(await page.locator('[data-testid="run-failure"]').innerText()).toBe(failed.failure);
+      expect(await accountsB()).toEqual(after);
+    } finally {
+      delete sim.running.runtime.options.trigger_runner;
+    }
+    // The one refusal asked for (501) is the browser's network line, not a page error.
+    expect(errors.filter((e) => !/status of 501/.test(e))).toEqual([]);
+    expect(errors).toHaveLength(1);
+  }, 40_000);
 
   it("an organization's key sees that organization only, through /v1", async () => {
     const { page, errors } = await open(`#key=${orgB.api_key}`);

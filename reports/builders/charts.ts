@@ -1,48 +1,10 @@
 // Charts: vega-lite specs compiled and rendered to SVG strings in Node (no canvas, no browser, no network),
 // with one shared look. Vega escapes every text it writes; the SVG is checked once more before it is inlined.
 // vega and vega-lite (~0.9 s to load) are imported on the first chart drawn, not when swapsim starts.
-import type { Config, TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
+import { THEME } from './theme.ts';
 
-export const COLORS = {
-  pass: '#1a7f37',
-  fail: '#cf222e',
-  warn: '#bf8700',
-  info: '#0969da',
-  fault: '#e8590c',
-  muted: '#8c959f',
-  ink: '#1f2328',
-  grid: '#eaeef2',
-} as const;
-
-const THEME: Config = {
-  font: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
-  background: 'white',
-  padding: { left: 8, top: 8, bottom: 8, right: 48 },
-  view: { stroke: null },
-  axis: {
-    labelColor: '#57606a',
-    titleColor: COLORS.ink,
-    gridColor: COLORS.grid,
-    domainColor: '#d0d7de',
-    tickColor: '#d0d7de',
-    labelFontSize: 11,
-    titleFontSize: 12,
-    titleFontWeight: 600,
-    labelLimit: 280,
-  },
-  legend: {
-    labelColor: '#57606a',
-    titleColor: COLORS.ink,
-    labelFontSize: 11,
-    titleFontSize: 12,
-    orient: 'bottom',
-    direction: 'horizontal',
-    columns: 4,
-    labelLimit: 220,
-  },
-  title: { color: COLORS.ink, fontSize: 13, anchor: 'start' },
-  range: { category: ['#0969da', '#e8590c', '#8250df', '#1a7f37', '#bf3989', '#57606a', '#bf8700', '#1b7c83'] },
-};
+export { COLORS } from './theme.ts';
 
 type Drawing = { vl: typeof import('vega-lite'); vega: typeof import('vega'); quiet: ReturnType<typeof import('vega').logger> };
 let drawing: Promise<Drawing> | undefined;

@@ -2,7 +2,7 @@
 // state a coloured segment, events/deliveries/faults/expectations as markers, faults also as a dashed rule.
 import type { TopLevelSpec } from 'vega-lite';
 import type { TimelineEntry } from '../types.ts';
-import { COLORS } from './charts.ts';
+import { COLORS } from './theme.ts';
 import { type Block, type Cell, duration, fmt, okCell, pill } from './model.ts';
 
 /** Most lanes drawn in one chart; the rest stay in the table below it. */

@@ -86,6 +86,8 @@ export class ScenarioDsl {
   readonly api: ApiClient;
   readonly control: ControlClient;
   readonly steps: string[] = [];
+  /** Told each step line as it is recorded (the dashboard shows a trigger's steps while it runs). */
+  onStep?: (line: string) => void;
   readonly entries: TimelineEntry[] = [];
   readonly expectations: ExpectationResult[] = [];
   /** Sim time, kept from every clock answer (in a virtual clock nothing else moves it). */
@@ -162,9 +164,14 @@ export class ScenarioDsl {
 
   // ---- recording ----
 
+  private step(line: string): void {
+    this.steps.push(line);
+    this.onStep?.(line);
+  }
+
   /** Records a step line (also usable by scripts as a comment in the timeline). */
   note(text: string, entity?: { type: string; id: string }): void {
-    this.steps.push(text);
+    this.step(text);
     if (entity) this.remember(entity.type, entity.id);
     this.entries.push({
       sim_ms: this.now_ms,
@@ -641,7 +648,7 @@ export class ScenarioDsl {
       detail: detail ? `${label}: ${detail}` : label,
       ok,
     });
-    this.steps.push(`${ok ? '✓' : '✗'} ${label}${ok || !detail ? '' : ` — ${detail}`}`);
+    this.step(`${ok ? '✓' : '✗'} ${label}${ok || !detail ? '' : ` — ${detail}`}`);
     if (!ok) throw new ExpectationFailed(label, detail);
   }
 

@@ -23,6 +23,8 @@ export interface TriggerOptions {
   /** Tags this run's Idempotency-Keys and generated addresses (default: from wall time, so every run is new). */
   seed?: string;
   wall?: Wall;
+  /** Told each step line as the run records it (the dashboard streams them). */
+  onStep?: (line: string) => void;
   /** Handed the run's cleanup (its fault rules removed) once it starts: a CLI calls it if interrupted. */
   onCleanup?: (cleanup: () => Promise<void>) => void;
 }
@@ -171,6 +173,7 @@ export async function runTrigger(s: Scenario, o: TriggerOptions): Promise<Trigge
   const run_tag = o.seed ?? wall.now_ms().toString(36);
   const { target } = await callerTarget(s, o, run_tag);
   const t = new ScenarioDsl(target, s.name, wall);
+  t.onStep = o.onStep;
   o.onCleanup?.(() => t.finish());
   let error: string | undefined;
   try {
