@@ -67,17 +67,22 @@ export function createOrgWorld(runtime: Runtime, input: OrganizationInput, clock
   for (const r of RESOURCES) r.install?.(world);
   installRetention(world);
   const org = createOrganization(world, input, organization_id);
-  let stop = (): void => undefined;
-  // A replay moves the clock from the journal's clock lines (scoped to this organization) instead.
-  if (clock.mode === 'realtime' && sim.journal.mode !== 'replay') {
-    stop = sim.scheduler.startRealtime((ms) =>
-      sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms, organization_id }),
-    );
-  }
-  const hosted: HostedWorld = { world, stop };
+  const hosted: HostedWorld = { world, stop: driveOrgClock(world, organization_id) };
   runtime.worlds.set(organization_id, hosted);
   for (const k of org.api_keys) runtime.keyWorlds.set(k, world);
   return org;
+}
+
+/**
+ * Starts a hosted world's realtime driver, each movement journaled under its organization, and returns its stop (a
+ * no-op on a virtual clock, and in a replay, which moves the clock from the journal's clock lines instead).
+ */
+export function driveOrgClock(world: World, organization_id: string): () => void {
+  const sim = world.sim;
+  if (sim.clock.mode !== 'realtime' || sim.journal.mode === 'replay') return () => undefined;
+  return sim.scheduler.startRealtime((ms) =>
+    sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms, organization_id }),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
-// The snapshot control routes (snapshots.ts): take, list, restore, delete. Whole-server: a restore puts the
-// rebuilt world in the server's place, for every organization.
+// The snapshot control routes (snapshots.ts): take, list, restore, delete. Unscoped they act on the server's
+// default world (every organization without a clock of its own); `?organization_id=` of an organization with a
+// world of its own acts on that world alone.
 import { z } from 'zod';
 import type { Runtime } from '../runtime.ts';
 import { clockState } from '../../sim/clock.ts';
@@ -51,8 +52,8 @@ export function snapshotRoutes(runtime: Runtime) {
         snapshot_id: z.string(),
         clock: z.object({ now_ms: z.number().int(), mode: z.enum(['virtual', 'realtime']) }),
       }),
-      handler: async ({ params: p }) => {
-        const world = await restoreSnapshot(runtime, p.snapshot_id);
+      handler: async ({ params: p }, { world: scoped }) => {
+        const world = await restoreSnapshot(runtime, scoped, p.snapshot_id);
         return { body: { restored: true, snapshot_id: p.snapshot_id, clock: clockState(world.sim.clock) } };
       },
     }),

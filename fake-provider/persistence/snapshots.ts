@@ -8,8 +8,9 @@
 // Outside work in flight (a held request, a webhook answer) cannot be copied: a snapshot waits for the clock's
 // step in progress, then refuses with 409 `snapshot_busy` while any is still out.
 // Both are journaled requests, so a journal holding restores replays as one run: replaying the snapshot's line
-// takes the same copy, and the restore's line restores it. Whole-server for now; `restoredWorld` is a function
-// of one world and its snapshot, so a per-organization scope restores an organization's world the same way.
+// takes the same copy, and the restore's line restores it. Unscoped, a snapshot is the server's default world
+// (every organization without a clock of its own); scoped to an organization with its own world
+// (`?organization_id=`), it is that world alone, restored in its place by the same `restoredWorld`.
 import { defineStore, runTasksOf, type World } from '../world.ts';
 import type { Runtime } from '../runtime.ts';
 import { ApiError } from '../contract/errors.ts';
@@ -17,6 +18,7 @@ import { dropHeldRequests } from '../http/faults.ts';
 import { webhookStore } from '../resources/webhooks/model.ts';
 import { deepCopy, NotCopyable } from '../engine/copy.ts';
 import { driveRealtime } from './realtime.ts';
+import { driveOrgClock } from '../worlds.ts';
 
 export interface Snapshot {
   snapshot_id: string;
@@ -133,7 +135,9 @@ function restoredWorld(current: World, snapshot: Snapshot): World {
  * image had nothing in flight when it was taken; what the world it replaces has in flight goes with that world
  * (held requests are answered 503, as on a reset; a webhook answer still out lands in the world it came from).
  */
-export function restoreSnapshot(runtime: Runtime, snapshot_id: string): Promise<World> {
+export function restoreSnapshot(runtime: Runtime, scoped: World, snapshot_id: string): Promise<World> {
+  const hosted = [...runtime.worlds].find(([, h]) => h.world === scoped);
+  if (hosted !== undefined) return restoreOrgWorld(runtime, hosted[0], snapshot_id);
   const current = runtime.world;
   const snapshot = requireSnapshot(current, snapshot_id);
   return current.sim.scheduler.exclusive(() => {
@@ -142,6 +146,27 @@ export function restoreSnapshot(runtime: Runtime, snapshot_id: string): Promise<
     dropHeldRequests(current);
     runtime.world = world;
     driveRealtime(runtime);
+    return world;
+  });
+}
+
+/**
+ * The same for an organization's own world (a snapshot taken with its `organization_id` scope): the restored copy
+ * takes that world's place, its keys route to it, its realtime driver restarts; the server's world and every other
+ * organization's are untouched.
+ */
+function restoreOrgWorld(runtime: Runtime, organization_id: string, snapshot_id: string): Promise<World> {
+  const hosted = runtime.worlds.get(organization_id)!;
+  const current = hosted.world;
+  const snapshot = requireSnapshot(current, snapshot_id);
+  return current.sim.scheduler.exclusive(() => {
+    const world = restoredWorld(current, snapshot);
+    hosted.stop();
+    dropHeldRequests(current);
+    for (const org of current.orgs.values())
+      for (const k of org.api_keys) if (runtime.keyWorlds.get(k) === current) runtime.keyWorlds.delete(k);
+    runtime.worlds.set(organization_id, { world, stop: driveOrgClock(world, organization_id) });
+    for (const org of world.orgs.values()) for (const k of org.api_keys) runtime.keyWorlds.set(k, world);
     return world;
   });
 }
