@@ -11,8 +11,6 @@ import type { SelfEndpoint } from './network.ts';
 import type { TriggerRunner } from './ui/trigger-runner.ts';
 
 export interface RuntimeOptions extends SimKernelOptions {
-  /** server.ts's `serve`, passed in by it: a snapshot restore serves a replay world (an import would be a cycle). */
-  serve_world?: ServeWorld;
   profile?: Profile;
   /** Organizations created in every fresh world (the demo org of `npm start`, the keys given by --api-key). */
   seed_orgs?: OrganizationInput[];

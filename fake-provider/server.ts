@@ -55,7 +55,7 @@ export async function serve(
 ): Promise<RunningServer> {
   // The fast keccak compiles asynchronously; a world that never yields to the event loop would not get it.
   await keccakReady;
-  const runtime = createRuntime({ ...options, serve_world: serve });
+  const runtime = createRuntime(options);
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
   const app = createApp(runtime, {
     headersTimeout: limits.headers_timeout_ms,
