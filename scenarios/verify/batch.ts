@@ -1,6 +1,7 @@
 // Verify's batches: which runs may share the app (runs in order up to the concurrency; a run that does
-// something app-wide goes alone, right after the batch it was passed over by), a batch run at once behind the hub (each run on its own lane, the app
-// configured once), and the check that a failure found in a batch fails alone too, so it replays alone.
+// something app-wide goes alone, right after the batch that passed it over), a batch run at once behind the hub
+// (each run on its own lane, the app configured once), and the check that a failure found in a batch fails alone
+// too, so it replays alone.
 import { randomBytes } from 'node:crypto';
 import type { Sim } from '../../lib/sim.ts';
 import type { Profile } from '../../fake-provider/profile.ts';

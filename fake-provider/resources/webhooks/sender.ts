@@ -149,8 +149,9 @@ export function post(
  * Answer slot (no journal): a delivery's copies leave together, outside the lanes (their answers land at a fixed
  * sim time, so a lane's wait and trip would only add wall time), but one account's POSTs leave in dispatch order:
  * each once the previous one of the same organization and account was answered, or `stagger_ms` of wall time after it
- * was handed to the socket (or ended unsent) if that comes first, never waiting longer for its answer. Resolves with each copy's status, in copy order; with 0s, unsent,
- * when `alive()` says by then that its webhook is gone (organization deleted).
+ * was handed to the socket (or ended unsent) if that comes first, never waiting longer for its answer. Resolves with
+ * each copy's status, in copy order; with 0s, unsent, when `alive()` says by then that its webhook is gone
+ * (organization deleted).
  */
 export function postTogether(
   req: SignedRequest,
