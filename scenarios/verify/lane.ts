@@ -352,13 +352,16 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
       (error: unknown) => ({ error }),
     );
     const limit_ms = Math.min(s.run_time_limit_ms, s.deadline_ms - WALL.now_ms());
+    // Which limit the timer stands for is decided now: a timer may fire a millisecond before the deadline it was
+    // set for, and a run cut by verify's time limit is interrupted, never failed for its own run limit.
+    const by_deadline = limit_ms < s.run_time_limit_ms;
     const timer = wallTimer(limit_ms);
     const first = await Promise.race([work, timer.done]);
     timer.cancel();
     let cut_by: 'run_limit' | 'time_limit' | null = null;
     let busy: Array<{ event_id: string; event_type: string; elapsed_ms: number }> = [];
     if (first === 'timer') {
-      cut_by = WALL.now_ms() >= s.deadline_ms ? 'time_limit' : 'run_limit';
+      cut_by = by_deadline || WALL.now_ms() >= s.deadline_ms ? 'time_limit' : 'run_limit';
       busy = relay.inFlight();
       cut();
     }
