@@ -265,7 +265,7 @@ export async function runOnce(s: Session, scenario: VerifyScenario, run_no: numb
       const hook = await sim.webhook(slot.relay.url);
       slot.relay.setSecret(hook.secret);
       const configure = (secret: string) =>
-        probe.configure(s.app_url, { base_url: mount.base_url, api_key: app_key, webhook_secret: secret });
+        slot.relay.quietly(() => probe.configure(s.app_url, { base_url: mount.base_url, api_key: app_key, webhook_secret: secret }));
       await configure(hook.secret);
       return { webhook_id: hook.webhook_id, secret: hook.secret, configure };
     });
@@ -327,8 +327,10 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
         const busy = [...t.trades, ...t.zaps, ...t.cancels].filter((e) => !TERMINAL.has(e.status));
         if (busy.length > 0) return `not a quiet point (${busy.length} operations in flight): no check`;
       }
-      if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
-      const f = await judgeState(s, sim, run, expect);
+      const f = await relay.quietly(async () => {
+        if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
+        return judgeState(s, sim, run, expect);
+      });
       if (f === null) return "quiet point: the app's state matched";
       midrun ??= {
         ...f,
@@ -505,12 +507,14 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
           (await sim.faults.add({ target: 'http', effect: apiEffect('429'), match: { method: 'GET', path: '/v1/events*' }, times: 1 }))
             .fault_id,
         );
-      try {
-        if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
-      } finally {
-        for (const id of catch_up) await sim.faults.remove(id);
-      }
-      finding = await judgeState(s, sim, run, expect);
+      finding = await relay.quietly(async () => {
+        try {
+          if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
+        } finally {
+          for (const id of catch_up) await sim.faults.remove(id);
+        }
+        return judgeState(s, sim, run, expect);
+      });
     }
     if (finding === null && s.conduct_mode === 'fail') {
       const conduct = (await sim.conduct(app_key)).findings;

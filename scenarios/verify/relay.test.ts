@@ -179,3 +179,61 @@ describe('the copy gate: two copies of a delivery reach their first provider cal
     }
   });
 });
+
+describe("verify's own calls to the app (quietly): no delivery of the relay is at the app meanwhile", () => {
+  it('waits for the delivery in flight to be answered, and holds the next one until the call has ended', async () => {
+    const marks: string[] = [];
+    const answers: Array<() => void> = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const id = String(req.headers['svc-event-id']);
+        marks.push(`arrive ${id}`);
+        answers.push(() => {
+          marks.push(`answer ${id}`);
+          res.writeHead(200).end();
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const relay = await startRelay({
+      app_webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
+      handler_limit_ms: 5_000,
+      slow_after_ms: 5_000,
+    });
+    const post = (id: string) =>
+      fetch(relay.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'svc-timestamp': '1', 'svc-signature': 'v1=x', 'svc-event-id': id },
+        body: JSON.stringify({ event_id: id, type: 'credit.created', account_id: 'acct_q', data: {} }),
+      });
+    const until = async (check: () => boolean): Promise<void> => {
+      while (!check()) await new Promise((r) => setTimeout(r, 5));
+    };
+    try {
+      const first = post('evt_a');
+      await until(() => marks.includes('arrive evt_a'));
+      let second: Promise<Response> | null = null;
+      const call = relay.quietly(async () => {
+        marks.push('call starts');
+        // A delivery the provider sends while the call is under way waits for it to end.
+        second = post('evt_b');
+        await new Promise((r) => setTimeout(r, 100));
+        marks.push('call ends');
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(marks).toEqual(['arrive evt_a']);
+      answers.shift()!();
+      await call;
+      await until(() => marks.includes('arrive evt_b'));
+      answers.shift()!();
+      expect((await first).status).toBe(200);
+      expect((await second!)!.status).toBe(200);
+      expect(marks).toEqual(['arrive evt_a', 'answer evt_a', 'call starts', 'call ends', 'arrive evt_b', 'answer evt_b']);
+    } finally {
+      await relay.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

@@ -75,6 +75,14 @@ export interface Relay {
    * through every time, not when the scheduler happens to interleave them, so its counterexample replays.
    */
   gate(): Promise<void>;
+  /**
+   * Runs verify's own call to the app (configure, sync) with none of this relay's deliveries at the app: it waits
+   * for those in flight to be answered and holds the provider's next ones until the call has ended. An app's
+   * catch-up from the feed then never meets a delivery of the same event by chance (whether one was still in
+   * flight would be the machine's timing, so a replay could not reproduce the race); overlaps verify means to
+   * make are its explicit steps (concurrent copies, behind the gate).
+   */
+  quietly<T>(call: () => Promise<T>): Promise<T>;
   /** Deliveries in flight now: what a wall-time cut names. */
   inFlight(): Array<{ event_id: string; event_type: string; elapsed_ms: number }>;
   /** From now on every delivery is answered 503 at once without reaching the app (the run is being ended). */
@@ -137,6 +145,14 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   let copies = new Map<string, number>();
   /** While copies are in flight: the provider calls waiting (released together), and whether they were. */
   let window: { waiting: Array<() => void>; released: boolean; timer: AbortController | null } | null = null;
+  /** verify's calls to the app under way (quietly); while any is, the provider's deliveries wait in `held_back`. */
+  let quiet_calls = 0;
+  let held_back: Array<() => void> = [];
+  /** Quiet calls waiting for the deliveries in flight to be answered. */
+  let draining: Array<() => void> = [];
+  const wake = (list: Array<() => void>): void => {
+    for (const go of list.splice(0)) go();
+  };
 
   const releaseWindow = (): void => {
     if (window === null) return;
@@ -211,6 +227,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       status = 0;
     } finally {
       flying.delete(id);
+      if (flying.size === 0) wake(draining);
       watch.abort();
       if (gen === generation) copyLands(h.event_id);
     }
@@ -254,6 +271,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       held.set(h.account_id, h);
     }
     observer?.(body);
+    while (quiet_calls > 0 && !cut) await new Promise<void>((go) => held_back.push(go));
+    if (cut) return void res.writeHead(503).end('run cut by swapsim verify');
     const plan = plans.find((p) => p.left > 0 && p.account_id === h.account_id && wildcard(p.event_type, h.event_type));
     let answer: RelayRecord;
     if (plan) {
@@ -321,11 +340,22 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
         }
       });
     },
+    async quietly(call) {
+      quiet_calls++;
+      try {
+        while (flying.size > 0 && !cut) await new Promise<void>((go) => draining.push(go));
+        return await call();
+      } finally {
+        if (--quiet_calls === 0) wake(held_back);
+      }
+    },
     inFlight: () =>
       [...flying.values()].map((f) => ({ event_id: f.event_id, event_type: f.event_type, elapsed_ms: WALL.now_ms() - f.since })),
     cut() {
       cut = true;
       releaseWindow();
+      wake(held_back);
+      wake(draining);
       for (const f of flying.values()) f.abort.abort();
     },
     get is_cut() {
@@ -340,6 +370,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       plans = [];
       held = new Map();
       flying = new Map();
+      wake(draining);
+      quiet_calls = 0;
+      wake(held_back);
       cut = false;
       slow_reported = false;
       app_secret = null;
@@ -349,6 +382,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       new Promise<void>((resolve) => {
         cut = true;
         releaseWindow();
+        wake(held_back);
+        wake(draining);
         for (const f of flying.values()) f.abort.abort();
         server.close(() => resolve());
         server.closeAllConnections();
