@@ -84,14 +84,24 @@ export async function runBatch(s: Session, batch: ReadonlyArray<{ run: number; s
       lanes.map((l, i) =>
         driveLane(
           s,
-          { ...l, slot: s.slots[i], app_key, scenario: batch[i].scenario, run_no: batch[i].run, expect: null, started_ms, batched: true },
+          {
+            ...l,
+            slot: s.slots[i],
+            app_key,
+            scenario: batch[i].scenario,
+            run_no: batch[i].run,
+            expect: null,
+            started_ms,
+            batched: true,
+            sentBefore: mount!.sentBefore,
+          },
           async () => ({ webhook_id: webhooks[i], secret, configure }),
         ),
       ),
     );
   } finally {
     mount.unmount();
-    await Promise.all(lanes.map((l) => closeLane(s, l.sim, app_key)));
+    await Promise.all(lanes.map((l) => closeLane(s, l.sim, app_key, mount!.sentBefore)));
   }
 }
 

@@ -4,9 +4,13 @@
 // by an id learned from a delivery body or a response, by account_id, and the provider's own 404 and 400
 // envelopes for what no lane owns or no lane can read; a lane's 429 answered as the lane answered; and the
 // app's conduct record on every lane left clean by the hub's reads.
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSim, listAll, type Sim } from '../../lib/sim.ts';
 import { startHub, type Hub, type Mount } from './hub.ts';
+import { judgedConduct } from './lane.ts';
 
 const DRIVER = 'sk_driver_000000000000000000000001';
 const APP = 'sk_app_00000000000000000000000002';
@@ -193,5 +197,81 @@ describe('routing by id', () => {
     const direct = await lanes[1].api<Page>('GET', `/events?account_id=${account_id}&limit=2`, { key: APP });
     expect(scoped.body.events).toEqual(direct.body.events);
     expect(scoped.body.next_cursor).toBe(direct.body.next_cursor);
+  });
+});
+
+describe("the app's timing as the hub saw it (a request already on its way ignored no 429)", () => {
+  it('excuses a read the app sent before the 429 reached it, and only that one', async () => {
+    const rule = await lanes[0].faults.add({
+      target: 'http',
+      effect: { http_status: 429, retry_after: true },
+      match: { method: 'GET', path: '/v1/assets*' },
+      times: 1,
+    });
+    // Two connections of the app's, one request at a time each (HTTP/1.1).
+    const base = new URL(mount.base_url);
+    const conns = [new Client(base.origin), new Client(base.origin)];
+    const read = async (conn: number): Promise<{ status: number; body: any }> => {
+      const r = await conns[conn].request({ method: 'GET', path: `${base.pathname}/assets`, headers: { authorization: `Bearer ${APP}` } });
+      return { status: r.statusCode, body: await r.body.json() };
+    };
+    // A connection the app opened while the two reads were on their way, its first request sent only later.
+    const raw = connect(Number(base.port), '127.0.0.1');
+    await once(raw, 'connect');
+    const rawRead = async (): Promise<{ status: number; body: any }> => {
+      raw.write(`GET ${base.pathname}/assets HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${APP}\r\n\r\n`);
+      let text = '';
+      for (;;) {
+        const [chunk] = (await once(raw, 'data')) as [Buffer];
+        text += chunk.toString('utf8');
+        const head = text.indexOf('\r\n\r\n');
+        const length = Number(/content-length: ([0-9]+)/i.exec(text)?.[1] ?? NaN);
+        if (head >= 0 && text.length >= head + 4 + length)
+          return { status: Number(text.slice(9, 12)), body: JSON.parse(text.slice(head + 4, head + 4 + length)) };
+      }
+    };
+    // Two reads held at lane 0's gate, then let go together: the lane answers one 429 and sees the other next.
+    let open!: () => void;
+    const held = new Promise<void>((resolve) => (open = resolve));
+    mount.setGate(0, () => held);
+    try {
+      const both = Promise.all([read(0), read(1)]);
+      await new Promise((r) => setTimeout(r, 50));
+      open();
+      const answers = await both;
+      const refused = answers.findIndex((r) => r.status === 429);
+      expect(refused, 'one of the two met the fault').toBeGreaterThanOrEqual(0);
+      expect(answers[1 - refused].status).toBe(200);
+      // Then, inside the 429's Retry-After (1 s), each sent once the app had read it: a read on the first
+      // connection, the first request of the connection opened before (what it was opened for), its second, and a
+      // read on the other connection.
+      const same = await read(refused);
+      const opened_before = await rawRead();
+      const second_on_it = await rawRead();
+      await new Promise((r) => setTimeout(r, 100));
+      const other = await read(1 - refused);
+      const ids = {
+        refused: answers[refused].body.error.request_id as string,
+        concurrent: answers[1 - refused].body.request_id as string,
+        same: same.body.request_id as string,
+        opened_before: opened_before.body.request_id as string,
+        second_on_it: second_on_it.body.request_id as string,
+        other: other.body.request_id as string,
+      };
+      const findings = (await lanes[0].conduct(APP)).findings.filter((f) => f.kind === 'retry_after_ignored');
+      // The provider sees five requests inside the Retry-After; the app could not have waited for the first two.
+      const after = (k: keyof typeof ids): string[] => [ids.refused, ids[k]];
+      expect(findings.map((f) => f.request_ids)).toEqual(
+        (['concurrent', 'same', 'opened_before', 'second_on_it', 'other'] as const).map(after),
+      );
+      expect(judgedConduct(findings, mount.sentBefore).map((f) => f.request_ids)).toEqual(
+        (['same', 'second_on_it', 'other'] as const).map(after),
+      );
+    } finally {
+      raw.destroy();
+      mount.setGate(0, null);
+      await Promise.all(conns.map((c) => c.close()));
+      await lanes[0].faults.remove(rule.fault_id).catch(() => undefined);
+    }
   });
 });

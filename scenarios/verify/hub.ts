@@ -23,6 +23,8 @@ interface Answer {
   status: number;
   headers: Record<string, string | string[]>;
   body: Buffer;
+  /** The body parsed, when the hub already had to. */
+  json?: unknown;
 }
 
 /** Where a lane's part of a composite feed stands: the lane cursor a page starts at, and how many events of that page were taken. */
@@ -37,6 +39,13 @@ export interface Mount {
   owner(id: string): number | undefined;
   /** The app's calls to lane `lane` first wait for `gate` (the lane's relay: relay.ts gate); null: none. */
   setGate(lane: number, gate: (() => Promise<void>) | null): void;
+  /**
+   * Whether the app sent the request that became provider request `later` before it had the answer to `earlier`
+   * (both by the provider's request ids): it reached the hub before that answer left it, or it was the first
+   * request of a connection the app opened before then (a client opens one for a request it is sending). Such a
+   * request did not ignore what that answer said (a 429's Retry-After): it was already on its way.
+   */
+  sentBefore(later: string, earlier: string): boolean;
   unmount(): void;
 }
 
@@ -56,6 +65,19 @@ interface Mounted {
   lanes: string[];
   owners: Map<string, number>;
   gates: Array<(() => Promise<void>) | null>;
+  /**
+   * Per provider request id, in the hub's order: when the app's request behind it arrived, when its answer left,
+   * and when its connection was opened if it was that connection's first request (else null).
+   */
+  timing: Map<string, { in: number; out: number; opened: number | null }>;
+}
+
+/** The provider's request id in an answer body (`request_id`, or `error.request_id`), if any. */
+function requestIdOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const b = body as { request_id?: unknown; error?: { request_id?: unknown } };
+  const id = b.request_id ?? b.error?.request_id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** Every string in a JSON value that has the id format. */
@@ -123,6 +145,9 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   const dispatcher = new Agent({ keepAliveTimeout: 2_000 });
   const mounts = new Map<string, Mounted>();
   let next_mount = 0;
+  /** Arrivals of the app's requests and departures of their answers, in the hub's order (Mount.sentBefore). */
+  let order = 0;
+  const connections = new WeakMap<object, { opened: number; requests: number }>();
 
   async function call(
     base: string,
@@ -130,6 +155,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     path_and_query: string,
     headers: Record<string, string>,
     body: Buffer | undefined,
+    request_ids?: string[],
   ): Promise<Answer> {
     const u = new URL(base + path_and_query);
     const res = await dispatcher.request({
@@ -143,7 +169,13 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     for await (const c of res.body) chunks.push(c as Buffer);
     const out: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !HOP.has(k)) out[k] = v;
-    return { status: res.statusCode, headers: out, body: Buffer.concat(chunks) };
+    const answer: Answer = { status: res.statusCode, headers: out, body: Buffer.concat(chunks) };
+    if (request_ids) {
+      answer.json = parseJson(answer.body);
+      const id = requestIdOf(answer.json);
+      if (id !== undefined) request_ids.push(id);
+    }
+    return answer;
   }
 
   function learnFrom(m: Mounted, lane: number, body: unknown): void {
@@ -168,7 +200,13 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
    * page is always taken to its end: a full one moves the lane to its next_cursor, a tail one is remembered
    * with its count, and is re-read from the same cursor next time, new events included).
    */
-  async function composite(m: Mounted, path: string, query: URLSearchParams, headers: Record<string, string>): Promise<Answer | 'forward'> {
+  async function composite(
+    m: Mounted,
+    path: string,
+    query: URLSearchParams,
+    headers: Record<string, string>,
+    request_ids: string[],
+  ): Promise<Answer | 'forward'> {
     const raw_limit = query.get('limit');
     if (raw_limit !== null && (!/^[0-9]{1,4}$/.test(raw_limit) || Number(raw_limit) < 1 || Number(raw_limit) > MAX_LIMIT)) return 'forward';
     const raw_cursor = query.get('cursor');
@@ -192,8 +230,8 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     for (let lane = 0; lane < m.lanes.length && need > 0; lane++) {
       while (need > 0) {
         const [cursor, taken] = positions[lane];
-        const a = await call(m.lanes[lane], 'GET', pageOf(cursor, Math.min(MAX_LIMIT, taken + need)), headers, undefined);
-        const body = parseJson(a.body);
+        const a = await call(m.lanes[lane], 'GET', pageOf(cursor, Math.min(MAX_LIMIT, taken + need)), headers, undefined, request_ids);
+        const body = a.json ?? parseJson(a.body);
         const f = a.status === 200 ? listField(body) : null;
         if (f === null) return a; // a refusal (429, 5xx, 400) or not a list: as the lane answered
         learnFrom(m, lane, body);
@@ -273,6 +311,11 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       );
       return;
     }
+    const arrived = ++order;
+    const conn = connections.get(req.socket);
+    // A connection's first request was what the app opened it for: it was on its way once the connection was.
+    const opened = conn !== undefined && conn.requests++ === 0 ? conn.opened : null;
+    const request_ids: string[] = [];
     const path = match[2] ?? '/';
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !HOP.has(k)) headers[k] = v;
@@ -283,17 +326,19 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     if (lane === null && method === 'GET' && !SHARED.test(path) && !path_has_id && !url.searchParams.has('account_id')) {
       // An org-wide read reaches every lane: it waits for each lane's gate.
       await Promise.all(m.gates.map((g) => g?.()));
-      answer = await composite(m, path, url.searchParams, headers);
+      answer = await composite(m, path, url.searchParams, headers, request_ids);
     } else {
       await m.gates[lane ?? 0]?.();
     }
     if (answer === 'forward') {
       lane ??= 0;
-      answer = await call(m.lanes[lane], method, path + url.search, headers, body);
-      learnFrom(m, lane, parseJson(answer.body));
+      answer = await call(m.lanes[lane], method, path + url.search, headers, body, request_ids);
+      learnFrom(m, lane, answer.json ?? parseJson(answer.body));
     }
     res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.length) });
     res.end(answer.body);
+    const left = ++order;
+    for (const id of request_ids) m.timing.set(id, { in: arrived, out: left, opened });
   }
 
   const server: Server = createServer(
@@ -304,6 +349,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       }),
   );
   server.keepAliveTimeout = 2_000;
+  server.on('connection', (socket) => connections.set(socket, { opened: ++order, requests: 0 }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -319,6 +365,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         lanes: lane_base_urls.map((u) => u.replace(/\/$/, '')),
         owners: new Map(),
         gates: lane_base_urls.map(() => null),
+        timing: new Map(),
       };
       mounts.set(name, m);
       return {
@@ -326,6 +373,11 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         learn: (lane, body) => learnFrom(m, lane, Buffer.isBuffer(body) ? parseJson(body) : body),
         owner: (id) => m.owners.get(id),
         setGate: (lane, gate) => void (m.gates[lane] = gate),
+        sentBefore(later, earlier) {
+          const [a, b] = [m.timing.get(later), m.timing.get(earlier)];
+          if (a === undefined || b === undefined) return false;
+          return a.in < b.out || (a.opened !== null && a.opened < b.out);
+        },
         unmount: () => void mounts.delete(name),
       };
     },

@@ -14,7 +14,7 @@ import { firstDivergence } from './compare.ts';
 import { deliveryLog, formatDeliveryLog, judgeDeliveries, judgeLatency, type Attempt, type Finding } from './judge.ts';
 import * as probe from './probe.ts';
 import { observeReach } from './reach.ts';
-import { startHub, type Hub } from './hub.ts';
+import { startHub, type Hub, type Mount } from './hub.ts';
 import type { Relay, RelayRecord } from './relay.ts';
 import { apiEffect, runVerifyScenario, type RunHooks, type VerifyRun } from './run.ts';
 import type { VerifyScenario } from './scenario.ts';
@@ -238,13 +238,18 @@ export interface Connection {
   configure(secret: string): Promise<void>;
 }
 
+/**
+ * A sync (and the state reads after it) with no delivery of any run at the app (relay.ts quietly, over every
+ * relay): in a batch the app's catch-up reads every run's feed, so another run's delivery of an event it reads
+ * would race it as surely as the run's own.
+ */
+function quietly<T>(s: Session, call: () => Promise<T>): Promise<T> {
+  return s.slots.reduce<() => Promise<T>>((inner, slot) => () => slot.relay.quietly(inner), call)();
+}
+
 export async function ensureSlots(s: Session, n: number): Promise<void> {
   while (s.slots.length < n) s.slots.push(await s.newSlot());
 }
-
-/** A run whose app meets 429s by design: API fault rules on its key, or the adversarial profile's limits. */
-const meetsRefusals = (scenario: VerifyScenario): boolean =>
-  scenario.adversarial_profile || scenario.steps.some((st) => st.kind === 'api_fault');
 
 /**
  * One run alone: its own provider, shown to the app through the hub as a batch's are (a mount of one lane), so
@@ -257,11 +262,12 @@ export async function runOnce(s: Session, scenario: VerifyScenario, run_no: numb
   slot.relay.reset();
   s.hub ??= await startHub({ peek_key: s.verifier_key });
   const mount = s.hub.mount([sim.base_url]);
-  // Not where 429s are part of the run (API faults, the adversarial profile's limits): a read held at the gate
-  // and let go after another request's 429 would look like a retry that ignored its Retry-After.
-  if (!meetsRefusals(scenario)) mount.setGate(0, () => slot.relay.gate());
+  // Where 429s are part of the run too: a read held at the gate while another request met a 429 reached the hub
+  // before that answer left it, so judgedConduct does not count it as ignoring the Retry-After.
+  mount.setGate(0, () => slot.relay.gate());
   try {
-    return await driveLane(s, { sim, profile, slot, app_key, scenario, run_no, expect, started_ms: WALL.now_ms() }, async () => {
+    const lane = { sim, profile, slot, app_key, scenario, run_no, expect, started_ms: WALL.now_ms(), sentBefore: mount.sentBefore };
+    return await driveLane(s, lane, async () => {
       const hook = await sim.webhook(slot.relay.url);
       slot.relay.setSecret(hook.secret);
       const configure = (secret: string) =>
@@ -285,11 +291,28 @@ export interface LaneRun {
   started_ms: number;
   /** In a batch the sim stays up until every run of the batch has ended (the app's composite feed reads every lane), and the batch reads the conduct record then. */
   batched?: boolean;
+  /** The hub's view of the app's requests (Mount.sentBefore): a request already on its way ignored no answer. */
+  sentBefore: Mount['sentBefore'];
+}
+
+type ConductFindings = Awaited<ReturnType<Sim['conduct']>>['findings'];
+
+/**
+ * The app key's conduct findings, less those the app's own timing excuses: a request "sent before a 429's
+ * Retry-After elapsed" that the app had sent before that 429 reached it (two of its requests in flight at
+ * once; the provider saw the second one after answering the first, but the app could not have waited for an
+ * answer it did not have). Which of two concurrent requests the provider answered first is the machine's
+ * timing, so counting it would also make the finding come and go between replays.
+ */
+export function judgedConduct(findings: ConductFindings, sentBefore: Mount['sentBefore']): ConductFindings {
+  return findings.filter(
+    (f) => f.kind !== 'retry_after_ignored' || f.request_ids.length < 2 || !sentBefore(f.request_ids[1], f.request_ids[0]),
+  );
 }
 
 /** Reads the app key's client-conduct findings on a lane and closes its sim (bounded: a stuck close cannot hold verify). */
-export async function closeLane(s: Session, sim: Sim, app_key: string): Promise<void> {
-  for (const f of (await sim.conduct(app_key).catch(() => null))?.findings ?? [])
+export async function closeLane(s: Session, sim: Sim, app_key: string, sentBefore: Mount['sentBefore']): Promise<void> {
+  for (const f of judgedConduct((await sim.conduct(app_key).catch(() => null))?.findings ?? [], sentBefore))
     s.conduct.push({ api_key: `…${f.api_key_suffix}`, kind: f.kind, detail: f.message, request_ids: f.request_ids });
   const closing = wallTimer(5_000);
   await Promise.race([sim.close(), closing.done]);
@@ -327,7 +350,7 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
         const busy = [...t.trades, ...t.zaps, ...t.cancels].filter((e) => !TERMINAL.has(e.status));
         if (busy.length > 0) return `not a quiet point (${busy.length} operations in flight): no check`;
       }
-      const f = await relay.quietly(async () => {
+      const f = await quietly(s, async () => {
         if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
         return judgeState(s, sim, run, expect);
       });
@@ -507,7 +530,7 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
           (await sim.faults.add({ target: 'http', effect: apiEffect('429'), match: { method: 'GET', path: '/v1/events*' }, times: 1 }))
             .fault_id,
         );
-      finding = await relay.quietly(async () => {
+      finding = await quietly(s, async () => {
         try {
           if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
         } finally {
@@ -517,7 +540,7 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
       });
     }
     if (finding === null && s.conduct_mode === 'fail') {
-      const conduct = (await sim.conduct(app_key)).findings;
+      const conduct = judgedConduct((await sim.conduct(app_key)).findings, lane.sentBefore);
       if (conduct.length > 0) {
         const c = conduct[0];
         finding = {
@@ -569,7 +592,7 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
   } finally {
     out.wall_ms = Math.round(WALL.now_ms() - lane.started_ms);
     slot.on_slow = null;
-    if (!lane.batched) await closeLane(s, sim, app_key);
+    if (!lane.batched) await closeLane(s, sim, app_key, lane.sentBefore);
   }
 }
 
