@@ -35,6 +35,10 @@ describe('npm run bench harness', () => {
       expect(Object.keys(c.status_codes).every((code) => code.startsWith('2'))).toBe(true);
       expect(c.requests_per_s).toBeGreaterThan(0);
       expect(c.latency_p99_ms).toBeGreaterThanOrEqual(c.latency_p50_ms);
+      // From /proc on Linux: the server's CPU and preemptions per answer, the client's CPU for closed loops.
+      expect(c.server_cpu_us_per_request).toBeGreaterThan(0);
+      expect(c.server_preemptions_per_request).toBeGreaterThanOrEqual(0);
+      expect(Number.isFinite(c.server_preemptions_per_request)).toBe(true);
     }
     // Every closed-loop case was measured by a generator the kernel ran as asked (SCHED_BATCH where chrt exists).
     const sched = batchAvailable() ? 'batch' : 'normal';

@@ -57,6 +57,11 @@ export interface BenchCaseDetail extends BenchCase {
   transport_errors: number;
   /** Server CPU time per answered request (median over runs), from /proc: steadier than req/s on a shared machine. */
   server_cpu_us_per_request?: number;
+  /**
+   * Times the kernel took a CPU from the server's threads while they could run, per answer (median over runs):
+   * on loopback, mostly the client its answers woke (docs/performance.md).
+   */
+  server_preemptions_per_request?: number;
   /** The closed-loop generator's own CPU time per answer (median over runs). */
   client_cpu_us_per_request?: number;
   /** The scheduling every closed-loop generator of the case ran under, as its kernel reported it (else 'mixed'). */
@@ -155,6 +160,7 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
 interface Measured {
   result: RunFigures;
   cpu_us_per_request?: number;
+  preemptions_per_request?: number;
   client_cpu_us_per_request?: number;
   client_sched?: string | null;
 }
@@ -162,21 +168,35 @@ interface Measured {
 /** Seconds of the fixed rate the generator's own process offers before measuring (its JIT warming up). */
 const GENERATOR_WARMUP_S = 1;
 
-/** The server's CPU time per answer between `cpu_before_ms` and now. */
-function serverCpu_us(server: ServerChild, cpu_before_ms: number | undefined, answered: number): number | undefined {
-  const cpu_after_ms = server.cpu_ms();
-  return cpu_before_ms !== undefined && cpu_after_ms !== undefined && answered > 0
-    ? ((cpu_after_ms - cpu_before_ms) * 1000) / answered
-    : undefined;
+/** The server's CPU time and preemptions so far (sampled when the measured part starts and when it ends). */
+interface ServerSample {
+  cpu_ms?: number;
+  preemptions?: number;
+}
+const sample = (server: ServerChild): ServerSample => ({ cpu_ms: server.cpu_ms(), preemptions: server.preemptions() });
+
+/** The server's CPU time and preemptions per answer since `before`. */
+function perAnswer(
+  server: ServerChild,
+  before: ServerSample | undefined,
+  answered: number,
+): Pick<Measured, 'cpu_us_per_request' | 'preemptions_per_request'> {
+  const after = sample(server);
+  const per = (a: number | undefined, b: number | undefined, scale: number): number | undefined =>
+    a !== undefined && b !== undefined && answered > 0 ? ((b - a) * scale) / answered : undefined;
+  return {
+    cpu_us_per_request: per(before?.cpu_ms, after.cpu_ms, 1000),
+    preemptions_per_request: per(before?.preemptions, after.preemptions, 1),
+  };
 }
 
 /** A fixed-rate run (open loop), its warm-up a run of its own. */
 async function openLoopRun(server: ServerChild, o: BenchOptions, p: Prepared, duration_s: number): Promise<Measured> {
   const fixed = p.fixed_rate!;
-  let cpu_before_ms: number | undefined;
+  let before: ServerSample | undefined;
   const r = await openLoopInChild(
     { url: server.url + (p.path ?? ''), duration_s, warmup_s: GENERATOR_WARMUP_S, ...fixed },
-    () => (cpu_before_ms = server.cpu_ms()),
+    () => (before = sample(server)),
     o.client_sched,
   );
   const result: RunFigures = {
@@ -188,12 +208,12 @@ async function openLoopRun(server: ServerChild, o: BenchOptions, p: Prepared, du
     transport_errors: r.errors,
     status_codes: r.status_codes,
   };
-  return { result, cpu_us_per_request: serverCpu_us(server, cpu_before_ms, r.answered) };
+  return { result, ...perAnswer(server, before, r.answered) };
 }
 
 /** A closed-loop round: the warm-up and the measured run in one generator process (its JIT warms with the server's). */
 async function closedLoopRound(server: ServerChild, o: BenchOptions, p: Prepared): Promise<{ warm?: Measured; run: Measured }> {
-  let cpu_before_ms: number | undefined;
+  let before: ServerSample | undefined;
   const pool = p.mixed;
   const r = await closedLoopInChild(
     {
@@ -205,7 +225,7 @@ async function closedLoopRound(server: ServerChild, o: BenchOptions, p: Prepared
       ...(pool ? { mixed: { accounts: pool.accounts, api_key: pool.api_key } } : {}),
     },
     o.client_sched,
-    () => (cpu_before_ms = server.cpu_ms()),
+    () => (before = sample(server)),
   );
   if (pool && r.mixed) {
     pool.accounts = r.mixed.accounts;
@@ -214,7 +234,7 @@ async function closedLoopRound(server: ServerChild, o: BenchOptions, p: Prepared
   }
   const run: Measured = {
     result: r.run,
-    cpu_us_per_request: serverCpu_us(server, cpu_before_ms, r.run.answered),
+    ...perAnswer(server, before, r.run.answered),
     client_cpu_us_per_request: r.client_cpu_us_per_request,
     client_sched: r.sched,
   };
@@ -233,6 +253,7 @@ function summarize(id: CaseId, measured: Measured[], warm: Measured[], o: BenchO
   let transport_errors = 0;
   const runs = measured.map((m) => m.result);
   const cpu = measured.map((m) => m.cpu_us_per_request).filter((x): x is number => x !== undefined);
+  const preempted = measured.map((m) => m.preemptions_per_request).filter((x): x is number => x !== undefined);
   const client_cpu = measured.map((m) => m.client_cpu_us_per_request).filter((x): x is number => x !== undefined);
   const scheds = new Set(measured.filter((m) => m.client_sched !== undefined).map((m) => String(m.client_sched)));
   for (const { result: r } of [...warm, ...measured]) {
@@ -252,6 +273,7 @@ function summarize(id: CaseId, measured: Measured[], warm: Measured[], o: BenchO
     status_codes,
     transport_errors,
     ...(cpu.length > 0 ? { server_cpu_us_per_request: Math.round(median(cpu)) } : {}),
+    ...(preempted.length > 0 ? { server_preemptions_per_request: round(median(preempted), 3) } : {}),
     ...(client_cpu.length > 0 ? { client_cpu_us_per_request: Math.round(median(client_cpu)) } : {}),
     ...(scheds.size > 0 ? { client_sched: scheds.size === 1 ? [...scheds][0] : 'mixed' } : {}),
     ...(note ? { note } : {}),

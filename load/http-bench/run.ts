@@ -79,7 +79,7 @@ const pad = (s: string | number, n: number, left = false): string => (left ? Str
 
 export function table(cases: BenchCaseDetail[], ratios: Record<string, number>): string {
   const lines = [
-    `${pad('case', 42, true)} ${pad('req/s', 8)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('errors', 7)} ${pad('÷ express', 9)} ${pad('÷ raw', 7)} ${pad('cpu µs/req', 10)} ${pad('client µs/req', 13)}`,
+    `${pad('case', 42, true)} ${pad('req/s', 8)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('errors', 7)} ${pad('÷ express', 9)} ${pad('÷ raw', 7)} ${pad('cpu µs/req', 10)} ${pad('preempt/req', 11)} ${pad('client µs/req', 13)}`,
   ];
   for (const c of cases) {
     const name = c.offered_rate_per_s ? `${c.name} @ ${c.offered_rate_per_s}/s` : c.name;
@@ -87,7 +87,7 @@ export function table(cases: BenchCaseDetail[], ratios: Record<string, number>):
     const vsExpress = key && ratios[`${key}/express`] !== undefined ? ratios[`${key}/express`].toFixed(2) : '';
     const vsRaw = key && ratios[`${key}/raw`] !== undefined ? ratios[`${key}/raw`].toFixed(2) : '';
     lines.push(
-      `${pad(name, 42, true)} ${pad(c.requests_per_s, 8)} ${pad(c.latency_p50_ms, 8)} ${pad(c.latency_p99_ms, 8)} ${pad(c.errors, 7)} ${pad(vsExpress, 9)} ${pad(vsRaw, 7)} ${pad(c.server_cpu_us_per_request ?? '', 10)} ${pad(c.client_cpu_us_per_request ?? '', 13)}`,
+      `${pad(name, 42, true)} ${pad(c.requests_per_s, 8)} ${pad(c.latency_p50_ms, 8)} ${pad(c.latency_p99_ms, 8)} ${pad(c.errors, 7)} ${pad(vsExpress, 9)} ${pad(vsRaw, 7)} ${pad(c.server_cpu_us_per_request ?? '', 10)} ${pad(c.server_preemptions_per_request ?? '', 11)} ${pad(c.client_cpu_us_per_request ?? '', 13)}`,
     );
     if (c.note) lines.push(`  note: ${c.note}`);
   }
