@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { outputDir, writeReportJson } from '../../reports/output.ts';
 import { CASE_IDS, runBench, type BenchOptions } from './bench.ts';
+import { batchAvailable } from './client.ts';
 
 const TINY: BenchOptions = {
   duration_s: 1,
@@ -14,6 +15,7 @@ const TINY: BenchOptions = {
   rate_per_s: 50,
   fixed_connections: 2,
   repeat: 1,
+  client_sched: 'batch',
   cases: [...CASE_IDS],
   credits: 100,
   command: 'vitest',
@@ -33,7 +35,16 @@ describe('npm run bench harness', () => {
       expect(Object.keys(c.status_codes).every((code) => code.startsWith('2'))).toBe(true);
       expect(c.requests_per_s).toBeGreaterThan(0);
       expect(c.latency_p99_ms).toBeGreaterThanOrEqual(c.latency_p50_ms);
+      // From /proc on Linux: the server's CPU and preemptions per answer, the client's CPU for closed loops.
+      expect(c.server_cpu_us_per_request).toBeGreaterThan(0);
+      expect(c.server_preemptions_per_request).toBeGreaterThanOrEqual(0);
+      expect(Number.isFinite(c.server_preemptions_per_request)).toBe(true);
     }
+    // Every closed-loop case was measured by a generator the kernel ran as asked (SCHED_BATCH where chrt exists).
+    const sched = batchAvailable() ? 'batch' : 'normal';
+    expect(r.client.sched).toBe(sched);
+    for (const id of ['raw', 'fastify', 'express', 'read', 'replay', 'mixed'])
+      expect(r.cases.find((c) => c.id === id)?.client_sched, id).toBe(sched);
     expect(r.cases.find((c) => c.id === 'read-fixed')?.offered_rate_per_s).toBe(50);
     expect(r.cases.find((c) => c.id === 'raw-fixed')?.offered_rate_per_s).toBe(50);
     // The fixed-rate target is read against the floor the machine allows (raw node:http at the same rate).
@@ -54,7 +65,8 @@ describe('npm run bench harness', () => {
   }, 180_000);
 
   it('counts every refused answer as an error (a wrong API key gives 401s, not figures)', async () => {
-    const r = await runBench({ ...TINY, cases: ['read', 'mixed'], client_api_key: 'sk_bench_wrong' });
+    const r = await runBench({ ...TINY, cases: ['read', 'mixed'], client_api_key: 'sk_bench_wrong', client_sched: 'normal' });
+    for (const c of r.cases) expect(c.client_sched).toBe('normal');
     for (const c of r.cases) {
       expect(c.errors).toBeGreaterThan(0);
       expect(c.status_codes['401']).toBeGreaterThan(0);

@@ -1,14 +1,15 @@
 // The HTTP self-benchmark: baselines (raw node:http, also at the fixed rate as the latency floor; fastify 5 and
 // express 5 hello-world) and swapsim's cases (a) balances read, (a) at a fixed rate, (b) idempotent replay, (c) mixed
-// lifecycle, each against a server in its own child process, measured by autocannon in this process (the
-// fixed-rate cases by an open-loop generator, open-loop.ts); returns the BenchResult with ratios and targets.
+// lifecycle, each against a server in its own child process, measured by a load generator in a process of its
+// own, started alike for every case (client.ts): autocannon (closed-loop.ts), or for the fixed-rate cases an
+// open-loop generator (open-loop.ts); returns the BenchResult with ratios and targets.
 import { cpus } from 'node:os';
-import autocannon from 'autocannon';
 import type { BenchCase, BenchResult } from '../../reports/types.ts';
 import { startServer, type ServerChild, type ServerKind } from './children.ts';
-import { driveClock, fundAccounts, type Target } from './setup.ts';
-import { mixedLoad } from './mixed.ts';
+import { driveClock, fundAccounts, type FundedAccount, type Target } from './setup.ts';
 import { openLoopInChild } from './open-loop.ts';
+import { closedLoopInChild, type ClosedLoopOptions, type RunFigures } from './closed-loop.ts';
+import { effectiveSched, type ClientSched } from './client.ts';
 
 export const CASE_IDS = ['raw', 'raw-fixed', 'fastify', 'express', 'read', 'read-fixed', 'replay', 'mixed'] as const;
 export type CaseId = (typeof CASE_IDS)[number];
@@ -24,6 +25,8 @@ export interface BenchOptions {
   /** Measured runs per case; figures are the medians. */
   repeat: number;
   cases: CaseId[];
+  /** How the load generators are scheduled (client.ts); `batch` falls back to `normal` where chrt is missing. */
+  client_sched: ClientSched;
   /** Profile each swapsim child with `node --cpu-prof` into this folder. */
   cpu_prof_dir?: string;
   /** Size of the mixed case's credit pool (default: enough for MIXED_CYCLES_PER_S over every run). */
@@ -41,6 +44,7 @@ export const DEFAULT_OPTIONS: Omit<BenchOptions, 'command'> = {
   rate_per_s: 2_000,
   fixed_connections: 10,
   repeat: 1,
+  client_sched: 'batch',
   cases: [...CASE_IDS],
 };
 
@@ -53,6 +57,15 @@ export interface BenchCaseDetail extends BenchCase {
   transport_errors: number;
   /** Server CPU time per answered request (median over runs), from /proc: steadier than req/s on a shared machine. */
   server_cpu_us_per_request?: number;
+  /**
+   * Times the kernel took a CPU from the server's threads while they could run, per answer (median over runs):
+   * on loopback, mostly the client its answers woke (docs/performance.md).
+   */
+  server_preemptions_per_request?: number;
+  /** The closed-loop generator's own CPU time per answer (median over runs). */
+  client_cpu_us_per_request?: number;
+  /** The scheduling every closed-loop generator of the case ran under, as its kernel reported it (else 'mixed'). */
+  client_sched?: string;
   note?: string;
 }
 
@@ -80,10 +93,21 @@ const SERVER: Record<CaseId, ServerKind> = {
 /** Cycles per second the mixed case is sized for (credit pool); a run that drains it says so in its note. */
 const MIXED_CYCLES_PER_S = 1_500;
 
+/** The mixed case's pool across runs: each run's generator starts from what the last one left. */
+interface MixedPool {
+  api_key: string;
+  accounts: FundedAccount[];
+  exhausted: number;
+  cycles: number;
+}
+
 interface Prepared {
   /** Appended to the server's URL (autocannon takes the path in the URL). */
   path?: string;
-  opts: Partial<autocannon.Options>;
+  /** The closed-loop request (none for the mixed case, which sends its lifecycle). */
+  request?: ClosedLoopOptions['request'];
+  /** The mixed case's credit pool, handed to each run's generator and taken back from it. */
+  mixed?: MixedPool;
   /** Offered at a constant arrival rate by the open-loop generator instead of autocannon (GETs of `path`). */
   fixed_rate?: { rate_per_s: number; connections: number; headers?: Record<string, string> };
   /** Runs around each measured (and warm-up) run, e.g. the sim-clock driver. */
@@ -95,15 +119,14 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
   const t: Target = { url: server.url, api_key: API_KEY };
   const client_key = o.client_api_key ?? API_KEY;
   const auth = { authorization: `Bearer ${client_key}` };
-  if (id === 'raw' || id === 'fastify' || id === 'express') return { path: '/', opts: {} };
+  if (id === 'raw' || id === 'fastify' || id === 'express') return { path: '/' };
   // The latency floor of the fixed-rate target: the load generator and the machine with the cheapest server.
-  if (id === 'raw-fixed') return { path: '/', opts: {}, fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections } };
+  if (id === 'raw-fixed') return { path: '/', fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections } };
   if (id === 'read' || id === 'read-fixed') {
     const [a] = await fundAccounts(t, 1, 3);
     const path = `/v1/accounts/${a.account_id}/balances`;
-    if (id === 'read-fixed')
-      return { path, opts: {}, fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections, headers: auth } };
-    return { path, opts: { headers: auth } };
+    if (id === 'read-fixed') return { path, fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections, headers: auth } };
+    return { path, request: { headers: auth } };
   }
   if (id === 'replay') {
     const headers = { ...auth, 'content-type': 'application/json', 'idempotency-key': 'bench-replay-1' };
@@ -116,88 +139,106 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
     const stored = await first.text();
     if (first.status !== 200) throw new Error(`bench setup: replay's first write answered ${first.status} ${stored}`);
     // Every replay must return the stored reply byte for byte; anything else counts as a mismatch.
-    return { path: '/v1/accounts', opts: { method: 'POST', headers, body, expectBody: stored } };
+    return { path: '/v1/accounts', request: { method: 'POST', headers, body, expectBody: stored } };
   }
   const accounts = Math.min(o.connections, 50);
   const cycles = o.credits ?? Math.ceil((o.duration_s + o.warmup_s) * o.repeat * MIXED_CYCLES_PER_S);
-  const load = mixedLoad(await fundAccounts(t, accounts, Math.ceil(cycles / accounts)), client_key);
+  const pool: MixedPool = {
+    api_key: client_key,
+    accounts: await fundAccounts(t, accounts, Math.ceil(cycles / accounts)),
+    exhausted: 0,
+    cycles: 0,
+  };
   return {
-    opts: { requests: load.requests },
+    mixed: pool,
     during: () => driveClock(t, 250),
     note: () =>
-      load.exhausted() > 0
-        ? `credit pool ran dry: ${load.exhausted()} of ${load.cycles()} cycles ran reads in place of the trade`
-        : undefined,
+      pool.exhausted > 0 ? `credit pool ran dry: ${pool.exhausted} of ${pool.cycles} cycles ran reads in place of the trade` : undefined,
   };
-}
-
-/** One run's figures, whichever generator measured it. */
-interface RunFigures {
-  requests_per_s: number;
-  p50_ms: number;
-  p99_ms: number;
-  answered: number;
-  non_2xx: number;
-  /** Socket errors + timeouts + body mismatches. */
-  transport_errors: number;
-  status_codes: Record<string, number>;
 }
 
 interface Measured {
   result: RunFigures;
   cpu_us_per_request?: number;
-}
-
-function fromAutocannon(r: autocannon.Result): RunFigures {
-  const status_codes: Record<string, number> = {};
-  for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) status_codes[code] = s?.count ?? 0;
-  return {
-    requests_per_s: r.requests.average,
-    p50_ms: r.latency.p50,
-    p99_ms: r.latency.p99,
-    answered: r.requests.total,
-    non_2xx: r.non2xx,
-    transport_errors: r.errors + r.timeouts + r.mismatches,
-    status_codes,
-  };
+  preemptions_per_request?: number;
+  client_cpu_us_per_request?: number;
+  client_sched?: string | null;
 }
 
 /** Seconds of the fixed rate the generator's own process offers before measuring (its JIT warming up). */
 const GENERATOR_WARMUP_S = 1;
 
-async function run(server: ServerChild, o: BenchOptions, p: Prepared, duration_s: number, onMeasuring: () => void): Promise<RunFigures> {
-  const url = server.url + (p.path ?? '');
-  if (p.fixed_rate) {
-    const r = await openLoopInChild({ url, duration_s, warmup_s: GENERATOR_WARMUP_S, ...p.fixed_rate }, onMeasuring);
-    return {
-      requests_per_s: r.requests_per_s,
-      p50_ms: r.latency_ms.p50,
-      p99_ms: r.latency_ms.p99,
-      answered: r.answered,
-      non_2xx: r.non_2xx,
-      transport_errors: r.errors,
-      status_codes: r.status_codes,
-    };
-  }
-  onMeasuring();
-  return fromAutocannon(await autocannon({ url, connections: o.connections, duration: duration_s, ...p.opts }));
+/** The server's CPU time and preemptions so far (sampled when the measured part starts and when it ends). */
+interface ServerSample {
+  cpu_ms?: number;
+  preemptions?: number;
+}
+const sample = (server: ServerChild): ServerSample => ({ cpu_ms: server.cpu_ms(), preemptions: server.preemptions() });
+
+/** The server's CPU time and preemptions per answer since `before`. */
+function perAnswer(
+  server: ServerChild,
+  before: ServerSample | undefined,
+  answered: number,
+): Pick<Measured, 'cpu_us_per_request' | 'preemptions_per_request'> {
+  const after = sample(server);
+  const per = (a: number | undefined, b: number | undefined, scale: number): number | undefined =>
+    a !== undefined && b !== undefined && answered > 0 ? ((b - a) * scale) / answered : undefined;
+  return {
+    cpu_us_per_request: per(before?.cpu_ms, after.cpu_ms, 1000),
+    preemptions_per_request: per(before?.preemptions, after.preemptions, 1),
+  };
 }
 
-async function measure(server: ServerChild, o: BenchOptions, p: Prepared, duration_s: number): Promise<Measured> {
-  const stop = p.during?.();
-  let cpu_before_ms: number | undefined;
-  try {
-    const result = await run(server, o, p, duration_s, () => (cpu_before_ms = server.cpu_ms()));
-    const cpu_after_ms = server.cpu_ms();
-    const answered = result.answered;
-    const cpu_us_per_request =
-      cpu_before_ms !== undefined && cpu_after_ms !== undefined && answered > 0
-        ? ((cpu_after_ms - cpu_before_ms) * 1000) / answered
-        : undefined;
-    return { result, cpu_us_per_request };
-  } finally {
-    await stop?.();
+/** A fixed-rate run (open loop), its warm-up a run of its own. */
+async function openLoopRun(server: ServerChild, o: BenchOptions, p: Prepared, duration_s: number): Promise<Measured> {
+  const fixed = p.fixed_rate!;
+  let before: ServerSample | undefined;
+  const r = await openLoopInChild(
+    { url: server.url + (p.path ?? ''), duration_s, warmup_s: GENERATOR_WARMUP_S, ...fixed },
+    () => (before = sample(server)),
+    o.client_sched,
+  );
+  const result: RunFigures = {
+    requests_per_s: r.requests_per_s,
+    p50_ms: r.latency_ms.p50,
+    p99_ms: r.latency_ms.p99,
+    answered: r.answered,
+    non_2xx: r.non_2xx,
+    transport_errors: r.errors,
+    status_codes: r.status_codes,
+  };
+  return { result, ...perAnswer(server, before, r.answered) };
+}
+
+/** A closed-loop round: the warm-up and the measured run in one generator process (its JIT warms with the server's). */
+async function closedLoopRound(server: ServerChild, o: BenchOptions, p: Prepared): Promise<{ warm?: Measured; run: Measured }> {
+  let before: ServerSample | undefined;
+  const pool = p.mixed;
+  const r = await closedLoopInChild(
+    {
+      url: server.url + (p.path ?? ''),
+      connections: o.connections,
+      duration_s: o.duration_s,
+      warmup_s: o.warmup_s,
+      ...(p.request ? { request: p.request } : {}),
+      ...(pool ? { mixed: { accounts: pool.accounts, api_key: pool.api_key } } : {}),
+    },
+    o.client_sched,
+    () => (before = sample(server)),
+  );
+  if (pool && r.mixed) {
+    pool.accounts = r.mixed.accounts;
+    pool.exhausted += r.mixed.exhausted;
+    pool.cycles += r.mixed.cycles;
   }
+  const run: Measured = {
+    result: r.run,
+    ...perAnswer(server, before, r.run.answered),
+    client_cpu_us_per_request: r.client_cpu_us_per_request,
+    client_sched: r.sched,
+  };
+  return { ...(r.warm ? { warm: { result: r.warm } } : {}), run };
 }
 
 const median = (xs: number[]): number => {
@@ -212,6 +253,9 @@ function summarize(id: CaseId, measured: Measured[], warm: Measured[], o: BenchO
   let transport_errors = 0;
   const runs = measured.map((m) => m.result);
   const cpu = measured.map((m) => m.cpu_us_per_request).filter((x): x is number => x !== undefined);
+  const preempted = measured.map((m) => m.preemptions_per_request).filter((x): x is number => x !== undefined);
+  const client_cpu = measured.map((m) => m.client_cpu_us_per_request).filter((x): x is number => x !== undefined);
+  const scheds = new Set(measured.filter((m) => m.client_sched !== undefined).map((m) => String(m.client_sched)));
   for (const { result: r } of [...warm, ...measured]) {
     non_2xx += r.non_2xx;
     transport_errors += r.transport_errors;
@@ -229,6 +273,9 @@ function summarize(id: CaseId, measured: Measured[], warm: Measured[], o: BenchO
     status_codes,
     transport_errors,
     ...(cpu.length > 0 ? { server_cpu_us_per_request: Math.round(median(cpu)) } : {}),
+    ...(preempted.length > 0 ? { server_preemptions_per_request: round(median(preempted), 3) } : {}),
+    ...(client_cpu.length > 0 ? { client_cpu_us_per_request: Math.round(median(client_cpu)) } : {}),
+    ...(scheds.size > 0 ? { client_sched: scheds.size === 1 ? [...scheds][0] : 'mixed' } : {}),
     ...(note ? { note } : {}),
   };
 }
@@ -256,9 +303,20 @@ async function startCase(id: CaseId, o: BenchOptions): Promise<RunningCase> {
 }
 
 async function measureCase(c: RunningCase, o: BenchOptions): Promise<void> {
-  // The warm-up lets the JIT settle; it is not timed, but its answers count (never quietly measure failures).
-  if (o.warmup_s > 0) c.warmups.push(await measure(c.server, o, c.p, o.warmup_s));
-  c.runs.push(await measure(c.server, o, c.p, o.duration_s));
+  const stop = c.p.during?.();
+  try {
+    // The warm-up lets the JIT settle; it is not timed, but its answers count (never quietly measure failures).
+    if (c.p.fixed_rate) {
+      if (o.warmup_s > 0) c.warmups.push(await openLoopRun(c.server, o, c.p, o.warmup_s));
+      c.runs.push(await openLoopRun(c.server, o, c.p, o.duration_s));
+      return;
+    }
+    const { warm, run } = await closedLoopRound(c.server, o, c.p);
+    if (warm) c.warmups.push(warm);
+    c.runs.push(run);
+  } finally {
+    await stop?.();
+  }
 }
 
 /**
@@ -328,7 +386,12 @@ function targetsOf(cases: BenchCaseDetail[], ratios: Record<string, number>, o: 
 }
 
 /** The BenchResult `npm run bench` writes: per-case detail and the options it ran with. */
-export type BenchReport = Omit<BenchResult, 'cases'> & { cases: BenchCaseDetail[]; options: Omit<BenchOptions, 'onCaseDone' | 'command'> };
+export type BenchReport = Omit<BenchResult, 'cases'> & {
+  cases: BenchCaseDetail[];
+  options: Omit<BenchOptions, 'onCaseDone' | 'command'>;
+  /** How the load was generated: the generators' scheduling as it was (batch falls back to normal without chrt). */
+  client: { sched: ClientSched; generator: string };
+};
 
 export async function runBench(o: BenchOptions): Promise<BenchReport> {
   const started_at = new Date().toISOString();
@@ -344,6 +407,7 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     started_at,
     command: o.command,
     machine: { cpus: cpus().length, node: process.version },
+    client: { sched: effectiveSched(o.client_sched), generator: 'autocannon (open loop for the fixed-rate cases), one process per run' },
     cases,
     ratios,
     targets: targetsOf(cases, ratios, o),

@@ -1,7 +1,7 @@
 // Starting and stopping the bench's servers as child processes (node + tsx), each announcing its port on
 // stdout; optionally under `--cpu-prof`, whose profile lands in `cpu_prof_dir` when the child exits.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,8 @@ export interface ServerChild {
   url: string;
   /** CPU time (user + system) the child has used so far, from /proc; undefined where /proc is missing. */
   cpu_ms(): number | undefined;
+  /** Times the kernel has taken a CPU from the child's threads while they could run (preemptions), from /proc. */
+  preemptions(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -31,6 +33,26 @@ function procCpu_ms(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The sum over a process's threads of `nonvoluntary_ctxt_switches` (/proc/<pid>/task/<tid>/status). */
+function procPreemptions(pid: number): number | undefined {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  let n = 0;
+  for (const tid of tids) {
+    try {
+      const m = /^nonvoluntary_ctxt_switches:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'));
+      n += m ? Number(m[1]) : 0;
+    } catch {
+      // A thread that ended since the listing: its switches are gone with it.
+    }
+  }
+  return n;
 }
 
 export interface StartOptions {
@@ -77,6 +99,7 @@ export async function startServer(kind: ServerKind, opts: StartOptions = {}): Pr
     port,
     url: `http://127.0.0.1:${port}`,
     cpu_ms: () => procCpu_ms(child.pid!),
+    preemptions: () => procPreemptions(child.pid!),
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -17,6 +17,8 @@ export interface MixedLoad {
   /** Cycles that found the credit pool empty (they ran reads in place of the trade steps). */
   exhausted(): number;
   cycles(): number;
+  /** The pool as it stands: each account with the credits no cycle has taken yet. */
+  remaining(): FundedAccount[];
 }
 
 const json = (v: unknown): string => JSON.stringify(v);
@@ -131,5 +133,10 @@ export function mixedLoad(accounts: FundedAccount[], api_key: string): MixedLoad
       }),
     },
   ];
-  return { requests, exhausted: () => exhausted, cycles: () => cycles };
+  return {
+    requests,
+    exhausted: () => exhausted,
+    cycles: () => cycles,
+    remaining: () => pool.map((a) => ({ ...a, credit_ids: a.credit_ids.slice() })),
+  };
 }

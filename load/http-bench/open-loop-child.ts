@@ -3,11 +3,12 @@
 // results (a generator that stalls stamps every request it owes with the stall). Protocol on stdout, one
 // JSON line each: `{"measuring":true}` once the warm-up is over, then `{"result":OpenLoopResult}`.
 import { openLoop, type OpenLoopOptions } from './open-loop.ts';
+import { say } from './client.ts';
 
 const o = JSON.parse(process.env.OPEN_LOOP_OPTIONS ?? 'null') as (OpenLoopOptions & { warmup_s: number }) | null;
 if (!o) throw new Error('OPEN_LOOP_OPTIONS is not set (bench.ts sets it)');
 // A fresh process compiles node's HTTP client on its first requests: those are not measured.
 if (o.warmup_s > 0) await openLoop({ ...o, duration_s: o.warmup_s });
-process.stdout.write(`${JSON.stringify({ measuring: true })}\n`);
+say({ measuring: true });
 const result = await openLoop(o);
-process.stdout.write(`${JSON.stringify({ result })}\n`);
+say({ result });

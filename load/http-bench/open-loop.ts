@@ -4,10 +4,9 @@
 // instead of hiding behind fewer sends (coordinated omission). autocannon's `overallRate` is not this: each
 // connection sends its whole per-second share back to back at the top of every second, then pauses, and
 // its correction then adds synthetic samples at a 1 ms interval to every answer slower than 1 ms.
-import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { runClient, type ClientSched } from './client.ts';
 
 export interface OpenLoopOptions {
   url: string;
@@ -114,26 +113,13 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
 const CHILD = fileURLToPath(new URL('./open-loop-child.ts', import.meta.url));
 
 /**
- * `openLoop` run in a child process (open-loop-child.ts) after `warmup_s` of the same load there;
- * `onMeasuring` is called when the measured part starts (the bench samples the server's CPU time then).
+ * `openLoop` run in a child process (open-loop-child.ts) after `warmup_s` of the same load there, scheduled as
+ * `sched` (client.ts); `onMeasuring` is called when the measured part starts (the bench samples the server's CPU time then).
  */
-export function openLoopInChild(o: OpenLoopOptions & { warmup_s: number }, onMeasuring?: () => void): Promise<OpenLoopResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
-      env: { ...process.env, OPEN_LOOP_OPTIONS: JSON.stringify(o) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    let result: OpenLoopResult | undefined;
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const msg = JSON.parse(line) as { measuring?: boolean; result?: OpenLoopResult };
-      if (msg.measuring) onMeasuring?.();
-      if (msg.result) result = msg.result;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      result && code === 0 ? resolve(result) : reject(new Error(`open-loop generator exited ${code}: ${stderr}`)),
-    );
-  });
+export function openLoopInChild(
+  o: OpenLoopOptions & { warmup_s: number },
+  onMeasuring?: () => void,
+  sched: ClientSched = 'normal',
+): Promise<OpenLoopResult> {
+  return runClient<OpenLoopResult>(CHILD, { OPEN_LOOP_OPTIONS: JSON.stringify(o) }, sched, onMeasuring);
 }

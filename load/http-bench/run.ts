@@ -16,6 +16,8 @@ const HELP = `npm run bench -- [options]
   --fixed-connections <n>  connections of the fixed-rate cases (env BENCH_FIXED_CONNECTIONS, default ${DEFAULT_OPTIONS.fixed_connections})
   --repeat <n>       rounds, each measuring every case once in turn; medians reported (env BENCH_REPEAT, default ${DEFAULT_OPTIONS.repeat})
   --credits <n>      credit pool of the mixed case (default: 1,500 per second of load, over every round)
+  --client-sched <batch|normal>  how the load generators are scheduled (env BENCH_CLIENT_SCHED, default ${DEFAULT_OPTIONS.client_sched}):
+                     batch (chrt -b) never preempts the server it measures when an answer wakes it; see docs/performance.md
   --cases <list>     comma list of ${CASE_IDS.join(', ')} (default all)
   --cpu-prof <dir>   profile each swapsim server child with node --cpu-prof into <dir>`;
 
@@ -38,6 +40,7 @@ function options(argv: string[]): BenchOptions {
       repeat: { type: 'string' },
       credits: { type: 'string' },
       cases: { type: 'string' },
+      'client-sched': { type: 'string' },
       'cpu-prof': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -53,6 +56,8 @@ function options(argv: string[]): BenchOptions {
   const cpu_prof_dir = values['cpu-prof'] ? resolve(values['cpu-prof']) : undefined;
   if (cpu_prof_dir) mkdirSync(cpu_prof_dir, { recursive: true });
   const warmup = values.warmup ?? env.BENCH_WARMUP_S;
+  const client_sched = values['client-sched'] ?? env.BENCH_CLIENT_SCHED ?? DEFAULT_OPTIONS.client_sched;
+  if (client_sched !== 'batch' && client_sched !== 'normal') throw new Error(`--client-sched must be batch or normal, got ${client_sched}`);
   return {
     duration_s: positive('duration', values.duration ?? env.BENCH_DURATION_S, DEFAULT_OPTIONS.duration_s),
     connections: Math.round(positive('connections', values.connections ?? env.BENCH_CONNECTIONS, DEFAULT_OPTIONS.connections)),
@@ -63,6 +68,7 @@ function options(argv: string[]): BenchOptions {
     ),
     repeat: Math.round(positive('repeat', values.repeat ?? env.BENCH_REPEAT, DEFAULT_OPTIONS.repeat)),
     cases,
+    client_sched,
     ...(values.credits !== undefined ? { credits: Math.round(positive('credits', values.credits, 0)) } : {}),
     cpu_prof_dir,
     command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
@@ -73,7 +79,7 @@ const pad = (s: string | number, n: number, left = false): string => (left ? Str
 
 export function table(cases: BenchCaseDetail[], ratios: Record<string, number>): string {
   const lines = [
-    `${pad('case', 42, true)} ${pad('req/s', 8)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('errors', 7)} ${pad('÷ express', 9)} ${pad('÷ raw', 7)} ${pad('cpu µs/req', 10)}`,
+    `${pad('case', 42, true)} ${pad('req/s', 8)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('errors', 7)} ${pad('÷ express', 9)} ${pad('÷ raw', 7)} ${pad('cpu µs/req', 10)} ${pad('preempt/req', 11)} ${pad('client µs/req', 13)}`,
   ];
   for (const c of cases) {
     const name = c.offered_rate_per_s ? `${c.name} @ ${c.offered_rate_per_s}/s` : c.name;
@@ -81,7 +87,7 @@ export function table(cases: BenchCaseDetail[], ratios: Record<string, number>):
     const vsExpress = key && ratios[`${key}/express`] !== undefined ? ratios[`${key}/express`].toFixed(2) : '';
     const vsRaw = key && ratios[`${key}/raw`] !== undefined ? ratios[`${key}/raw`].toFixed(2) : '';
     lines.push(
-      `${pad(name, 42, true)} ${pad(c.requests_per_s, 8)} ${pad(c.latency_p50_ms, 8)} ${pad(c.latency_p99_ms, 8)} ${pad(c.errors, 7)} ${pad(vsExpress, 9)} ${pad(vsRaw, 7)} ${pad(c.server_cpu_us_per_request ?? '', 10)}`,
+      `${pad(name, 42, true)} ${pad(c.requests_per_s, 8)} ${pad(c.latency_p50_ms, 8)} ${pad(c.latency_p99_ms, 8)} ${pad(c.errors, 7)} ${pad(vsExpress, 9)} ${pad(vsRaw, 7)} ${pad(c.server_cpu_us_per_request ?? '', 10)} ${pad(c.server_preemptions_per_request ?? '', 11)} ${pad(c.client_cpu_us_per_request ?? '', 13)}`,
     );
     if (c.note) lines.push(`  note: ${c.note}`);
   }
@@ -99,6 +105,7 @@ async function main(): Promise<void> {
   console.log(table(result.cases, result.ratios));
   for (const t of result.targets ?? []) console.log(`target ${t.ok ? 'MET   ' : 'MISSED'} ${t.label}: ${t.value} (${t.target})`);
   console.log(`machine: ${result.machine.cpus} cpus, node ${result.machine.node}`);
+  console.log(`client: ${result.client.generator}, scheduled ${result.client.sched}`);
   console.log(`report: ${path}`);
   console.log(`page:   ${await writeReport(dir)}`);
   if (o.cpu_prof_dir) console.log(`cpu profiles: ${o.cpu_prof_dir}`);
