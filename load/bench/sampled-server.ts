@@ -18,7 +18,13 @@ const root = resolve(here, '../..');
 async function bundleSoakServer(): Promise<string> {
   const outdir = resolve(root, 'dist/bench');
   const outfile = resolve(outdir, `soak-server-${process.pid}.mjs`);
-  await build({ ...NODE_BUNDLE, absWorkingDir: root, plugins: [keepModuleUrls(outdir)], entryPoints: [resolve(here, 'soak-server.ts')], outfile });
+  await build({
+    ...NODE_BUNDLE,
+    absWorkingDir: root,
+    plugins: [keepModuleUrls(outdir)],
+    entryPoints: [resolve(here, 'soak-server.ts')],
+    outfile,
+  });
   return outfile;
 }
 

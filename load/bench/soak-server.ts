@@ -8,6 +8,7 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 import { serve } from '../../fake-provider/server.ts';
+import { boundHeapGrowth, HEAP_GROWTH_PERCENT_DEFAULT } from '../../cli/heap.ts';
 import { webhookStore } from '../../fake-provider/resources/webhooks/index.ts';
 import { idempotencyRecords } from '../../fake-provider/http/idempotency.ts';
 import { idempotencyLedgerSize } from '../../fake-provider/oracle/idempotency-ledger.ts';
@@ -28,6 +29,9 @@ const clock = process.argv.includes('--clock') ? (process.argv[process.argv.inde
 // `node load/bench/alloc-sites.mjs FILE`. Objects that die young are left out: they cost RSS nothing.
 const prof_at = process.argv.indexOf('--promoted-prof');
 if (prof_at >= 0) startPromotedProfile(process.argv[prof_at + 1]);
+// As `swapsim serve` does (cli/main.ts): its heap growth bound, the CLI's default unless `--heap-growth-percent N`.
+const growth_at = process.argv.indexOf('--heap-growth-percent');
+boundHeapGrowth(growth_at >= 0 ? Number(process.argv[growth_at + 1]) : HEAP_GROWTH_PERCENT_DEFAULT);
 const running = await serve({ clock, seed: 'soak', port: 0, profile });
 announce(running.server);
 closeOnSignal(() => running.close());
@@ -91,7 +95,9 @@ function startPromotedProfile(file: string): void {
 
 /** Each V8 heap space's committed size in MB (old, new, large objects, code…): which of them RSS follows. */
 function spaces(): Record<string, number> {
-  return Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name.replace(/_space$/, ''), Math.round(s.physical_space_size / 2 ** 16) / 16]));
+  return Object.fromEntries(
+    getHeapSpaceStatistics().map((s) => [s.space_name.replace(/_space$/, ''), Math.round(s.physical_space_size / 2 ** 16) / 16]),
+  );
 }
 
 /** Entities the world holds, store by store: what a growing RSS is made of (or not). */

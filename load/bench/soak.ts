@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { startReceiver as startReceiverProcess, type ReceiverAnswer } from './receiver.ts';
 import { startSampledServer } from './sampled-server.ts';
+import { HEAP_GROWTH_PERCENT_DEFAULT } from '../../cli/heap.ts';
 
 interface Options {
   duration_s: number;
@@ -30,6 +31,8 @@ interface Options {
   samples_file: string | null;
   /** A file: the server's sampling profile of what survives young-generation collections (soak-server.ts). */
   promoted_prof: string | null;
+  /** The server's `--heap-growth-percent` (cli/heap.ts); null: `swapsim serve`'s default. 0: V8's own factor. */
+  heap_growth_percent: number | null;
 }
 
 function parseDuration(text: string): number {
@@ -52,6 +55,7 @@ function parseArgs(argv: string[]): Options {
     node_args: [],
     samples_file: null,
     promoted_prof: null,
+    heap_growth_percent: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
@@ -79,6 +83,9 @@ function parseArgs(argv: string[]): Options {
     } else if (argv[i] === '--node-arg') {
       o.node_args.push(v);
       i++;
+    } else if (argv[i] === '--heap-growth-percent') {
+      o.heap_growth_percent = Number(v);
+      i++;
     } else if (argv[i] === '--promoted-prof') {
       o.promoted_prof = resolve(v);
       i++;
@@ -88,7 +95,7 @@ function parseArgs(argv: string[]): Options {
     } else if (argv[i] === '--live-heap') o.live_heap = true;
     else
       throw new Error(
-        `unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20, --org-lifetime 60s (0: none), --profile JSON, --cpu-prof DIR, --live-heap, --node-arg FLAG, --samples FILE, --promoted-prof FILE)`,
+        `unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20, --org-lifetime 60s (0: none), --profile JSON, --cpu-prof DIR, --live-heap, --node-arg FLAG, --samples FILE, --promoted-prof FILE, --heap-growth-percent N)`,
       );
   }
   return o;
@@ -132,7 +139,11 @@ interface Sample {
 function startServer(samples: Sample[], o: Options): Promise<{ url: string; stop(): Promise<void> }> {
   const prof = o.cpu_prof_dir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpu_prof_dir)];
   const node_args = [...prof, ...(o.live_heap ? ['--expose-gc'] : []), ...o.node_args];
-  const args = [...(o.profile_json === null ? [] : ['--profile', o.profile_json]), ...(o.promoted_prof ? ['--promoted-prof', o.promoted_prof] : [])];
+  const args = [
+    ...(o.profile_json === null ? [] : ['--profile', o.profile_json]),
+    ...(o.promoted_prof ? ['--promoted-prof', o.promoted_prof] : []),
+    ...(o.heap_growth_percent === null ? [] : ['--heap-growth-percent', String(o.heap_growth_percent)]),
+  ];
   return startSampledServer(samples, args, node_args);
 }
 
@@ -170,7 +181,10 @@ function rssParts(samples: Sample[]): Record<string, unknown> | undefined {
   });
   const maxima: Record<string, number> = {};
   for (const s of samples) for (const [k, v] of Object.entries(parts(s))) maxima[k] = Math.max(maxima[k] ?? 0, v);
-  return { at_rss_peak: { t_s: round(peak.t_s, 0), rss: round(peak.rss_mb), heap_total: round(peak.heap_total_mb), ...parts(peak) }, max: maxima };
+  return {
+    at_rss_peak: { t_s: round(peak.t_s, 0), rss: round(peak.rss_mb), heap_total: round(peak.heap_total_mb), ...parts(peak) },
+    max: maxima,
+  };
 }
 
 async function call(url: string, method: string, path: string, key: string | null, body?: unknown, idem?: string): Promise<any> {
@@ -315,6 +329,13 @@ function mixedRequests(orgs: Org[]): autocannon.Request[] {
 /** How the server runs, in the banner and the report (sampled-server.ts). */
 const SERVER_AS = 'compiled as dist/cli.js is and run by plain node, as `swapsim serve` runs';
 
+const growthNote = (o: Options): string =>
+  o.heap_growth_percent === null
+    ? `heap growth ${HEAP_GROWTH_PERCENT_DEFAULT}%, serve's default`
+    : o.heap_growth_percent === 0
+      ? "heap growth V8's own"
+      : `heap growth ${o.heap_growth_percent}%`;
+
 const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
 const max = (xs: number[]): number => xs.reduce((a, b) => Math.max(a, b), 0);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -350,7 +371,7 @@ async function main(): Promise<void> {
   const measured_from_s = samples.at(-1)?.t_s ?? 0;
   console.log(
     `soak: ${o.orgs} org slots (receivers in their own processes: hang, 500, ${o.orgs - 2} x 200), ${o.connections} connections, ${o.deposits_per_s} deposits/s, ` +
-      `${o.duration_s} s, server ${SERVER_AS}, ${o.org_lifetime_s > 0 ? `each org replaced and deleted every ${o.org_lifetime_s} s` : 'no churn'}${o.profile_json ? `, profile ${o.profile_json}` : ''}`,
+      `${o.duration_s} s, server ${SERVER_AS} (${growthNote(o)}), ${o.org_lifetime_s > 0 ? `each org replaced and deleted every ${o.org_lifetime_s} s` : 'no churn'}${o.profile_json ? `, profile ${o.profile_json}` : ''}`,
   );
   const statuses: Record<string, number> = {};
   let finished: (r: autocannon.Result) => void = () => undefined;
@@ -382,7 +403,7 @@ async function main(): Promise<void> {
     .filter(([k]) => Number(k) >= 500)
     .reduce((a, [, v]) => a + v, 0);
   const report = {
-    server: SERVER_AS,
+    server: `${SERVER_AS} (${growthNote(o)})`,
     command: `npm run bench:soak -- ${process.argv.slice(2).join(' ')}`.trim(),
     duration_s: o.duration_s,
     requests: result.requests.total,
@@ -422,7 +443,7 @@ async function main(): Promise<void> {
     held_end: during.at(-1)?.held,
     received: Object.fromEntries(await Promise.all(receivers.map(async (r, i) => [`slot${i}:${r.answer}`, await r.received()] as const))),
   };
-  if (o.samples_file) writeFileSync(o.samples_file, during.map((s) => JSON.stringify(s)).join('\n') + '\n');
+  if (o.samples_file) writeFileSync(o.samples_file, `${during.map((s) => JSON.stringify(s)).join('\n')}\n`);
   console.log(JSON.stringify(report, null, 2));
   await Promise.all(receivers.map((r) => r.close()));
   await server.stop();
