@@ -17,6 +17,7 @@ import { registerExampleApp } from './example-app.ts';
 import { StartError, startErrorMessage } from './start-errors.ts';
 import { checkPersistFlags, servePersisted, type PersistFlags } from './persist.ts';
 import { seedAtStart, type SeedFlags } from './seed.ts';
+import { boundHeapGrowth, HEAP_GROWTH_PERCENT_DEFAULT } from './heap.ts';
 
 /** The package's version (`swapsim --version`, `GET /_sim/health`). */
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -128,6 +129,11 @@ export function buildCli(): Command {
     )
     .option('--max-connections <n>', 'connections open at once; past it new ones are closed (default 4096)', int('max-connections'))
     .option('--request-timeout-ms <ms>', 'time a client has to send a whole request (default 30000)', int('request-timeout-ms'))
+    .option(
+      '--heap-growth-percent <n>',
+      `how far the heap may grow past what the last full collection kept (default ${HEAP_GROWTH_PERCENT_DEFAULT}; 0: V8's own choice, up to 300)`,
+      int('heap-growth-percent'),
+    )
     .addOption(
       new Option(
         '--webhook-allow <cidr>',
@@ -177,6 +183,7 @@ export function buildCli(): Command {
           webhookDeny: string[];
           maxConnections?: number;
           requestTimeoutMs?: number;
+          heapGrowthPercent?: number;
           partnerScreening?: boolean;
         } & PersistFlags &
           SeedFlags,
@@ -208,6 +215,13 @@ export function buildCli(): Command {
           checkPersistFlags(opts);
         } catch (err) {
           fail(err);
+        }
+        // The process's heap, not the world's: set here, never by serve() (a library user's process is their own).
+        const heap_growth_percent = opts.heapGrowthPercent ?? HEAP_GROWTH_PERCENT_DEFAULT;
+        try {
+          boundHeapGrowth(heap_growth_percent);
+        } catch (err) {
+          cmd.error(`swapsim: --heap-growth-percent: ${(err as Error).message}`, { exitCode: 2, code: 'swapsim.heap' });
         }
         const serveOptions = {
           port: opts.port,
@@ -256,6 +270,9 @@ export function buildCli(): Command {
         console.log(`  organization: ${org?.organization_id ?? '(none)'}`);
         console.log(`  API key:      ${keys.join(', ')}`);
         console.log(`  try:          curl -H 'Authorization: Bearer ${keys[0]}' ${running.base_url}/assets`);
+        console.log(
+          `  heap growth:  ${heap_growth_percent === 0 ? "V8's own" : `at most ${heap_growth_percent}% past the live heap`} (--heap-growth-percent)`,
+        );
         let closing = false;
         const shutdown = (signal: string): void => {
           // A second signal: the operator wants out now (the journal keeps every complete line).

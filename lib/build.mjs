@@ -6,28 +6,13 @@
 // one the package ships: 160 files became 1) and its CommonJS twin dist/index.d.cts. Run by `npm run build`, `pretest`, `prepare` and the test setup.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { keepModuleUrls, NODE_BUNDLE } from './node-bundle.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const jsOnly = process.argv.includes('--js');
-
-/**
- * A module that finds files next to itself (`import.meta.url`) keeps finding them once bundled: its
- * `import.meta.url` becomes its own source file's URL, computed from the bundle's (the sources ship with it).
- */
-const keepModuleUrls = {
-  name: 'keep-module-urls',
-  setup(b) {
-    b.onLoad({ filter: /\.ts$/ }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const fromDist = relative(resolve(root, 'dist'), args.path).split('\\').join('/');
-      return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromDist)}, import.meta.url).href`), loader: 'ts' };
-    });
-  },
-};
 
 // A chunk stays in dist/ itself (not a subfolder), so keepModuleUrls' paths relative to dist/ hold in it too.
 // A build may run while a `swapsim` from the last one starts (a test or doc block that spawns vitest, whose setup
@@ -36,18 +21,12 @@ const keepModuleUrls = {
 const built = await build({
   write: false,
   absWorkingDir: root,
-  plugins: [keepModuleUrls],
+  plugins: [keepModuleUrls(resolve(root, 'dist'))],
   entryPoints: { index: resolve(root, 'index.ts'), cli: resolve(root, 'cli/main.ts') },
   outdir: resolve(root, 'dist'),
   splitting: true,
   chunkNames: 'chunk-[hash]',
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: true,
-  logLevel: 'warning',
+  ...NODE_BUNDLE,
 });
 mkdirSync(resolve(root, 'dist'), { recursive: true });
 for (const out of built.outputFiles) {

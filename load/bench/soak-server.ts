@@ -4,7 +4,11 @@
 // webhook lanes' in-flight and queued POSTs, events and transitions held. `--profile JSON` sets profile keys.
 // Run with `node --expose-gc` (soak.ts `--live-heap`), it collects fully every 20 s and samples the live heap.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { Session } from 'node:inspector';
+import { writeFileSync } from 'node:fs';
 import { serve } from '../../fake-provider/server.ts';
+import { boundHeapGrowth, HEAP_GROWTH_PERCENT_DEFAULT } from '../../cli/heap.ts';
 import { webhookStore } from '../../fake-provider/resources/webhooks/index.ts';
 import { idempotencyRecords } from '../../fake-provider/http/idempotency.ts';
 import { idempotencyLedgerSize } from '../../fake-provider/oracle/idempotency-ledger.ts';
@@ -20,6 +24,14 @@ const at = process.argv.indexOf('--profile');
 const profile = at >= 0 ? profileFromJson(JSON.parse(process.argv[at + 1]), 'soak') : undefined;
 // `--clock virtual`: the tenants bench (tenants.ts), whose tenants have clocks of their own.
 const clock = process.argv.includes('--clock') ? (process.argv[process.argv.indexOf('--clock') + 1] as 'virtual' | 'realtime') : 'realtime';
+// `--promoted-prof FILE`: a sampling allocation profile of what survives young-generation collections (what
+// scavenges promote, whether it dies later in old space or lives on), written to FILE on SIGTERM; read it with
+// `node load/bench/alloc-sites.mjs FILE`. Objects that die young are left out: they cost RSS nothing.
+const prof_at = process.argv.indexOf('--promoted-prof');
+if (prof_at >= 0) startPromotedProfile(process.argv[prof_at + 1]);
+// As `swapsim serve` does (cli/main.ts): its heap growth bound, the CLI's default unless `--heap-growth-percent N`.
+const growth_at = process.argv.indexOf('--heap-growth-percent');
+boundHeapGrowth(growth_at >= 0 ? Number(process.argv[growth_at + 1]) : HEAP_GROWTH_PERCENT_DEFAULT);
 const running = await serve({ clock, seed: 'soak', port: 0, profile });
 announce(running.server);
 closeOnSignal(() => running.close());
@@ -43,6 +55,11 @@ setInterval(() => {
     rss_mb: mem.rss / 2 ** 20,
     heap_mb: mem.heapUsed / 2 ** 20,
     live_heap_mb: collected ? mem.heapUsed / 2 ** 20 : null,
+    // What RSS is made of: V8's spaces (committed, MB) and memory outside the heap (Buffers, ArrayBuffers).
+    heap_total_mb: mem.heapTotal / 2 ** 20,
+    external_mb: mem.external / 2 ** 20,
+    array_buffers_mb: mem.arrayBuffers / 2 ** 20,
+    spaces_mb: spaces(),
     eld_p99_ms: eld.percentile(99) / 1e6,
     eld_max_ms: eld.max / 1e6,
     lag_ms: Date.now() - wall_start_ms - (world.sim.now_ms() - sim_start_ms),
@@ -58,6 +75,30 @@ setInterval(() => {
   eld.reset();
   process.stdout.write(`${JSON.stringify({ sample })}\n`);
 }, 1_000).unref();
+
+function startPromotedProfile(file: string): void {
+  const session = new Session();
+  session.connect();
+  session.post('HeapProfiler.enable');
+  session.post('HeapProfiler.startSampling', {
+    samplingInterval: 32 * 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: false,
+  });
+  // Registered before closeOnSignal's handler, so the profile is written before the server closes.
+  process.once('SIGTERM', () =>
+    session.post('HeapProfiler.stopSampling', (err, res) => {
+      if (!err) writeFileSync(file, JSON.stringify(res.profile));
+    }),
+  );
+}
+
+/** Each V8 heap space's committed size in MB (old, new, large objects, code…): which of them RSS follows. */
+function spaces(): Record<string, number> {
+  return Object.fromEntries(
+    getHeapSpaceStatistics().map((s) => [s.space_name.replace(/_space$/, ''), Math.round(s.physical_space_size / 2 ** 16) / 16]),
+  );
+}
 
 /** Entities the world holds, store by store: what a growing RSS is made of (or not). */
 function held(world: World): Record<string, number> {

@@ -4,10 +4,12 @@
 // creations that each publish an event, indicative RFQs; plus on-chain deposits through the control plane),
 // tenants churning (each slot's organization is replaced and deleted every --org-lifetime), sampling the
 // server's RSS, event-loop delay and clock lag every second; prints the figures.
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { startReceiver as startReceiverProcess, type ReceiverAnswer } from './receiver.ts';
 import { startSampledServer } from './sampled-server.ts';
+import { HEAP_GROWTH_PERCENT_DEFAULT } from '../../cli/heap.ts';
 
 interface Options {
   duration_s: number;
@@ -23,6 +25,14 @@ interface Options {
   profile_json: string | null;
   /** The server collects fully every 20 s (`--expose-gc`) and the report gives the live heap per entity held. */
   live_heap: boolean;
+  /** Extra flags for the server's `node` (`--node-arg --trace-gc`, repeatable); its tracing goes to stderr. */
+  node_args: string[];
+  /** A file: every per-second server sample, one JSON line each (for plotting RSS against its parts). */
+  samples_file: string | null;
+  /** A file: the server's sampling profile of what survives young-generation collections (soak-server.ts). */
+  promoted_prof: string | null;
+  /** The server's `--heap-growth-percent` (cli/heap.ts); null: `swapsim serve`'s default. 0: V8's own factor. */
+  heap_growth_percent: number | null;
 }
 
 function parseDuration(text: string): number {
@@ -42,6 +52,10 @@ function parseArgs(argv: string[]): Options {
     org_lifetime_s: 60,
     profile_json: null,
     live_heap: false,
+    node_args: [],
+    samples_file: null,
+    promoted_prof: null,
+    heap_growth_percent: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
@@ -66,10 +80,22 @@ function parseArgs(argv: string[]): Options {
     } else if (argv[i] === '--profile') {
       o.profile_json = v;
       i++;
+    } else if (argv[i] === '--node-arg') {
+      o.node_args.push(v);
+      i++;
+    } else if (argv[i] === '--heap-growth-percent') {
+      o.heap_growth_percent = Number(v);
+      i++;
+    } else if (argv[i] === '--promoted-prof') {
+      o.promoted_prof = resolve(v);
+      i++;
+    } else if (argv[i] === '--samples') {
+      o.samples_file = v;
+      i++;
     } else if (argv[i] === '--live-heap') o.live_heap = true;
     else
       throw new Error(
-        `unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20, --org-lifetime 60s (0: none), --profile JSON, --cpu-prof DIR, --live-heap)`,
+        `unknown option ${argv[i]} (--duration 10m, --orgs 4, --connections 32, --deposits-per-s 20, --org-lifetime 60s (0: none), --profile JSON, --cpu-prof DIR, --live-heap, --node-arg FLAG, --samples FILE, --promoted-prof FILE, --heap-growth-percent N)`,
       );
   }
   return o;
@@ -94,6 +120,11 @@ interface Sample {
   heap_mb: number;
   /** After a full collection (`--live-heap`); null in the other samples. */
   live_heap_mb: number | null;
+  heap_total_mb: number;
+  external_mb: number;
+  array_buffers_mb: number;
+  /** Committed MB per V8 space: old, new, large_object, code, … */
+  spaces_mb: Record<string, number>;
   eld_p99_ms: number;
   eld_max_ms: number;
   lag_ms: number;
@@ -107,8 +138,13 @@ interface Sample {
 
 function startServer(samples: Sample[], o: Options): Promise<{ url: string; stop(): Promise<void> }> {
   const prof = o.cpu_prof_dir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpu_prof_dir)];
-  const node_args = o.live_heap ? [...prof, '--expose-gc'] : prof;
-  return startSampledServer(samples, o.profile_json === null ? [] : ['--profile', o.profile_json], node_args);
+  const node_args = [...prof, ...(o.live_heap ? ['--expose-gc'] : []), ...o.node_args];
+  const args = [
+    ...(o.profile_json === null ? [] : ['--profile', o.profile_json]),
+    ...(o.promoted_prof ? ['--promoted-prof', o.promoted_prof] : []),
+    ...(o.heap_growth_percent === null ? [] : ['--heap-growth-percent', String(o.heap_growth_percent)]),
+  ];
+  return startSampledServer(samples, args, node_args);
 }
 
 /**
@@ -131,6 +167,23 @@ function liveHeap(samples: Sample[]): Record<string, unknown> | undefined {
     bytes_per_delivery_held: per('webhooks'),
     bytes_per_account_held: per('accounts'),
     held_at_last: last.held,
+  };
+}
+
+/** What RSS was made of where it peaked, and each part's own maximum over the run. */
+function rssParts(samples: Sample[]): Record<string, unknown> | undefined {
+  if (samples.length === 0) return undefined;
+  const peak = samples.reduce((a, s) => (s.rss_mb > a.rss_mb ? s : a));
+  const parts = (s: Sample): Record<string, number> => ({
+    ...Object.fromEntries(Object.entries(s.spaces_mb).map(([k, v]) => [k, round(v)])),
+    external: round(s.external_mb),
+    array_buffers: round(s.array_buffers_mb),
+  });
+  const maxima: Record<string, number> = {};
+  for (const s of samples) for (const [k, v] of Object.entries(parts(s))) maxima[k] = Math.max(maxima[k] ?? 0, v);
+  return {
+    at_rss_peak: { t_s: round(peak.t_s, 0), rss: round(peak.rss_mb), heap_total: round(peak.heap_total_mb), ...parts(peak) },
+    max: maxima,
   };
 }
 
@@ -273,6 +326,16 @@ function mixedRequests(orgs: Org[]): autocannon.Request[] {
   ];
 }
 
+/** How the server runs, in the banner and the report (sampled-server.ts). */
+const SERVER_AS = 'compiled as dist/cli.js is and run by plain node, as `swapsim serve` runs';
+
+const growthNote = (o: Options): string =>
+  o.heap_growth_percent === null
+    ? `heap growth ${HEAP_GROWTH_PERCENT_DEFAULT}%, serve's default`
+    : o.heap_growth_percent === 0
+      ? "heap growth V8's own"
+      : `heap growth ${o.heap_growth_percent}%`;
+
 const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
 const max = (xs: number[]): number => xs.reduce((a, b) => Math.max(a, b), 0);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -308,7 +371,7 @@ async function main(): Promise<void> {
   const measured_from_s = samples.at(-1)?.t_s ?? 0;
   console.log(
     `soak: ${o.orgs} org slots (receivers in their own processes: hang, 500, ${o.orgs - 2} x 200), ${o.connections} connections, ${o.deposits_per_s} deposits/s, ` +
-      `${o.duration_s} s, ${o.org_lifetime_s > 0 ? `each org replaced and deleted every ${o.org_lifetime_s} s` : 'no churn'}${o.profile_json ? `, profile ${o.profile_json}` : ''}`,
+      `${o.duration_s} s, server ${SERVER_AS} (${growthNote(o)}), ${o.org_lifetime_s > 0 ? `each org replaced and deleted every ${o.org_lifetime_s} s` : 'no churn'}${o.profile_json ? `, profile ${o.profile_json}` : ''}`,
   );
   const statuses: Record<string, number> = {};
   let finished: (r: autocannon.Result) => void = () => undefined;
@@ -327,7 +390,7 @@ async function main(): Promise<void> {
     const s = samples.at(-1);
     if (s)
       console.log(
-        `  t=${round(s.t_s - measured_from_s, 0)} s  rss ${round(s.rss_mb)} MB  heap ${round(s.heap_mb)} MB  eld p99 ${round(s.eld_p99_ms)} ms  lag ${round(s.lag_ms, 0)} ms  webhooks in flight ${s.webhook_in_flight}, queued ${s.webhook_queued}`,
+        `  t=${round(s.t_s - measured_from_s, 0)} s  rss ${round(s.rss_mb)} MB  heap ${round(s.heap_mb)} MB (old ${round(s.spaces_mb.old ?? 0)}, new ${round(s.spaces_mb.new ?? 0)}, large ${round(s.spaces_mb.large_object ?? 0)}, external ${round(s.external_mb)})  eld p99 ${round(s.eld_p99_ms)} ms  lag ${round(s.lag_ms, 0)} ms  webhooks in flight ${s.webhook_in_flight}, queued ${s.webhook_queued}`,
       );
   }, 30_000);
   const result = await done;
@@ -340,6 +403,7 @@ async function main(): Promise<void> {
     .filter(([k]) => Number(k) >= 500)
     .reduce((a, [, v]) => a + v, 0);
   const report = {
+    server: `${SERVER_AS} (${growthNote(o)})`,
     command: `npm run bench:soak -- ${process.argv.slice(2).join(' ')}`.trim(),
     duration_s: o.duration_s,
     requests: result.requests.total,
@@ -373,10 +437,13 @@ async function main(): Promise<void> {
       max: round(max(during.map((s) => s.heap_mb))),
     },
     live_heap_mb: liveHeap(during),
+    // RSS split: V8's spaces (committed) and off-heap memory, each at the sample where RSS peaked and its max.
+    rss_parts_mb: rssParts(during),
     held_mid: during[Math.floor(during.length / 2)]?.held,
     held_end: during.at(-1)?.held,
     received: Object.fromEntries(await Promise.all(receivers.map(async (r, i) => [`slot${i}:${r.answer}`, await r.received()] as const))),
   };
+  if (o.samples_file) writeFileSync(o.samples_file, `${during.map((s) => JSON.stringify(s)).join('\n')}\n`);
   console.log(JSON.stringify(report, null, 2));
   await Promise.all(receivers.map((r) => r.close()));
   await server.stop();

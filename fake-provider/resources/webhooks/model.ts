@@ -15,7 +15,7 @@ import {
   type DeliveryState,
   type DeliveryStatus,
 } from './machine.ts';
-import { createTransport, post, postTogether, signedRequest } from './sender.ts';
+import { createTransport, lazySignedRequest, post, postTogether } from './sender.ts';
 import { startInOrder } from './order.ts';
 import { styleBody } from './body-style.ts';
 import { destinationGuard } from './destinations.ts';
@@ -310,7 +310,11 @@ function runAttempt(world: World, delivery_id: string, task_id: number): void | 
   };
   if (sent.includes('drop')) return finish(0, []);
 
-  const req = signedRequest({
+  // Made when the POST leaves its lane, not while it waits there (sender.ts LazyRequest); the envelope is taken
+  // now, so the body is the event as it is at the attempt.
+  const envelope = serializeEvent(event);
+  const style = world.profile.webhook_body_style;
+  const req = lazySignedRequest({
     url: webhook.url,
     prefix: world.profile.webhook_header_prefix,
     // A forged key: the receiver's check must fail, exactly as for a spoofed request.
@@ -321,7 +325,7 @@ function runAttempt(world: World, delivery_id: string, task_id: number): void | 
     // Wall time, as the spec's freshness check needs; at_ms (attempted_at_ms) stays sim time.
     timestamp_ms: world.sim.wallStamp_ms('webhook_timestamp', d.delivery_id, at_ms),
     // Profile `webhook_body_style`: the bytes sent, and signed, may carry whitespace and escapes the feed's do not.
-    body: styleBody(JSON.stringify(serializeEvent(event)), world.profile.webhook_body_style),
+    body: () => styleBody(JSON.stringify(envelope), style),
   });
   const copies = sent.includes('duplicate') ? 2 : 1;
   const { journal, scheduler } = world.sim;

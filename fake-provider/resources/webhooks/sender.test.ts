@@ -2,8 +2,8 @@
 // followed, 0 when nothing answers in time, headers and body as signed, and one kept-alive connection.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTransport, post, signature, signedRequest } from './sender.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createTransport, lazySignedRequest, post, signature, signedRequest } from './sender.ts';
 
 let server: Server | undefined;
 afterEach(
@@ -96,5 +96,46 @@ describe('post', () => {
     });
     const large = await receiver((_req, res) => res.writeHead(201).end('x'.repeat(3 * 2 ** 20)));
     expect(await post(request(large.url), 5_000)).toBe(201);
+  });
+});
+
+describe('a lazy request', () => {
+  it('is built when its lane starts it: one the lane refuses (queue full) never is, a queued one is once it leaves, and the bytes are those signed', async () => {
+    const held: Array<() => void> = [];
+    const seen: Array<{ body: string; signature: string | string[] | undefined }> = [];
+    const r = await receiver((req, res, body) => {
+      seen.push({ body, signature: req.headers['svc-signature'] });
+      held.push(() => res.writeHead(200).end());
+    });
+    // One POST at a time and one waiting: a third at once is refused (0) by the full queue.
+    const transport = createTransport(undefined, () => ({ max_in_flight: 1, max_in_flight_total: 1, max_queued: 1 }));
+    let builds = 0;
+    const lazy = (n: number) =>
+      lazySignedRequest({
+        url: r.url,
+        prefix: 'Svc',
+        secret: 'whsec_test',
+        webhook_id: 'wh_1',
+        event_id: `evt_${n}`,
+        delivery_id: `dlv_${n}`,
+        timestamp_ms: 1_767_225_600_000,
+        body: () => {
+          builds++;
+          return `{"event_id":"evt_${n}"}`;
+        },
+      });
+    const lane = { lane_id: 'org_1', account_id: 'acct_1', sim_ms: 0 };
+    const answers = [1, 2, 3].map((n) => post(lazy(n), 2_000, undefined, transport, lane));
+    expect(await answers[2]).toBe(0);
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    expect(builds).toBe(1);
+    held[0]();
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    expect(builds).toBe(2);
+    held[1]();
+    expect(await Promise.all(answers)).toEqual([200, 200, 0]);
+    expect(seen.map((s) => s.body)).toEqual(['{"event_id":"evt_1"}', '{"event_id":"evt_2"}']);
+    expect(seen[1].signature).toBe(signature('whsec_test', '1767225600000', '{"event_id":"evt_2"}'));
+    await transport.dispatcher.close();
   });
 });

@@ -123,12 +123,33 @@ export function signedRequest(opts: {
 }
 
 /**
+ * A POST whose bytes are made only when it leaves: its lane may hold it for seconds (a slow or hanging receiver,
+ * `webhook_max_queued` of them per organization), and a queued attempt holding its own body, signature and headers
+ * was the largest thing the soak promoted to the old generation only to drop it there. It holds the parts (the
+ * envelope, the secret, the timestamp: shared or small) and the journal key its answer is recorded under.
+ */
+export interface LazyRequest {
+  /** `<delivery id>@<timestamp>`: the key a journal records the answer under (the same as the headers give). */
+  journal_key: string;
+  build(): SignedRequest;
+}
+
+export function lazySignedRequest(opts: Omit<Parameters<typeof signedRequest>[0], 'body'> & { body: () => string }): LazyRequest {
+  return {
+    journal_key: `${opts.delivery_id}@${opts.timestamp_ms}`,
+    build: () => signedRequest({ ...opts, body: opts.body() }),
+  };
+}
+
+const built = (req: SignedRequest | LazyRequest): SignedRequest => ('build' in req ? req.build() : req);
+
+/**
  * The HTTP status, or 0 when nothing answered (timeout, refused connection, DNS, TLS…). With a journal
  * the answer goes through it (keyed by delivery id and timestamp): recorded, or in a replay taken from
  * the recording without any network call.
  */
 export function post(
-  req: SignedRequest,
+  req: SignedRequest | LazyRequest,
   timeout_ms: number,
   journal?: Journal,
   transport: Transport = createTransport(),
@@ -138,9 +159,10 @@ export function post(
   // recorded like any answer, and a replay never consults the lanes.
   const go = (): Promise<number> =>
     lane
-      ? transport.outbox.submit(lane.lane_id, lane.account_id, lane.sim_ms, () => send(req, timeout_ms, transport))
-      : send(req, timeout_ms, transport).then((s) => s.status);
+      ? transport.outbox.submit(lane.lane_id, lane.account_id, lane.sim_ms, () => send(built(req), timeout_ms, transport))
+      : send(built(req), timeout_ms, transport).then((s) => s.status);
   if (!journal || journal.mode === 'off') return go();
+  if ('build' in req) return journal.outside('webhook', req.journal_key, go);
   const header = (suffix: string): string => Object.entries(req.headers).find(([name]) => name.endsWith(suffix))?.[1] ?? '';
   return journal.outside('webhook', `${header('-Delivery-Id')}@${header('-Timestamp')}`, go);
 }
@@ -154,7 +176,7 @@ export function post(
  * (organization deleted).
  */
 export function postTogether(
-  req: SignedRequest,
+  req: SignedRequest | LazyRequest,
   copies: number,
   timeout_ms: number,
   transport: Transport,
@@ -186,9 +208,10 @@ export function postTogether(
       openNow();
       return Promise.resolve(Array.from({ length: copies }, () => 0));
     }
+    const bytes = built(req);
     return Promise.all(
       Array.from({ length: copies }, () =>
-        send(req, timeout_ms, transport, handed).then((s) => {
+        send(bytes, timeout_ms, transport, handed).then((s) => {
           // Every copy answered (or failed before it was handed, which also ends it here).
           if (--unanswered === 0 || unsent > 0) openNow();
           return s.status;
