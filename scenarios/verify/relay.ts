@@ -147,9 +147,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   let window: { waiting: Array<() => void>; released: boolean; timer: AbortController | null } | null = null;
   /** verify's calls to the app under way (quietly); while any is, the provider's deliveries wait in `held_back`. */
   let quiet_calls = 0;
-  let held_back: Array<() => void> = [];
+  const held_back: Array<() => void> = [];
   /** Quiet calls waiting for the deliveries in flight to be answered. */
-  let draining: Array<() => void> = [];
+  const draining: Array<() => void> = [];
   const wake = (list: Array<() => void>): void => {
     for (const go of list.splice(0)) go();
   };
