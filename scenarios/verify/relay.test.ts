@@ -181,7 +181,8 @@ describe('the copy gate: two copies of a delivery reach their first provider cal
 });
 
 describe("verify's own calls to the app (quietly): no delivery of the relay is at the app meanwhile", () => {
-  it('waits for the delivery in flight to be answered, and holds the next one until the call has ended', async () => {
+  /** A relay before an app that answers each delivery when told to; `limits` are the relay's handler limit and latency limit. */
+  async function heldApp(limits: { handler_limit_ms: number; slow_after_ms: number }) {
     const marks: string[] = [];
     const answers: Array<() => void> = [];
     const server = createServer((req, res) => {
@@ -196,20 +197,26 @@ describe("verify's own calls to the app (quietly): no delivery of the relay is a
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const relay = await startRelay({
-      app_webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
-      handler_limit_ms: 5_000,
-      slow_after_ms: 5_000,
-    });
+    const relay = await startRelay({ app_webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, ...limits });
     const post = (id: string) =>
       fetch(relay.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'svc-timestamp': '1', 'svc-signature': 'v1=x', 'svc-event-id': id },
         body: JSON.stringify({ event_id: id, type: 'credit.created', account_id: 'acct_q', data: {} }),
       });
-    const until = async (check: () => boolean): Promise<void> => {
-      while (!check()) await new Promise((r) => setTimeout(r, 5));
+    const close = async (): Promise<void> => {
+      await relay.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     };
+    return { relay, post, marks, answers, close };
+  }
+  const until = async (check: () => boolean): Promise<void> => {
+    while (!check()) await new Promise((r) => setTimeout(r, 5));
+  };
+
+  it('waits for the delivery in flight to be answered, and holds the next one until the call has ended', async () => {
+    const { relay, post, marks, answers, close } = await heldApp({ handler_limit_ms: 5_000, slow_after_ms: 2_000 });
     try {
       const first = post('evt_a');
       await until(() => marks.includes('arrive evt_a'));
@@ -231,9 +238,25 @@ describe("verify's own calls to the app (quietly): no delivery of the relay is a
       expect((await second!)!.status).toBe(200);
       expect(marks).toEqual(['arrive evt_a', 'answer evt_a', 'call starts', 'call ends', 'arrive evt_b', 'answer evt_b']);
     } finally {
-      await relay.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await close();
+    }
+  });
+
+  it('lets a held delivery go once holding it longer could make a correct answer late (handler limit - latency limit)', async () => {
+    // The provider gives up after 1 s and a correct app may take 0.8 s: a delivery is held 0.2 s at most.
+    const { relay, post, marks, answers, close } = await heldApp({ handler_limit_ms: 1_000, slow_after_ms: 800 });
+    try {
+      let delivered: Promise<Response> | null = null;
+      await relay.quietly(async () => {
+        delivered = post('evt_c');
+        await until(() => marks.includes('arrive evt_c'));
+        marks.push('call ends');
+      });
+      answers.shift()!();
+      expect((await delivered!)!.status).toBe(200);
+      expect(marks).toEqual(['arrive evt_c', 'call ends', 'answer evt_c']);
+    } finally {
+      await close();
     }
   });
 });

@@ -77,7 +77,8 @@ export interface Relay {
   gate(): Promise<void>;
   /**
    * Runs verify's own call to the app (configure, sync) with none of this relay's deliveries at the app: it waits
-   * for those in flight to be answered and holds the provider's next ones until the call has ended. An app's
+   * for those in flight to be answered and holds the provider's next ones until the call has ended (each for at
+   * most handler_limit_ms - slow_after_ms, so that holding never makes a correct app's answer late). An app's
    * catch-up from the feed then never meets a delivery of the same event by chance (whether one was still in
    * flight would be the machine's timing, so a replay could not reproduce the race); overlaps verify means to
    * make are its explicit steps (concurrent copies, behind the gate).
@@ -152,6 +153,23 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const draining: Array<() => void> = [];
   const wake = (list: Array<() => void>): void => {
     for (const go of list.splice(0)) go();
+  };
+  /**
+   * How long a delivery may be held back: the provider gives up on it `handler_limit_ms` after it was sent, and a
+   * correct app may take up to `slow_after_ms` over it, so the difference is what holding it can cost without
+   * making a correct app's answer late (2 s with verify's defaults). A call that outlasts it lets the delivery go.
+   */
+  const max_hold_ms = Math.max(0, opts.handler_limit_ms - opts.slow_after_ms);
+  const holdBack = async (): Promise<void> => {
+    const until_ms = WALL.now_ms() + max_hold_ms;
+    while (quiet_calls > 0 && !cut && WALL.now_ms() < until_ms) {
+      const timer = new AbortController();
+      await Promise.race([
+        new Promise<void>((go) => held_back.push(go)),
+        WALL.wait(until_ms - WALL.now_ms(), timer.signal).catch(() => undefined),
+      ]);
+      timer.abort();
+    }
   };
 
   const releaseWindow = (): void => {
@@ -271,7 +289,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       held.set(h.account_id, h);
     }
     observer?.(body);
-    while (quiet_calls > 0 && !cut) await new Promise<void>((go) => held_back.push(go));
+    if (quiet_calls > 0 && !cut) await holdBack();
     if (cut) return void res.writeHead(503).end('run cut by swapsim verify');
     const plan = plans.find((p) => p.left > 0 && p.account_id === h.account_id && wildcard(p.event_type, h.event_type));
     let answer: RelayRecord;
