@@ -27,7 +27,7 @@ import { uiAssetRoutes, uiDataRoutes, uiRunRoutes } from './ui/index.ts';
 import { createOrganization } from './organizations.ts';
 import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from './replay/record.ts';
 import type { Runtime, RuntimeOptions } from './runtime.ts';
-import { dropOrgWorlds } from './worlds.ts';
+import { dropOrgWorlds, followServer } from './worlds.ts';
 
 export function newWorld(options: RuntimeOptions): World {
   const sim = createSimKernel({ ...options, start_ms: worldStart_ms(options) });
@@ -71,9 +71,11 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
     const sim = runtime.world.sim;
     // A replay moves the clock from the journal's clock lines instead.
     if (sim.clock.mode !== 'realtime' || sim.journal.mode === 'replay') return;
-    runtime.stopRealtime = sim.scheduler.startRealtime((ms) =>
-      sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms }),
-    );
+    runtime.stopRealtime = sim.scheduler.startRealtime((ms) => {
+      sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms });
+      // Organizations whose clock follows the server's go to where this tick takes it (worlds.ts).
+      void followServer(runtime, sim.now_ms() + ms);
+    });
   };
   startDriver();
   return runtime;

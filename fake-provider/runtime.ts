@@ -21,18 +21,28 @@ export interface RuntimeOptions extends SimKernelOptions {
   endpoint?: SelfEndpoint;
   /** Runs the scenario library's triggers for the dashboard (`swapsim serve` hands it in; ui/trigger-runner.ts). */
   trigger_runner?: TriggerRunner;
+  /**
+   * Where an organization created at runtime without a clock of its own lives (worlds.ts): `own` (default) a
+   * world of its own whose clock follows the server's; `shared` the server's world, as before issue 26 (a server
+   * with a single tenant, such as `swapsim scenario run`'s in-process ones, whose bytes stay as they were).
+   */
+  org_worlds?: 'own' | 'shared';
 }
 
-/** A world a runtime hosts beside its default one (worlds.ts): an organization with a clock of its own. */
+/** A world a runtime hosts beside its default one (worlds.ts): one organization's. */
 export interface HostedWorld {
   world: World;
-  /** Stops its realtime driver (a no-op for a virtual clock). */
+  /** Stops its realtime driver (a no-op for a virtual clock, and for a world that follows the server clock). */
   stop: () => void;
+  /** Its clock follows the server's (an organization created without a clock); false: a clock of its own. */
+  follows: boolean;
+  /** A follower still running its last move (a realtime tick skips it; the next one catches it up). */
+  moving?: boolean;
 }
 
 export interface Runtime {
   world: World;
-  /** Organizations with a clock of their own, each in its own world, by organization id (worlds.ts). */
+  /** Organizations in worlds of their own (a clock of their own, or following the server's), by id (worlds.ts). */
   readonly worlds: Map<string, HostedWorld>;
   /** The API keys of those organizations → their world: `/v1` is routed by key. */
   readonly keyWorlds: Map<string, World>;
