@@ -9,6 +9,7 @@ import type { OrganizationInput } from './organizations.ts';
 import type { RateLimiter } from './http/rate-limits.ts';
 import type { SelfEndpoint } from './network.ts';
 import type { TriggerRunner } from './ui/trigger-runner.ts';
+import type { ServerWideCall } from './server-wide.ts';
 
 export interface RuntimeOptions extends SimKernelOptions {
   profile?: Profile;
@@ -46,6 +47,8 @@ export interface Runtime {
   readonly worlds: Map<string, HostedWorld>;
   /** The API keys of those organizations → their world: `/v1` is routed by key. */
   readonly keyWorlds: Map<string, World>;
+  /** Unscoped market and screening calls, the latest per what each sets: a new follower world starts with them (server-wide.ts). */
+  readonly serverWide: Map<string, ServerWideCall>;
   readonly options: RuntimeOptions;
   readonly limiter: RateLimiter;
   /** Unexpected errors (each one is a swapsim bug); reported by /_sim/invariants. */

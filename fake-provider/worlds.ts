@@ -21,6 +21,7 @@ import { accountStore } from './resources/accounts/index.ts';
 import { depositAddressStore } from './resources/deposits/index.ts';
 import { getDestinationRecord } from './resources/destinations/index.ts';
 import type { Scheduler } from '../sim/index.ts';
+import { inheritServerWide } from './server-wide.ts';
 
 /** What choosing a request's world reads of it: its URL as sent, its headers and its parsed body. */
 export interface RoutedRequest {
@@ -84,6 +85,7 @@ export function createOrgWorld(runtime: Runtime, input: OrganizationInput, clock
   for (const r of RESOURCES) r.install?.(world);
   installRetention(world);
   const org = createOrganization(world, input, organization_id);
+  if (follows) inheritServerWide(runtime, world);
   const hosted: HostedWorld = { world, stop: driveOrgClock(world, organization_id, follows), follows };
   runtime.worlds.set(organization_id, hosted);
   for (const k of org.api_keys) runtime.keyWorlds.set(k, world);
@@ -284,8 +286,7 @@ function scoped(
 }
 
 /**
- * The world holding what an unscoped control call names: an `account_id` (query or body), a `deposit_address_id`
- * (body), a destination (path) or an `api_key` (query). The server's world when none is named or none holds it
+ * The world holding what an unscoped control call names: an `account_id` or a `deposit_address_id` (query or body), a destination (path) or an `api_key` (query). The server's world when none is named or none holds it
  * (it then answers as it always did). One map lookup per hosted world: control calls are not the hot path.
  */
 function holderOf(runtime: Pick<Runtime, 'world' | 'worlds' | 'keyWorlds'>, req: RoutedRequest, url: string): World {
@@ -293,7 +294,8 @@ function holderOf(runtime: Pick<Runtime, 'world' | 'worlds' | 'keyWorlds'>, req:
   const api_key = queryParam(url, 'api_key');
   if (api_key !== undefined) return runtime.keyWorlds.get(api_key) ?? runtime.world;
   const account_id = queryParam(url, 'account_id') ?? (typeof body.account_id === 'string' ? body.account_id : undefined);
-  const address_id = typeof body.deposit_address_id === 'string' ? body.deposit_address_id : undefined;
+  const address_id =
+    queryParam(url, 'deposit_address_id') ?? (typeof body.deposit_address_id === 'string' ? body.deposit_address_id : undefined);
   const destination_id = DESTINATION_PATH.exec(url)?.[1];
   if (account_id === undefined && address_id === undefined && destination_id === undefined) return runtime.world;
   const holds = (w: World): boolean =>

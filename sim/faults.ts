@@ -87,14 +87,12 @@ export function matches(rule: FaultRule, s: FaultSubject): boolean {
 /**
  * A class, so every world's plan shares one `has` and `fire` (see SimScheduler in scheduler.ts for why). `parent`:
  * the server's plan (read when used), whose rules (unscoped `POST /_sim/faults`) also hold in an organization's world whose clock
- * follows the server's (fake-provider/worlds.ts). They fire here with this plan's draws and a `times` counted
- * here, so one world's trades never shift another's draws or use up another's `times`.
+ * follows the server's (fake-provider/worlds.ts). They fire here with this plan's draws, so one world's trades
+ * never shift another's; a rule's `times` stays one count for every world, as when tenants shared one world.
  */
 class RulePlan implements FaultPlan {
   private rules: FaultRule[] = [];
   private fired: FaultFiring[] = [];
-  /** The parent's rules with a `times` bound: how many are left in this world, by fault id. */
-  private parentTimes = new Map<string, number>();
 
   constructor(
     private readonly rng: Rng,
@@ -143,10 +141,9 @@ class RulePlan implements FaultPlan {
     const parent = this.parent!();
     if (!parent.has(target)) return;
     for (const rule of parent.list()) {
-      const left = rule.times === null ? null : (this.parentTimes.get(rule.fault_id) ?? rule.times);
-      if (rule.target !== target || left === 0 || !matches(rule, subject)) continue;
+      if (rule.target !== target || rule.times === 0 || !matches(rule, subject)) continue;
       if (rule.probability < 1 && !this.rng.chance(rule.probability)) continue;
-      if (left !== null) this.parentTimes.set(rule.fault_id, left - 1);
+      if (rule.times !== null) rule.times--;
       this.fired.push({ fault_id: rule.fault_id, target, at_ms: now_ms, subject: (subject.ids ?? [subject.path ?? '']).join(',') });
       out.push(rule);
     }
@@ -155,7 +152,6 @@ class RulePlan implements FaultPlan {
   clear(): void {
     this.rules = [];
     this.fired = [];
-    this.parentTimes.clear();
   }
 
   /** A copy (a snapshot of the world) keeps its parent: the server's plan is not the world's to copy. */
@@ -163,7 +159,6 @@ class RulePlan implements FaultPlan {
     const out = new RulePlan(copy(this.rng), this.parent);
     out.rules = copy(this.rules);
     out.fired = copy(this.fired);
-    out.parentTimes = new Map(this.parentTimes);
     return out;
   }
 }

@@ -136,6 +136,8 @@ function startWorld(header: HeaderLine, tape: ReplayTape, serve: ServeWorld): Pr
     seed_orgs: header.seed_orgs,
     control_token: header.control_token ?? undefined,
     control_open: header.control_open,
+    // A journal written before worlds per organization kept its tenants in the server's world.
+    org_worlds: header.org_worlds ?? 'shared',
     journal: tape,
     host: '127.0.0.1',
     port: 0,
