@@ -149,6 +149,22 @@ describe('an organization created without a clock lives in a world of its own', 
     expect((await s.control('GET', '/deposits')).body.deposits).toHaveLength(1);
   });
 
+  it("a follower's snapshot restores its world alone; the server clock's next move brings it level", async () => {
+    const s = await own();
+    const [a, b] = [await tenant(s), await tenant(s)];
+    const q = `?organization_id=${a.organization_id}`;
+    const snap = await s.control('POST', `/snapshots${q}`);
+    expect(snap.status).toBe(200);
+    for (const org of [a, b]) expect((await s.api('POST', '/accounts', { key: org.api_key, body: {} })).status).toBe(200);
+    await s.advance(10_000);
+    expect((await s.control('POST', `/snapshots/${snap.body.snapshot_id}/restore${q}`)).status).toBe(200);
+    expect((await s.api('GET', '/accounts', { key: a.api_key })).body.accounts).toHaveLength(0);
+    expect((await s.api('GET', '/accounts', { key: b.api_key })).body.accounts).toHaveLength(1);
+    expect(now(s, a)).toBeLessThan(s.running.runtime.world.sim.now_ms());
+    await s.advance(1_000);
+    expect(now(s, a)).toBe(s.running.runtime.world.sim.now_ms());
+  });
+
   it('a journal of a run with several follower worlds replays byte for byte (verify)', async () => {
     const journal = join(mkdtempSync(join(tmpdir(), 'swapsim-worlds-')), 'run.jsonl');
     const s = await own({ journal_path: journal });
