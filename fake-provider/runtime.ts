@@ -9,7 +9,7 @@ import type { OrganizationInput } from './organizations.ts';
 import type { RateLimiter } from './http/rate-limits.ts';
 import type { SelfEndpoint } from './network.ts';
 import type { TriggerRunner } from './ui/trigger-runner.ts';
-import type { ServerWideCall } from './server-wide.ts';
+import type { AnyRoute } from './contract/route.ts';
 
 export interface RuntimeOptions extends SimKernelOptions {
   profile?: Profile;
@@ -28,6 +28,12 @@ export interface RuntimeOptions extends SimKernelOptions {
    * with a single tenant, such as `swapsim scenario run`'s in-process ones, whose bytes stay as they were).
    */
   org_worlds?: 'own' | 'shared';
+}
+
+/** An unscoped market or screening call as kept for followers created later (server-wide.ts): its route's handler and input. */
+interface ServerWideCall {
+  route: AnyRoute;
+  input: unknown;
 }
 
 /** A world a runtime hosts beside its default one (worlds.ts): one organization's. */

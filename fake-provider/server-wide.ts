@@ -8,12 +8,6 @@ import type { AnyRoute } from './contract/route.ts';
 import type { Runtime } from './runtime.ts';
 import type { World } from './world.ts';
 
-/** A server-wide call as kept: its route's handler and its parsed input. */
-export interface ServerWideCall {
-  route: AnyRoute;
-  input: unknown;
-}
-
 /** The calls that set shared market or screening state, and what each sets (the key under which the latest is kept). */
 const SETS: Record<string, (input: any) => string> = {
   'put /market/prices': (i) => `prices ${Object.keys(i.body.prices).sort().join(',')}`,
