@@ -17,15 +17,17 @@ const SETS: Record<string, (input: any) => string> = {
 };
 
 /**
- * Unscoped reads over every tenant: the array each answers under, and the query fields that narrow it to one
- * tenant's rows (then routed to the world holding them, worlds.ts, and read there alone). `sim_ms`: rows carry it
+ * Unscoped reads over every tenant: the array each answers under. Run in the server's world, they read every world
+ * with the same filters (ids are unique across worlds, so a filter naming one tenant's entities finds them
+ * wherever they are; one naming an account or key was routed to its world already, worlds.ts, and read there
+ * alone). `narrowedBy`: a filter whose answer is not the array (conduct for one key). `sim_ms`: rows carry it
  * and are merged in time order (a stable sort: within one instant, the server's world first, then by creation).
  */
 const GATHERS: Record<string, { key: string; narrowedBy: string[]; sim_ms?: boolean }> = {
   'get /conduct': { key: 'conduct', narrowedBy: ['api_key'] },
-  'get /emails': { key: 'emails', narrowedBy: ['account_id'] },
-  'get /deposits': { key: 'deposits', narrowedBy: ['account_id', 'deposit_address_id'] },
-  'get /timeline': { key: 'timeline', narrowedBy: ['account_id', 'entity_id', 'organization_id'], sim_ms: true },
+  'get /emails': { key: 'emails', narrowedBy: [] },
+  'get /deposits': { key: 'deposits', narrowedBy: [] },
+  'get /timeline': { key: 'timeline', narrowedBy: ['organization_id'], sim_ms: true },
 };
 
 /** The routes with the server-wide ones wrapped (the rest as they are). */

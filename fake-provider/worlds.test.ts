@@ -143,6 +143,9 @@ describe('an organization created without a clock lives in a world of its own', 
       .deposit_address;
     expect((await s.control('POST', '/deposits', { deposit_address_id: da.deposit_address_id, atoms: '1000' })).status).toBe(200);
     expect((await s.control('GET', `/deposits?account_id=${acct}`)).body.deposits).toHaveLength(1);
+    // The end user's keyless public calls name the account: its world answers (the server's knows no such account).
+    const pub = await s.api('POST', '/public/initiate-export', { key: null, body: { account_id: acct } });
+    expect(pub.body.error?.code ?? 'none').not.toBe('account_not_found');
     // Reads over every tenant gather every world's rows.
     const conduct = (await s.control('GET', '/conduct')).body.conduct.map((c: { api_key: string }) => c.api_key);
     expect(conduct).toEqual(expect.arrayContaining([`…${b.api_key.slice(-4)}`]));

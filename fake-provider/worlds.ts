@@ -229,7 +229,7 @@ const DESTINATION_PATH = /^\/_sim\/destinations\/([^/?]+)\//;
 
 /**
  * The world a request runs in. `/v1`: the world of the organization holding its bearer key (else the default
- * world, which answers 401 for a key nobody holds). `/_sim`: the world of the organization named by
+ * world, which answers 401 for a key nobody holds; a keyless `/v1/public/` call, the world of the account it names). `/_sim`: the world of the organization named by
  * `organization_id` (query or body; the body field is taken off, so strict bodies do not refuse it). Unscoped, a
  * call naming an account, deposit address, destination or API key runs in the world holding it (as when every
  * tenant without a clock of its own shared the server's world); any other keeps today's meaning, the server's
@@ -245,7 +245,10 @@ export function pickWorld(
   if (url.startsWith('/v1')) {
     if (runtime.worlds.size === 0) return { world: runtime.world, refusal: null };
     const key = bearerToken(typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined);
-    return { world: (key !== undefined && runtime.keyWorlds.get(key)) || runtime.world, refusal: null };
+    const keyed = key !== undefined ? runtime.keyWorlds.get(key) : undefined;
+    if (keyed !== undefined) return { world: keyed, refusal: null };
+    // The end user's public calls carry no key: they name their account, whose world answers.
+    return { world: url.startsWith('/v1/public/') ? holderOf(runtime, req, url) : runtime.world, refusal: null };
   }
   return scoped(runtime, req, url);
 }
