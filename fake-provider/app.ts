@@ -27,7 +27,8 @@ import { uiAssetRoutes, uiDataRoutes, uiRunRoutes } from './ui/index.ts';
 import { createOrganization } from './organizations.ts';
 import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from './replay/record.ts';
 import type { Runtime, RuntimeOptions } from './runtime.ts';
-import { dropOrgWorlds } from './worlds.ts';
+import { dropOrgWorlds, followServer } from './worlds.ts';
+import { serverWideRoutes } from './server-wide.ts';
 
 export function newWorld(options: RuntimeOptions): World {
   const sim = createSimKernel({ ...options, start_ms: worldStart_ms(options) });
@@ -50,6 +51,7 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
     world: newWorld(options),
     worlds: new Map(),
     keyWorlds: new Map(),
+    serverWide: new Map(),
     options,
     limiter: createRateLimiter({
       retry_after: () => runtime.world.profile.rate_limit_retry_after,
@@ -60,6 +62,7 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
     reset() {
       runtime.stopRealtime();
       dropOrgWorlds(runtime);
+      runtime.serverWide.clear();
       dropHeldRequests(runtime.world);
       runtime.world = newWorld(options);
       startDriver();
@@ -71,9 +74,11 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
     const sim = runtime.world.sim;
     // A replay moves the clock from the journal's clock lines instead.
     if (sim.clock.mode !== 'realtime' || sim.journal.mode === 'replay') return;
-    runtime.stopRealtime = sim.scheduler.startRealtime((ms) =>
-      sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms }),
-    );
+    runtime.stopRealtime = sim.scheduler.startRealtime((ms) => {
+      sim.journal.write({ kind: 'clock', sim_ms: sim.now_ms(), op: 'advance', ms });
+      // Organizations whose clock follows the server's go to where this tick takes it (worlds.ts).
+      void followServer(runtime, sim.now_ms() + ms);
+    });
   };
   startDriver();
   return runtime;
@@ -108,12 +113,14 @@ export function createApp(runtime: Runtime, server: ServerOptions = {}): Fastify
     runtime.bugs.push({ request_id, message: err instanceof Error ? err.message : String(err) });
     console.error(`[swapsim] internal error on ${request_id}:`, err instanceof Error ? err.stack : err);
   };
-  const controlPlane = [
+  // Market and screening calls, unscoped, set every world that follows the server clock, and reads over every
+  // tenant gather every world's rows (server-wide.ts).
+  const controlPlane = serverWideRoutes(runtime, [
     ...controlRoutes(runtime),
     ...RESOURCES.flatMap((r) => r.control ?? []),
     ...conductRoutes,
     ...uiDataRoutes(runtime),
-  ];
+  ]);
   return frontDoor({
     planes: [
       {

@@ -119,7 +119,8 @@ async function traffic(s: TestSim, key: string, receiver_url: string): Promise<{
 
 describe('DELETE /_sim/organizations/{id} frees what the organization owns', () => {
   it('every store drops the org (counted), the other org is untouched and keeps working, invariants stay green', async () => {
-    const s = opened(await startTestSim());
+    // Both in the server's world (`org_worlds: 'shared'`): what a delete frees inside a world another org shares.
+    const s = opened(await startTestSim({ org_worlds: 'shared' }));
     const rx = opened(await startReceiver());
     const world = s.running.runtime.world;
     const gone = await s.newOrg({ rate_limits: { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 } });

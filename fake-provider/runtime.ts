@@ -9,6 +9,7 @@ import type { OrganizationInput } from './organizations.ts';
 import type { RateLimiter } from './http/rate-limits.ts';
 import type { SelfEndpoint } from './network.ts';
 import type { TriggerRunner } from './ui/trigger-runner.ts';
+import type { AnyRoute } from './contract/route.ts';
 
 export interface RuntimeOptions extends SimKernelOptions {
   profile?: Profile;
@@ -21,21 +22,39 @@ export interface RuntimeOptions extends SimKernelOptions {
   endpoint?: SelfEndpoint;
   /** Runs the scenario library's triggers for the dashboard (`swapsim serve` hands it in; ui/trigger-runner.ts). */
   trigger_runner?: TriggerRunner;
+  /**
+   * Where an organization created at runtime without a clock of its own lives (worlds.ts): `own` (default) a
+   * world of its own whose clock follows the server's; `shared` the server's world, as before issue 26 (a server
+   * with a single tenant, such as `swapsim scenario run`'s in-process ones, whose bytes stay as they were).
+   */
+  org_worlds?: 'own' | 'shared';
 }
 
-/** A world a runtime hosts beside its default one (worlds.ts): an organization with a clock of its own. */
+/** An unscoped market or screening call as kept for followers created later (server-wide.ts): its route's handler and input. */
+interface ServerWideCall {
+  route: AnyRoute;
+  input: unknown;
+}
+
+/** A world a runtime hosts beside its default one (worlds.ts): one organization's. */
 export interface HostedWorld {
   world: World;
-  /** Stops its realtime driver (a no-op for a virtual clock). */
+  /** Stops its realtime driver (a no-op for a virtual clock, and for a world that follows the server clock). */
   stop: () => void;
+  /** Its clock follows the server's (an organization created without a clock); false: a clock of its own. */
+  follows: boolean;
+  /** A follower still running its last move (a realtime tick skips it; the next one catches it up). */
+  moving?: boolean;
 }
 
 export interface Runtime {
   world: World;
-  /** Organizations with a clock of their own, each in its own world, by organization id (worlds.ts). */
+  /** Organizations in worlds of their own (a clock of their own, or following the server's), by id (worlds.ts). */
   readonly worlds: Map<string, HostedWorld>;
   /** The API keys of those organizations → their world: `/v1` is routed by key. */
   readonly keyWorlds: Map<string, World>;
+  /** Unscoped market and screening calls, the latest per what each sets: a new follower world starts with them (server-wide.ts). */
+  readonly serverWide: Map<string, ServerWideCall>;
   readonly options: RuntimeOptions;
   readonly limiter: RateLimiter;
   /** Unexpected errors (each one is a swapsim bug); reported by /_sim/invariants. */

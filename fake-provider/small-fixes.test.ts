@@ -4,6 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { worldOf } from './worlds.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts';
 import { startReceiver } from '../scenarios/dsl/webhook-receiver.ts';
@@ -46,7 +47,7 @@ describe('timeline', () => {
     const org = await s.newOrg();
     const w = await s.api('POST', '/webhooks', { key: org.api_key, body: { url: rx.url } });
     rx.secret = w.body.webhook.secret;
-    publish(s.running.runtime.world, org.organization_id, 'acct_t', 'test.ping', {});
+    publish(worldOf(s.running.runtime, org.organization_id), org.organization_id, 'acct_t', 'test.ping', {});
     await s.advance(0);
     await s.advance(30_000);
     const rows = (await s.control('GET', `/timeline?organization_id=${org.organization_id}`)).body.timeline.filter(

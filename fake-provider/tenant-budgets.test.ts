@@ -6,6 +6,7 @@ import { closeAfterEach, startTestSim, type TestSim } from './testing/harness.ts
 import { DEFAULT_PROFILE, type Profile } from './profile.ts';
 import { idempotencyBytes } from './http/idempotency.ts';
 import { conductBudget, conductOf } from './conduct/recorder.ts';
+import { worldOf } from './worlds.ts';
 
 const opened = closeAfterEach(afterEach);
 const sim = async (profile: Partial<Profile> = {}): Promise<TestSim> =>
@@ -21,7 +22,7 @@ describe('conduct memory per organization', () => {
       expect(r.status).toBe(400);
       expect(r.body.error.param).toBe('Idempotency-Key');
     }
-    const world = s.running.runtime.world;
+    const world = worldOf(s.running.runtime, org.organization_id);
     const budget = conductBudget(world, org.organization_id);
     expect(budget.long_idempotency_keys).toBe(20);
     // 20 keys of 8,000 characters would be 320 KB as UTF-16; what is kept is the requests' own small strings.
@@ -38,7 +39,7 @@ describe('conduct memory per organization', () => {
       const r = await s.api('GET', `/accounts?limit=1&x${i}${'q'.repeat(4_000)}=1`, { key: org.api_key });
       expect(r.body.has_more).toBe(true);
     }
-    const budget = conductBudget(s.running.runtime.world, org.organization_id);
+    const budget = conductBudget(worldOf(s.running.runtime, org.organization_id), org.organization_id);
     expect(budget.unknown_query_params).toBe(20);
     expect(budget.bytes).toBeLessThan(20 * 1_000);
   });
@@ -56,12 +57,12 @@ describe('conduct memory per organization', () => {
         body: { asset_key: 'btc' },
       });
     }
-    const world = s.running.runtime.world;
+    const world = worldOf(s.running.runtime, noisy.organization_id);
     const bytes = conductBudget(world, noisy.organization_id).bytes;
     expect(bytes).toBeGreaterThan(8 * 1024);
     expect(bytes).toBeLessThanOrEqual(32 * 1024);
     expect(conductOf(world, noisy.api_key).requests.length).toBeGreaterThan(0);
-    expect(conductOf(world, quiet.api_key).requests).toHaveLength(1);
+    expect(conductOf(worldOf(s.running.runtime, quiet.organization_id), quiet.api_key).requests).toHaveLength(1);
   });
 });
 
@@ -81,7 +82,7 @@ describe('idempotency memory per organization', () => {
         idem: `noisy-${i}`,
         body: { asset_key: 'btc' },
       });
-    const world = s.running.runtime.world;
+    const world = worldOf(s.running.runtime, noisy.organization_id);
     expect(idempotencyBytes(world, noisy.organization_id)).toBeLessThanOrEqual(8 * 1024);
     expect(idempotencyBytes(world, noisy.organization_id)).toBeGreaterThan(4 * 1024);
     // The noisy tenant's oldest key is forgotten (a different payload is no conflict now); its newest is kept.

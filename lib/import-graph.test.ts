@@ -90,7 +90,8 @@ const FLOORS: ReadonlyArray<{ floor: string; holds: RegExp }> = [
   { floor: 'planes', holds: /^fake-provider\/(http|conduct|oracle)\// },
   {
     floor: 'app',
-    holds: /^fake-provider\/(control|ui|replay|persistence|seed)\/|^fake-provider\/(app|server|runtime|worlds|organizations)\.ts$/,
+    holds:
+      /^fake-provider\/(control|ui|replay|persistence|seed)\/|^fake-provider\/(app|server|runtime|worlds|server-wide|organizations)\.ts$/,
   },
   { floor: 'top', holds: /^(scenarios|cli|lib|load|reports|scripts|dashboard|fake-provider\/testing)\/|^index\.ts$/ },
 ];

@@ -1,6 +1,7 @@
 // The fault plan: typed rules, matched at named choke points (HTTP middleware, scheduler steps, machine
 // event injection). Probabilities are drawn from the `faults` stream; `times` counts down; firings are kept.
 import type { Rng } from './rng.ts';
+import { COPY, type CopyFn } from './scheduler.ts';
 
 export const FAULT_TARGETS = ['trade', 'zap', 'cancel', 'deposit', 'recovery', 'webhook', 'http'] as const;
 export type FaultTarget = (typeof FAULT_TARGETS)[number];
@@ -83,12 +84,20 @@ export function matches(rule: FaultRule, s: FaultSubject): boolean {
   return true;
 }
 
-/** A class, so every world's plan shares one `has` and `fire` (see SimScheduler in scheduler.ts for why). */
+/**
+ * A class, so every world's plan shares one `has` and `fire` (see SimScheduler in scheduler.ts for why). `parent`:
+ * the server's plan (read when used), whose rules (unscoped `POST /_sim/faults`) also hold in an organization's world whose clock
+ * follows the server's (fake-provider/worlds.ts). They fire here with this plan's draws, so one world's trades
+ * never shift another's; a rule's `times` stays one count for every world, as when tenants shared one world.
+ */
 class RulePlan implements FaultPlan {
   private rules: FaultRule[] = [];
   private fired: FaultFiring[] = [];
 
-  constructor(private readonly rng: Rng) {}
+  constructor(
+    private readonly rng: Rng,
+    private readonly parent: (() => FaultPlan) | null = null,
+  ) {}
 
   add(rule: Omit<FaultRule, 'fault_id' | 'created_at_ms'>, fault_id: string, now_ms: number): FaultRule {
     const full: FaultRule = { ...rule, fault_id, created_at_ms: now_ms };
@@ -103,11 +112,11 @@ class RulePlan implements FaultPlan {
   }
 
   list(): FaultRule[] {
-    return this.rules.slice();
+    return this.parent === null ? this.rules.slice() : [...this.rules, ...this.parent().list()];
   }
 
   has(target: FaultTarget): boolean {
-    return this.rules.some((r) => r.target === target);
+    return this.rules.some((r) => r.target === target) || this.parent?.().has(target) === true;
   }
 
   firings(): FaultFiring[] {
@@ -124,15 +133,40 @@ class RulePlan implements FaultPlan {
       this.fired.push({ fault_id: rule.fault_id, target, at_ms: now_ms, subject: (subject.ids ?? [subject.path ?? '']).join(',') });
       out.push(rule);
     }
+    if (this.parent !== null) this.fireInherited(target, subject, now_ms, out);
     return out;
+  }
+
+  private fireInherited(target: FaultTarget, subject: FaultSubject, now_ms: number, out: FaultRule[]): void {
+    const parent = this.parent!();
+    if (!parent.has(target)) return;
+    for (const rule of parent.list()) {
+      if (rule.target !== target || rule.times === 0 || !matches(rule, subject)) continue;
+      if (rule.probability < 1 && !this.rng.chance(rule.probability)) continue;
+      if (rule.times !== null) rule.times--;
+      this.fired.push({ fault_id: rule.fault_id, target, at_ms: now_ms, subject: (subject.ids ?? [subject.path ?? '']).join(',') });
+      out.push(rule);
+    }
   }
 
   clear(): void {
     this.rules = [];
     this.fired = [];
   }
+
+  /** A copy (a snapshot of the world) keeps its parent: the server's plan is not the world's to copy. */
+  [COPY](copy: CopyFn): RulePlan {
+    const out = new RulePlan(copy(this.rng), this.parent);
+    out.rules = copy(this.rules);
+    out.fired = copy(this.fired);
+    return out;
+  }
 }
 
-export function createFaultPlan(rng: Rng): FaultPlan {
-  return new RulePlan(rng);
+/**
+ * `parent`: the server's plan, for a world whose clock follows the server's (see RulePlan); a function, since a
+ * reset or a restore puts another world, with another plan, in the server's place.
+ */
+export function createFaultPlan(rng: Rng, parent?: () => FaultPlan): FaultPlan {
+  return new RulePlan(rng, parent ?? null);
 }

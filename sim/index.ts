@@ -23,6 +23,8 @@ export interface SimKernelOptions {
   journal_path?: string | null;
   /** A journal shared across worlds (a runtime's recording, or a replay); wins over `journal_path`. */
   journal?: Journal;
+  /** The server's fault plan, whose rules also hold here (a world whose clock follows the server's). */
+  fault_parent?: () => FaultPlan;
 }
 
 /**
@@ -51,7 +53,7 @@ class Kernel {
     this.secret_seed = opts.secret_seed ?? randomSecretSeed();
     this.secrets = createRng(this.secret_seed, 'secrets');
     this.scheduler = createScheduler(this.clock);
-    this.faults = createFaultPlan(this.rng.fork('faults'));
+    this.faults = createFaultPlan(this.rng.fork('faults'), opts.fault_parent);
     this.journal = opts.journal ?? createJournal(opts.journal_path ?? null);
   }
 

@@ -7,7 +7,7 @@ import { ApiError } from '../contract/errors.ts';
 import { bpsString } from '../contract/validate.ts';
 import { assetByKey, isCanonicalAssetKey } from '../resources/assets/catalog.ts';
 import { createOrganization, deleteOrganization, refusePastMaxOrganizations, serializeOrganization } from '../organizations.ts';
-import { allOrganizations, createOrgWorld, dropOrgWorld, orgOfKeyAnywhere } from '../worlds.ts';
+import { advanceServer, allOrganizations, createOrgWorld, dropOrgWorld, orgOfKeyAnywhere, settleServer } from '../worlds.ts';
 import { forgetOrganizationConduct } from '../conduct/index.ts';
 import { forgetIdempotency } from '../http/idempotency.ts';
 import { forgetIdempotencyLedger } from '../oracle/idempotency-ledger.ts';
@@ -105,6 +105,10 @@ export function controlRoutes(runtime: Runtime) {
           const org = createOrgWorld(runtime, settings, own);
           return { body: { organization: serializeOrganization(org, runtime.worlds.get(org.organization_id)!.world) } };
         }
+        // Without a clock: a world of its own whose clock follows the server's (worlds.ts), unless the server keeps
+        // its tenants in its own world (`org_worlds: 'shared'`: one tenant, as `swapsim scenario run` serves).
+        if (runtime.options.org_worlds !== 'shared')
+          return { body: { organization: serializeOrganization(createOrgWorld(runtime, settings, null)) } };
         refusePastMaxOrganizations(world, runtime.worlds.size);
         const org = createOrganization(world, settings);
         return { body: { organization: serializeOrganization(org) } };
@@ -129,7 +133,7 @@ export function controlRoutes(runtime: Runtime) {
       summary: 'Remove an organization and its keys',
       params: z.object({ organization_id: z.string().min(1).max(256) }),
       handler: ({ params }, { world }) => {
-        // An organization with a clock of its own: its whole world goes (clock, scheduler, outbox, stores).
+        // An organization in a world of its own: its whole world goes (clock, scheduler, outbox, stores).
         if (dropOrgWorld(runtime, params.organization_id)) return { body: { deleted: true, organization_id: params.organization_id } };
         const forget = [
           ...RESOURCES.flatMap((r) => (r.forgetOrganization ? [r.forgetOrganization] : [])),
@@ -178,7 +182,8 @@ export function controlRoutes(runtime: Runtime) {
       }),
       response: advanceReply,
       handler: async ({ body }, { world }) => {
-        const ran = await world.sim.scheduler.advance(body.ms);
+        // The server's clock moves every organization's that follows it (worlds.ts).
+        const ran = world === runtime.world ? await advanceServer(runtime, body.ms) : await world.sim.scheduler.advance(body.ms);
         return { body: { clock: clock(world), ran } };
       },
     }),
@@ -215,6 +220,10 @@ export function controlRoutes(runtime: Runtime) {
       response: settleReply,
       handler: async ({ body }, { world }) => {
         const max_ms = body.max_ms ?? 80 * HOUR;
+        if (world === runtime.world) {
+          const { report, pending } = await settleServer(runtime, max_ms);
+          return { body: { clock: clock(world), ran: report, pending } };
+        }
         const ran = await world.sim.scheduler.settle(max_ms);
         return { body: { clock: clock(world), ran, pending: world.sim.scheduler.pending() } };
       },
@@ -250,7 +259,17 @@ export function controlRoutes(runtime: Runtime) {
       tag,
       summary: 'Fault rules and what fired',
       response: faultList,
-      handler: (_i, { world }) => ({ body: { faults: world.sim.faults.list(), fired: world.sim.faults.firings() } }),
+      handler: (_i, { world }) => {
+        // Unscoped: the server's rules, and what fired of them anywhere (they hold in the followers' worlds too).
+        const fired = world.sim.faults.firings();
+        if (world === runtime.world)
+          for (const hosted of runtime.worlds.values())
+            if (hosted.follows) {
+              const ids = new Set(world.sim.faults.list().map((r) => r.fault_id));
+              for (const f of hosted.world.sim.faults.firings()) if (ids.has(f.fault_id)) fired.push(f);
+            }
+        return { body: { faults: world.sim.faults.list(), fired } };
+      },
     }),
     defineRoute({
       auth: 'public',
@@ -278,7 +297,7 @@ export function controlRoutes(runtime: Runtime) {
         if (world === runtime.world) {
           for (const [id, hosted] of runtime.worlds) {
             for (const v of checkInvariants(hosted.world).violations)
-              result.violations.push({ ...v, message: `organization ${id} (own clock): ${v.message}` });
+              result.violations.push({ ...v, message: `organization ${id} (${hosted.follows ? 'own world' : 'own clock'}): ${v.message}` });
           }
         }
         for (const bug of runtime.bugs)

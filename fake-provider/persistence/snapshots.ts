@@ -165,7 +165,8 @@ function restoreOrgWorld(runtime: Runtime, organization_id: string, snapshot_id:
     dropHeldRequests(current);
     for (const org of current.orgs.values())
       for (const k of org.api_keys) if (runtime.keyWorlds.get(k) === current) runtime.keyWorlds.delete(k);
-    runtime.worlds.set(organization_id, { world, stop: driveOrgClock(world, organization_id) });
+    // A follower's restored clock is behind the server's: the server's next movement brings it level.
+    runtime.worlds.set(organization_id, { world, stop: driveOrgClock(world, organization_id, hosted.follows), follows: hosted.follows });
     for (const org of world.orgs.values()) for (const k of org.api_keys) runtime.keyWorlds.set(k, world);
     return world;
   });

@@ -19,6 +19,8 @@ export type HeaderLine = {
   seed_orgs: OrganizationInput[];
   control_token: string | null;
   control_open: boolean;
+  /** Where organizations created at runtime without a clock live (RuntimeOptions); absent before issue 26: `shared`. */
+  org_worlds?: 'own' | 'shared';
 };
 
 /** One HTTP request, written when it takes effect (body read, request id drawn, handler about to run). */

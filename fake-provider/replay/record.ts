@@ -29,6 +29,7 @@ export function journalHeader(options: RuntimeOptions): HeaderLine {
     seed_orgs: options.seed_orgs ?? [],
     control_token: options.control_token ?? null,
     control_open: options.control_open ?? false,
+    org_worlds: options.org_worlds ?? 'own',
   };
 }
 

@@ -8,6 +8,7 @@ import type { ServeWorld, ServedWorld } from '../runtime.ts';
 import { dropHeldRequests } from '../http/faults.ts';
 import type { ClockLine, FactLine, HeaderLine, JournalLine, OutsideLine, RequestLine, ResponseLine } from './lines.ts';
 import { ReplayTape } from './tape.ts';
+import { followServer } from '../worlds.ts';
 import { redactUrl, responseDifference } from './verify.ts';
 
 /** A journal that cannot be replayed at all (not a journal, another version): exit status 2. */
@@ -135,6 +136,8 @@ function startWorld(header: HeaderLine, tape: ReplayTape, serve: ServeWorld): Pr
     seed_orgs: header.seed_orgs,
     control_token: header.control_token ?? undefined,
     control_open: header.control_open,
+    // A journal written before worlds per organization kept its tenants in the server's world.
+    org_worlds: header.org_worlds ?? 'shared',
     journal: tape,
     host: '127.0.0.1',
     port: 0,
@@ -164,7 +167,12 @@ function feed(r: Replay, n: number, line: RequestLine | ClockLine | OutsideLine)
     const world = line.organization_id === undefined ? runtime.world : runtime.worlds.get(line.organization_id)?.world;
     if (world === undefined)
       return `line ${n}: a clock line for organization ${line.organization_id}, which has no world of its own in the replayed run`;
-    r.tape.run(`clock@line${n}`, () => world.sim.scheduler.advance(line.ms));
+    // A server tick moves the organizations that follow its clock to the same time, as it did when recorded.
+    const follow = line.organization_id === undefined;
+    r.tape.run(`clock@line${n}`, async () => {
+      const target_ms = world.sim.now_ms() + line.ms;
+      await Promise.all([world.sim.scheduler.advance(line.ms), follow ? followServer(runtime, target_ms) : undefined]);
+    });
     return null;
   }
   if (r.tape.deliver(line.what, line.key, line.value)) return null;

@@ -60,6 +60,9 @@ export async function startTestSim(opts: RuntimeOptions & { api_key?: string } =
   const running = await serve({
     clock: 'virtual',
     seed: 1,
+    // Tests reach into `runtime.world` for what their organizations hold: `newOrg` keeps them in the server's world
+    // unless a test asks for worlds of their own (`org_worlds: 'own'`, the server's default; worlds.test.ts).
+    org_worlds: 'shared',
     ...opts,
     seed_orgs: opts.seed_orgs ?? [{ api_keys: [api_key], rate_limits: unthrottled }],
     port: 0,

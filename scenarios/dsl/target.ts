@@ -77,7 +77,8 @@ export async function openTarget(opts: TargetOptions, org: OrgOptions = {}): Pro
       close: async () => undefined,
     };
   }
-  const running = await serve({ clock: 'virtual', seed: opts.seed, port: 0 });
+  // One tenant on its own server: it stays in the server's world, so a scenario's bytes are what they were.
+  const running = await serve({ clock: 'virtual', seed: opts.seed, port: 0, org_worlds: 'shared' });
   const control = controlClient(running.control_url);
   const created = await createOrg(control, org);
   return { mode: 'in-process', base_url: running.base_url, control, ...created, close: () => running.close() };

@@ -8,6 +8,7 @@ import { forgetOrganizationDeposits } from './forget.ts';
 export {
   createDepositAddress,
   createZapDepositAddress,
+  depositAddressStore,
   isMonitored,
   serializeDepositAddress,
   type DepositAddress,
