@@ -334,7 +334,7 @@ export function controlRoutes(runtime: Runtime) {
       },
     }),
     ...timelineRoutes(),
-    ...seedRoutes(),
+    ...seedRoutes(runtime),
     ...snapshotRoutes(runtime),
   ];
 }

@@ -6,8 +6,9 @@ import type { World, Organization } from '../world.ts';
 import type { AnyRoute, ApiContext, Reply } from '../contract/route.ts';
 import { ApiError } from '../contract/errors.ts';
 import { parseWith } from '../contract/validate.ts';
-import { orgOfKey } from '../http/auth.ts';
 import { createOrganization } from '../organizations.ts';
+import type { Runtime } from '../runtime.ts';
+import { advanceServer, createOrgWorld, orgOfKeyAnywhere, worldOf } from '../worlds.ts';
 import { RESOURCES } from '../resources/index.ts';
 import { requireAccount, walletReady, WALLET_CHAINS } from '../resources/accounts/index.ts';
 import type { Seed } from './schema.ts';
@@ -111,24 +112,32 @@ function prepareAll(seed: Seed) {
   });
 }
 
-export async function applySeed(world: World, seed: Seed, request_id: string): Promise<SeedResult> {
+/**
+ * Applies seed data. An organization it creates gets a world of its own whose clock follows the server's, as one
+ * created by `POST /_sim/organizations` without a clock does (worlds.ts), unless the server keeps its tenants in
+ * its own world (`org_worlds: 'shared'`); one it names by an existing key stays where it lives. The clock moves
+ * (wallets, finality) are the server clock's, so every follower moves with it.
+ */
+export async function applySeed(runtime: Runtime, seed: Seed, request_id: string): Promise<SeedResult> {
+  const world = runtime.world;
   const plan = prepareAll(seed);
   const land = routeOf('post', '/deposits');
   const listDeposits = routeOf('get', '/deposits');
   const start_ms = world.sim.now_ms();
   const made = plan.map((o) => {
-    const existing = orgOfKey(world, o.seed.api_key);
+    const existing = orgOfKeyAnywhere(runtime, o.seed.api_key);
+    const input = {
+      api_keys: [o.seed.api_key],
+      recovery_enabled: o.seed.recovery_enabled,
+      partner_screening: o.seed.partner_screening,
+      rate_limits: o.seed.rate_limits,
+    };
     const org =
-      existing ??
-      createOrganization(world, {
-        api_keys: [o.seed.api_key],
-        recovery_enabled: o.seed.recovery_enabled,
-        partner_screening: o.seed.partner_screening,
-        rate_limits: o.seed.rate_limits,
-      });
+      existing ?? (runtime.options.org_worlds === 'shared' ? createOrganization(world, input) : createOrgWorld(runtime, input, null));
     return {
       o,
       org,
+      world: worldOf(runtime, org.organization_id),
       created: !existing,
       webhook: null as SeedResult['organizations'][number]['webhook'],
       accounts: [] as Array<{ account_id: string; label: string; deposit_ids: string[]; pending_deposit_ids: string[] }>,
@@ -136,12 +145,12 @@ export async function applySeed(world: World, seed: Seed, request_id: string): P
   });
   for (const m of made) {
     if (m.o.webhook) {
-      const hook = (await run(m.o.webhook, undefined, world, m.org, request_id)).webhook;
+      const hook = (await run(m.o.webhook, undefined, m.world, m.org, request_id)).webhook;
       m.webhook = { webhook_id: hook.webhook_id, secret: hook.secret };
     }
     for (const a of m.o.accounts) {
-      const account_id = (await run(a.create, undefined, world, m.org, request_id)).account.account_id as string;
-      if (a.email) await run(a.email, { account_id }, world, m.org, request_id);
+      const account_id = (await run(a.create, undefined, m.world, m.org, request_id)).account.account_id as string;
+      if (a.email) await run(a.email, { account_id }, m.world, m.org, request_id);
       m.accounts.push({ account_id, label: a.seed.label, deposit_ids: [], pending_deposit_ids: [] });
     }
   }
@@ -151,11 +160,11 @@ export async function applySeed(world: World, seed: Seed, request_id: string): P
       for (const [j, a] of m.o.accounts.entries()) {
         const account_id = m.accounts[j].account_id;
         for (const { h, address } of a[pick]) {
-          const deposit_address_id = (await run(address, { account_id }, world, m.org, request_id)).deposit_address.deposit_address_id;
+          const deposit_address_id = (await run(address, { account_id }, m.world, m.org, request_id)).deposit_address.deposit_address_id;
           const landed = await run(
             { route: land, input: { body: parseWith(land.body!, { deposit_address_id, atoms: h.atoms }, 'body') } },
             undefined,
-            world,
+            m.world,
             null,
             request_id,
           );
@@ -165,14 +174,18 @@ export async function applySeed(world: World, seed: Seed, request_id: string): P
     }
   };
   const deposits = async (): Promise<Map<string, string>> => {
-    const all = (await run({ route: listDeposits, input: { query: {} } }, undefined, world, null, request_id)).deposits as Array<{
-      deposit_id: string;
-      status: string;
-    }>;
-    return new Map(all.map((d) => [d.deposit_id, d.status]));
+    const out = new Map<string, string>();
+    for (const w of new Set(made.map((m) => m.world))) {
+      const all = (await run({ route: listDeposits, input: { query: {} } }, undefined, w, null, request_id)).deposits as Array<{
+        deposit_id: string;
+        status: string;
+      }>;
+      for (const d of all) out.set(d.deposit_id, d.status);
+    }
+    return out;
   };
   const needsWallets = made.some((m) => m.o.accounts.some((a) => a.balances.length + a.pending.length > 0));
-  if (needsWallets) await walletsReady(world, made);
+  if (needsWallets) await walletsReady(runtime, made);
   await landAll('balances', 'deposit_ids');
   const wanted = made.flatMap((m) => m.accounts.flatMap((a) => a.deposit_ids));
   let statuses = await deposits();
@@ -181,7 +194,7 @@ export async function applySeed(world: World, seed: Seed, request_id: string): P
     wanted.some((id) => statuses.get(id) === 'pending') && moved < FINALITY_BOUND_MS;
     moved += step, step = Math.min(step * 2, 3_600_000)
   ) {
-    await world.sim.scheduler.advance(step);
+    await advanceServer(runtime, step);
     statuses = await deposits();
   }
   const stuck = wanted.filter((id) => statuses.get(id) !== 'verified');
@@ -205,10 +218,13 @@ export async function applySeed(world: World, seed: Seed, request_id: string): P
 }
 
 /** Moves the clock (a second at a time, a minute at most) until every seeded account has all its wallets. */
-async function walletsReady(world: World, made: Array<{ org: Organization; accounts: Array<{ account_id: string }> }>): Promise<void> {
+async function walletsReady(
+  runtime: Runtime,
+  made: Array<{ org: Organization; world: World; accounts: Array<{ account_id: string }> }>,
+): Promise<void> {
   const ready = (): boolean =>
     made.every((m) =>
-      m.accounts.every((a) => WALLET_CHAINS.every((c) => walletReady(requireAccount(world, m.org.organization_id, a.account_id), c))),
+      m.accounts.every((a) => WALLET_CHAINS.every((c) => walletReady(requireAccount(m.world, m.org.organization_id, a.account_id), c))),
     );
-  for (let moved = 0; !ready() && moved < 60_000; moved += 1_000) await world.sim.scheduler.advance(1_000);
+  for (let moved = 0; !ready() && moved < 60_000; moved += 1_000) await advanceServer(runtime, 1_000);
 }

@@ -1,10 +1,11 @@
 // POST /_sim/init: seed data (schema.ts) applied to the world in one control call (`serve --init FILE` and
 // `--demo` send it once the server listens, so a journal and a `--state` folder keep it like any request).
 import { defineRoute } from '../contract/route.ts';
+import type { Runtime } from '../runtime.ts';
 import { applySeed } from './apply.ts';
 import { seedBody, seedReply } from './schema.ts';
 
-export function seedRoutes() {
+export function seedRoutes(runtime: Runtime) {
   return [
     defineRoute({
       auth: 'public',
@@ -14,7 +15,7 @@ export function seedRoutes() {
       summary: 'Create organizations, webhooks, accounts, balances and open deposits from seed data',
       body: seedBody,
       response: seedReply,
-      handler: async ({ body }, { world, request_id }) => ({ body: { ...(await applySeed(world, body, request_id)) } }),
+      handler: async ({ body }, { request_id }) => ({ body: { ...(await applySeed(runtime, body, request_id)) } }),
     }),
   ];
 }

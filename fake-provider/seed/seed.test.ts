@@ -11,60 +11,68 @@ const USDC = 'erc20.evm:42161_0xaf88d065e77c8cc2239327c5edb3a432268e5831';
 const ETH = 'native.evm:42161';
 
 describe('POST /_sim/init', () => {
-  it('builds what the file declares: balances spendable, pending deposits in flight, the webhook signing', async () => {
-    const sim = opened(await startTestSim({ seed: 'seed-1' }));
-    const receiver = opened(await startReceiver());
-    const r = await sim.control('POST', '/init', {
-      organizations: [
-        {
-          api_key: 'sk_seed_partner_1',
-          partner_screening: true,
-          webhook: { url: receiver.url },
-          accounts: [
-            {
-              label: 'Ada',
-              external_id: 'cust-1',
-              email: 'ada@example.com',
-              balances: [
-                { asset_key: USDC, atoms: '250000000' },
-                { asset_key: ETH, atoms: '1000000000000000000' },
-              ],
-              pending_deposits: [{ asset_key: USDC, atoms: '7000000' }],
-            },
-            { label: 'Grace' },
-          ],
-        },
-        { api_key: sim.api_key, accounts: [{ label: 'in the existing org', balances: [{ asset_key: USDC, atoms: '1000000' }] }] },
-      ],
-    });
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const [partner, existing] = r.body.organizations;
-    expect([partner.created, existing.created]).toEqual([true, false]);
-    const ada = partner.accounts[0].account_id;
-    const key = { key: 'sk_seed_partner_1' };
-    const account = (await sim.api('GET', `/accounts/${ada}`, key)).body.account;
-    expect(account).toMatchObject({ label: 'Ada', external_id: 'cust-1' });
-    const balances = (await sim.api('GET', `/accounts/${ada}/balances`, key)).body.balances;
-    expect(Object.fromEntries(balances.map((b: any) => [b.asset_key, b.available_atoms]))).toEqual({
-      [USDC]: '250000000',
-      [ETH]: '1000000000000000000',
-    });
-    const landed = (await sim.control('GET', `/deposits?account_id=${ada}`)).body.deposits;
-    expect(landed.find((d: any) => d.deposit_id === partner.accounts[0].pending_deposit_ids[0]).status).toBe('pending');
-    expect((await sim.api('GET', `/accounts/${existing.accounts[0].account_id}/balances`)).body.balances[0].available_atoms).toBe(
-      '1000000',
-    );
-    // The open deposit goes on: settled, it becomes a credit; deliveries are signed with the secret given.
-    await sim.settle();
-    const after = (await sim.api('GET', `/accounts/${ada}/balances`, key)).body.balances;
-    expect(after.find((b: any) => b.asset_key === USDC).available_atoms).toBe('257000000');
-    expect(receiver.received.length).toBeGreaterThan(0);
-    // Deliveries made during the init came before the test knew the secret: each is checked with it now.
-    expect(
-      receiver.received.every((x) => verify(partner.webhook.secret, x.headers['svc-timestamp'], x.raw, x.headers['svc-signature'])),
-    ).toBe(true);
-    expect((await sim.invariants()).ok).toBe(true);
-  });
+  it.each(['own', 'shared'] as const)(
+    'builds what the file declares: balances spendable, pending deposits in flight, the webhook signing (org_worlds %s)',
+    async (org_worlds) => {
+      const sim = opened(await startTestSim({ seed: 'seed-1', org_worlds }));
+      const receiver = opened(await startReceiver());
+      const r = await sim.control('POST', '/init', {
+        organizations: [
+          {
+            api_key: 'sk_seed_partner_1',
+            partner_screening: true,
+            webhook: { url: receiver.url },
+            accounts: [
+              {
+                label: 'Ada',
+                external_id: 'cust-1',
+                email: 'ada@example.com',
+                balances: [
+                  { asset_key: USDC, atoms: '250000000' },
+                  { asset_key: ETH, atoms: '1000000000000000000' },
+                ],
+                pending_deposits: [{ asset_key: USDC, atoms: '7000000' }],
+              },
+              { label: 'Grace' },
+            ],
+          },
+          { api_key: sim.api_key, accounts: [{ label: 'in the existing org', balances: [{ asset_key: USDC, atoms: '1000000' }] }] },
+        ],
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const [partner, existing] = r.body.organizations;
+      expect([partner.created, existing.created]).toEqual([true, false]);
+      // A created organization lives in a world of its own that follows the server clock (as one POST
+      // /_sim/organizations makes), unless the server keeps its tenants in its own world; the existing one stays put.
+      const worlds = sim.running.runtime.worlds;
+      expect(worlds.get(partner.organization_id)?.follows).toBe(org_worlds === 'own' ? true : undefined);
+      expect(worlds.has(existing.organization_id)).toBe(false);
+      const ada = partner.accounts[0].account_id;
+      const key = { key: 'sk_seed_partner_1' };
+      const account = (await sim.api('GET', `/accounts/${ada}`, key)).body.account;
+      expect(account).toMatchObject({ label: 'Ada', external_id: 'cust-1' });
+      const balances = (await sim.api('GET', `/accounts/${ada}/balances`, key)).body.balances;
+      expect(Object.fromEntries(balances.map((b: any) => [b.asset_key, b.available_atoms]))).toEqual({
+        [USDC]: '250000000',
+        [ETH]: '1000000000000000000',
+      });
+      const landed = (await sim.control('GET', `/deposits?account_id=${ada}`)).body.deposits;
+      expect(landed.find((d: any) => d.deposit_id === partner.accounts[0].pending_deposit_ids[0]).status).toBe('pending');
+      expect((await sim.api('GET', `/accounts/${existing.accounts[0].account_id}/balances`)).body.balances[0].available_atoms).toBe(
+        '1000000',
+      );
+      // The open deposit goes on: settled, it becomes a credit; deliveries are signed with the secret given.
+      await sim.settle();
+      const after = (await sim.api('GET', `/accounts/${ada}/balances`, key)).body.balances;
+      expect(after.find((b: any) => b.asset_key === USDC).available_atoms).toBe('257000000');
+      expect(receiver.received.length).toBeGreaterThan(0);
+      // Deliveries made during the init came before the test knew the secret: each is checked with it now.
+      expect(
+        receiver.received.every((x) => verify(partner.webhook.secret, x.headers['svc-timestamp'], x.raw, x.headers['svc-signature'])),
+      ).toBe(true);
+      expect((await sim.invariants()).ok).toBe(true);
+    },
+  );
 
   it('refuses a bad file in the envelope, naming the item, and creates nothing', async () => {
     const sim = opened(await startTestSim({ seed: 'seed-2' }));
