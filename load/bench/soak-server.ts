@@ -46,10 +46,14 @@ const wall_start_ms = Date.now();
 const sim_start_ms = running.runtime.world.sim.now_ms();
 setInterval(() => {
   const world = running.runtime.world;
+  // Every organization lives in a world of its own (worlds.ts): what the server holds is every world's sum.
+  const worlds = [world, ...[...running.runtime.worlds.values()].map((h) => h.world)];
+  const sum = (f: (w: World) => number): number => worlds.reduce((n, w) => n + f(w), 0);
   const collected = gc !== undefined && samples_taken++ % 20 === 0;
   if (collected) gc();
   const mem = process.memoryUsage();
-  const lanes = world.stores.has('webhooks') ? webhookStore(world).transport.outbox.stats() : { in_flight: 0, queued: 0, lanes: 0 };
+  const outbox = (w: World) => (w.stores.has('webhooks') ? webhookStore(w).transport.outbox.stats() : { in_flight: 0, queued: 0 });
+  const lanes = { in_flight: sum((w) => outbox(w).in_flight), queued: sum((w) => outbox(w).queued) };
   const sample = {
     t_s: (Date.now() - wall_start_ms) / 1000,
     rss_mb: mem.rss / 2 ** 20,
@@ -65,12 +69,12 @@ setInterval(() => {
     lag_ms: Date.now() - wall_start_ms - (world.sim.now_ms() - sim_start_ms),
     webhook_in_flight: lanes.in_flight,
     webhook_queued: lanes.queued,
-    idempotency_records: idempotencyRecords(world),
-    // Organizations with clocks of their own (worlds.ts), each a world of its own.
+    idempotency_records: sum(idempotencyRecords),
+    // Organizations in worlds of their own (worlds.ts): every one created at run time.
     org_worlds: running.runtime.worlds.size,
-    events: world.events.all.length,
-    transitions: world.transitions.length,
-    held: held(world),
+    events: sum((w) => w.events.all.length),
+    transitions: sum((w) => w.transitions.length),
+    held: sumHeld(worlds.map(held)),
   };
   eld.reset();
   process.stdout.write(`${JSON.stringify({ sample })}\n`);
@@ -98,6 +102,13 @@ function spaces(): Record<string, number> {
   return Object.fromEntries(
     getHeapSpaceStatistics().map((s) => [s.space_name.replace(/_space$/, ''), Math.round(s.physical_space_size / 2 ** 16) / 16]),
   );
+}
+
+/** Several worlds' holdings added up, store by store. */
+function sumHeld(each: Array<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const h of each) for (const [k, n] of Object.entries(h)) out[k] = (out[k] ?? 0) + n;
+  return out;
 }
 
 /** Entities the world holds, store by store: what a growing RSS is made of (or not). */
