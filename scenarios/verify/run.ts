@@ -585,8 +585,10 @@ export async function runVerifyScenario(sim: Sim, s: VerifyScenario, hooks: RunH
   } finally {
     // A cut run's verdict is already decided (the handler that did not answer, or the wall-time limit): playing
     // out its hour and 72 h of retries against the relay's 503s would only cost wall time (about 15 s a run).
+    // Its API faults still come off: they match the feed's paths, which verify then reads to judge the run.
     if (!hooks.cut_signal?.aborted)
       await quiesce(sim, [...all_rules, ...run.webhook_rule_ids, ...run.background_rule_ids, ...run.api_rule_ids]);
+    else for (const id of run.api_rule_ids) await sim.faults.remove(id);
     await Promise.all(hooks.pending ?? []);
   }
   return run;
