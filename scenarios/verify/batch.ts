@@ -7,7 +7,19 @@ import type { Sim } from '../../lib/sim.ts';
 import type { Profile } from '../../fake-provider/profile.ts';
 import { WALL } from '../../sim/wall.ts';
 import { startHub, type Mount } from './hub.ts';
-import { closeLane, driveLane, ensureSlots, errorOutcome, openLane, runOnce, type Connection, type Outcome, type Session } from './lane.ts';
+import {
+  batchCatchUp,
+  closeLane,
+  driveLane,
+  ensureSlots,
+  errorOutcome,
+  openLanes,
+  runOnce,
+  type Connection,
+  type OpenedLanes,
+  type Outcome,
+  type Session,
+} from './lane.ts';
 import * as probe from './probe.ts';
 import type { VerifyScenario } from './scenario.ts';
 
@@ -46,19 +58,25 @@ export function planBatches<T extends { scenario: VerifyScenario }>(plan: readon
  * configured once with the batch's hub prefix, one API key (every lane's organization holds it) and one secret
  * (each relay re-signs its provider's correctly signed deliveries with it).
  */
-export async function runBatch(s: Session, batch: ReadonlyArray<{ run: number; scenario: VerifyScenario }>): Promise<Outcome[]> {
+export async function runBatch(
+  s: Session,
+  batch: ReadonlyArray<{ run: number; scenario: VerifyScenario }>,
+  opened?: Promise<OpenedLanes>,
+): Promise<Outcome[]> {
   await ensureSlots(s, batch.length);
   s.hub ??= await startHub({ peek_key: s.verifier_key });
   const hub = s.hub;
   const started_ms = WALL.now_ms();
-  const app_key = `sk_app_${randomBytes(12).toString('hex')}`;
+  let app_key = '';
   const secret = `whsec_${randomBytes(32).toString('hex')}`;
   const lanes: Array<{ sim: Sim; profile: Profile }> = [];
   const webhooks: string[] = [];
   let mount: Mount | null = null;
   let configure: Connection['configure'];
   try {
-    for (const b of batch) lanes.push(await openLane(s, b.scenario, b.run, app_key));
+    const o = await (opened ?? openLanes(s, batch));
+    app_key = o.app_key;
+    lanes.push(...o.lanes);
     const m = hub.mount(lanes.map((l) => l.sim.base_url));
     mount = m;
     for (const [i, l] of lanes.entries()) {
@@ -79,6 +97,7 @@ export async function runBatch(s: Session, batch: ReadonlyArray<{ run: number; s
     if (err instanceof probe.AppUnreachable && !s.configured_once) throw err;
     return batch.map((b) => errorOutcome(b.run, err instanceof Error ? err.message : String(err)));
   }
+  const catch_up = batchCatchUp(s, lanes.length);
   try {
     return await Promise.all(
       lanes.map((l, i) =>
@@ -94,6 +113,7 @@ export async function runBatch(s: Session, batch: ReadonlyArray<{ run: number; s
             started_ms,
             batched: true,
             sentBefore: mount!.sentBefore,
+            catch_up,
           },
           async () => ({ webhook_id: webhooks[i], secret, configure }),
         ),

@@ -243,21 +243,95 @@ export interface Connection {
  * relay): in a batch the app's catch-up reads every run's feed, so another run's delivery of an event it reads
  * would race it as surely as the run's own.
  */
-function quietly<T>(s: Session, call: () => Promise<T>): Promise<T> {
+function quietly<T>(s: Pick<Session, 'slots'>, call: () => Promise<T>): Promise<T> {
   return s.slots.reduce<() => Promise<T>>((inner, slot) => () => slot.relay.quietly(inner), call)();
+}
+
+/** A batch's one catch-up: every run that reaches its final state check joins it; every other run leaves. */
+export interface CatchUp {
+  /** Resolves with `judge`'s finding, run after the batch's one sync, in its quiet window. */
+  join(judge: () => Promise<Finding | null>): Promise<Finding | null>;
+  /** This run ends without a final state check (a finding came first, or an error). */
+  leave(): void;
+}
+
+/**
+ * The final check of a batch's `runs` runs: once each has joined or left, one `POST /probe/sync`, then every joined
+ * run's state read, with no delivery of any run at the app. A sync per run held every other run's deliveries each
+ * time and met them in flight; the app's catch-up reads every run's feed anyway, so one is the same check.
+ */
+export function batchCatchUp(s: Pick<Session, 'app_url' | 'slots' | 'sync_supported'>, runs: number): CatchUp {
+  let undecided = runs;
+  const joined: Array<{ judge: () => Promise<Finding | null>; resolve(f: Finding | null): void; reject(e: unknown): void }> = [];
+  const decided = (): void => {
+    if (--undecided > 0 || joined.length === 0) return;
+    const all = joined.splice(0);
+    quietly(s, async () => {
+      if (s.sync_supported !== false) s.sync_supported = await probe.sync(s.app_url);
+      return Promise.allSettled(all.map((j) => j.judge()));
+    }).then(
+      (settled) => settled.forEach((r, i) => (r.status === 'fulfilled' ? all[i].resolve(r.value) : all[i].reject(r.reason))),
+      (err: unknown) => {
+        for (const j of all) j.reject(err);
+      },
+    );
+  };
+  return {
+    join: (judge) =>
+      new Promise((resolve, reject) => {
+        joined.push({ judge, resolve, reject });
+        decided();
+      }),
+    leave: decided,
+  };
 }
 
 export async function ensureSlots(s: Session, n: number): Promise<void> {
   while (s.slots.length < n) s.slots.push(await s.newSlot());
 }
 
+/** A unit's providers (one run alone, or a batch's), opened with the app's key for them before the unit runs. */
+export interface OpenedLanes {
+  app_key: string;
+  lanes: Array<{ sim: Sim; profile: Profile }>;
+}
+
+/**
+ * Opens the providers of a unit's runs, in order. verify opens the next unit's while the current one runs (a run
+ * alone spends most of its wall time waiting on the app): a provider is a virtual-clock sim, idle until driven.
+ */
+export async function openLanes(s: Session, units: ReadonlyArray<{ run: number; scenario: VerifyScenario }>): Promise<OpenedLanes> {
+  const app_key = `sk_app_${randomBytes(12).toString('hex')}`;
+  const lanes: OpenedLanes['lanes'] = [];
+  try {
+    for (const u of units) lanes.push(await openLane(s, u.scenario, u.run, app_key));
+  } catch (err) {
+    await closeOpened({ app_key, lanes });
+    throw err;
+  }
+  return { app_key, lanes };
+}
+
+/** Closes opened providers that will not run (verify stopped first). */
+export async function closeOpened(o: OpenedLanes): Promise<void> {
+  await Promise.all(o.lanes.map((l) => l.sim.close().catch(() => undefined)));
+}
+
 /**
  * One run alone: its own provider, shown to the app through the hub as a batch's are (a mount of one lane), so
  * the relay's gate orders concurrent copies' provider calls in a replay as in the batch that found it.
  */
-export async function runOnce(s: Session, scenario: VerifyScenario, run_no: number, expect: Finding | null): Promise<Outcome> {
-  const app_key = `sk_app_${randomBytes(12).toString('hex')}`;
-  const { sim, profile } = await openLane(s, scenario, run_no, app_key);
+export async function runOnce(
+  s: Session,
+  scenario: VerifyScenario,
+  run_no: number,
+  expect: Finding | null,
+  opened?: Promise<OpenedLanes>,
+): Promise<Outcome> {
+  const {
+    app_key,
+    lanes: [{ sim, profile }],
+  } = await (opened ?? openLanes(s, [{ run: run_no, scenario }]));
   const slot = s.slots[0];
   slot.relay.reset();
   s.hub ??= await startHub({ peek_key: s.verifier_key });
@@ -293,6 +367,8 @@ export interface LaneRun {
   batched?: boolean;
   /** The hub's view of the app's requests (Mount.sentBefore): a request already on its way ignored no answer. */
   sentBefore: Mount['sentBefore'];
+  /** In a batch, the batch's one final sync (batchCatchUp); alone, the run syncs by itself. */
+  catch_up?: CatchUp;
 }
 
 type ConductFindings = Awaited<ReturnType<Sim['conduct']>>['findings'];
@@ -327,6 +403,7 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
   let slow: RelayRecord | null = null;
   // A cut ends what verify itself has in flight to the app too: the relay's deliveries and its forged ones.
   const cutting = new AbortController();
+  let joined = false;
   const cut = (): void => {
     relay.cut();
     cutting.abort();
@@ -520,7 +597,11 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
     }
     finding ??= judgeLatency(out.records, s.latency_limit_ms);
     finding ??= midrun;
-    if (finding === null) {
+    if (finding === null && lane.catch_up !== undefined) {
+      // In a batch, the batch's one sync (its runs never have API faults: those go alone).
+      joined = true;
+      finding = await lane.catch_up.join(() => judgeState(s, sim, run, expect));
+    } else if (finding === null) {
       // A run with API faults keeps one on while the app catches up: its next feed read (the sync) meets a 429, so
       // retrying at once or giving up shows here; removed before verify reads the truth.
       // A 429 with Retry-After: the one answer whose right handling (wait as told, then retry) conduct can judge.
@@ -590,6 +671,7 @@ export async function driveLane(s: Session, lane: LaneRun, connect: () => Promis
     };
     return out;
   } finally {
+    if (!joined) lane.catch_up?.leave();
     out.wall_ms = Math.round(WALL.now_ms() - lane.started_ms);
     slot.on_slow = null;
     if (!lane.batched) await closeLane(s, sim, app_key, lane.sentBefore);

@@ -10,7 +10,18 @@ import type { WebhookEffect } from '../arbitraries/steps.ts';
 import { WALL } from '../../sim/wall.ts';
 import { confirmAlone, planBatches, runBatch } from './batch.ts';
 import { compactRuns, coverageTable, type CoverageRow } from './coverage.ts';
-import { ANSWER_SLOT_MS, runOnce, sameFailure, simSeedFor, type Outcome, type RelaySlot, type Session } from './lane.ts';
+import {
+  ANSWER_SLOT_MS,
+  closeOpened,
+  openLanes,
+  runOnce,
+  sameFailure,
+  simSeedFor,
+  type OpenedLanes,
+  type Outcome,
+  type RelaySlot,
+  type Session,
+} from './lane.ts';
 import { startRelay, type Relay, type RelayRecord } from './relay.ts';
 import { decodeCase, describeScenario, encodeCase, generateScenario, NO_BACKGROUND, type VerifyScenario, type VStep } from './scenario.ts';
 
@@ -221,6 +232,9 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     coverage: [],
   };
   const reached: Array<{ run: number; items: string[] }> = [];
+  // Each unit's providers are opened while the unit before it runs (lane.ts openLanes); any verify never reaches
+  // (a failure, the time limit) are closed at the end.
+  const ahead = new Map<number, Promise<OpenedLanes>>();
   try {
     let plan: Array<{ run: number; scenario: VerifyScenario }>;
     if (options.case !== undefined) plan = [{ ...decodeCase(options.case) }].map((c) => ({ run: c.run, scenario: c.scenario }));
@@ -272,13 +286,31 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
       alone: string;
     } | null = null;
     const batches = planBatches(plan, concurrency);
+    const openAhead = (i: number): Promise<OpenedLanes> => {
+      let p = ahead.get(i);
+      if (p === undefined) {
+        p = openLanes(session, batches[i]);
+        p.catch(() => undefined); // awaited, and its error reported, when the unit runs
+        ahead.set(i, p);
+      }
+      return p;
+    };
     for (const [batch_index, batch] of batches.entries()) {
       if (WALL.now_ms() >= session.deadline_ms) {
         report.interrupted = true;
         break;
       }
+      const opened = openAhead(batch_index);
+      ahead.delete(batch_index);
+      if (batch_index + 1 < batches.length)
+        opened.then(
+          () => openAhead(batch_index + 1),
+          () => undefined,
+        );
       const outcomes =
-        batch.length === 1 ? [await runOnce(session, batch[0].scenario, batch[0].run, null)] : await runBatch(session, batch);
+        batch.length === 1
+          ? [await runOnce(session, batch[0].scenario, batch[0].run, null, opened)]
+          : await runBatch(session, batch, opened);
       // In run order: a run the time limit ended counts as neither a pass nor a failure.
       let failing: { run: number; scenario: VerifyScenario; outcome: Outcome; vcase: VerifyCase } | null = null;
       for (const [i, { run, scenario }] of batch.entries()) {
@@ -379,6 +411,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     report.wall_ms = Math.round(WALL.now_ms() - started);
     return report;
   } finally {
+    await Promise.all([...ahead.values()].map((p) => p.then(closeOpened, () => undefined)));
     await Promise.all(session.slots.map((slot) => slot.relay.close()));
     await session.hub?.close();
   }
