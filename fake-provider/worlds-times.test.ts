@@ -128,4 +128,31 @@ describe("an unscoped rule's shared `times`: journal plus replay reproduce every
       expect(report.verified).toBe(15);
     }
   });
+
+  it("a follower's snapshot restored: its matches go on numbering, so a mark before the restore is never taken after it", async () => {
+    const { s, journal } = await recording();
+    const b = await s.newOrg({ rate_limits: RAISED });
+    const q = `?organization_id=${b.organization_id}`;
+    const rule = { target: 'http', effect: { http_status: 503 }, match: { method: 'GET', path: '/v1/assets' }, times: 2 };
+    expect((await s.control('POST', '/faults', rule)).status).toBe(200);
+    const get = async () => (await s.api('GET', '/assets', { key: b.api_key })).status;
+    // Open at its first match (a mark), fires; a snapshot; fires again (no mark: still open), spending the count.
+    expect(await get()).toBe(503);
+    const snap = await s.control('POST', `/snapshots${q}`);
+    expect(snap.status).toBe(200);
+    expect(await get()).toBe(503);
+    // Restored, the world matches again with the count spent: that is its third match, not its second again.
+    expect((await s.control('POST', `/snapshots/${snap.body.snapshot_id}/restore${q}`)).status).toBe(200);
+    expect(await get()).toBe(200);
+    await s.close();
+    const text = readFileSync(journal, 'utf8');
+    const marks = text.split('\n').filter((l) => l.includes(`"what":"${FAULT_TIMES_FACT}"`));
+    expect(marks.map((l) => JSON.parse(l).value)).toEqual([
+      { match: 0, open: true },
+      { match: 2, open: false },
+    ]);
+    const report = await replayJournal(parseJournal(text), { verify: true });
+    expect(report.mismatch).toBeNull();
+    expect(report.diverged).toBeNull();
+  });
 });
