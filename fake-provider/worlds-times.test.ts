@@ -1,6 +1,7 @@
 // An unscoped fault rule's `times` is one count for every follower world (worlds.ts), and which world gets its last
 // firing follows I/O when they run at once: journal plus replay still reproduce every world (sim/faults.ts
-// ShareLedger), whatever order a replay runs them in; a journal written before those lines replays as it did.
+// ShareLedger), whatever order a replay runs them in, across a reset, a snapshot restored and a `--state` restart;
+// a journal written before those lines replays as it did.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { parseJournal, replayInto, replayJournal } from './replay/run.ts';
 import { worldOf } from './worlds.ts';
 import type { Runtime } from './runtime.ts';
 import { FAULT_TIMES_FACT } from '../sim/index.ts';
+import { serveState } from './persistence/state.ts';
 
 const opened = closeAfterEach(afterEach);
 const RAISED = { reads: 100_000, writes: 100_000, indicative_rfqs: 1_000, firm_rfqs: 1_000 };
@@ -151,6 +153,42 @@ describe("an unscoped rule's shared `times`: journal plus replay reproduce every
       { match: 0, open: true },
       { match: 2, open: false },
     ]);
+    const report = await replayJournal(parseJournal(text), { verify: true });
+    expect(report.mismatch).toBeNull();
+    expect(report.diverged).toBeNull();
+  });
+
+  it('a `--state` server reopened goes on with each world where its marks left it; the whole file replays as one run', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'swapsim-times-state-')), 'world');
+    const options = { clock: 'virtual' as const, seed: 'times-state', port: 0 };
+    const call = async (base: string, method: string, path: string, key?: string, body?: unknown) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (key) headers.authorization = `Bearer ${key}`;
+      const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    const first = await serveState({ dir }, options);
+    const made = async () =>
+      (await call(first.running.control_url, 'POST', '/organizations', undefined, { rate_limits: RAISED })).body.organization;
+    const [a, b] = [await made(), await made()];
+    const rule = { target: 'http', effect: { http_status: 503 }, match: { method: 'GET', path: '/v1/assets' }, times: 2 };
+    expect((await call(first.running.control_url, 'POST', '/faults', undefined, rule)).status).toBe(200);
+    const get = async (base: string, org: { api_key: string }) => (await call(base, 'GET', '/assets', org.api_key)).status;
+    expect(await get(first.running.base_url, b)).toBe(503);
+    await first.running.close();
+
+    const second = await serveState({ dir }, options);
+    expect(second.reopened?.mismatch).toBeNull();
+    // One firing left: A's; B (open at its last match before the restart) finds it spent, then A does.
+    const answered = [];
+    for (const org of [a, b, a]) answered.push(await get(second.running.base_url, org));
+    await second.running.close();
+    expect(answered).toEqual([503, 200, 200]);
+    const text = readFileSync(second.journal_path, 'utf8');
+    const marks = text.split('\n').filter((l) => l.includes(`"what":"${FAULT_TIMES_FACT}"`));
+    expect(
+      marks.map((l) => `${JSON.parse(l).key.split('@')[1] === a.organization_id ? 'a' : 'b'} ${JSON.stringify(JSON.parse(l).value)}`),
+    ).toEqual(['b {"match":0,"open":true}', 'a {"match":0,"open":true}', 'b {"match":1,"open":false}', 'a {"match":1,"open":false}']);
     const report = await replayJournal(parseJournal(text), { verify: true });
     expect(report.mismatch).toBeNull();
     expect(report.diverged).toBeNull();
