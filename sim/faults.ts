@@ -116,6 +116,7 @@ interface Tally {
 interface ShareLedger {
   /** The world's name in the journal: its organization id, or `server`. */
   world: string;
+  /** The journal of the kernel that made it (a restored copy journals to that same one: it is the server's). */
   journal: () => Journal;
   tallies: Map<string, Tally>;
 }
