@@ -31,7 +31,9 @@ import { dropOrgWorlds, followServer } from './worlds.ts';
 import { serverWideRoutes } from './server-wide.ts';
 
 export function newWorld(options: RuntimeOptions): World {
-  const sim = createSimKernel({ ...options, start_ms: worldStart_ms(options) });
+  // With worlds per organization the server's rules' `times` counts are shared with its followers (worlds.ts).
+  const fault_world = options.org_worlds === 'shared' ? undefined : 'server';
+  const sim = createSimKernel({ ...options, start_ms: worldStart_ms(options), fault_world });
   const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE, endpoint: options.endpoint });
   for (const r of RESOURCES) r.install?.(world);
   installRetention(world);

@@ -80,6 +80,8 @@ export function createOrgWorld(runtime: Runtime, input: OrganizationInput, clock
     start_ms: follows ? server.sim.now_ms() : (clock.start_ms ?? server.sim.now_ms()),
     journal: server.sim.journal,
     fault_parent: follows ? () => runtime.world.sim.faults : undefined,
+    // The server's rules' `times` counts are shared with it: how it consumes them is journaled under its id.
+    fault_world: follows ? organization_id : undefined,
   });
   const world = createWorld({ sim, profile: server.profile, endpoint: options.endpoint });
   for (const r of RESOURCES) r.install?.(world);

@@ -25,6 +25,11 @@ export interface SimKernelOptions {
   journal?: Journal;
   /** The server's fault plan, whose rules also hold here (a world whose clock follows the server's). */
   fault_parent?: () => FaultPlan;
+  /**
+   * This world's name (an organization id, or `server`) when it shares server rules' `times` counts with other
+   * worlds: how its share is consumed is journaled under that name (faults.ts ShareLedger). None: the count alone.
+   */
+  fault_world?: string;
 }
 
 /**
@@ -53,7 +58,11 @@ class Kernel {
     this.secret_seed = opts.secret_seed ?? randomSecretSeed();
     this.secrets = createRng(this.secret_seed, 'secrets');
     this.scheduler = createScheduler(this.clock);
-    this.faults = createFaultPlan(this.rng.fork('faults'), opts.fault_parent);
+    this.faults = createFaultPlan(
+      this.rng.fork('faults'),
+      opts.fault_parent,
+      opts.fault_world === undefined ? undefined : { world: opts.fault_world, journal: () => this.journal },
+    );
     this.journal = opts.journal ?? createJournal(opts.journal_path ?? null);
   }
 

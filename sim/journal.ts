@@ -24,8 +24,11 @@ export interface Journal {
    * begin; replaying hands back the recorded value when the replay reaches that line, never running `read`.
    */
   outside<T>(what: string, key: string, read: () => Promise<T>): Promise<T>;
-  /** Replaying: the value a `{kind: 'fact', what, key, value}` line recorded (each one once); else undefined. */
-  fact(what: string, key: string): unknown;
+  /**
+   * Replaying: the value a `{kind: 'fact', what, key, value}` line recorded (each one once, in order); else
+   * undefined. With `when`, the next value is taken only if `when` accepts it (else it stays for a later call).
+   */
+  fact(what: string, key: string, when?: (value: unknown) => boolean): unknown;
   close(): void;
 }
 

@@ -246,6 +246,9 @@ export async function replayInto(journal: ParsedJournal, opts: ReplayOptions, se
         report.diverged = await quiesce(tape, n);
       } else if (line.kind === 'request' || line.kind === 'clock' || line.kind === 'outside') {
         report.inputs++;
+        // An owner waiting on one answer counts as idle, but worlds run at once under it (an unscoped advance):
+        // another world's work may still be on its way to the call this line answers. Wait for the call to be made.
+        if (line.kind === 'outside') await waitUntil(tape, n, () => tape.awaits(line.what, line.key), true);
         report.diverged = feed(r, n, line) ?? (await quiesce(tape, n));
         // With --verify an earlier answer usually differs first, and is reported as the mismatch.
         if (tape.divergence) report.diverged ??= `line ${n}: ${tape.divergence}`;

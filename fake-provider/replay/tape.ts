@@ -64,9 +64,11 @@ export class ReplayTape implements Journal {
     this.sink?.close();
   }
 
-  fact(what: string, key: string): unknown {
+  fact(what: string, key: string, when?: (value: unknown) => boolean): unknown {
     if (this.mode === 'record') return undefined;
-    return this.facts.get(factKey(what, key))?.shift();
+    const list = this.facts.get(factKey(what, key));
+    if (list === undefined || list.length === 0 || (when !== undefined && !when(list[0]))) return undefined;
+    return list.shift();
   }
 
   outside<T>(what: string, key: string, read?: () => Promise<T>): Promise<T> {
@@ -159,6 +161,11 @@ export class ReplayTape implements Journal {
     p.resolve(value);
     this.progress++;
     return true;
+  }
+
+  /** Some call waits for this outside answer now. */
+  awaits(what: string, key: string): boolean {
+    return this.pending.some((p) => p.what === what && p.key === key);
   }
 
   /** The owner waits for an outside answer (which a later journal line holds). */
