@@ -206,7 +206,7 @@ function involvedEvents(
 }
 
 /** A run's provider: its own in-process sim, seeded `<base>/run-<n>`, whether it runs alone or in a batch. */
-export async function openLane(
+async function openLane(
   s: Session,
   scenario: VerifyScenario,
   run_no: number,
