@@ -220,4 +220,23 @@ describe('webhook POSTs in flight over the server', () => {
     await sleep(200);
     expect([rxC.received.length, bound.in_flight]).toEqual([BOUND, BOUND]);
   });
+
+  it("a world restored from a snapshot counts against the server's bound, as the world it replaced did", async () => {
+    const s = await server();
+    const bound = s.running.runtime.webhookBound;
+    // Taken before the server's world had any webhook: the restored copy makes its outbox afresh.
+    const snap = await s.control('POST', '/snapshots');
+    expect(snap.status).toBe(200);
+    expect((await s.control('POST', `/snapshots/${snap.body.snapshot.snapshot_id}/restore`)).status).toBe(200);
+    const rx = await receiver(true);
+    const w = await s.api('POST', '/webhooks', { body: { url: rx.url } });
+    expect(w.status).toBe(200);
+    // The default key's organization lives in the server's world.
+    const world = s.running.runtime.world;
+    const [org_id] = world.orgs.keys();
+    for (let i = 0; i < 3; i++) publish(world, org_id!, `acct_${i}`, 'test.ping', { i });
+    expect(await until(() => rx.received.length === BOUND)).toBe(true);
+    await sleep(200);
+    expect([rx.received.length, bound.in_flight]).toEqual([BOUND, BOUND]);
+  });
 });
