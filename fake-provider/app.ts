@@ -25,16 +25,20 @@ import { conductRoutes } from './conduct/index.ts';
 import { controlGate } from './control/gate.ts';
 import { uiAssetRoutes, uiDataRoutes, uiRunRoutes } from './ui/index.ts';
 import { createOrganization } from './organizations.ts';
+import { InFlightBound } from './resources/webhooks/outbox.ts';
+import { shareInFlightBound } from './resources/webhooks/model.ts';
 import { requestJournal, runtimeJournal, SWAPSIM_VERSION, worldStart_ms } from './replay/record.ts';
 import type { Runtime, RuntimeOptions } from './runtime.ts';
 import { dropOrgWorlds, followServer } from './worlds.ts';
 import { serverWideRoutes } from './server-wide.ts';
 
-export function newWorld(options: RuntimeOptions): World {
+/** A fresh world; `bound`: its runtime's bound on webhook POSTs in flight (a world made alone has its own). */
+export function newWorld(options: RuntimeOptions, bound?: InFlightBound): World {
   // With worlds per organization the server's rules' `times` counts are shared with its followers (worlds.ts).
   const fault_world = options.org_worlds === 'shared' ? undefined : 'server';
   const sim = createSimKernel({ ...options, start_ms: worldStart_ms(options), fault_world });
   const world = createWorld({ sim, profile: options.profile ?? DEFAULT_PROFILE, endpoint: options.endpoint });
+  if (bound !== undefined) shareInFlightBound(world, bound);
   for (const r of RESOURCES) r.install?.(world);
   installRetention(world);
   for (const org of options.seed_orgs ?? []) createOrganization(world, org);
@@ -49,12 +53,16 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
   const journal = runtimeJournal(resolved);
   const options: RuntimeOptions = { ...resolved, endpoint: given.endpoint ?? { host: null, port: null } };
   if (journal) options.journal = journal;
+  // One bound over the server for the runtime's life: a reset's fresh world counts against it too, so POSTs the
+  // world it replaces still has out keep their slots until they end.
+  const webhookBound = new InFlightBound();
   const runtime: Runtime = {
-    world: newWorld(options),
+    world: newWorld(options, webhookBound),
     worlds: new Map(),
     keyWorlds: new Map(),
     serverWide: new Map(),
     options,
+    webhookBound,
     limiter: createRateLimiter({
       retry_after: () => runtime.world.profile.rate_limit_retry_after,
       algorithm: () => runtime.world.profile.rate_limit_algorithm,
@@ -66,7 +74,7 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
       dropOrgWorlds(runtime);
       runtime.serverWide.clear();
       dropHeldRequests(runtime.world);
-      runtime.world = newWorld(options);
+      runtime.world = newWorld(options, webhookBound);
       startDriver();
       return runtime.world;
     },

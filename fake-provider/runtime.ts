@@ -10,6 +10,7 @@ import type { RateLimiter } from './http/rate-limits.ts';
 import type { SelfEndpoint } from './network.ts';
 import type { TriggerRunner } from './ui/trigger-runner.ts';
 import type { AnyRoute } from './contract/route.ts';
+import type { InFlightBound } from './resources/webhooks/outbox.ts';
 
 export interface RuntimeOptions extends SimKernelOptions {
   profile?: Profile;
@@ -57,6 +58,11 @@ export interface Runtime {
   readonly serverWide: Map<string, ServerWideCall>;
   readonly options: RuntimeOptions;
   readonly limiter: RateLimiter;
+  /**
+   * `webhook_max_in_flight_total` over the server: every world of the runtime (the server's, each organization's,
+   * those a reset or restore makes) counts its webhook POSTs in flight against this one bound.
+   */
+  readonly webhookBound: InFlightBound;
   /** Unexpected errors (each one is a swapsim bug); reported by /_sim/invariants. */
   readonly bugs: Array<{ request_id: string; message: string }>;
   reset(): World;

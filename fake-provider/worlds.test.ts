@@ -31,7 +31,8 @@ async function withWebhook(s: TestSim, key: string, rx: Receiver): Promise<void>
 
 describe('an organization created without a clock lives in a world of its own', () => {
   it("A's fault rules, hanging receiver and delivery budget do not reach B; an unscoped rule holds in both", async () => {
-    // A world's bound on POSTs in flight is 1: in one shared world, A's hanging POST would hold B's second one.
+    // The server's bound on POSTs in flight is 1 (over every world): A's hanging POST holds it, yet B's lane is its
+    // own, so B's first POST never waits and each next one follows B's own answered one.
     const s = await own({}, { webhook_timeout_ms: 1_000, webhook_max_in_flight_total: 1 });
     const [a, b] = [await tenant(s), await tenant(s)];
     const runtime = s.running.runtime;

@@ -1,6 +1,7 @@
 // Worlds a runtime hosts beside its default one: every organization created at runtime lives in a world of its
 // own, with its own scheduler, randomness (from the server seed and the organization id), fault plan, stores and
-// webhook outbox. Its clock is its own when created with a `clock` option (virtual or realtime, like Stripe's
+// webhook outbox (its lanes; its POSTs in flight count against the server's one `webhook_max_in_flight_total`,
+// runtime.webhookBound). Its clock is its own when created with a `clock` option (virtual or realtime, like Stripe's
 // test clocks), moving only for it; otherwise it *follows* the server clock: every movement of the server's
 // (advance, settle, a realtime tick) moves it to the same time, its tasks run on its own scheduler. `/v1` is
 // routed to a world by API key, a control call by an `organization_id` scope (query or body), or, unscoped, by
@@ -14,7 +15,7 @@ import { createOrganization, refusePastMaxOrganizations, type OrganizationInput 
 import { RESOURCES } from './resources/index.ts';
 import { installRetention } from './retention.ts';
 import { dropHeldRequests } from './http/faults.ts';
-import { closeDeliveries } from './resources/webhooks/model.ts';
+import { closeDeliveries, shareInFlightBound } from './resources/webhooks/model.ts';
 import { bearerToken, orgOfKey } from './http/auth.ts';
 import { ApiError } from './contract/errors.ts';
 import { accountStore } from './resources/accounts/index.ts';
@@ -84,6 +85,8 @@ export function createOrgWorld(runtime: Runtime, input: OrganizationInput, clock
     fault_world: follows ? organization_id : undefined,
   });
   const world = createWorld({ sim, profile: server.profile, endpoint: options.endpoint });
+  // Its webhook POSTs in flight count against the server's one bound, with every other world's.
+  shareInFlightBound(world, runtime.webhookBound);
   for (const r of RESOURCES) r.install?.(world);
   installRetention(world);
   const org = createOrganization(world, input, organization_id);
@@ -188,7 +191,7 @@ export function driveOrgClock(world: World, organization_id: string, follows: bo
 
 /**
  * Drops an organization's world: its clock driver stops, requests it holds are answered 503, waiting POSTs
- * resolve unsent and running ones are aborted, and its keys stop routing (then 401): nothing of it is sent or
+ * resolve unsent and running ones are aborted (their slots of the server bound free at once), and its keys stop routing (then 401): nothing of it is sent or
  * scheduled after this returns. False when the organization has no world of its own (it is in the server's).
  */
 export function dropOrgWorld(runtime: Runtime, organization_id: string): boolean {

@@ -16,6 +16,7 @@ import {
   type DeliveryStatus,
 } from './machine.ts';
 import { createTransport, lazySignedRequest, post, postTogether } from './sender.ts';
+import { InFlightBound } from './outbox.ts';
 import { startInOrder } from './order.ts';
 import { styleBody } from './body-style.ts';
 import { destinationGuard } from './destinations.ts';
@@ -63,6 +64,21 @@ export interface Delivery {
   ended_at_ms: number | null;
 }
 
+/**
+ * The bound on POSTs in flight this world's outbox counts against: the runtime's, shared by every world of it
+ * (`shareInFlightBound`), or, for a world made alone, its own. A copy of the world shares it (InFlightBound's COPY).
+ */
+const boundStore = defineStore('webhook-bound', () => ({ bound: new InFlightBound() }));
+
+/**
+ * Hands a world the runtime's bound on POSTs in flight (`webhook_max_in_flight_total` over the server), as the
+ * world is made: before its outbox exists, which takes the bound it finds then.
+ */
+export function shareInFlightBound(world: World, bound: InFlightBound): void {
+  if (world.stores.has('webhooks')) throw new Error('shareInFlightBound: the world already has its webhook outbox');
+  boundStore(world).bound = bound;
+}
+
 export const webhookStore = defineStore('webhooks', (world) => ({
   byId: new Map<string, Webhook>(),
   /** Insertion order = seq order. */
@@ -73,12 +89,19 @@ export const webhookStore = defineStore('webhooks', (world) => ({
   byWebhook: new Map<string, Delivery[]>(),
   /** Secrets (and forged ones for bad_signature faults) come from the secret stream, never from the seed. */
   rng: world.sim.secrets.fork('webhooks'),
-  /** Keep-alive connections for this world's deliveries, each connection's address checked (destinations.ts). */
-  transport: createTransport(destinationGuard(world.profile, world.endpoint), () => ({
-    max_in_flight: world.profile.webhook_max_in_flight,
-    max_in_flight_total: world.profile.webhook_max_in_flight_total,
-    max_queued: world.profile.webhook_max_queued,
-  })),
+  /**
+   * Keep-alive connections for this world's deliveries, each connection's address checked (destinations.ts), and
+   * its organizations' lanes, counting against the bound over the server.
+   */
+  transport: createTransport(
+    destinationGuard(world.profile, world.endpoint),
+    () => ({
+      max_in_flight: world.profile.webhook_max_in_flight,
+      max_in_flight_total: world.profile.webhook_max_in_flight_total,
+      max_queued: world.profile.webhook_max_queued,
+    }),
+    boundStore(world).bound,
+  ),
 }));
 
 const newSecret = (world: World): string => `whsec_${webhookStore(world).rng.hex(32)}`;

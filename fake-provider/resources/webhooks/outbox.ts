@@ -1,11 +1,15 @@
 // Bounded sending per tenant: per organization a lane with at most `webhook_max_in_flight` POSTs at once (one
 // per account at a time, so an account's deliveries keep their wire order) and `webhook_max_queued` waiting; at
-// most `webhook_max_in_flight_total` POSTs over the world, except that a lane's first POST never waits for that
-// bound (other tenants' hanging receivers cannot hold a bystander's delivery back; the bound is exceeded by at
-// most one POST per organization, and organizations are capped by `max_organizations`). A freed slot of the world
-// bound goes to the waiting lane with the fewest POSTs out. A POST that times out trips its lane: what waits
-// behind it, and what arrives at the same sim instant, fails at once instead of waiting out the timeout again,
-// and the lane runs one POST at a time until one is answered, so a hanging receiver holds one slot, not eight.
+// most `webhook_max_in_flight_total` POSTs over the server (an InFlightBound every world's outbox shares, one per
+// runtime), except that a lane's first POST never waits for that bound (other tenants' hanging receivers cannot
+// hold a bystander's delivery back; the bound is exceeded by at most one POST per organization, and
+// organizations are capped by `max_organizations`). A freed slot of the server bound goes to the waiting lane,
+// in any world, with the fewest POSTs out. A POST that times out trips its lane: what waits behind it, and what
+// arrives at the same sim instant, fails at once instead of waiting out the timeout again, and the lane runs one
+// POST at a time until one is answered, so a hanging receiver holds one slot, not eight. A closed outbox (its
+// world deleted or shut down) gives its slots back at once.
+import { COPY } from '../../../sim/index.ts';
+
 /** What one POST came to: the status (0 when nothing answered) and whether the timeout cut it off. */
 export interface Sent {
   status: number;
@@ -29,6 +33,43 @@ export interface Outbox {
   close(): void;
 }
 
+/**
+ * `webhook_max_in_flight_total` over every outbox that shares it: one per runtime, handed to each world as it is
+ * made (model.ts `shareInFlightBound`), so POSTs in flight across every organization's world count against one
+ * bound. An outbox made alone (a bench's world, a test of the sender) gets its own.
+ */
+export class InFlightBound {
+  /** POSTs running over every outbox sharing this bound. */
+  in_flight = 0;
+  /** Lanes of any outbox with a ready account, waiting for a slot; a freed one goes to the lane with fewest out. */
+  readonly starved: Waiter[] = [];
+
+  /** The server's, like the transport: a copy of a world (a snapshot) shares it rather than copying it. */
+  [COPY](): InFlightBound {
+    return this;
+  }
+
+  /** Slots freed (a POST answered, an outbox closed): the neediest waiting lanes start while the bound allows. */
+  wake(max_in_flight_total: number): void {
+    while (this.in_flight < max_in_flight_total && this.starved.length > 0) this.takeNeediest().wake();
+  }
+
+  private takeNeediest(): Waiter {
+    const starved = this.starved;
+    let best = 0;
+    for (let i = 1; i < starved.length; i++) if (starved[i]!.active < starved[best]!.active) best = i;
+    return starved.splice(best, 1)[0]!;
+  }
+}
+
+/** A lane as the server bound sees it: its POSTs out, and how to start its next ones. */
+interface Waiter {
+  readonly active: number;
+  /** The outbox it belongs to (a closed one takes its lanes off the waiting list). */
+  readonly owner: object;
+  wake(): void;
+}
+
 interface Job {
   account: string;
   /** The sim instant it was submitted at: a timeout trips the lane for that instant. */
@@ -37,7 +78,7 @@ interface Job {
   resolve: (status: number) => void;
 }
 
-interface Lane {
+interface Lane extends Waiter {
   id: string;
   active: number;
   /** Waiting jobs per account, in submission order. */
@@ -53,18 +94,29 @@ interface Lane {
   probing: boolean;
 }
 
-export function createOutbox(limits: () => OutboxLimits): Outbox {
+export function createOutbox(limits: () => OutboxLimits, bound: InFlightBound = new InFlightBound()): Outbox {
   const lanes = new Map<string, Lane>();
-  /** Lanes with a ready account, waiting for a slot of the world-wide bound. */
-  const starved: Lane[] = [];
-  let total = 0;
+  /** This outbox's POSTs running (its share of `bound.in_flight`). */
+  let mine = 0;
   let closed = false;
+  const owner = {};
 
   const laneOf = (id: string): Lane => {
     let lane = lanes.get(id);
     if (lane === undefined) {
-      lane = { id, active: 0, waiting: new Map(), busy: new Set(), ready: [], queued: 0, tripped_sim_ms: Number.NaN, probing: false };
-      lanes.set(id, lane);
+      const made: Lane = {
+        id,
+        active: 0,
+        waiting: new Map(),
+        busy: new Set(),
+        ready: [],
+        queued: 0,
+        tripped_sim_ms: Number.NaN,
+        probing: false,
+        owner,
+        wake: () => pump(made),
+      };
+      lanes.set(id, (lane = made));
     }
     return lane;
   };
@@ -84,11 +136,15 @@ export function createOutbox(limits: () => OutboxLimits): Outbox {
 
   const start = (lane: Lane, job: Job): void => {
     lane.active++;
-    total++;
+    mine++;
+    bound.in_flight++;
     lane.busy.add(job.account);
     const done = (sent: Sent): void => {
+      // Closed meanwhile: its slots went back to the bound then, and nothing more starts here.
+      if (closed) return job.resolve(sent.status);
       lane.active--;
-      total--;
+      mine--;
+      bound.in_flight--;
       lane.busy.delete(job.account);
       if (sent.timed_out) {
         lane.tripped_sim_ms = job.sim_ms;
@@ -98,27 +154,22 @@ export function createOutbox(limits: () => OutboxLimits): Outbox {
       if (!sent.timed_out && lane.waiting.has(job.account)) lane.ready.push(job.account);
       job.resolve(sent.status);
       pump(lane);
-      // A slot of the world-wide bound freed: the waiting lane with the fewest POSTs out goes next.
-      while (total < limits().max_in_flight_total && starved.length > 0) pump(takeNeediest());
+      // A slot of the server bound freed: the waiting lane (of any world) with the fewest POSTs out goes next.
+      bound.wake(limits().max_in_flight_total);
       forget(lane);
     };
     job.run().then(done, () => done({ status: 0, timed_out: false }));
   };
 
-  const takeNeediest = (): Lane => {
-    let best = 0;
-    for (let i = 1; i < starved.length; i++) if (starved[i]!.active < starved[best]!.active) best = i;
-    return starved.splice(best, 1)[0]!;
-  };
-
   /** Starts what the bounds allow on a lane. */
   const pump = (lane: Lane): void => {
+    if (closed) return;
     const { max_in_flight, max_in_flight_total } = limits();
     const own_max = lane.probing ? 1 : max_in_flight;
     while (lane.ready.length > 0 && lane.active < own_max) {
-      // A lane's first POST is its own: the world bound holds back only its second and later ones.
-      if (total >= max_in_flight_total && lane.active > 0) {
-        if (!starved.includes(lane)) starved.push(lane);
+      // A lane's first POST is its own: the server bound holds back only its second and later ones.
+      if (bound.in_flight >= max_in_flight_total && lane.active > 0) {
+        if (!bound.starved.includes(lane)) bound.starved.push(lane);
         return;
       }
       const account = lane.ready.shift()!;
@@ -159,12 +210,18 @@ export function createOutbox(limits: () => OutboxLimits): Outbox {
     stats: () => {
       let queued = 0;
       for (const l of lanes.values()) queued += l.queued;
-      return { in_flight: total, queued, lanes: lanes.size };
+      return { in_flight: mine, queued, lanes: lanes.size };
     },
     close() {
+      if (closed) return;
       closed = true;
       for (const lane of lanes.values()) failWaiting(lane);
-      starved.length = 0;
+      // Its lanes wait no more, and its running POSTs (aborted by the transport) give their slots back now, so
+      // the server's other worlds never wait on a world that is gone.
+      for (let i = bound.starved.length - 1; i >= 0; i--) if (bound.starved[i]!.owner === owner) bound.starved.splice(i, 1);
+      bound.in_flight -= mine;
+      mine = 0;
+      bound.wake(limits().max_in_flight_total);
     },
   };
 }

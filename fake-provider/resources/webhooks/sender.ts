@@ -5,12 +5,13 @@ import { createHmac } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { DestinationGuard } from './destinations.ts';
-import { createOutbox, type Outbox, type OutboxLimits, type Sent } from './outbox.ts';
+import { createOutbox, type InFlightBound, type Outbox, type OutboxLimits, type Sent } from './outbox.ts';
 import { wallTimeout } from '../../../sim/clock.ts';
 import type { Journal } from '../../../sim/journal.ts';
 
 /**
- * One world's delivery transport: keep-alive connection pools (per origin, http and https; undici's request
+ * One world's delivery transport (its lanes and sockets; the bound on POSTs in flight may be shared with other
+ * worlds' transports, outbox.ts InFlightBound): keep-alive connection pools (per origin, http and https; undici's request
  * costs about two thirds of node:http's per POST once warm, and node:http about a third of fetch's) and each
  * webhook URL parsed once (a URL parse per POST cost a tenth of the POST).
  */
@@ -46,7 +47,11 @@ const OPEN_GUARD: DestinationGuard = {
 
 const UNBOUNDED: OutboxLimits = { max_in_flight: 64, max_in_flight_total: 1_024, max_queued: 1_000_000 };
 
-export function createTransport(guard: DestinationGuard = OPEN_GUARD, limits: () => OutboxLimits = () => UNBOUNDED): Transport {
+export function createTransport(
+  guard: DestinationGuard = OPEN_GUARD,
+  limits: () => OutboxLimits = () => UNBOUNDED,
+  bound?: InFlightBound,
+): Transport {
   const base = buildConnector({});
   // Every connection resolves its host through the guard and dials the address the guard checked: a URL
   // spelled to dodge the registration check (or a name resolving to swapsim itself) never connects.
@@ -58,7 +63,7 @@ export function createTransport(guard: DestinationGuard = OPEN_GUARD, limits: ()
     });
   };
   const dispatcher = new Agent({ connections: 64, connect });
-  const outbox = createOutbox(limits);
+  const outbox = createOutbox(limits, bound);
   return {
     dispatcher,
     targets: new Map(),
