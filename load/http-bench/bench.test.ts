@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { outputDir, writeReportJson } from '../../reports/output.ts';
 import { CASE_IDS, runBench, type BenchOptions } from './bench.ts';
 import { batchAvailable } from './client.ts';
+import { cpusAllowed, placementFor } from './placement.ts';
 
 const TINY: BenchOptions = {
   duration_s: 1,
@@ -16,6 +17,7 @@ const TINY: BenchOptions = {
   fixed_connections: 2,
   repeat: 1,
   client_sched: 'batch',
+  pin: true,
   cases: [...CASE_IDS],
   credits: 100,
   command: 'vitest',
@@ -45,6 +47,17 @@ describe('npm run bench harness', () => {
     expect(r.client.sched).toBe(sched);
     for (const id of ['raw', 'fastify', 'express', 'read', 'replay', 'mixed'])
       expect(r.cases.find((c) => c.id === id)?.client_sched, id).toBe(sched);
+    // Every server ran on one CPU and every generator on another, as the report says (where taskset exists).
+    const where = placementFor(true);
+    if (where.server_cpu !== undefined) {
+      expect(r.placement).toBe(`pinned (taskset): every server on cpu ${where.server_cpu}, every client on cpu ${where.client_cpu}`);
+      for (const c of r.cases) {
+        expect(c.server_cpus, c.id).toBe(String(where.server_cpu));
+        expect(c.client_cpus, c.id).toBe(String(where.client_cpu));
+      }
+    }
+    // One round: each ratio is that round's, its spread a single value.
+    expect(r.ratio_spreads['read/raw']).toMatchObject({ n: 1, median: r.ratios['read/raw'], min: r.ratios['read/raw'] });
     expect(r.cases.find((c) => c.id === 'read-fixed')?.offered_rate_per_s).toBe(50);
     expect(r.cases.find((c) => c.id === 'raw-fixed')?.offered_rate_per_s).toBe(50);
     // The fixed-rate target is read against the floor the machine allows (raw node:http at the same rate).
@@ -65,8 +78,11 @@ describe('npm run bench harness', () => {
   }, 180_000);
 
   it('counts every refused answer as an error (a wrong API key gives 401s, not figures)', async () => {
-    const r = await runBench({ ...TINY, cases: ['read', 'mixed'], client_api_key: 'sk_bench_wrong', client_sched: 'normal' });
+    const r = await runBench({ ...TINY, cases: ['read', 'mixed'], client_api_key: 'sk_bench_wrong', client_sched: 'normal', pin: false });
     for (const c of r.cases) expect(c.client_sched).toBe('normal');
+    // Not pinned: server and client may run anywhere this process may.
+    expect(r.placement).toBe('not pinned');
+    for (const c of r.cases) expect(c.server_cpus).toBe(cpusAllowed()?.join(','));
     for (const c of r.cases) {
       expect(c.errors).toBeGreaterThan(0);
       expect(c.status_codes['401']).toBeGreaterThan(0);

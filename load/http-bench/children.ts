@@ -1,10 +1,12 @@
 // Starting and stopping the bench's servers as child processes (node + tsx), each announcing its port on
-// stdout; optionally under `--cpu-prof`, whose profile lands in `cpu_prof_dir` when the child exits.
+// stdout, pinned to a CPU when asked (placement.ts); optionally under `--cpu-prof`, whose profile lands in
+// `cpu_prof_dir` when the child exits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpusAllowed, launchArgv } from './placement.ts';
 
 const SERVERS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), 'servers');
 const START_TIMEOUT_MS = 30_000;
@@ -19,6 +21,8 @@ export interface ServerChild {
   cpu_ms(): number | undefined;
   /** Times the kernel has taken a CPU from the child's threads while they could run (preemptions), from /proc. */
   preemptions(): number | undefined;
+  /** The CPUs the kernel lets the child run on (its affinity), from /proc. */
+  cpus(): number[] | undefined;
   stop(): Promise<void>;
 }
 
@@ -59,6 +63,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Profile the child with `node --cpu-prof`, writing `.cpuprofile` files here. */
   cpu_prof_dir?: string;
+  /** Pin the child to this CPU (taskset). */
+  cpu?: number;
 }
 
 function waitForPort(child: ChildProcess, kind: ServerKind): Promise<number> {
@@ -86,7 +92,10 @@ function waitForPort(child: ChildProcess, kind: ServerKind): Promise<number> {
 
 export async function startServer(kind: ServerKind, opts: StartOptions = {}): Promise<ServerChild> {
   const prof = opts.cpu_prof_dir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpu_prof_dir}`] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', resolve(SERVERS_DIR, `${kind}.ts`)], {
+  const [command, ...args] = launchArgv([process.execPath, ...prof, '--import', 'tsx', resolve(SERVERS_DIR, `${kind}.ts`)], {
+    cpu: opts.cpu,
+  });
+  const child = spawn(command, args, {
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -100,6 +109,7 @@ export async function startServer(kind: ServerKind, opts: StartOptions = {}): Pr
     url: `http://127.0.0.1:${port}`,
     cpu_ms: () => procCpu_ms(child.pid!),
     preemptions: () => procPreemptions(child.pid!),
+    cpus: () => cpusAllowed(child.pid!),
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -3,7 +3,7 @@
 // generator (client.ts) so that each case, baseline or swapsim, is measured by the same client the same way.
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
-import { type ClientSched, type ownSched, runClient } from './client.ts';
+import { type ClientLaunch, type MeasuringLine, type ownSched, runClient } from './client.ts';
 import type { FundedAccount } from './setup.ts';
 
 /** One run's figures, whichever generator measured it. */
@@ -57,6 +57,10 @@ export interface ClosedLoopResult {
 
 const CHILD = fileURLToPath(new URL('./closed-loop-child.ts', import.meta.url));
 
-export function closedLoopInChild(o: ClosedLoopOptions, sched: ClientSched, onMeasuring?: () => void): Promise<ClosedLoopResult> {
-  return runClient<ClosedLoopResult>(CHILD, { CLOSED_LOOP_OPTIONS: JSON.stringify(o) }, sched, onMeasuring);
+export function closedLoopInChild(
+  o: ClosedLoopOptions,
+  how: ClientLaunch,
+  onMeasuring?: (line: MeasuringLine) => void,
+): Promise<ClosedLoopResult> {
+  return runClient<ClosedLoopResult>(CHILD, { CLOSED_LOOP_OPTIONS: JSON.stringify(o) }, how, onMeasuring);
 }
