@@ -56,6 +56,11 @@ describe('npm run bench harness', () => {
         expect(c.client_cpus, c.id).toBe(String(where.client_cpu));
       }
     }
+    // One round per case: the closed-loop ones back to back in one generator, the server's CPU read around each.
+    expect(r.rounds).toHaveLength(1);
+    expect(Object.keys(r.rounds[0]).sort()).toEqual([...CASE_IDS].sort());
+    expect(r.rounds[0].read?.server_cpu_us_per_request).toBeGreaterThan(0);
+    expect(r.cpu_ratio_spreads['read/raw'].n).toBe(1);
     // One round: each ratio is that round's, its spread a single value.
     expect(r.ratio_spreads['read/raw']).toMatchObject({ n: 1, median: r.ratios['read/raw'], min: r.ratios['read/raw'] });
     expect(r.cases.find((c) => c.id === 'read-fixed')?.offered_rate_per_s).toBe(50);
@@ -69,6 +74,7 @@ describe('npm run bench harness', () => {
     expect(r.targets?.map((t) => t.label)).toEqual([
       '(a) balances read req/s vs express hello-world',
       '(a) balances read req/s vs raw node:http hello-world',
+      '(a) balances read per server CPU-second vs raw node:http hello-world',
       '(a) p99 at 50 req/s (ms)',
     ]);
     for (const t of r.targets ?? []) expect(typeof t.ok).toBe('boolean');

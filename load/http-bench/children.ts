@@ -15,6 +15,7 @@ export type ServerKind = 'raw' | 'fastify' | 'express' | 'swapsim';
 
 export interface ServerChild {
   kind: ServerKind;
+  pid: number;
   port: number;
   url: string;
   /** CPU time (user + system) the child has used so far, from /proc; undefined where /proc is missing. */
@@ -29,7 +30,7 @@ export interface ServerChild {
 const CLOCK_TICKS_PER_S = 100;
 
 /** utime + stime of a process from /proc/<pid>/stat (fields 14 and 15, after the parenthesised name). */
-function procCpu_ms(pid: number): number | undefined {
+export function procCpu_ms(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -40,7 +41,7 @@ function procCpu_ms(pid: number): number | undefined {
 }
 
 /** The sum over a process's threads of `nonvoluntary_ctxt_switches` (/proc/<pid>/task/<tid>/status). */
-function procPreemptions(pid: number): number | undefined {
+export function procPreemptions(pid: number): number | undefined {
   let tids: string[];
   try {
     tids = readdirSync(`/proc/${pid}/task`);
@@ -105,6 +106,7 @@ export async function startServer(kind: ServerKind, opts: StartOptions = {}): Pr
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return {
     kind,
+    pid: child.pid!,
     port,
     url: `http://127.0.0.1:${port}`,
     cpu_ms: () => procCpu_ms(child.pid!),
