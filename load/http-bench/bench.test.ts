@@ -83,6 +83,17 @@ describe('npm run bench harness', () => {
     expect(JSON.parse(readFileSync(path, 'utf8')).cases).toHaveLength(CASE_IDS.length);
   }, 180_000);
 
+  it('measures every round of the closed-loop cases, one ratio per round', async () => {
+    const r = await runBench({ ...TINY, cases: ['raw', 'read'], repeat: 3 });
+    expect(r.rounds).toHaveLength(3);
+    for (const round of r.rounds) for (const id of ['raw', 'read'] as const) expect(round[id]?.requests_per_s).toBeGreaterThan(0);
+    const spread = r.ratio_spreads['read/raw'];
+    for (const [i, x] of r.rounds.entries()) expect(spread.per_round[i]).toBeCloseTo(x.read!.requests_per_s / x.raw!.requests_per_s, 2);
+    expect(spread.n).toBe(3);
+    expect(r.cpu_ratio_spreads['read/raw'].n).toBe(3);
+    for (const c of r.cases) expect(c.errors).toBe(0);
+  }, 60_000);
+
   it('counts every refused answer as an error (a wrong API key gives 401s, not figures)', async () => {
     const r = await runBench({ ...TINY, cases: ['read', 'mixed'], client_api_key: 'sk_bench_wrong', client_sched: 'normal', pin: false });
     for (const c of r.cases) expect(c.client_sched).toBe('normal');

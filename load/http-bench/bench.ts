@@ -237,20 +237,23 @@ async function openLoopRun(server: ServerChild, how: ClientLaunch, p: Prepared, 
 const cpuList = (line: MeasuringLine | { cpus?: number[] }): string | undefined => line.cpus?.join(',');
 
 /**
- * Closed-loop cases of a round in one generator process (its JIT warms with the servers'): every warm-up, then
- * the measured runs back to back in the group's order, so the two sides of a pair are milliseconds apart.
+ * Closed-loop runs in one generator process (its JIT warms with the servers'): every case's warm-up, then the
+ * measured runs back to back in the group's order (a case may come back, one run per round), so the two sides
+ * of a pair are milliseconds apart.
  */
 async function closedLoopGroup(group: RunningCase[], o: BenchOptions, how: ClientLaunch): Promise<void> {
   let client_cpus: string | undefined;
+  // Each case warms up once, before its first measured run (the generator's JIT and the server's).
+  const first = new Set(group.map((c) => group.indexOf(c)));
   const results = await closedLoopInChild(
-    group.map(({ server, p }) => ({
-      url: server.url + (p.path ?? ''),
+    group.map((c, i) => ({
+      url: c.server.url + (c.p.path ?? ''),
       connections: o.connections,
       duration_s: o.duration_s,
-      warmup_s: o.warmup_s,
-      server_pid: server.pid,
-      ...(p.request ? { request: p.request } : {}),
-      ...(p.mixed ? { mixed: { accounts: p.mixed.accounts, api_key: p.mixed.api_key } } : {}),
+      warmup_s: first.has(i) ? o.warmup_s : 0,
+      server_pid: c.server.pid,
+      ...(c.p.request ? { request: c.p.request } : {}),
+      ...(c.p.mixed ? { mixed: { accounts: c.p.mixed.accounts, api_key: c.p.mixed.api_key } } : {}),
     })),
     how,
     (line) => (client_cpus = cpuList(line)),
@@ -366,67 +369,63 @@ async function startCase(id: CaseId, o: BenchOptions, where: Placement): Promise
   }
 }
 
-/** Measures a group of a round: a fixed-rate case alone (open loop), or closed-loop cases together. */
-async function measureGroup(group: RunningCase[], o: BenchOptions, how: ClientLaunch): Promise<void> {
-  const stops = group.map((c) => c.p.during?.());
+/** A fixed-rate case (open loop) or one with something running beside it (the mixed case's clock), alone. */
+async function measureAlone(c: RunningCase, o: BenchOptions, how: ClientLaunch): Promise<void> {
+  const stop = c.p.during?.();
   try {
-    const [first] = group;
     // The warm-up lets the JIT settle; it is not timed, but its answers count (never quietly measure failures).
-    if (first.p.fixed_rate) {
-      if (o.warmup_s > 0) first.warmups.push(await openLoopRun(first.server, how, first.p, o.warmup_s));
-      first.runs.push(await openLoopRun(first.server, how, first.p, o.duration_s));
+    if (c.p.fixed_rate) {
+      if (o.warmup_s > 0) c.warmups.push(await openLoopRun(c.server, how, c.p, o.warmup_s));
+      c.runs.push(await openLoopRun(c.server, how, c.p, o.duration_s));
       return;
     }
-    await closedLoopGroup(group, o, how);
+    await closedLoopGroup([c], o, how);
   } finally {
-    await Promise.all(stops.map((stop) => stop?.()));
+    await stop?.();
   }
 }
 
-/**
- * A round's cases in measuring order, grouped: consecutive closed-loop cases with nothing running beside them
- * share one generator process; a fixed-rate case or one with a `during` (the mixed case's clock) goes alone.
- */
-function groupsOf(order: RunningCase[]): RunningCase[][] {
-  const groups: RunningCase[][] = [];
-  for (const c of order) {
-    const alone = c.p.fixed_rate !== undefined || c.p.during !== undefined;
-    const last = groups[groups.length - 1];
-    if (!alone && last && !last[0].p.fixed_rate && !last[0].p.during) last.push(c);
-    else groups.push([c]);
-  }
-  return groups;
-}
+/** Closed-loop cases with nothing running beside them: measured together, round after round, by one generator. */
+const pairable = (c: RunningCase): boolean => c.p.fixed_rate === undefined && c.p.during === undefined;
 
 /**
- * Every case's server starts (and is set up) first; then `repeat` rounds measure each case once, in the order
- * pairs.ts gives (the read beside raw and express, reversed every other round), the closed-loop cases back to
- * back in one generator (closedLoopGroup), so both sides of a ratio see the same seconds of a shared machine. Returns the cases and each round's req/s by case.
+ * Every case's server starts (and is set up) first. The closed-loop cases are then measured by one generator,
+ * `repeat` rounds back to back, each round in the order pairs.ts gives (the read between raw and express, the
+ * order reversed every other round), so both sides of a ratio see the same seconds of a shared machine; the
+ * others (fixed rate, mixed) round by round after. Returns the cases and each round's figures by case.
  */
 async function runCases(o: BenchOptions, where: Placement): Promise<{ cases: BenchCaseDetail[]; rounds: Round[] }> {
   const running: RunningCase[] = [];
   const how: ClientLaunch = { sched: o.client_sched, cpu: where.client_cpu };
-  const rounds: Round[] = [];
   try {
     for (const id of o.cases) running.push(await startCase(id, o, where));
     const byId = new Map(running.map((c) => [c.id, c]));
+    const order = (r: number, f: (c: RunningCase) => boolean): RunningCase[] =>
+      roundOrder(o.cases, r)
+        .map((id) => byId.get(id)!)
+        .filter(f);
+    let done = 0;
+    const together = Array.from({ length: o.repeat }, (_, r) => order(r, pairable)).flat();
+    if (together.length > 0) await closedLoopGroup(together, o, how);
+    for (const c of running.filter(pairable)) o.onCaseDone?.(++done, running.length, NAMES[c.id]);
     for (let r = 0; r < o.repeat; r++) {
-      const figures: Round = {};
-      let done = 0;
-      for (const group of groupsOf(roundOrder(o.cases, r).map((id) => byId.get(id)!))) {
-        await measureGroup(group, o, how);
-        for (const c of group) {
-          const m = c.runs[c.runs.length - 1];
-          figures[c.id] = {
-            requests_per_s: Math.round(m.result.requests_per_s),
-            ...(m.cpu_us_per_request !== undefined ? { server_cpu_us_per_request: round(m.cpu_us_per_request, 1) } : {}),
-            ...(m.client_cpu_us_per_request !== undefined ? { client_cpu_us_per_request: round(m.client_cpu_us_per_request, 1) } : {}),
-          };
-          if (r === o.repeat - 1) o.onCaseDone?.(++done, running.length, NAMES[c.id]);
-        }
+      for (const c of order(r, (c) => !pairable(c))) {
+        await measureAlone(c, o, how);
+        if (r === o.repeat - 1) o.onCaseDone?.(++done, running.length, NAMES[c.id]);
       }
-      rounds.push(figures);
     }
+    const rounds = Array.from({ length: o.repeat }, (_, r): Round => {
+      const figures: Round = {};
+      for (const c of running) {
+        const m = c.runs[r];
+        figures[c.id] = {
+          requests_per_s: Math.round(m.result.requests_per_s),
+          ...(m.cpu_us_per_request !== undefined ? { server_cpu_us_per_request: round(m.cpu_us_per_request, 1) } : {}),
+          ...(m.client_cpu_us_per_request !== undefined ? { client_cpu_us_per_request: round(m.client_cpu_us_per_request, 1) } : {}),
+        };
+      }
+      return figures;
+    });
     return { cases: running.map((c) => summarize(c, o)), rounds };
   } finally {
     await Promise.all(running.map((c) => c.server.stop()));
@@ -537,7 +536,11 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     started_at,
     command: o.command,
     machine: { cpus: cpus().length, node: process.version },
-    client: { sched: effectiveSched(o.client_sched), generator: 'autocannon (open loop for the fixed-rate cases), one process per round' },
+    client: {
+      sched: effectiveSched(o.client_sched),
+      generator:
+        'autocannon, one process for every round of the closed-loop cases (open loop for the fixed-rate cases, one process per run)',
+    },
     cases,
     ratios,
     ratio_spreads,
