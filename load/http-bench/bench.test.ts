@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { outputDir, writeReportJson } from '../../reports/output.ts';
-import { CASE_IDS, runBench, type BenchOptions } from './bench.ts';
+import { bottleneck, CASE_IDS, runBench, type BenchOptions } from './bench.ts';
 import { batchAvailable } from './client.ts';
 import { cpusAllowed, placementFor } from './placement.ts';
 
@@ -22,6 +22,15 @@ const TINY: BenchOptions = {
   credits: 100,
   command: 'vitest',
 };
+
+describe('bottleneck', () => {
+  it('says nothing of a server that had its CPU, and tells a client-bound case from a starved one', () => {
+    expect(bottleneck([0.95, 0.97], [0.5, 0.6])).toBeUndefined();
+    expect(bottleneck([0.6], [0.93])).toMatch(/^client-bound: the load generator used 0.93 of its CPU, the server 0.6/);
+    expect(bottleneck([0.4], [0.45])).toMatch(/^starved: the server used 0.4 of its CPU and the load generator 0.45/);
+    expect(bottleneck([], [0.9])).toBeUndefined();
+  });
+});
 
 describe('npm run bench harness', () => {
   it('runs every case and reports req/s, latencies, ratios and targets, with no failed answer', async () => {

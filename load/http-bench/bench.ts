@@ -332,18 +332,25 @@ function summarize(c: RunningCase, o: BenchOptions): BenchCaseDetail {
     ...(sched !== undefined ? { client_sched: sched } : {}),
     ...(server_cpus !== undefined ? { server_cpus } : {}),
     ...(client_cpus !== undefined ? { client_cpus } : {}),
-    ...((note ?? clientBound(server_busy, client_busy)) ? { note: note ?? clientBound(server_busy, client_busy) } : {}),
+    ...((note ?? bottleneck(server_busy, client_busy)) ? { note: note ?? bottleneck(server_busy, client_busy) } : {}),
   };
 }
 
-/** A note when the generator was the busier side: the case's req/s is then (partly) the client's ceiling. */
-function clientBound(server_busy: number[], client_busy: number[]): string | undefined {
+/** A side that used at least this share of its CPU had it to itself and was the bottleneck. */
+const SATURATED = 0.9;
+
+/**
+ * A note when the server was not the bottleneck of its case: its generator saturated its own CPU (the req/s
+ * are the client's ceiling), or neither side got its CPU (other work on the machine decided the req/s).
+ */
+export function bottleneck(server_busy: number[], client_busy: number[]): string | undefined {
   if (server_busy.length === 0 || client_busy.length === 0) return undefined;
-  const s = median(server_busy);
-  const c = median(client_busy);
-  return c >= s
-    ? `client-bound: the load generator used ${round(c)} of its CPU, the server ${round(s)} of its own; these req/s are the client's ceiling as much as the server's`
-    : undefined;
+  const s = round(median(server_busy));
+  const c = round(median(client_busy));
+  if (s >= SATURATED) return undefined;
+  if (c >= SATURATED)
+    return `client-bound: the load generator used ${c} of its CPU, the server ${s} of its own; these req/s are the client's ceiling`;
+  return `starved: the server used ${s} of its CPU and the load generator ${c} of its own; the machine's other work decided these req/s`;
 }
 
 interface RunningCase {
