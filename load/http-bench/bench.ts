@@ -6,6 +6,7 @@
 // rounds interleave the cases, and each ratio is taken within a round (pairs.ts). Returns the BenchResult with
 // the ratios' medians and spreads, and the targets.
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import type { BenchCase, BenchResult } from '../../reports/types.ts';
 import { startServer, type ServerChild, type ServerKind } from './children.ts';
 import { driveClock, fundAccounts, type FundedAccount, type Target } from './setup.ts';
@@ -16,7 +17,11 @@ import { describePlacement, placementFor, type Placement } from './placement.ts'
 import { pairedRatios, roundOrder, type RatioSpread } from './pairs.ts';
 
 export const CASE_IDS = ['raw', 'raw-fixed', 'fastify', 'express', 'read', 'read-fixed', 'replay', 'mixed'] as const;
-export type CaseId = (typeof CASE_IDS)[number];
+/** The read served by another checkout's swapsim (`base_dir`), to measure a change against it in pairs. */
+export const BASE_CASE = 'read-base';
+export type CaseId = (typeof CASE_IDS)[number] | typeof BASE_CASE;
+/** Every case `--cases` may name; the default is CASE_IDS (read-base needs a base checkout). */
+export const KNOWN_CASES: readonly CaseId[] = [...CASE_IDS, BASE_CASE];
 
 export interface BenchOptions {
   duration_s: number;
@@ -33,6 +38,8 @@ export interface BenchOptions {
   client_sched: ClientSched;
   /** Pin every server to one CPU and every load generator to another (placement.ts); off where it cannot. */
   pin: boolean;
+  /** A checkout of swapsim (with its node_modules) whose server the read-base case runs. */
+  base_dir?: string;
   /** Profile each swapsim child with `node --cpu-prof` into this folder. */
   cpu_prof_dir?: string;
   /** Size of the mixed case's credit pool (default: enough for MIXED_CYCLES_PER_S over every run). */
@@ -94,6 +101,7 @@ const NAMES: Record<CaseId, string> = {
   fastify: 'fastify 5 hello-world',
   express: 'express 5 hello-world',
   read: 'swapsim (a) balances read',
+  'read-base': 'swapsim (a) balances read, base checkout',
   'read-fixed': 'swapsim (a) balances read, fixed rate',
   replay: 'swapsim (b) idempotent write replay',
   mixed: 'swapsim (c) mixed lifecycle',
@@ -104,6 +112,7 @@ const SERVER: Record<CaseId, ServerKind> = {
   fastify: 'fastify',
   express: 'express',
   read: 'swapsim',
+  'read-base': 'swapsim',
   'read-fixed': 'swapsim',
   replay: 'swapsim',
   mixed: 'swapsim',
@@ -140,7 +149,7 @@ async function prepare(id: CaseId, server: ServerChild, o: BenchOptions): Promis
   if (id === 'raw' || id === 'fastify' || id === 'express') return { path: '/' };
   // The latency floor of the fixed-rate target: the load generator and the machine with the cheapest server.
   if (id === 'raw-fixed') return { path: '/', fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections } };
-  if (id === 'read' || id === 'read-fixed') {
+  if (id === 'read' || id === 'read-base' || id === 'read-fixed') {
     const [a] = await fundAccounts(t, 1, 3);
     const path = `/v1/accounts/${a.account_id}/balances`;
     if (id === 'read-fixed') return { path, fixed_rate: { rate_per_s: o.rate_per_s, connections: o.fixed_connections, headers: auth } };
@@ -363,7 +372,9 @@ interface RunningCase {
 
 async function startCase(id: CaseId, o: BenchOptions, where: Placement): Promise<RunningCase> {
   const kind = SERVER[id];
+  if (id === BASE_CASE && !o.base_dir) throw new Error(`case ${BASE_CASE} needs a base checkout (--base DIR)`);
   const server = await startServer(kind, {
+    ...(id === BASE_CASE ? { servers_dir: join(o.base_dir!, 'load', 'http-bench', 'servers') } : {}),
     env: { BENCH_API_KEY: API_KEY },
     cpu_prof_dir: kind === 'swapsim' ? o.cpu_prof_dir : undefined,
     cpu: where.server_cpu,
@@ -449,9 +460,12 @@ const perRound = (rounds: Round[], f: (x: NonNullable<Round[CaseId]>) => number 
   rounds.map((r) => Object.fromEntries(Object.entries(r).flatMap(([id, x]) => (x && f(x) !== undefined ? [[id, f(x)!]] : []))));
 
 /** The ratios the bench reports: every swapsim case and framework against raw and express. */
-const RATIO_KEYS = (['read', 'replay', 'mixed', 'fastify', 'express'] as const).flatMap((id) =>
-  (['raw', 'express'] as const).filter((base) => base !== id).map((base) => `${id}/${base}`),
-);
+const RATIO_KEYS = [
+  ...(['read', 'replay', 'mixed', 'fastify', 'express', BASE_CASE] as const).flatMap((id) =>
+    (['raw', 'express'] as const).filter((base) => base !== id).map((base) => `${id}/${base}`),
+  ),
+  `read/${BASE_CASE}`,
+];
 
 function targetsOf(
   cases: BenchCaseDetail[],

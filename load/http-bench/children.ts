@@ -66,6 +66,8 @@ export interface StartOptions {
   cpu_prof_dir?: string;
   /** Pin the child to this CPU (taskset). */
   cpu?: number;
+  /** Where the server scripts are (default: this checkout's servers/): the bench's read-base case runs another's. */
+  servers_dir?: string;
 }
 
 function waitForPort(child: ChildProcess, kind: ServerKind): Promise<number> {
@@ -93,9 +95,12 @@ function waitForPort(child: ChildProcess, kind: ServerKind): Promise<number> {
 
 export async function startServer(kind: ServerKind, opts: StartOptions = {}): Promise<ServerChild> {
   const prof = opts.cpu_prof_dir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpu_prof_dir}`] : [];
-  const [command, ...args] = launchArgv([process.execPath, ...prof, '--import', 'tsx', resolve(SERVERS_DIR, `${kind}.ts`)], {
-    cpu: opts.cpu,
-  });
+  const [command, ...args] = launchArgv(
+    [process.execPath, ...prof, '--import', 'tsx', resolve(opts.servers_dir ?? SERVERS_DIR, `${kind}.ts`)],
+    {
+      cpu: opts.cpu,
+    },
+  );
   const child = spawn(command, args, {
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,8 +2,11 @@
 // baselines its targets name, the order reversed every other round), and each ratio taken within a round and
 // summarized over rounds (median and spread), so both sides of a ratio saw the same minute of the machine.
 
-/** Baselines first, the read between raw and express so both of its target pairs are measured back to back. */
-export const PAIR_ORDER = ['raw', 'read', 'express', 'fastify', 'replay', 'mixed', 'raw-fixed', 'read-fixed'] as const;
+/**
+ * Baselines first, the read between raw and express so both of its target pairs are measured back to back (and
+ * the read of a base checkout, when measured, right after the read).
+ */
+export const PAIR_ORDER = ['raw', 'read', 'read-base', 'express', 'fastify', 'replay', 'mixed', 'raw-fixed', 'read-fixed'] as const;
 
 /**
  * The cases of round `round` (0-based) in measuring order: PAIR_ORDER's order, reversed on odd rounds, so

@@ -6,7 +6,16 @@ import { mkdirSync } from 'node:fs';
 import { outputDir, writeReportJson } from '../../reports/output.ts';
 import { createProgress } from '../../reports/progress.ts';
 import { writeReport } from '../../reports/index.ts';
-import { CASE_IDS, DEFAULT_OPTIONS, runBench, type BenchCaseDetail, type BenchOptions, type CaseId } from './bench.ts';
+import {
+  BASE_CASE,
+  CASE_IDS,
+  DEFAULT_OPTIONS,
+  KNOWN_CASES,
+  runBench,
+  type BenchCaseDetail,
+  type BenchOptions,
+  type CaseId,
+} from './bench.ts';
 import { describeSpread } from './pairs.ts';
 
 const HELP = `npm run bench -- [options]
@@ -23,7 +32,9 @@ const HELP = `npm run bench -- [options]
                      batch (chrt -b) never preempts the server it measures when an answer wakes it; see docs/performance.md
   --pin <on|off>     every server on one CPU, every load generator on another (taskset -c; env BENCH_PIN,
                      default on; nothing is pinned where taskset or a second CPU is missing, and the report says so)
-  --cases <list>     comma list of ${CASE_IDS.join(', ')} (default all)
+  --cases <list>     comma list of ${CASE_IDS.join(', ')} (default all), or ${BASE_CASE} (needs --base)
+  --base <dir>       another swapsim checkout (with its node_modules): adds case ${BASE_CASE}, the same read served
+                     by that checkout, measured in the same rounds right after the read (read/${BASE_CASE}: a change's effect)
   --cpu-prof <dir>   profile each swapsim server child with node --cpu-prof into <dir>`;
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
@@ -47,6 +58,7 @@ function options(argv: string[]): BenchOptions {
       cases: { type: 'string' },
       'client-sched': { type: 'string' },
       pin: { type: 'string' },
+      base: { type: 'string' },
       'cpu-prof': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -57,8 +69,10 @@ function options(argv: string[]): BenchOptions {
   }
   const env = process.env;
   const cases = (values.cases ?? CASE_IDS.join(',')).split(',').map((s) => s.trim()) as CaseId[];
-  const unknown = cases.filter((c) => !CASE_IDS.includes(c));
-  if (unknown.length > 0) throw new Error(`unknown case(s) ${unknown.join(', ')}; known: ${CASE_IDS.join(', ')}`);
+  const base_dir = values.base ? resolve(values.base) : undefined;
+  if (base_dir && !cases.includes(BASE_CASE)) cases.push(BASE_CASE);
+  const unknown = cases.filter((c) => !KNOWN_CASES.includes(c));
+  if (unknown.length > 0) throw new Error(`unknown case(s) ${unknown.join(', ')}; known: ${KNOWN_CASES.join(', ')}`);
   const cpu_prof_dir = values['cpu-prof'] ? resolve(values['cpu-prof']) : undefined;
   if (cpu_prof_dir) mkdirSync(cpu_prof_dir, { recursive: true });
   const warmup = values.warmup ?? env.BENCH_WARMUP_S;
@@ -78,6 +92,7 @@ function options(argv: string[]): BenchOptions {
     cases,
     client_sched,
     pin: pin === 'on',
+    ...(base_dir ? { base_dir } : {}),
     ...(values.credits !== undefined ? { credits: Math.round(positive('credits', values.credits, 0)) } : {}),
     cpu_prof_dir,
     command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
