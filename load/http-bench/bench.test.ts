@@ -98,7 +98,7 @@ describe('npm run bench harness', () => {
     const r = await runBench({
       ...TINY,
       cases: ['raw', 'read', 'read-base'],
-      repeat: 3,
+      repeat: 2,
       base_dir: fileURLToPath(new URL('../..', import.meta.url)),
     });
     expect(r.ratio_spreads['read/read-base'].n).toBe(2);
