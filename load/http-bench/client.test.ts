@@ -21,14 +21,16 @@ describe('runClient', () => {
       `import { ownSched, say } from ${CLIENT};\nsay({ measuring: true });\nsay({ result: { sched: ownSched(), env: process.env.X } });\n`,
     );
     const seen: string[] = [];
-    const batch = await runClient<{ sched: string; env: string }>(child, { X: 'y' }, 'batch', () => seen.push('measuring'));
+    const batch = await runClient<{ sched: string; env: string }>(child, { X: 'y' }, { sched: 'batch' }, () => seen.push('measuring'));
     expect(seen).toEqual(['measuring']);
     expect(batch).toEqual({ sched: batchAvailable() ? 'batch' : 'normal', env: 'y' });
-    expect((await runClient<{ sched: string }>(child, {}, 'normal')).sched).toBe('normal');
+    expect((await runClient<{ sched: string }>(child, {}, { sched: 'normal' })).sched).toBe('normal');
     expect(ownSched()).toBe('normal');
   }, 30_000);
 
   it('rejects when the child fails before its result', async () => {
-    await expect(runClient(script('throws.ts', `throw new Error('no server');\n`), {}, 'batch')).rejects.toThrow(/exited 1: .*no server/s);
+    await expect(runClient(script('throws.ts', `throw new Error('no server');\n`), {}, { sched: 'batch' })).rejects.toThrow(
+      /exited 1: .*no server/s,
+    );
   }, 30_000);
 });

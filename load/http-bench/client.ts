@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { cpusAllowed, launchArgv } from './placement.ts';
 
 /**
  * How the load generator is scheduled. `batch` (Linux, util-linux `chrt`): the kernel never preempts a running
@@ -23,22 +24,39 @@ export function batchAvailable(): boolean {
 /** The scheduling a generator actually gets: `batch` falls back to `normal` where chrt cannot start it. */
 export const effectiveSched = (wanted: ClientSched): ClientSched => (wanted === 'batch' && batchAvailable() ? 'batch' : 'normal');
 
+/** How a generator is started: its scheduling, and the CPU it is pinned to (placement.ts), if any. */
+export interface ClientLaunch {
+  sched: ClientSched;
+  cpu?: number;
+}
+
+/** What a generator says when its measured part starts: the CPUs it may run on, as its kernel reports them. */
+export interface MeasuringLine {
+  measuring: true;
+  cpus?: number[];
+}
+
 /**
- * Runs `script` (a TypeScript file, through tsx) with `env`, scheduled as `sched`, and resolves with the value
+ * Runs `script` (a TypeScript file, through tsx) with `env`, started as `how` says, and resolves with the value
  * of its `{"result": …}` line; `onMeasuring` is called on its `{"measuring": true}` line (the bench samples the
  * server's CPU time then). Any other exit is a rejection carrying its stderr.
  */
-export function runClient<T>(script: string, env: Record<string, string>, sched: ClientSched, onMeasuring?: () => void): Promise<T> {
+export function runClient<T>(
+  script: string,
+  env: Record<string, string>,
+  how: ClientLaunch,
+  onMeasuring?: (line: MeasuringLine) => void,
+): Promise<T> {
   const node = [process.execPath, '--import', 'tsx', script];
-  const [command, ...args] = effectiveSched(sched) === 'batch' ? ['chrt', '-b', '0', ...node] : node;
+  const [command, ...args] = launchArgv(node, { sched: effectiveSched(how.sched), cpu: how.cpu });
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let result: { value: T } | undefined;
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const msg = JSON.parse(line) as { measuring?: boolean; result?: T };
-      if (msg.measuring) onMeasuring?.();
+      const msg = JSON.parse(line) as Partial<MeasuringLine> & { result?: T };
+      if (msg.measuring) onMeasuring?.({ measuring: true, ...(msg.cpus ? { cpus: msg.cpus } : {}) });
       if (msg.result !== undefined) result = { value: msg.result };
     });
     child.once('error', reject);
@@ -62,5 +80,8 @@ export function ownSched(): ClientSched | 'other' | null {
   }
 }
 
-/** The child's side: the line that starts the measured part, and the result line. */
-export const say = (msg: { measuring: true } | { result: unknown }): void => void process.stdout.write(`${JSON.stringify(msg)}\n`);
+/** The child's side: the line that starts the measured part (with the CPUs it may use), and the result line. */
+export const say = (msg: { measuring: true } | { result: unknown }): void => {
+  const line = 'measuring' in msg ? { ...msg, cpus: cpusAllowed() } : msg;
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+};

@@ -3,7 +3,7 @@
 // generator (client.ts) so that each case, baseline or swapsim, is measured by the same client the same way.
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
-import { type ClientSched, type ownSched, runClient } from './client.ts';
+import { type ClientLaunch, type MeasuringLine, type ownSched, runClient } from './client.ts';
 import type { FundedAccount } from './setup.ts';
 
 /** One run's figures, whichever generator measured it. */
@@ -42,6 +42,8 @@ export interface ClosedLoopOptions {
   request?: Pick<autocannon.Options, 'method' | 'headers' | 'body' | 'expectBody'>;
   /** The mixed lifecycle (mixed.ts) over these accounts and their open credits, sent with this key. */
   mixed?: { accounts: FundedAccount[]; api_key: string };
+  /** The server's pid: the generator reads its CPU time and preemptions from /proc around the measured run. */
+  server_pid?: number;
 }
 
 export interface ClosedLoopResult {
@@ -51,12 +53,23 @@ export interface ClosedLoopResult {
   client_cpu_us_per_request: number;
   /** The scheduling the generator ran under, as its kernel reported it (client.ts ownSched). */
   sched: ReturnType<typeof ownSched>;
+  /** The server's CPU time and preemptions over the measured run (from /proc; absent without it). */
+  server_cpu_ms?: number;
+  server_preemptions?: number;
   /** The mixed case's pool after both runs (credits still open) and its counts. */
   mixed?: { accounts: FundedAccount[]; exhausted: number; cycles: number };
 }
 
 const CHILD = fileURLToPath(new URL('./closed-loop-child.ts', import.meta.url));
 
-export function closedLoopInChild(o: ClosedLoopOptions, sched: ClientSched, onMeasuring?: () => void): Promise<ClosedLoopResult> {
-  return runClient<ClosedLoopResult>(CHILD, { CLOSED_LOOP_OPTIONS: JSON.stringify(o) }, sched, onMeasuring);
+/**
+ * Several cases of a round measured by one generator process: all warm-ups first, then the measured runs back to
+ * back in the order given (the two sides of a pair a few milliseconds apart); one result per case, in order.
+ */
+export function closedLoopInChild(
+  runs: ClosedLoopOptions[],
+  how: ClientLaunch,
+  onMeasuring?: (line: MeasuringLine) => void,
+): Promise<ClosedLoopResult[]> {
+  return runClient<ClosedLoopResult[]>(CHILD, { CLOSED_LOOP_OPTIONS: JSON.stringify(runs) }, how, onMeasuring);
 }

@@ -6,7 +6,7 @@
 // its correction then adds synthetic samples at a 1 ms interval to every answer slower than 1 ms.
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { runClient, type ClientSched } from './client.ts';
+import { runClient, type ClientLaunch, type MeasuringLine } from './client.ts';
 
 export interface OpenLoopOptions {
   url: string;
@@ -113,13 +113,13 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
 const CHILD = fileURLToPath(new URL('./open-loop-child.ts', import.meta.url));
 
 /**
- * `openLoop` run in a child process (open-loop-child.ts) after `warmup_s` of the same load there, scheduled as
- * `sched` (client.ts); `onMeasuring` is called when the measured part starts (the bench samples the server's CPU time then).
+ * `openLoop` run in a child process (open-loop-child.ts) after `warmup_s` of the same load there, started as
+ * `how` says (client.ts); `onMeasuring` is called when the measured part starts (the bench samples the server's CPU time then).
  */
 export function openLoopInChild(
   o: OpenLoopOptions & { warmup_s: number },
-  onMeasuring?: () => void,
-  sched: ClientSched = 'normal',
+  onMeasuring?: (line: MeasuringLine) => void,
+  how: ClientLaunch = { sched: 'normal' },
 ): Promise<OpenLoopResult> {
-  return runClient<OpenLoopResult>(CHILD, { OPEN_LOOP_OPTIONS: JSON.stringify(o) }, sched, onMeasuring);
+  return runClient<OpenLoopResult>(CHILD, { OPEN_LOOP_OPTIONS: JSON.stringify(o) }, how, onMeasuring);
 }
