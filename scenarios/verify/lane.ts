@@ -206,12 +206,7 @@ function involvedEvents(
 }
 
 /** A run's provider: its own in-process sim, seeded `<base>/run-<n>`, whether it runs alone or in a batch. */
-async function openLane(
-  s: Session,
-  scenario: VerifyScenario,
-  run_no: number,
-  app_key: string,
-): Promise<{ sim: Sim; profile: Profile }> {
+async function openLane(s: Session, scenario: VerifyScenario, run_no: number, app_key: string): Promise<{ sim: Sim; profile: Profile }> {
   const sim_seed = simSeedFor(s.sim_base, run_no);
   // Answers land one webhook timeout after their attempt (sim time): a slow handler's answers overlap instead
   // of holding the clock once per event, and the outcome still lands at a fixed sim time.
