@@ -185,9 +185,11 @@ class RulePlan implements FaultPlan {
   /** Fires `rule` if it matches and its count is open here (shared: as the ledger decides) and the draw says so. */
   private tryFire(rule: FaultRule, target: FaultTarget, subject: FaultSubject, now_ms: number, shared: boolean, out: FaultRule[]): void {
     if (rule.target !== target) return;
-    if (!(shared && rule.times !== null) && rule.times === 0) return;
+    // A shared count is the ledger's to judge (a replay may grant a world a firing the count already gave away).
+    const ledgered = shared && rule.times !== null;
+    if (!ledgered && rule.times === 0) return;
     if (!matches(rule, subject)) return;
-    if (shared && rule.times !== null && !this.countOpen(rule)) return;
+    if (ledgered && !this.countOpen(rule)) return;
     // Draw only for rules that match, so adding an unrelated rule never shifts other draws.
     if (rule.probability < 1 && !this.rng.chance(rule.probability)) return;
     // A replay grants the firings the journal gave this world, whatever order the worlds ran in: the count
