@@ -90,6 +90,29 @@ describe('swapsim verify', () => {
   });
 
   // Twins the plan catches inside seed 1's first batch (runs 1–3 at once): a deposit's timing, a settlement, a forgery.
+  it('catches the app up once for a batch: one POST /probe/sync after its runs, not one per run', async () => {
+    // Seed 22's runs 1-3 share a batch and have no mid-run probe (which would sync at a quiet point).
+    for (const run of [1, 2, 3]) {
+      const s = generateScenario(22, run);
+      expect(runsAlone(s) || s.steps.some((st) => st.kind === 'probe'), `run ${run}`).toBe(false);
+    }
+    const { app: inner } = createIntegratorApp({});
+    const outer = express();
+    let syncs = 0;
+    outer.post('/probe/sync', (_req, _res, next) => {
+      syncs++;
+      next();
+    });
+    outer.use(inner);
+    server = createServer(outer);
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
+    const url = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    const r = await verify({ app_url: url, runs: 3, seed: 22, concurrency: 8 });
+    expect(r.failure).toBeUndefined();
+    expect(r.passed).toBe(3);
+    expect(syncs).toBe(1);
+  }, 60_000);
+
   it.each(['pending-counted-available', 'filled-as-settled', 'no-signature-check'] as const)(
     'catches %s at the same run, for the same reason, with runs at once as one after another',
     async (bug) => {
