@@ -1,6 +1,6 @@
 // `verify` against real apps on real ports: the reference integrator passes its first 10 runs, reaching every
 // coverage item (the 100-run figure is `npm run bench:verify`), and so do the unusual but correct consumers
-// (feed-only, nudge, deferred 202); three twins are caught at the same run at once as one after another; a failure
+// (feed-only, nudge, deferred 202); a batch catches the app up with one sync; three twins are caught at the same run at once as one after another; a failure
 // only in company is reported as such, or passed over for a later one that fails alone; delivery outcomes are
 // judged (an app that answers 500 to every delivery fails for that reason, although it catches up from the feed);
 // a slow handler ends its run with the event named, inside the run, and `time_limit_ms` interrupts a run in
