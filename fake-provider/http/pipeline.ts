@@ -159,17 +159,25 @@ interface RequestView {
   query: Record<string, unknown>;
   /** method + path + canonical body of a write, hashed once for both the idempotency store and observers. */
   print: string | null;
+  /** Known once authenticated: every answer from then on goes to the observers. */
+  api_key: string | undefined;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** The framework handler of one declared route: auth, rate limit, http faults, idempotency, observers, reply. */
+/**
+ * The framework handler of one declared route: auth, rate limit, http faults, idempotency, observers, reply.
+ * Synchronous wherever the request can be answered at once (a read under its limit, with no fault and a handler
+ * that answers synchronously: most requests); a promise only where something waits (a fixed-window limiter, a
+ * journaled limit, a `delay_ms` hold, the idempotency store, an async handler). An async function here cost every
+ * request its suspended frames and promise reactions (load/http-bench).
+ */
 export function serveRoute(
   route: AnyRoute,
   serving: Serving,
   mount: Mount,
-): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  return async (request, reply) => {
+): (request: FastifyRequest, reply: FastifyReply) => Promise<void> | undefined {
+  return (request, reply) => {
     const { world, request_id } = localsOf(request);
     const view: RequestView = {
       route,
@@ -181,43 +189,54 @@ export function serveRoute(
       params: request.params as Record<string, string>,
       query: request.query as Record<string, unknown>,
       print: null,
+      api_key: undefined,
     };
-    // Known once authenticated: every answer from then on goes to the observers.
-    let api_key: string | undefined;
     try {
-      let ctx: ApiContext | PublicContext;
-      let fault: HttpFault = NO_HTTP_FAULT;
-      if (route.auth === 'public') {
-        ctx = { world, request_id, ip: clientIp(request) };
-      } else {
+      let answered: Promise<void> | undefined;
+      if (route.auth === 'public') answered = proceed(view, { world, request_id, ip: clientIp(request) }, NO_HTTP_FAULT);
+      else {
         const who = authenticate(world, request.headers.authorization, clientIp(request), request_id);
-        api_key = who.api_key;
+        view.api_key = who.api_key;
         if (WRITE_METHODS.has(request.method)) view.print = fingerprint(request.method, view.path, request.body);
-        await limitRequest(serving.limiter, world, request_id, who.org, who.api_key, classesFor(request.method, route.path, request.body));
-        ctx = { world, org: who.org, api_key: who.api_key, request_id, resources: serving.resources };
-        fault = httpFault(world, request.method, view.path, view.params.account_id);
+        const limited = limitRequest(
+          serving.limiter,
+          world,
+          request_id,
+          who.org,
+          who.api_key,
+          classesFor(request.method, route.path, request.body),
+        );
+        const ctx: ApiContext = { world, org: who.org, api_key: who.api_key, request_id, resources: serving.resources };
+        if (limited === undefined) answered = proceed(view, ctx, httpFault(world, request.method, view.path, view.params.account_id));
+        else answered = limited.then(() => proceed(view, ctx, httpFault(world, request.method, view.path, view.params.account_id)));
       }
-      // A `delay_ms` rule runs the rest of the request as a sim-clock task: it takes effect when released.
-      if (fault.delay_ms > 0) {
-        const key = api_key;
-        await holdOnSimClock(world, fault.delay_ms, () => answer(view, ctx, fault, key));
-      } else await answer(view, ctx, fault, api_key);
+      return answered?.catch((e: unknown) => failed(view, world, request_id, e));
     } catch (e) {
-      if (api_key !== undefined && e instanceof ApiError) {
-        const { status, body } = envelope(e, request_id, world.profile);
-        observeAnswer(world, api_key, request_id, view, status, { status, body, headers: e.headers }, false);
-      }
-      throw e;
+      return failed(view, world, request_id, e);
     }
   };
 }
 
+/** Tells the observers about a refusal of an authenticated request, then hands the error on to the framework. */
+function failed(view: RequestView, world: World, request_id: string, e: unknown): never {
+  if (view.api_key !== undefined && e instanceof ApiError) {
+    const { status, body } = envelope(e, request_id, world.profile);
+    observeAnswer(world, view.api_key, request_id, view, status, { status, body, headers: e.headers }, false);
+  }
+  throw e;
+}
+
+/** Past the limits: the rest of the request, now or (a `delay_ms` rule) as a sim-clock task that runs it when released. */
+function proceed(view: RequestView, ctx: ApiContext | PublicContext, fault: HttpFault): Promise<void> | undefined {
+  if (fault.delay_ms > 0) return holdOnSimClock(ctx.world, fault.delay_ms, async () => answer(view, ctx, fault));
+  return answer(view, ctx, fault);
+}
+
 /** Parses the input, runs the handler (once per Idempotency-Key on IDEM routes), tells the observers and answers. */
-async function answer(view: RequestView, ctx: ApiContext | PublicContext, fault: HttpFault, api_key: string | undefined): Promise<void> {
-  const { route, request, reply, serving } = view;
-  const { world, request_id } = ctx;
+function answer(view: RequestView, ctx: ApiContext | PublicContext, fault: HttpFault): Promise<void> | undefined {
+  const { route, request, serving } = view;
+  const { world } = ctx;
   if (fault.error) throw fault.error;
-  const lost = fault.lost;
   const body = request.body;
   if (route.body !== undefined && body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
     throw new ApiError('invalid_parameter', 'the request body must be a JSON object');
@@ -232,21 +251,30 @@ async function answer(view: RequestView, ctx: ApiContext | PublicContext, fault:
     const unknown = droppedField(body ?? {}, input.body);
     if (unknown !== null) throw new ApiError('invalid_parameter', `${unknown}: unknown field`, { param: unknown });
   }
-  let stored: StoredReply;
   if (route.idempotent && 'org' in ctx) {
     const key = requireKey(headerOf(request, 'idempotency-key'));
     const print = view.print ?? fingerprint(request.method, view.path, body);
     const org_id = ctx.org.organization_id;
     for (const o of serving.observers) o.idempotentWrite?.(world, org_id);
-    stored = (await withIdempotency(world, org_id, key, print, async () => runHandler(route, input, ctx))).reply;
-    for (const o of serving.observers) o.idempotentAnswer?.(world, org_id, key, print, stored);
-  } else {
-    // Most handlers answer synchronously: only a promise is awaited.
-    const out = runHandler(route, input, ctx);
-    stored = out instanceof Promise ? await out : out;
+    return withIdempotency(world, org_id, key, print, async () => runHandler(route, input, ctx)).then(({ reply: stored }) => {
+      for (const o of serving.observers) o.idempotentAnswer?.(world, org_id, key, print, stored);
+      deliver(view, ctx, fault, stored);
+    });
   }
-  if (api_key !== undefined)
-    observeAnswer(world, api_key, request_id, view, lost ? (lost === 'reset' ? 0 : 500) : stored.status, stored, lost !== null);
+  // Most handlers answer synchronously: only a promise is waited for.
+  const out = runHandler(route, input, ctx);
+  if (out instanceof Promise) return out.then((stored) => deliver(view, ctx, fault, stored));
+  deliver(view, ctx, fault, out);
+  return undefined;
+}
+
+/** Tells the observers what the client sees, then answers: the reply, or the fault's lost reply. */
+function deliver(view: RequestView, ctx: ApiContext | PublicContext, fault: HttpFault, stored: StoredReply): void {
+  const { request, reply } = view;
+  const { world, request_id } = ctx;
+  const lost = fault.lost;
+  if (view.api_key !== undefined)
+    observeAnswer(world, view.api_key, request_id, view, lost ? (lost === 'reset' ? 0 : 500) : stored.status, stored, lost !== null);
   if (lost === 'reset') {
     // The framework is told the reply is handled elsewhere: the connection goes without one.
     reply.hijack();

@@ -9,9 +9,10 @@ import { createRateLimiter, createTokenBuckets, TOKEN_BUCKETS_SWEEP_AT } from '.
 const orgWith = (rate_limits: RateLimits): Organization =>
   ({ organization_id: 'org_rl', api_keys: ['sk_rl'], rate_limits }) as unknown as Organization;
 
-const refusal = async (p: Promise<void>): Promise<ApiError | undefined> => {
+/** What a consume comes to: the refusal it throws (at once, or from the promise it returns), or undefined. */
+const refusal = async (consume: () => Promise<void> | undefined): Promise<ApiError | undefined> => {
   try {
-    await p;
+    await consume();
     return undefined;
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
@@ -23,8 +24,8 @@ describe('rate limiter class chain', () => {
   it('a firm RFQ needs both firm_rfqs and writes: an exhausted writes class refuses it, with Retry-After', async () => {
     const limiter = createRateLimiter({ retry_after: () => true });
     const org = orgWith({ reads: 100, writes: 1, indicative_rfqs: 100, firm_rfqs: 5 });
-    expect(await refusal(limiter.consume(org, 'sk_a', ['firm_rfqs', 'writes']))).toBeUndefined();
-    const second = await refusal(limiter.consume(org, 'sk_a', ['firm_rfqs', 'writes']));
+    expect(await refusal(() => limiter.consume(org, 'sk_a', ['firm_rfqs', 'writes']))).toBeUndefined();
+    const second = await refusal(() => limiter.consume(org, 'sk_a', ['firm_rfqs', 'writes']));
     expect(second?.code).toBe('rate_limited');
     expect(second?.message).toMatch(/for writes \(1\/s per key\)/);
     expect(second?.headers?.['Retry-After']).toBe('1');
@@ -33,13 +34,27 @@ describe('rate limiter class chain', () => {
   it('a refusal by the first class does not count the request in the next one', async () => {
     const limiter = createRateLimiter({ retry_after: () => false });
     const org = orgWith({ reads: 100, writes: 2, indicative_rfqs: 100, firm_rfqs: 1 });
-    expect(await refusal(limiter.consume(org, 'sk_b', ['firm_rfqs', 'writes']))).toBeUndefined();
-    const refused = await refusal(limiter.consume(org, 'sk_b', ['firm_rfqs', 'writes']));
+    expect(await refusal(() => limiter.consume(org, 'sk_b', ['firm_rfqs', 'writes']))).toBeUndefined();
+    const refused = await refusal(() => limiter.consume(org, 'sk_b', ['firm_rfqs', 'writes']));
     expect(refused?.message).toMatch(/for firm_rfqs/);
     expect(refused?.headers?.['Retry-After']).toBeUndefined();
     // writes has counted one request so far (the refused one never reached it): one more write still fits.
-    expect(await refusal(limiter.consume(org, 'sk_b', ['writes']))).toBeUndefined();
-    expect((await refusal(limiter.consume(org, 'sk_b', ['writes'])))?.message).toMatch(/for writes/);
+    expect(await refusal(() => limiter.consume(org, 'sk_b', ['writes']))).toBeUndefined();
+    expect((await refusal(() => limiter.consume(org, 'sk_b', ['writes'])))?.message).toMatch(/for writes/);
+  });
+});
+
+describe('when a limiter answers', () => {
+  it('a token bucket decides at once: undefined when allowed, the refusal thrown; a fixed window answers with a promise', async () => {
+    const org = orgWith({ reads: 1, writes: 1, indicative_rfqs: 1, firm_rfqs: 1 });
+    const buckets = createRateLimiter({ retry_after: () => true, now_ms: () => 0 });
+    expect(buckets.consume(org, 'sk_now', ['reads'])).toBeUndefined();
+    expect(() => buckets.consume(org, 'sk_now', ['reads'])).toThrow(/rate limit exceeded for reads/);
+    const windows = createRateLimiter({ retry_after: () => true, algorithm: () => 'fixed_window' });
+    const first = windows.consume(org, 'sk_later', ['reads']);
+    expect(first).toBeInstanceOf(Promise);
+    await expect(first).resolves.toBeUndefined();
+    await expect(windows.consume(org, 'sk_later', ['reads'])).rejects.toThrow(/rate limit exceeded for reads/);
   });
 });
 
@@ -64,7 +79,7 @@ async function play(algorithm: 'token_bucket' | 'fixed_window', limit: number, t
   for (const t of [...times_ms].sort((a, b) => a - b)) {
     now = base + t;
     if (algorithm === 'fixed_window') vi.setSystemTime(now);
-    const e = await refusal(limiter.consume(org, 'sk_even', ['reads']));
+    const e = await refusal(() => limiter.consume(org, 'sk_even', ['reads']));
     if (e) out.push(e);
   }
   return out;
@@ -116,16 +131,16 @@ describe('what N per second per key means', () => {
       vi.setSystemTime(now);
       const limiter = createRateLimiter({ retry_after: () => true, algorithm: () => algorithm, now_ms: () => now });
       const org = orgWith({ reads: 4, writes: 4, indicative_rfqs: 4, firm_rfqs: 4 });
-      for (let i = 0; i < 4; i++) expect(await refusal(limiter.consume(org, 'sk_ra', ['reads']))).toBeUndefined();
+      for (let i = 0; i < 4; i++) expect(await refusal(() => limiter.consume(org, 'sk_ra', ['reads']))).toBeUndefined();
       now += 100;
       vi.setSystemTime(now);
-      const e = await refusal(limiter.consume(org, 'sk_ra', ['reads']));
+      const e = await refusal(() => limiter.consume(org, 'sk_ra', ['reads']));
       expect(e?.code, algorithm).toBe('rate_limited');
       const ra = e?.headers?.['Retry-After'];
       expect(ra, algorithm).toMatch(/^[1-9][0-9]*$/);
       now += Number(ra) * 1000;
       vi.setSystemTime(now);
-      expect(await refusal(limiter.consume(org, 'sk_ra', ['reads'])), algorithm).toBeUndefined();
+      expect(await refusal(() => limiter.consume(org, 'sk_ra', ['reads'])), algorithm).toBeUndefined();
       vi.useRealTimers();
     }
   });

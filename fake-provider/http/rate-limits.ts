@@ -13,8 +13,12 @@ export const DEFAULT_RATE_LIMITS: RateLimits = { reads: 100, writes: 20, indicat
 export type LimitClass = keyof RateLimits;
 
 export interface RateLimiter {
-  /** Consumes one point in each class; throws `rate_limited` (with Retry-After when enabled). */
-  consume(org: Organization, api_key: string, classes: readonly LimitClass[]): Promise<void>;
+  /**
+   * Consumes one point in each class; `rate_limited` (with Retry-After when enabled) is thrown, or the promise
+   * rejects with it. Undefined when every class decided at once (token buckets: every request but a fixed
+   * window's), a promise when one has to wait for its answer (rate-limiter-flexible's fixed windows).
+   */
+  consume(org: Organization, api_key: string, classes: readonly LimitClass[]): Promise<void> | undefined;
 }
 
 // Shared, frozen answers: classifying a request allocates nothing.
@@ -95,27 +99,31 @@ export function createRateLimiter(opts: {
     if (!(e instanceof RateLimiterRes)) throw e;
     throw refusal(e.msBeforeNext, org, cls);
   };
-  const consumeClass = (org: Organization, api_key: string, cls: LimitClass): Promise<void> => {
+  const consumeClass = (org: Organization, api_key: string, cls: LimitClass): Promise<void> | undefined => {
     const limit = org.rate_limits[cls];
     if (algorithm() === 'fixed_window')
       return limiterFor(cls, limit)
         .consume(api_key)
         .then(ACCEPTED, (e: unknown) => refused(e, org, cls));
     const wait_ms = buckets.take(`${cls}:${limit}:${api_key}`, limit);
-    return wait_ms === 0 ? ALLOWED : Promise.reject(refusal(wait_ms, org, cls));
+    if (wait_ms > 0) throw refusal(wait_ms, org, cls);
+    return undefined;
   };
   return {
-    // Classes in order, each only once the previous one allowed the request; chained promises rather than
-    // async functions, so a read (one class) costs the limiter's own promise and one reaction.
+    // Classes in order, each only once the previous one allowed the request.
     consume(org, api_key, classes) {
-      let allowed = consumeClass(org, api_key, classes[0]);
-      for (let i = 1; i < classes.length; i++) allowed = allowed.then(() => consumeClass(org, api_key, classes[i]));
-      return allowed;
+      for (let i = 0; i < classes.length; i++) {
+        const waiting = consumeClass(org, api_key, classes[i]);
+        if (waiting === undefined) continue;
+        let allowed: Promise<void> = waiting;
+        for (let j = i + 1; j < classes.length; j++) allowed = allowed.then(() => consumeClass(org, api_key, classes[j]));
+        return allowed;
+      }
+      return undefined;
     },
   };
 }
 
-const ALLOWED: Promise<void> = Promise.resolve();
 const ACCEPTED = (): void => undefined;
 
 /**
@@ -129,7 +137,7 @@ export function limitRequest(
   org: Organization,
   api_key: string,
   classes: readonly LimitClass[],
-): Promise<void> {
+): Promise<void> | undefined {
   if (world.sim.journal.mode === 'off') return limiter.consume(org, api_key, classes);
   return limitJournaled(limiter, world, request_id, org, api_key, classes);
 }
