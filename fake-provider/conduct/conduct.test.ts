@@ -5,6 +5,7 @@ import { startTestSim, type TestSim } from '../testing/harness.ts';
 import { DEFAULT_PROFILE } from '../profile.ts';
 import { ARB_ETH, ARB_USDC, indicativeBody } from '../testing/fixtures/rfqs.ts';
 import { CONDUCT_REQUESTS_KEPT, conductOf, conductSizes, recordRequest } from './recorder.ts';
+import { formatId } from '../engine/ids.ts';
 
 const FIXED = { ...DEFAULT_PROFILE, spread_bps: { min: 20, max: 20 }, solver_latency_ms: { min: 100, max: 100 } };
 const RAISED = { reads: 100_000, writes: 100_000, indicative_rfqs: 100_000, firm_rfqs: 100_000 };
@@ -240,9 +241,11 @@ describe('client conduct', () => {
 
   it(`keeps the last ${CONDUCT_REQUESTS_KEPT} requests per key, in order, as copies`, () => {
     const world = sim.running.runtime.world;
+    // Ids as the world draws them (kept as their parts) alternate with others (kept as text): both read back exactly.
+    const idOf = (i: number): string => (i % 2 === 0 ? formatId('req', (i * 7_919) % 2 ** 48, i) : `req_${i}`);
     const record = (i: number): void =>
       recordRequest(world, 'sk_cap_test', {
-        request_id: `req_${i}`,
+        request_id: idOf(i),
         method: 'GET',
         path: '/assets',
         route_path: '/assets',
@@ -259,10 +262,12 @@ describe('client conduct', () => {
     const r = conductOf(world, 'sk_cap_test');
     expect(r.requests).toHaveLength(CONDUCT_REQUESTS_KEPT);
     expect(r.requests[0].request_id).toBe('req_5');
+    expect(r.requests[1].request_id).toBe(idOf(6));
+    expect(r.requests[1].request_id).toMatch(/^req_[0-9a-f]{12}0006$/);
     // Past the batch trim and round the ring of reused records more than once: still the newest, oldest first.
     for (let i = CONDUCT_REQUESTS_KEPT + 5; i < 5 * CONDUCT_REQUESTS_KEPT + 7; i++) record(i);
     const later = conductOf(world, 'sk_cap_test').requests.map((q) => q.request_id);
-    expect(later).toEqual(Array.from({ length: CONDUCT_REQUESTS_KEPT }, (_, k) => `req_${4 * CONDUCT_REQUESTS_KEPT + 7 + k}`));
+    expect(later).toEqual(Array.from({ length: CONDUCT_REQUESTS_KEPT }, (_, k) => idOf(4 * CONDUCT_REQUESTS_KEPT + 7 + k)));
     expect(conductSizes(world, 'sk_cap_test').requests).toBe(CONDUCT_REQUESTS_KEPT + 7);
     // A report already taken is not rewritten by the requests after it.
     expect(r.requests[0].request_id).toBe('req_5');

@@ -6,6 +6,7 @@ import { wallNow_ms } from '../../sim/clock.ts';
 import { defineStore, type World } from '../world.ts';
 import { fingerprint, IDEMPOTENCY_KEY_MAX_CHARS } from '../http/idempotency.ts';
 import { orgOfKey } from '../http/auth.ts';
+import { formatId, parseId } from '../engine/ids.ts';
 
 type FindingKind = 'retry_after_ignored' | 'poll_too_fast' | 'idempotency_key_reuse' | 'retry_without_idempotency_key' | 'ignored_has_more';
 
@@ -73,37 +74,55 @@ export const CONDUCT_REQUESTS_KEPT = 1000;
 export const CONDUCT_WINDOW = 10_000;
 
 /**
+ * A record as the ring holds it: the request id as its drawn parts (two numbers kept in the slot), or as text
+ * when it is no world-drawn id. A fresh string per request stored into a long-lived slot outlived its request:
+ * copied by the young collector, then promoted, a cost on every request (load/http-bench).
+ */
+type Slot = Omit<ConductRequest, 'request_id'> & { id_random: number; id_counter: number; id_text: string | null };
+
+/**
  * One key's request records, oldest first: the newest KEPT to 2×KEPT−1 (trimmed in batches, amortized O(1) per
  * request), in a ring of record objects overwritten in place. A fresh record per request lived just long
  * enough to be copied twice by the garbage collector: that was most of conduct's cost on the balances read
  * (load/http-bench). Readers get copies.
  */
 class RequestLog {
-  private readonly slots: ConductRequest[] = [];
+  private readonly slots: Slot[] = [];
   private start = 0;
   length = 0;
 
-  /** The record to fill for a new request (the oldest slot is reused once the ring is full). */
-  append(): ConductRequest {
+  /** The record to fill for a new request `request_id` (the oldest slot is reused once the ring is full). */
+  append(request_id: string): Slot {
     const i = (this.start + this.length) % (2 * CONDUCT_REQUESTS_KEPT);
     this.length++;
-    if (i < this.slots.length) return this.slots[i];
-    const r: ConductRequest = {
-      request_id: '',
-      method: '',
-      path: '',
-      idempotency_key: null,
-      body_fingerprint: null,
-      status: 0,
-      lost: false,
-      retry_after_s: null,
-      poll_after_ms: null,
-      has_more: null,
-      next_cursor: null,
-      sim_ms: 0,
-      wall_ms: 0,
-    };
-    this.slots.push(r);
+    let r = this.slots[i];
+    if (r === undefined) {
+      r = {
+        id_random: 0,
+        id_counter: 0,
+        id_text: null,
+        method: '',
+        path: '',
+        idempotency_key: null,
+        body_fingerprint: null,
+        status: 0,
+        lost: false,
+        retry_after_s: null,
+        poll_after_ms: null,
+        has_more: null,
+        next_cursor: null,
+        sim_ms: 0,
+        wall_ms: 0,
+      };
+      this.slots.push(r);
+    }
+    const parts = parseId(REQUEST_ID_PREFIX, request_id);
+    if (parts === null) r.id_text = request_id;
+    else {
+      r.id_text = null;
+      r.id_random = parts.random;
+      r.id_counter = parts.counter;
+    }
     return r;
   }
 
@@ -114,17 +133,24 @@ class RequestLog {
   }
 
   /** The record `i` places from the oldest. */
-  at(i: number): ConductRequest {
+  at(i: number): Slot {
     return this.slots[(this.start + i) % (2 * CONDUCT_REQUESTS_KEPT)];
   }
 
-  /** Copies of the newest `n` records, oldest first. */
+  /** Copies of the newest `n` records, oldest first, each with its request id printed back as it was drawn. */
   newest(n: number): ConductRequest[] {
     const out: ConductRequest[] = [];
-    for (let i = Math.max(0, this.length - n); i < this.length; i++) out.push({ ...this.at(i) });
+    for (let i = Math.max(0, this.length - n); i < this.length; i++) {
+      const { id_random, id_counter, id_text, ...rest } = this.at(i);
+      out.push({ request_id: requestIdOf(this.at(i)), ...rest });
+    }
     return out;
   }
 }
+
+const REQUEST_ID_PREFIX = 'req';
+/** The request id a slot holds, exactly as it was drawn. */
+const requestIdOf = (r: Slot): string => r.id_text ?? formatId(REQUEST_ID_PREFIX, r.id_random, r.id_counter);
 
 /** Keeps a map's newest `CONDUCT_WINDOW` entries (insertion order), trimmed in batches: amortized O(1) per request. */
 function bound(map: Map<string, unknown>): void {
@@ -137,11 +163,20 @@ function bound(map: Map<string, unknown>): void {
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const POLLED_ROUTE = /^\/(rfqs|trades|zaps|cancels)\/:[a-z_]+$/;
+/** Per declared route path (a handful, fixed at start): whether GETs on it are polls. */
+const polledRoutes = new Map<string, boolean>();
+function isPolledRoute(route_path: string): boolean {
+  let polled = polledRoutes.get(route_path);
+  if (polled === undefined) polledRoutes.set(route_path, (polled = POLLED_ROUTE.test(route_path)));
+  return polled;
+}
 const CREATED_ROUTE = /^\/(rfqs|trades|zaps|cancels)$/;
 
 interface KeyConduct {
   /** The organization whose byte budget this record counts against. */
   org_id: string;
+  /** The key's last four characters, as findings name it. */
+  suffix: string;
   /** Estimated bytes held (an upper bound between trims; measured exactly when its organization is over budget). */
   bytes: number;
   /** Refused strings, counted instead of kept: Idempotency-Keys past the limit, unknown query parameter names. */
@@ -178,6 +213,7 @@ function forKey(world: World, api_key: string): KeyConduct {
     const org_id = orgOfKey(world, api_key)?.organization_id ?? '';
     c = {
       org_id,
+      suffix: keySuffix(api_key),
       bytes: 0,
       refused: { long_idempotency_keys: 0, unknown_query_params: 0 },
       requests: new RequestLog(),
@@ -199,7 +235,7 @@ function measure(c: KeyConduct): number {
   for (let i = 0; i < c.requests.length; i++) {
     const r = c.requests.at(i);
     n +=
-      strBytes(r.request_id) +
+      strBytes(requestIdOf(r)) +
       strBytes(r.path) +
       strBytes(r.idempotency_key) +
       strBytes(r.body_fingerprint) +
@@ -280,7 +316,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
   const c = forKey(world, api_key);
   const sim_ms = world.sim.now_ms();
   const wall_ms = f.wall_ms ?? wallNow_ms();
-  const suffix = keySuffix(api_key);
+  const suffix = c.suffix;
   const write = WRITE_METHODS.has(f.method);
   // Hashing only writes keeps reads (most of the traffic) cheap; a read's fingerprint would never be compared.
   const print = write ? (f.body_fingerprint ?? fingerprint(f.method, f.path, f.body)) : null;
@@ -289,7 +325,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
   const reply = isRecord(f.reply_body) ? f.reply_body : undefined;
   const has_more = reply && typeof reply.has_more === 'boolean' ? reply.has_more : null;
   const next_cursor = reply && typeof reply.next_cursor === 'string' ? reply.next_cursor : null;
-  const polled = f.method === 'GET' && POLLED_ROUTE.test(f.route_path);
+  const polled = f.method === 'GET' && isPolledRoute(f.route_path);
   // A key the server refused for its length is counted, not kept (nor quoted in a finding).
   const long_key = f.idempotency_key !== null && f.idempotency_key.length > IDEMPOTENCY_KEY_MAX_CHARS;
   if (long_key) {
@@ -399,10 +435,13 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     } else if (has_more === false) c.lists.delete(key);
   }
 
-  const r = c.requests.append();
-  r.request_id = f.request_id;
+  // A client reading the same path again: the record keeps the string it already holds, not the request's fresh
+  // copy, which would otherwise outlive the request in the ring (copied by the young collector, then promoted).
+  const last = c.requests.length > 0 ? c.requests.at(c.requests.length - 1) : undefined;
+  const path = last !== undefined && last.path === f.path ? last.path : f.path;
+  const r = c.requests.append(f.request_id);
   r.method = f.method;
-  r.path = f.path;
+  r.path = path;
   r.idempotency_key = f.idempotency_key;
   r.body_fingerprint = print;
   r.status = f.status;

@@ -29,11 +29,12 @@ async function started(algorithm: RateLimitAlgorithm): Promise<TestSim> {
   return sim;
 }
 
+/** Conduct's records of a key, each as `METHOD path status request_id`. */
 const recorded = async (s: TestSim, api_key: string): Promise<string[]> => {
   const r = await s.control('GET', `/conduct?api_key=${api_key}`);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return (r.body.conduct.requests as Array<{ method: string; path: string; status: number }>).map(
-    (q) => `${q.method} ${q.path} ${q.status}`,
+  return (r.body.conduct.requests as Array<{ method: string; path: string; status: number; request_id: string }>).map(
+    (q) => `${q.method} ${q.path} ${q.status} ${q.request_id}`,
   );
 };
 
@@ -43,7 +44,8 @@ describe.each(['token_bucket', 'fixed_window'] as const)('the pipeline under %s 
     const answers: string[] = [];
     const send = async (method: string, path: string, o: { key?: string; body?: unknown } = {}): Promise<number> => {
       const r = await s.api(method, path, o);
-      answers.push(`${method} ${path.split('?')[0]} ${r.status}`);
+      // The request id the client was given is the one conduct keeps.
+      answers.push(`${method} ${path.split('?')[0]} ${r.status} ${r.body.request_id}`);
       return r.status;
     };
 
@@ -67,8 +69,11 @@ describe.each(['token_bucket', 'fixed_window'] as const)('the pipeline under %s 
 
     // Past its limit: the 429 is recorded as the client saw it, once.
     const tight: string[] = [];
-    for (let i = 0; i < 2; i++) tight.push(`GET /accounts ${(await s.api('GET', '/accounts', { key: TIGHT })).status}`);
-    expect(tight).toEqual(['GET /accounts 200', 'GET /accounts 429']);
+    for (let i = 0; i < 2; i++) {
+      const r = await s.api('GET', '/accounts', { key: TIGHT });
+      tight.push(`GET /accounts ${r.status} ${r.body.request_id}`);
+    }
+    expect(tight.map((t) => t.split(' ').slice(0, 3).join(' '))).toEqual(['GET /accounts 200', 'GET /accounts 429']);
     expect(await recorded(s, TIGHT)).toEqual(tight);
   });
 });
