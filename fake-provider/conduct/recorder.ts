@@ -141,8 +141,9 @@ class RequestLog {
   newest(n: number): ConductRequest[] {
     const out: ConductRequest[] = [];
     for (let i = Math.max(0, this.length - n); i < this.length; i++) {
-      const { id_random, id_counter, id_text, ...rest } = this.at(i);
-      out.push({ request_id: requestIdOf(this.at(i)), ...rest });
+      const slot = this.at(i);
+      const { id_random, id_counter, id_text, ...rest } = slot;
+      out.push({ request_id: requestIdOf(slot), ...rest });
     }
     return out;
   }
