@@ -286,5 +286,6 @@ export function initialModel(now_ms: number, profile: Profile): TradingModel {
     steps: 0,
     claimed: [],
     early_ids: new Map(),
+    early_atoms: new Map(),
   };
 }

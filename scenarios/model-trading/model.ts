@@ -164,6 +164,8 @@ export interface TradingModel {
    * pending_settle until it reconfirms, while its settlement credit already exists), by source key.
    */
   early_ids: Map<string, string>;
+  /** What such a credit held when it was listed (its atoms), by the same key: it may be spent before its maker is booked. */
+  early_atoms: Map<string, bigint>;
 }
 
 export interface TradingReal {
@@ -326,6 +328,22 @@ async function book(m: TradingModel, r: TradingReal, op: TOp, body: Record<strin
     ).toBe(true);
   }
   let source = [...m.credits.values()].find((x) => x.credit_id === op.credit_id);
+  if (source === undefined) {
+    // An early credit (its maker, a swap whose orphaned leg still shows pending_settle, not booked yet) spent first:
+    // it enters the model as listed, and its maker's booking later checks the amount and keeps it consumed.
+    const early = [...m.early_ids].find(([, id]) => id === op.credit_id);
+    if (early !== undefined) {
+      const listed: PredictedCredit = {
+        account_id: op.account_id,
+        asset_key: record.from_asset_key,
+        atoms: m.early_atoms.get(early[0])!,
+        status: 'open',
+        credit_id: early[1],
+      };
+      m.credits.set(early[0], listed);
+      source = listed;
+    }
+  }
   if (op.deposit_tx !== undefined) {
     // A deposit-funded zap spends the credit its deposit made (the whole deposit, so no change).
     const d = m.deposits.find((x) => x.tx_hash === op.deposit_tx)!;
@@ -337,21 +355,24 @@ async function book(m: TradingModel, r: TradingReal, op: TOp, body: Record<strin
   source!.status = 'consumed';
   const settlement = sourceKey('trade_settlement', op.id);
   const change = sourceKey('change', op.id);
-  m.credits.set(settlement, {
-    account_id: op.account_id,
-    asset_key: record.to_asset_key,
-    atoms: amount_out,
-    status: 'open',
-    credit_id: m.early_ids.get(settlement),
-  });
+  made(m, settlement, { account_id: op.account_id, asset_key: record.to_asset_key, atoms: amount_out, status: 'open' }, what);
   if (source_atoms > amount_in)
-    m.credits.set(change, {
-      account_id: op.account_id,
-      asset_key: record.from_asset_key,
-      atoms: source_atoms - amount_in,
-      status: 'open',
-      credit_id: m.early_ids.get(change),
-    });
+    made(m, change, { account_id: op.account_id, asset_key: record.from_asset_key, atoms: source_atoms - amount_in, status: 'open' }, what);
+}
+
+/**
+ * Books a credit a settled swap made. One already spent as an early credit (listed before this booking) keeps
+ * its consumed status, and what it held when listed must be what the swap made.
+ */
+function made(m: TradingModel, key: string, credit: PredictedCredit, what: string): void {
+  const spent = m.credits.get(key);
+  if (spent !== undefined) {
+    expect(`${spent.asset_key} ${spent.atoms}`, `${what}: credit ${spent.credit_id}, spent before it was booked`).toBe(
+      `${credit.asset_key} ${credit.atoms}`,
+    );
+    return;
+  }
+  m.credits.set(key, { ...credit, credit_id: m.early_ids.get(key) });
 }
 
 /** GETs every operation not yet terminal, walks its status against the spec's edges, and books terminal ones. */
@@ -381,6 +402,7 @@ export function recognise(m: TradingModel, c: WireCredit): void {
   const p = m.credits.get(key);
   if (!p) {
     m.early_ids.set(key, c.credit_id);
+    m.early_atoms.set(key, BigInt(c.atoms));
     return;
   }
   p.credit_id = c.credit_id;
