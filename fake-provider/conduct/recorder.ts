@@ -176,8 +176,6 @@ const CREATED_ROUTE = /^\/(rfqs|trades|zaps|cancels)$/;
 interface KeyConduct {
   /** The organization whose byte budget this record counts against. */
   org_id: string;
-  /** The key's last four characters, as findings name it. */
-  suffix: string;
   /** Estimated bytes held (an upper bound between trims; measured exactly when its organization is over budget). */
   bytes: number;
   /** Refused strings, counted instead of kept: Idempotency-Keys past the limit, unknown query parameter names. */
@@ -214,7 +212,6 @@ function forKey(world: World, api_key: string): KeyConduct {
     const org_id = orgOfKey(world, api_key)?.organization_id ?? '';
     c = {
       org_id,
-      suffix: keySuffix(api_key),
       bytes: 0,
       refused: { long_idempotency_keys: 0, unknown_query_params: 0 },
       requests: new RequestLog(),
@@ -308,8 +305,9 @@ function listKey(path: string, query: Record<string, unknown>): string {
   return `${path}?${filters.join('&')}`;
 }
 
-function addFinding(c: KeyConduct, api_key_suffix: string, kind: FindingKind, request_ids: string[], message: string): void {
-  c.findings.push({ kind, api_key_suffix, request_ids, message });
+/** A finding names its key by the key's last four characters, worked out only when there is a finding. */
+function addFinding(c: KeyConduct, api_key: string, kind: FindingKind, request_ids: string[], message: string): void {
+  c.findings.push({ kind, api_key_suffix: keySuffix(api_key), request_ids, message });
 }
 
 /** Records one request and appends the findings it produces. */
@@ -317,7 +315,6 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
   const c = forKey(world, api_key);
   const sim_ms = world.sim.now_ms();
   const wall_ms = f.wall_ms ?? wallNow_ms();
-  const suffix = c.suffix;
   const write = WRITE_METHODS.has(f.method);
   // Hashing only writes keeps reads (most of the traffic) cheap; a read's fingerprint would never be compared.
   const print = write ? (f.body_fingerprint ?? fingerprint(f.method, f.path, f.body)) : null;
@@ -348,7 +345,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
   if (c.throttle && wall_ms < c.throttle.until_wall_ms) {
     addFinding(
       c,
-      suffix,
+      api_key,
       'retry_after_ignored',
       [c.throttle.request_id, f.request_id],
       `${f.method} ${f.path} sent ${c.throttle.until_wall_ms - wall_ms} ms before the Retry-After of ${c.throttle.request_id} elapsed`,
@@ -366,7 +363,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     if (prev && waited_ms + (realtime ? REALTIME_POLL_TOLERANCE_MS : 0) < prev.poll_after_ms) {
       addFinding(
         c,
-        suffix,
+        api_key,
         'poll_too_fast',
         [prev.request_id, f.request_id],
         `GET ${f.path} polled ${Math.round(waited_ms)} ms after ${prev.request_id}, which said poll_after_ms ${prev.poll_after_ms}${realtime ? ` (realtime: ${REALTIME_POLL_TOLERANCE_MS} ms allowed for clock jitter)` : ''}`,
@@ -388,7 +385,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     const first = f.idempotency_key === null ? undefined : c.keys.get(f.idempotency_key);
     addFinding(
       c,
-      suffix,
+      api_key,
       'idempotency_key_reuse',
       first ? [first, f.request_id] : [f.request_id],
       `Idempotency-Key ${f.idempotency_key} reused with a different request (${f.method} ${f.path})`,
@@ -405,7 +402,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
       if (failed.idempotency_key === null || f.idempotency_key !== failed.idempotency_key) {
         addFinding(
           c,
-          suffix,
+          api_key,
           'retry_without_idempotency_key',
           [failed.request_id, f.request_id],
           `${f.method} ${f.path} retried after ${failed.request_id} failed, without its Idempotency-Key${failed.idempotency_key ? ` ${failed.idempotency_key}` : ''}`,
@@ -423,7 +420,7 @@ export function recordRequest(world: World, api_key: string, f: RequestFacts): v
     if (pending && fromTop) {
       addFinding(
         c,
-        suffix,
+        api_key,
         'ignored_has_more',
         [pending.request_id, f.request_id],
         `GET ${f.path} read from the top again although ${pending.request_id} said has_more with next_cursor ${pending.next_cursor}`,
