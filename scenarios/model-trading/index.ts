@@ -285,7 +285,6 @@ export function initialModel(now_ms: number, profile: Profile): TradingModel {
     pending_seen: [],
     steps: 0,
     claimed: [],
-    early_ids: new Map(),
-    early_atoms: new Map(),
+    early: new Map(),
   };
 }

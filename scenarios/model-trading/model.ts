@@ -160,12 +160,11 @@ export interface TradingModel {
   steps: number;
   claimed: TClaimed[];
   /**
-   * Ids of credits listed before the model booked what made them (a swap whose orphaned leg shows it as
-   * pending_settle until it reconfirms, while its settlement credit already exists), by source key.
+   * Credits listed before the model booked what made them (a swap whose orphaned leg shows it as
+   * pending_settle until it reconfirms, while its settlement credit already exists), by source key, with what
+   * each held when listed: one may be spent before its maker is booked.
    */
-  early_ids: Map<string, string>;
-  /** What such a credit held when it was listed (its atoms), by the same key: it may be spent before its maker is booked. */
-  early_atoms: Map<string, bigint>;
+  early: Map<string, { credit_id: string; atoms: bigint }>;
 }
 
 export interface TradingReal {
@@ -331,14 +330,14 @@ async function book(m: TradingModel, r: TradingReal, op: TOp, body: Record<strin
   if (source === undefined) {
     // An early credit (its maker, a swap whose orphaned leg still shows pending_settle, not booked yet) spent first:
     // it enters the model as listed, and its maker's booking later checks the amount and keeps it consumed.
-    const early = [...m.early_ids].find(([, id]) => id === op.credit_id);
+    const early = [...m.early].find(([, c]) => c.credit_id === op.credit_id);
     if (early !== undefined) {
       const listed: PredictedCredit = {
         account_id: op.account_id,
         asset_key: record.from_asset_key,
-        atoms: m.early_atoms.get(early[0])!,
+        atoms: early[1].atoms,
         status: 'open',
-        credit_id: early[1],
+        credit_id: early[1].credit_id,
       };
       m.credits.set(early[0], listed);
       source = listed;
@@ -372,7 +371,7 @@ function made(m: TradingModel, key: string, credit: PredictedCredit, what: strin
     );
     return;
   }
-  m.credits.set(key, { ...credit, credit_id: m.early_ids.get(key) });
+  m.credits.set(key, { ...credit, credit_id: m.early.get(key)?.credit_id });
 }
 
 /** GETs every operation not yet terminal, walks its status against the spec's edges, and books terminal ones. */
@@ -401,8 +400,7 @@ export function recognise(m: TradingModel, c: WireCredit): void {
   }
   const p = m.credits.get(key);
   if (!p) {
-    m.early_ids.set(key, c.credit_id);
-    m.early_atoms.set(key, BigInt(c.atoms));
+    m.early.set(key, { credit_id: c.credit_id, atoms: BigInt(c.atoms) });
     return;
   }
   p.credit_id = c.credit_id;
