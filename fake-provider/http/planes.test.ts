@@ -1,7 +1,8 @@
 // The planes on the framework over a real server and client: routing (any case, one trailing slash, HEAD
 // from GET, malformed percent-encoding 400, 404s in the envelope naming the path), the OpenAPI documents, the
 // readiness probe before journal and gate, the gate before a 404, a body failure before the gate, the journal
-// in the order requests take effect, and the pipeline's observers (what they see, in which order).
+// in the order requests take effect, the pipeline's observers (what they see, in which order), and answers
+// made in one turn of the event loop written together at its end, each in its order.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,8 @@ import { createRuntime } from '../app.ts';
 import { requestJournal } from '../replay/record.ts';
 import { defineRoute } from '../contract/route.ts';
 import { ApiError } from '../contract/errors.ts';
-import { frontDoor } from './planes.ts';
+import Fastify from 'fastify';
+import { coalesceWrites, frontDoor } from './planes.ts';
 import type { AnsweredRequest, RequestObserver } from './pipeline.ts';
 
 describe('routing on the framework', () => {
@@ -271,6 +273,56 @@ describe('the pipeline’s observers', () => {
       expect(answers[3]).toMatchObject({ status: 400, idempotency_key: null, reply: { body: { error: { code: 'parameter_missing' } } } });
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('answers of one turn leave together', () => {
+  /** Sends `n` pipelined requests in one write on one connection; resolves with the raw text of every answer. */
+  const pipelined = (port: number, request: string, n: number): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (d) => {
+        text += d;
+        if ((text.match(/HTTP\/1\.1 \d{3} /g) ?? []).length === n && text.endsWith('}')) socket.end();
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      socket.write(request.repeat(n));
+    });
+
+  it('holds every reply of a turn until it ends, then writes each, in order', async () => {
+    const app = Fastify();
+    coalesceWrites(app);
+    const writtenAtSend: boolean[] = [];
+    let n = 0;
+    app.get('/', (_request, reply) => {
+      reply.send({ n: ++n });
+      writtenAtSend.push(reply.raw.writableEnded);
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const text = await pipelined((app.server.address() as AddressInfo).port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n', 3);
+      expect([...text.matchAll(/\{"n":(\d)\}/g)].map((m) => m[1])).toEqual(['1', '2', '3']);
+      expect(writtenAtSend).toEqual([false, false, false]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('swapsim answers every pipelined read, each with its own request id', async () => {
+    const sim = await startTestSim();
+    try {
+      const account_id = await readyAccount(sim);
+      const head = `GET /v1/accounts/${account_id}/balances HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sim.api_key}\r\n\r\n`;
+      const text = await pipelined(sim.running.port, head, 4);
+      expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(Array(4).fill('HTTP/1.1 200'));
+      const ids = [...text.matchAll(/"request_id":"(req_[0-9a-z]+)"/g)].map((m) => m[1]);
+      expect(ids).toHaveLength(4);
+      expect(new Set(ids).size).toBe(4);
+    } finally {
+      await sim.close();
     }
   });
 });

@@ -84,6 +84,26 @@ function failWith(o: FrontDoor): (err: unknown, request: FastifyRequest, reply: 
   };
 }
 
+/**
+ * Answers made in one turn of the event loop go to their sockets together, at its end (setImmediate): a
+ * client waiting on several connections is woken once for them rather than once per answer. Each wake-up
+ * was a cost to the server too (on this project's 2-core VM the balances read served a third more requests
+ * a second without them: docs/performance.md). A lone request waits only for the rest of its turn. The
+ * framework's own onSend hook holds the reply, so a failure while writing it is answered as before.
+ */
+export function coalesceWrites(app: FastifyInstance): void {
+  let waiting: Array<() => void> = [];
+  const release = (): void => {
+    const now = waiting;
+    waiting = [];
+    for (const go of now) go();
+  };
+  app.addHook('onSend', (_request, _reply, payload) => {
+    if (waiting.length === 0) setImmediate(release);
+    return new Promise((resolve) => waiting.push(() => resolve(payload)));
+  });
+}
+
 /** The path of a request URL without its query. */
 const pathnameOf = (url: string): string => {
   const q = url.indexOf('?');
@@ -134,6 +154,7 @@ export function frontDoor(o: FrontDoor): FastifyInstance {
   app.decorateRequest('locals', null);
   app.decorateRequest('rawBody', undefined);
   installBodyParsing(app, o.body_timeout_ms ?? (() => BODY_TIMEOUT_MS));
+  coalesceWrites(app);
 
   // A failure before the request began is its body's (read, decoded, parsed, or refused by media type): the
   // journal records it by type, then it is answered; after, anything thrown is answered in the envelope.
