@@ -311,6 +311,27 @@ describe('answers of one turn leave together', () => {
     }
   });
 
+  it('a reply whose write fails once held is still answered (500), and the next one too', async () => {
+    const app = Fastify();
+    coalesceWrites(app);
+    app.get('/bad', (_request, reply) => {
+      reply.header('x-bad', 'a\nb').send('never');
+    });
+    app.get('/good', (_request, reply) => {
+      reply.send('fine');
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      const bad = await fetch(`${base}/bad`);
+      expect(bad.status).toBe(500);
+      expect(await bad.text()).not.toContain('never');
+      expect(await (await fetch(`${base}/good`)).text()).toBe('fine');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('swapsim answers every pipelined read, each with its own request id', async () => {
     const sim = await startTestSim();
     try {

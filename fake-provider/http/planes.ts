@@ -86,10 +86,10 @@ function failWith(o: FrontDoor): (err: unknown, request: FastifyRequest, reply: 
 
 /**
  * Answers made in one turn of the event loop go to their sockets together, at its end (setImmediate): a
- * client waiting on several connections is woken once for them rather than once per answer. Each wake-up
- * was a cost to the server too (on this project's 2-core VM the balances read served a third more requests
- * a second without them: docs/performance.md). A lone request waits only for the rest of its turn. The
- * framework's own onSend hook holds the reply, so a failure while writing it is answered as before.
+ * client waiting on several connections is woken once for them rather than once per answer. Each wake-up was
+ * the server's cost too, in the write that made it: without them the balances read served a quarter to a third
+ * more requests a second on the same CPU (docs/performance.md). A lone request waits only for the rest of its
+ * turn. The framework's own onSend hook holds the reply, so a failure while writing it is answered as before.
  */
 export function coalesceWrites(app: FastifyInstance): void {
   let waiting: Array<() => void> = [];
