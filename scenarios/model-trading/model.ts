@@ -95,10 +95,10 @@ interface Reach {
   tried: Set<string>;
   reached: Set<string>;
   /**
-   * Rules aimed at an account's next settlement, with the trade made for them to meet: checked when the run
-   * settles (a reorg lands 30 s after settlement; a later trade of the account may settle first and meet it).
+   * Rules aimed at an account's next settlement, with the trade or zap made for them to meet: checked when the
+   * run settles (a reorg lands 30 s after settlement; a later swap of the account may settle first and meet it).
    */
-  watch: Array<{ what: string; kind: 'reorg' | 'orphaned'; trade_id: string; account_id: string }>;
+  watch: Array<{ what: string; kind: 'reorg' | 'orphaned' | 'zap'; op_id: string; account_id: string }>;
 }
 
 interface TQuote {

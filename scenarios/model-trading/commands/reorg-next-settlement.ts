@@ -41,7 +41,11 @@ export class ReorgNextSettlement implements fc.AsyncCommand<TradingModel, Tradin
         high_floor: false,
         expires_in_ms: null,
       }).run(m, r);
-      if (m.ops[before]) m.reach.tried.add(`fault.zap.reorg.${leg}`);
+      const zap = m.ops[before];
+      if (zap) {
+        m.reach.tried.add(`fault.zap.reorg.${leg}`);
+        m.reach.watch.push({ what: `fault.zap.reorg.${leg}`, kind: 'zap', op_id: zap.id, account_id: account.account_id });
+      }
       return;
     }
     // Only trades already in flight could meet the rule first: the model waits for none, so it names them.
@@ -71,7 +75,7 @@ export class ReorgNextSettlement implements fc.AsyncCommand<TradingModel, Tradin
     m.reach.tried.add(what);
     // This trade is the account's only swap in flight: the rule meets it, unless a trade made later reaches
     // settlement first (checked when the run settles).
-    m.reach.watch.push({ what, kind: this.kind === 'orphaned' ? 'orphaned' : 'reorg', trade_id: op.id, account_id: account.account_id });
+    m.reach.watch.push({ what, kind: this.kind === 'orphaned' ? 'orphaned' : 'reorg', op_id: op.id, account_id: account.account_id });
     await checkAfterStep(m, r);
   }
   toString = (): string =>
