@@ -109,7 +109,9 @@ async function settleAndCompare(m: TradingModel, r: TradingReal): Promise<void> 
   // rule failed the trade made for it with that code (or another trade of the account). Every orphaned
   // leg of a settled trade reconfirmed. A hard path counts as tried in a run only where its rule had a
   // settlement to meet: the swap made for it settled, or the rule met one. One that failed first (a refused
-  // quote, an HTTP fault, an adversarial failure) set nothing up, as a refused RFQ sets up nothing.
+  // quote, an HTTP fault, an adversarial failure) set nothing up, as a refused RFQ sets up nothing. For a
+  // trade's rule the assertions below already fail a run whose settled trade met no rule, so its reach is
+  // whole by construction (a rule that never fires goes red there); the reach bar still judges the zap rules.
   const setUp = new Set<string>();
   for (const w of m.reach.watch) {
     const mine = m.ops.find((o) => o.id === w.op_id)!;
